@@ -1,0 +1,66 @@
+import type { IrError } from "./ir-error";
+import type { IrRequest } from "./ir-request";
+import type { IrResponse } from "./ir-response";
+import type { IrStreamPart } from "./ir-stream";
+import type { IrWarning } from "./ir-warning";
+import type { ProtocolId } from "./protocol-id";
+import type { SseEvent } from "../protocols/sse/sse-event";
+
+/**
+ * Everything a codec needs from the outside world. Codecs are pure: no I/O, no
+ * clock, no random ids — those come in here, so a codec runs the same in a worker
+ * and in a unit test.
+ */
+export interface CodecContext {
+  /** Switchyard's request id; used as the response id where the protocol has one. */
+  requestId: string;
+  /** The model id to echo to the client (the first requested model). */
+  model: string;
+  /** Unix seconds. */
+  created: number;
+  /** Deterministic id source for synthesised ids (tool calls, items): prefix -> unique id. */
+  newId: (prefix: string) => string;
+}
+
+export interface EncodeRequestContext {
+  /** The upstream's own model id (catalog `provider_model_id`). */
+  providerModelId: string;
+  stream: boolean;
+}
+
+export interface Encoded<T> {
+  value: T;
+  warnings: IrWarning[];
+}
+
+/** Decodes one protocol's SSE events into IR stream parts. Stateful, one per stream. */
+export interface StreamDecoder {
+  push(event: SseEvent): IrStreamPart[];
+  /** The upstream closed; emits whatever was buffered (and an error part if the stream was cut short). */
+  end(): IrStreamPart[];
+}
+
+/** Encodes IR stream parts into one protocol's SSE text. Stateful, one per stream. */
+export interface StreamEncoder {
+  push(part: IrStreamPart): string;
+  /** Terminates the stream (e.g. `data: [DONE]`), closing any open block. */
+  end(): string;
+}
+
+export interface ProtocolCodec {
+  id: ProtocolId;
+  /** Client body -> IR. Throws IrDecodeError for a malformed body. */
+  decodeRequest(body: unknown): Encoded<IrRequest>;
+  /** IR -> upstream body. */
+  encodeRequest(request: IrRequest, context: EncodeRequestContext): Encoded<Record<string, unknown>>;
+  /** Upstream non-stream body -> IR. Throws IrDecodeError when it is not this protocol's shape. */
+  decodeResponse(body: unknown): IrResponse;
+  /** IR -> client non-stream body. */
+  encodeResponse(response: IrResponse, context: CodecContext): Record<string, unknown>;
+  createStreamDecoder(): StreamDecoder;
+  createStreamEncoder(context: CodecContext, options: { includeUsage: boolean }): StreamEncoder;
+  /** Renders an error for the client: status, JSON body and extra headers. */
+  encodeError(error: IrError): { status: number; body: Record<string, unknown>; headers: Record<string, string> };
+  /** Maps an upstream HTTP error (status + parsed body or text) into the IR error table. */
+  decodeUpstreamError(status: number, body: unknown, headers?: Record<string, string>): IrError;
+}

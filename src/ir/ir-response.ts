@@ -1,0 +1,35 @@
+import type { IrContentPart } from "./ir-content";
+
+/** Canonical finish reasons (reference §11.5). `raw` keeps the native string. */
+export type IrFinishReason = "stop" | "length" | "tool_calls" | "content_filter" | "error" | "other";
+
+export interface IrFinish {
+  reason: IrFinishReason;
+  /** The upstream's own value, so same-protocol round trips stay exact. */
+  raw?: string;
+}
+
+/**
+ * Token usage, normalised (reference §9.1): prompt is inclusive of cache read and
+ * write, completion is inclusive of reasoning. `undefined` means "not reported",
+ * which is different from 0.
+ */
+export interface IrUsage {
+  promptTokens?: number;
+  completionTokens?: number;
+  reasoningTokens?: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  webSearchCount?: number;
+  /** The provider's usage object verbatim. */
+  raw?: unknown;
+}
+
+export interface IrResponse {
+  id?: string;
+  /** Model id the upstream reported (informational; never used for pricing). */
+  model?: string;
+  content: IrContentPart[];
+  finish: IrFinish;
+  usage?: IrUsage;
+}

@@ -1,0 +1,23 @@
+import type { IrFinish, IrUsage } from "./ir-response";
+import type { IrError } from "./ir-error";
+
+/**
+ * Stream parts with a start/delta/end lifecycle. Decoders produce them from an
+ * upstream's SSE events; encoders turn them into the client's SSE events.
+ *
+ * Tool calls are keyed by `index` (order of appearance in the turn, from 0).
+ * `tool_call_start` always carries the name; decoders buffer argument fragments
+ * that arrive before the name is known.
+ */
+export type IrStreamPart =
+  | { type: "start"; id?: string; model?: string }
+  | { type: "text_delta"; text: string }
+  | { type: "reasoning_delta"; text: string }
+  | { type: "reasoning_signature"; signature: string }
+  | { type: "redacted_reasoning"; data: string }
+  | { type: "tool_call_start"; index: number; id: string; name: string }
+  | { type: "tool_call_delta"; index: number; argumentsDelta: string }
+  | { type: "tool_call_end"; index: number }
+  | { type: "usage"; usage: IrUsage }
+  | { type: "finish"; finish: IrFinish }
+  | { type: "error"; error: IrError };

@@ -1,0 +1,13 @@
+/** The four wire protocols Switchyard speaks, on both sides (client and upstream). */
+export const PROTOCOL_IDS = [
+  "openai-chat",
+  "openai-responses",
+  "anthropic-messages",
+  "google-generate-content",
+] as const;
+
+export type ProtocolId = (typeof PROTOCOL_IDS)[number];
+
+export function isProtocolId(value: unknown): value is ProtocolId {
+  return typeof value === "string" && (PROTOCOL_IDS as readonly string[]).includes(value);
+}

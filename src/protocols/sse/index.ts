@@ -1,0 +1,3 @@
+export * from "./sse-event";
+export * from "./parse-sse";
+export * from "./serialize-sse";
