@@ -1,0 +1,20 @@
+-- name: insertAccount
+insert into accounts (id, email) values ($1, $2) returning id, email, created_at;
+
+-- name: insertWallet
+insert into wallets (account_id, balance_micro_usd) values ($1, $2);
+
+-- name: creditWallet
+-- One statement: the balance change and its audit row commit together or not at all.
+with updated as (
+  update wallets set balance_micro_usd = balance_micro_usd + $2, updated_at = now()
+   where account_id = $1
+  returning account_id, balance_micro_usd
+), audit as (
+  insert into wallet_credits (account_id, amount_micro_usd)
+  select account_id, $2 from updated
+)
+select balance_micro_usd from updated;
+
+-- name: findAccountByEmail
+select id from accounts where email = $1;

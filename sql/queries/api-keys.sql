@@ -1,0 +1,26 @@
+-- name: insertApiKey
+insert into api_keys (id, account_id, namespace_id, display_name, key_prefix, token_hash, scopes, expires_at)
+values ($1, $2, $3, $4, $5, $6, $7, $8)
+returning id, display_name, key_prefix, scopes, expires_at, last_used_at, revoked_at, created_at;
+
+-- name: findApiKeyForAuth
+select k.id, k.account_id, k.namespace_id, k.token_hash, k.scopes, k.expires_at, k.revoked_at
+  from api_keys k
+ where k.id = $1;
+
+-- name: listNamespaceKeys
+select id, display_name, key_prefix, scopes, expires_at, last_used_at, revoked_at, created_at
+  from api_keys
+ where namespace_id = $1 and account_id = $2
+ order by created_at, id;
+
+-- name: revokeNamespaceKey
+update api_keys set revoked_at = coalesce(revoked_at, now())
+ where id = $1 and namespace_id = $2 and account_id = $3
+returning id;
+
+-- name: touchKeysLastUsed
+-- One statement for a whole batch of keys: ids and times as parallel arrays.
+update api_keys k set last_used_at = greatest(coalesce(k.last_used_at, u.used_at), u.used_at)
+  from unnest($1::text[], $2::timestamptz[]) as u(id, used_at)
+ where k.id = u.id;

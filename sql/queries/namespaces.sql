@@ -1,0 +1,44 @@
+-- name: insertNamespace
+insert into namespaces (id, account_id, name) values ($1, $2, $3)
+returning id, name, created_at;
+
+-- name: listLiveNamespaces
+select id, name, created_at from namespaces
+ where account_id = $1 and archived_at is null
+ order by created_at, id;
+
+-- name: findLiveNamespace
+select id, account_id, name, created_at from namespaces
+ where id = $1 and account_id = $2 and archived_at is null;
+
+-- name: oldestLiveNamespace
+select id from namespaces
+ where account_id = $1 and archived_at is null
+ order by created_at, id limit 1;
+
+-- name: countLiveNamespacesForUpdate
+-- Locks the account's live namespace rows, so two concurrent deletes cannot both
+-- pass the "not the last namespace" check.
+select id from namespaces where account_id = $1 and archived_at is null order by id for update;
+
+-- name: archiveNamespace
+update namespaces set archived_at = now() where id = $1 and account_id = $2 and archived_at is null
+returning id;
+
+-- name: destroyNamespaceKeys
+delete from api_keys where namespace_id = $1 returning id;
+
+-- name: destroyNamespaceOauthTokens
+delete from oauth_tokens where namespace_id = $1;
+
+-- name: destroyNamespaceOauthClients
+delete from oauth_clients where namespace_id = $1;
+
+-- name: destroyNamespacePolicyBindings
+-- Bindings of the namespace's own policies, and bindings that name the namespace as principal.
+delete from policy_bindings
+ where policy_id in (select id from policies where namespace_id = $1)
+    or (principal_type = 'namespace' and principal_id = $1);
+
+-- name: destroyNamespacePolicies
+delete from policies where namespace_id = $1;

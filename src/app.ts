@@ -1,0 +1,100 @@
+import { Elysia } from "elysia";
+import { openapi } from "@elysiajs/openapi";
+import { ApiError, errorResponse } from "./errors/api-error";
+import { log } from "./observability/log";
+import type { Services } from "./services";
+import { publicRoutes } from "./public/public-routes";
+import { adminRoutes } from "./admin/admin-routes";
+import { namespaceRoutes } from "./management/namespaces/namespace-routes";
+import { keyRoutes } from "./management/keys/key-routes";
+
+/** Paths whose bodies may carry base64 media; everything else gets the management limit. */
+function isInferencePath(path: string): boolean {
+  return (
+    path === "/v1/chat/completions" ||
+    path === "/v1/responses" ||
+    path === "/v1/messages" ||
+    path.startsWith("/v1beta/models/") ||
+    (path.startsWith("/v1/models/") && path.includes(":"))
+  );
+}
+
+/** A readable one-line summary of a TypeBox validation failure. */
+function describeValidation(error: unknown): string {
+  const all = (error as { all?: Array<{ path?: string; message?: string; summary?: string }> }).all;
+  const first = Array.isArray(all) ? all[0] : undefined;
+  if (!first) return "request body does not match the expected schema";
+  const field = first.path ? first.path.replace(/^\//, "").replace(/\//g, ".") : "body";
+  if (first.message?.includes("Unexpected property") || first.summary?.includes("Unexpected property")) return `unknown field: ${field}`;
+  return `${field || "body"}: ${first.summary ?? first.message ?? "invalid value"}`;
+}
+
+const startTimes = new WeakMap<Request, number>();
+
+export function createApp(services: Services) {
+  const { config, metrics } = services;
+  // normalize: false — unknown body fields are refused (400), not silently stripped.
+  return new Elysia({ normalize: false })
+    .use(
+      openapi({
+        path: "/openapi",
+        specPath: "/openapi/json",
+        provider: null,
+        documentation: {
+          info: {
+            title: "Switchyard",
+            version: "0.1.0",
+            description: "Hosted LLM routing gateway: four inference protocols, account-bound management. Each route's required scope is in `x-scope`.",
+          },
+          components: {
+            securitySchemes: {
+              bearer: { type: "http", scheme: "bearer" },
+              apiKey: { type: "apiKey", in: "header", name: "x-api-key" },
+            },
+          },
+          security: [{ bearer: [] }, { apiKey: [] }],
+        },
+      }),
+    )
+    .onRequest(({ request }) => {
+      startTimes.set(request, performance.now());
+      metrics.inFlight.inc();
+      const length = Number(request.headers.get("content-length") ?? 0);
+      if (length > 0) {
+        const path = new URL(request.url).pathname;
+        const limit = isInferencePath(path) ? config.maxInferenceBodyBytes : config.maxManagementBodyBytes;
+        if (length > limit) return errorResponse(new ApiError("payload_too_large", `request body exceeds ${limit} bytes`));
+      }
+    })
+    .onAfterResponse(({ request, route, set }) => {
+      metrics.inFlight.dec();
+      const started = startTimes.get(request);
+      const label = route || "unmatched";
+      const status = typeof set.status === "number" ? set.status : 200;
+      metrics.httpRequests.inc([label, request.method, String(status)]);
+      if (started !== undefined) metrics.httpDuration.observe([label, request.method], (performance.now() - started) / 1000);
+    })
+    .onError(({ code, error, request }) => {
+      if (error instanceof ApiError) return errorResponse(error);
+      switch (code) {
+        case "VALIDATION":
+          return errorResponse(new ApiError("bad_request", describeValidation(error)));
+        case "PARSE":
+          return errorResponse(new ApiError("bad_request", "request body is not valid JSON"));
+        case "NOT_FOUND":
+          return errorResponse(new ApiError("not_found", "route not found"));
+        default: {
+          const status = (error as { status?: unknown }).status;
+          if (status === 413) return errorResponse(new ApiError("payload_too_large", "request body is too large"));
+          log.error("unhandled error", { method: request.method, path: new URL(request.url).pathname, error: String(error) });
+          return errorResponse(new ApiError("internal", "internal error"));
+        }
+      }
+    })
+    .use(publicRoutes(services))
+    .use(adminRoutes(services))
+    .use(namespaceRoutes(services))
+    .use(keyRoutes(services));
+}
+
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,79 @@
+import { LRUCache } from "lru-cache";
+import type { Sql } from "../db/connect-database";
+import { findApiKeyForAuth } from "../db/queries/api-keys";
+import type { Principal } from "./principal";
+import { constantTimeEqual, parseApiKeyToken, sha256 } from "./tokens";
+import type { LastUsedTracker } from "./last-used-tracker";
+
+interface CacheEntry {
+  principal: Principal | null;
+  checkedAt: number;
+}
+
+/**
+ * Turns a presented token into a Principal. Results are cached in an LRU keyed by
+ * the token's SHA-256 (never the token itself) for `ttlMs`: a key revoked on this
+ * instance is dropped from the cache at once; other instances notice within the
+ * TTL (documented in the README). Unknown tokens are cached too, so a flood of bad
+ * tokens cannot turn into a flood of database reads.
+ */
+export class CredentialResolver {
+  private readonly cache: LRUCache<string, CacheEntry>;
+  private readonly cacheKeysById = new Map<string, string>();
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly ttlMs: number,
+    private readonly lastUsed: LastUsedTracker,
+    maxEntries = 50_000,
+  ) {
+    this.cache = new LRUCache<string, CacheEntry>({
+      max: maxEntries,
+      dispose: (entry, cacheKey) => {
+        if (entry.principal && this.cacheKeysById.get(entry.principal.id) === cacheKey) {
+          this.cacheKeysById.delete(entry.principal.id);
+        }
+      },
+    });
+  }
+
+  async resolve(token: string): Promise<Principal | null> {
+    const tokenHash = sha256(token);
+    const cacheKey = tokenHash.toString("base64");
+    const now = Date.now();
+    let entry = this.cache.get(cacheKey);
+    if (!entry || now - entry.checkedAt > this.ttlMs) {
+      entry = { principal: await this.lookup(token, tokenHash), checkedAt: now };
+      this.cache.set(cacheKey, entry);
+      if (entry.principal) this.cacheKeysById.set(entry.principal.id, cacheKey);
+    }
+    const principal = entry.principal;
+    if (!principal) return null;
+    if (principal.expiresAt !== null && principal.expiresAt <= now) return null;
+    this.lastUsed.note(principal.id, now);
+    return principal;
+  }
+
+  /** Forget a credential at once (revocation, namespace archive) on this instance. */
+  invalidate(credentialId: string): void {
+    const cacheKey = this.cacheKeysById.get(credentialId);
+    if (cacheKey !== undefined) this.cache.delete(cacheKey);
+    this.cacheKeysById.delete(credentialId);
+  }
+
+  private async lookup(token: string, tokenHash: Buffer): Promise<Principal | null> {
+    const parsed = parseApiKeyToken(token);
+    if (!parsed) return null;
+    const row = await findApiKeyForAuth(this.sql, parsed.keyId);
+    if (!row || !constantTimeEqual(Buffer.from(row.token_hash), tokenHash)) return null;
+    if (row.revoked_at) return null;
+    return {
+      kind: "api_key",
+      id: row.id,
+      accountId: row.account_id,
+      namespaceId: row.namespace_id,
+      scopes: row.scopes,
+      expiresAt: row.expires_at ? row.expires_at.getTime() : null,
+    };
+  }
+}

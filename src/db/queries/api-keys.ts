@@ -1,0 +1,67 @@
+import type { Sql } from "../connect-database";
+import { runQuery } from "./run-query";
+
+export interface ApiKeyRow {
+  id: string;
+  display_name: string;
+  key_prefix: string;
+  scopes: string[];
+  expires_at: Date | null;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+  created_at: Date;
+}
+
+export interface ApiKeyAuthRow {
+  id: string;
+  account_id: string;
+  namespace_id: string | null;
+  token_hash: Uint8Array;
+  scopes: string[];
+  expires_at: Date | null;
+  revoked_at: Date | null;
+}
+
+export interface NewApiKey {
+  id: string;
+  accountId: string;
+  namespaceId: string | null;
+  displayName: string;
+  keyPrefix: string;
+  tokenHash: Uint8Array;
+  scopes: string[];
+  expiresAt: Date | null;
+}
+
+export async function insertApiKey(sql: Sql, key: NewApiKey): Promise<ApiKeyRow> {
+  const [row] = await runQuery<ApiKeyRow>(sql, "insertApiKey", [
+    key.id,
+    key.accountId,
+    key.namespaceId,
+    key.displayName,
+    key.keyPrefix,
+    key.tokenHash,
+    key.scopes,
+    key.expiresAt,
+  ]);
+  return row!;
+}
+
+export async function findApiKeyForAuth(sql: Sql, keyId: string): Promise<ApiKeyAuthRow | undefined> {
+  const [row] = await runQuery<ApiKeyAuthRow>(sql, "findApiKeyForAuth", [keyId]);
+  return row;
+}
+
+export function listNamespaceKeys(sql: Sql, namespaceId: string, accountId: string): Promise<ApiKeyRow[]> {
+  return runQuery<ApiKeyRow>(sql, "listNamespaceKeys", [namespaceId, accountId]);
+}
+
+export async function revokeNamespaceKey(sql: Sql, keyId: string, namespaceId: string, accountId: string): Promise<boolean> {
+  const rows = await runQuery(sql, "revokeNamespaceKey", [keyId, namespaceId, accountId]);
+  return rows.length > 0;
+}
+
+export async function touchKeysLastUsed(sql: Sql, ids: string[], usedAt: Date[]): Promise<void> {
+  // Times travel as ISO strings: postgres.js binds a string[] reliably as text[] for the ::timestamptz[] cast.
+  await runQuery(sql, "touchKeysLastUsed", [ids, usedAt.map((date) => date.toISOString())]);
+}

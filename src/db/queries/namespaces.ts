@@ -1,0 +1,51 @@
+import type { Sql } from "../connect-database";
+import { runQuery } from "./run-query";
+
+export interface NamespaceRow {
+  id: string;
+  name: string;
+  created_at: Date;
+}
+
+export async function insertNamespace(sql: Sql, id: string, accountId: string, name: string): Promise<NamespaceRow> {
+  const [row] = await runQuery<NamespaceRow>(sql, "insertNamespace", [id, accountId, name]);
+  return row!;
+}
+
+export function listLiveNamespaces(sql: Sql, accountId: string): Promise<NamespaceRow[]> {
+  return runQuery<NamespaceRow>(sql, "listLiveNamespaces", [accountId]);
+}
+
+export async function findLiveNamespace(sql: Sql, namespaceId: string, accountId: string): Promise<NamespaceRow | undefined> {
+  const [row] = await runQuery<NamespaceRow>(sql, "findLiveNamespace", [namespaceId, accountId]);
+  return row;
+}
+
+export async function oldestLiveNamespace(sql: Sql, accountId: string): Promise<string | undefined> {
+  const [row] = await runQuery<{ id: string }>(sql, "oldestLiveNamespace", [accountId]);
+  return row?.id;
+}
+
+export type ArchiveOutcome = { outcome: "archived"; revokedKeyIds: string[] } | { outcome: "not_found" } | { outcome: "last_namespace" };
+
+/**
+ * The spec's namespace transition, in one transaction: archived; its keys, OAuth
+ * tokens, OAuth clients and policies destroyed; usage history detached (request
+ * rows keep the id of an archived namespace no listing can reach); wallet and
+ * BYOK keys, which belong to the account, kept.
+ */
+export function archiveNamespace(sql: Sql, namespaceId: string, accountId: string): Promise<ArchiveOutcome> {
+  return sql.begin(async (transaction) => {
+    const tx = transaction as unknown as Sql;
+    const live = await runQuery<{ id: string }>(tx, "countLiveNamespacesForUpdate", [accountId]);
+    if (!live.some((row) => row.id === namespaceId)) return { outcome: "not_found" } as const;
+    if (live.length <= 1) return { outcome: "last_namespace" } as const;
+    await runQuery(tx, "archiveNamespace", [namespaceId, accountId]);
+    const keys = await runQuery<{ id: string }>(tx, "destroyNamespaceKeys", [namespaceId]);
+    await runQuery(tx, "destroyNamespaceOauthTokens", [namespaceId]);
+    await runQuery(tx, "destroyNamespaceOauthClients", [namespaceId]);
+    await runQuery(tx, "destroyNamespacePolicyBindings", [namespaceId]);
+    await runQuery(tx, "destroyNamespacePolicies", [namespaceId]);
+    return { outcome: "archived", revokedKeyIds: keys.map((row) => row.id) } as const;
+  });
+}

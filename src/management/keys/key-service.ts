@@ -1,0 +1,73 @@
+import type { Principal } from "../../auth/principal";
+import { CONTROL_PLANE_SCOPES, firstScopeNotHeld, isValidScope } from "../../auth/scopes";
+import { mintApiKeyToken } from "../../auth/tokens";
+import { ApiError, badRequest } from "../../errors/api-error";
+import type { Sql } from "../../db/connect-database";
+import { insertApiKey, type ApiKeyRow } from "../../db/queries/api-keys";
+import { isoOrNull } from "../serialize";
+
+export interface CreateKeyInput {
+  display_name: string;
+  scopes: string[];
+  expires_at?: string;
+}
+
+export function keyEnvelope(row: ApiKeyRow) {
+  return {
+    id: row.id,
+    display_name: row.display_name,
+    key_prefix: row.key_prefix,
+    scopes: row.scopes,
+    expires_at: isoOrNull(row.expires_at),
+    last_used_at: isoOrNull(row.last_used_at),
+    revoked_at: isoOrNull(row.revoked_at),
+    created_at: row.created_at.toISOString(),
+  };
+}
+
+/** RFC 3339 date-time with an explicit offset (what every SDK sends). */
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
+
+export function parseRfc3339(value: string, field: string): Date {
+  const date = new Date(value);
+  if (!RFC3339.test(value) || Number.isNaN(date.getTime())) throw badRequest(`${field} must be an RFC 3339 date-time`);
+  return date;
+}
+
+/**
+ * Mints a namespace-baked key. The requested scopes must be a subset of the
+ * caller's effective scopes (RFC 6749 §3.3, no upscaling), and a key bound to a
+ * namespace never carries the account's control-plane scopes.
+ */
+export async function createKey(sql: Sql, caller: Principal, namespaceId: string, input: CreateKeyInput) {
+  const scopes = [...new Set(input.scopes)];
+  const invalid = scopes.find((scope) => !isValidScope(scope));
+  if (invalid !== undefined) throw badRequest(`unknown scope: ${invalid}`);
+  const controlPlane = scopes.find((scope) => CONTROL_PLANE_SCOPES.has(scope) || scope === "user:*" || scope === "clients:*" || scope === "namespace:*");
+  if (controlPlane !== undefined) throw badRequest(`scope ${controlPlane} cannot be granted to a namespace-bound key`);
+  const notHeld = firstScopeNotHeld(caller.scopes, scopes);
+  if (notHeld !== undefined) throw new ApiError("forbidden", `cannot grant scope not held by the caller: ${notHeld}`);
+  const expiresAt = input.expires_at === undefined ? null : parseRfc3339(input.expires_at, "expires_at");
+  if (expiresAt && expiresAt.getTime() <= Date.now()) throw badRequest("expires_at must be in the future");
+
+  const minted = mintApiKeyToken();
+  const row = await insertApiKey(sql, {
+    id: minted.keyId,
+    accountId: caller.accountId,
+    namespaceId,
+    displayName: input.display_name,
+    keyPrefix: minted.keyPrefix,
+    tokenHash: minted.tokenHash,
+    scopes,
+    expiresAt,
+  });
+  return {
+    token: minted.token,
+    id: row.id,
+    key_prefix: row.key_prefix,
+    display_name: row.display_name,
+    scopes: row.scopes,
+    expires_at: isoOrNull(row.expires_at),
+    created_at: row.created_at.toISOString(),
+  };
+}

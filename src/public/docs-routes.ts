@@ -1,0 +1,27 @@
+import { Elysia } from "elysia";
+
+const ASSETS = new URL("./docs-assets/", import.meta.url);
+const TYPES: Record<string, string> = {
+  "index.html": "text/html; charset=utf-8",
+  "docs.js": "text/javascript; charset=utf-8",
+  "docs.css": "text/css; charset=utf-8",
+};
+
+function asset(name: string): Response {
+  return new Response(Bun.file(new URL(name, ASSETS)), {
+    headers: { "content-type": TYPES[name] ?? "application/octet-stream", "cache-control": "public, max-age=300" },
+  });
+}
+
+/** The API documentation page; every asset is served from here, never a CDN. */
+export function docsRoutes() {
+  return new Elysia({ name: "docs", normalize: false })
+    .get("/docs", () => asset("index.html"), { detail: { hide: true } })
+    .get("/docs/assets/:file", ({ params, set }) => {
+      if (!(params.file in TYPES) || params.file === "index.html") {
+        set.status = 404;
+        return { error: "not_found", error_description: "asset not found" };
+      }
+      return asset(params.file);
+    }, { detail: { hide: true } });
+}

@@ -1,0 +1,27 @@
+import { Elysia } from "elysia";
+import type { Services } from "../services";
+import { docsRoutes } from "./docs-routes";
+
+export function publicRoutes(services: Services) {
+  return new Elysia({ name: "public", normalize: false })
+    .get("/ping", () => new Response(null, { status: 200 }), { detail: { summary: "Liveness probe: 200, empty body", tags: ["public"] } })
+    .get(
+      "/health",
+      async ({ set }) => {
+        try {
+          await services.db.sql`select 1`;
+          return { status: "ok", database: "ok" };
+        } catch {
+          set.status = 503;
+          return { status: "degraded", database: "unreachable" };
+        }
+      },
+      { detail: { summary: "Health, including database reachability", tags: ["public"] } },
+    )
+    .get(
+      "/metrics",
+      () => new Response(services.metrics.render(), { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" } }),
+      { detail: { summary: "Prometheus metrics (text format 0.0.4)", tags: ["public"] } },
+    )
+    .use(docsRoutes());
+}

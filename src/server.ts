@@ -1,0 +1,60 @@
+import { loadConfig, type Config } from "./config";
+import { connectDatabase } from "./db/connect-database";
+import { migrate } from "./db/migrate";
+import { CredentialResolver } from "./auth/credential-resolver";
+import { LastUsedTracker } from "./auth/last-used-tracker";
+import { Metrics } from "./observability/metrics";
+import { createApp } from "./app";
+import { log } from "./observability/log";
+import type { Services } from "./services";
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  services: Services;
+  /** Graceful stop: stop accepting, let in-flight requests finish (bounded), flush buffers, close the database. */
+  shutdown(): Promise<void>;
+}
+
+/** Builds every service, migrates, and listens. Used by main.ts and by in-process tests. */
+export async function startServer(overrides: Partial<Config> = {}): Promise<RunningServer> {
+  const config = { ...loadConfig(), ...overrides };
+  const db = await connectDatabase(config);
+  await migrate(db.sql);
+  const lastUsed = new LastUsedTracker(db.sql);
+  lastUsed.start();
+  const services: Services = {
+    config,
+    db,
+    lastUsed,
+    credentials: new CredentialResolver(db.sql, config.credentialCacheTtlMs, lastUsed),
+    metrics: new Metrics(),
+  };
+  const app = createApp(services);
+  const server = Bun.serve({
+    port: config.port,
+    hostname: config.host,
+    // A hard cap above every route's own limit: bodies without Content-Length are cut here.
+    maxRequestBodySize: Math.max(config.maxInferenceBodyBytes, config.maxManagementBodyBytes) + 1024,
+    idleTimeout: 255,
+    fetch: (request) => app.handle(request),
+    error: () => new Response(JSON.stringify({ error: "internal", error_description: "internal error" }), { status: 500, headers: { "content-type": "application/json" } }),
+  });
+  const port = server.port!;
+  log.info("listening", { port, database: db.kind });
+
+  let stopping: Promise<void> | undefined;
+  const shutdown = () =>
+    (stopping ??= (async () => {
+      // Closing the listener first frees the port at once; open connections finish.
+      const drained = server.stop(false);
+      const deadline = new Promise<void>((resolve) => setTimeout(resolve, config.shutdownGraceMs).unref?.());
+      await Promise.race([drained, deadline]);
+      server.stop(true);
+      await lastUsed.stop();
+      await db.close();
+      log.info("stopped");
+    })());
+
+  return { url: `http://127.0.0.1:${port}`, port, services, shutdown };
+}

@@ -1,0 +1,119 @@
+/**
+ * The whole test suite against a throwaway, real PostgreSQL:
+ *   1. find PostgreSQL server binaries (install Debian's `postgresql` if absent),
+ *   2. initdb + start a private cluster on a free loopback port (as the `postgres`
+ *      user when invoked as root: PostgreSQL refuses to run as root),
+ *   3. run `bun test` with TEST_DATABASE_URL pointing at it,
+ *   4. stop and delete the cluster, and end with one line `N passed, M failed`.
+ * Extra arguments go to `bun test` (e.g. a path filter).
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, rmSync, chmodSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createServer } from "node:net";
+
+function sh(command: string, args: string[], options: { asPostgres?: boolean; quiet?: boolean } = {}) {
+  const [cmd, argv] = options.asPostgres && isRoot() ? ["runuser", ["-u", "postgres", "--", command, ...args]] : [command, args];
+  const result = spawnSync(cmd, argv as string[], { stdio: options.quiet ? "pipe" : "inherit", encoding: "utf8" });
+  if (result.status !== 0) {
+    throw new Error(`${command} ${args.join(" ")} failed (${result.status}): ${result.stderr ?? ""}${result.stdout ?? ""}`);
+  }
+  return result.stdout ?? "";
+}
+
+function isRoot(): boolean {
+  return typeof process.getuid === "function" && process.getuid() === 0;
+}
+
+function findPostgresBin(): string | undefined {
+  const base = "/usr/lib/postgresql";
+  if (!existsSync(base)) return undefined;
+  const versions = readdirSync(base)
+    .filter((v) => existsSync(join(base, v, "bin", "initdb")))
+    .sort((a, b) => Number(b) - Number(a));
+  return versions[0] ? join(base, versions[0], "bin") : undefined;
+}
+
+function ensurePostgres(): string {
+  let bin = findPostgresBin();
+  if (bin) return bin;
+  console.log("PostgreSQL server binaries not found: installing Debian's postgresql package");
+  const sudo = isRoot() ? [] : ["sudo"];
+  const run = (args: string[]) => sh(sudo[0] ?? args[0]!, sudo.length ? args : args.slice(1));
+  run(["apt-get", "update", "-q"]);
+  run(["env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "-q", "--no-install-recommends", "postgresql"]);
+  bin = findPostgresBin();
+  if (!bin) throw new Error("postgresql installed, but no server binaries under /usr/lib/postgresql");
+  return bin;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function main(): Promise<number> {
+  const bin = ensurePostgres();
+  const dir = mkdtempSync(join(tmpdir(), "switchyard-pg-"));
+  chmodSync(dir, 0o777);
+  const dataDir = join(dir, "data");
+  const port = await freePort();
+  if (isRoot()) sh("chown", ["-R", "postgres", dir], { quiet: true });
+  let started = false;
+  const stop = () => {
+    if (started) {
+      started = false;
+      try {
+        sh(join(bin, "pg_ctl"), ["-D", dataDir, "-m", "immediate", "stop"], { asPostgres: true, quiet: true });
+      } catch {
+        // already gone
+      }
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => { stop(); process.exit(130); });
+  try {
+    sh(join(bin, "initdb"), ["-D", dataDir, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"], { asPostgres: true, quiet: true });
+    // Durability is pointless for a throwaway cluster; speed is not.
+    const serverOptions = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300`;
+    sh(join(bin, "pg_ctl"), ["-D", dataDir, "-o", serverOptions, "-l", join(dir, "server.log"), "-w", "start"], { asPostgres: true, quiet: true });
+    started = true;
+    const env = {
+      ...process.env,
+      TEST_DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/postgres`,
+      TEST_PG_BIN: bin,
+      LOG_LEVEL: process.env.LOG_LEVEL ?? "silent",
+    };
+    const bunBinary = process.execPath; // the bun running this script
+    const child = spawn(bunBinary, ["test", ...process.argv.slice(2)], { env, stdio: ["ignore", "pipe", "pipe"] });
+    let summary = "";
+    const forward = (stream: NodeJS.ReadableStream, out: NodeJS.WriteStream) =>
+      stream.on("data", (chunk: Buffer) => {
+        out.write(chunk);
+        summary = (summary + chunk.toString()).slice(-4000);
+      });
+    forward(child.stdout!, process.stdout);
+    forward(child.stderr!, process.stderr);
+    const code: number = await new Promise((resolve) => child.on("close", (c) => resolve(c ?? 1)));
+    const passed = Number(/(\d+) pass\b/.exec(summary)?.[1] ?? 0);
+    const failed = Number(/(\d+) fail\b/.exec(summary)?.[1] ?? (code === 0 ? 0 : 1));
+    stop();
+    console.log(`${passed} passed, ${failed} failed`);
+    return code !== 0 || failed > 0 || passed === 0 ? 1 : 0;
+  } catch (error) {
+    stop();
+    console.error(String(error));
+    console.log("0 passed, 1 failed");
+    return 1;
+  }
+}
+
+process.exit(await main());
