@@ -1,11 +1,26 @@
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
+import { Type } from "@sinclair/typebox";
+import { bodyValidator } from "../management/validate-body";
 import { constantTimeEqual, sha256 } from "../auth/tokens";
 import { extractCredential } from "../auth/extract-credential";
-import { ApiError, unauthorized } from "../errors/api-error";
+import { unauthorized } from "../errors/api-error";
 import type { Services } from "../services";
 import { addCredits, createAccount } from "./admin-service";
 
 const MAX_MICRO_USD = 1_000_000_000_000_000; // $1 billion: far past any real top-up, far below 2^53
+
+const validateAccount = bodyValidator(
+  Type.Object(
+    {
+      email: Type.String({ maxLength: 320, pattern: "^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$" }),
+      credit_micro_usd: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_MICRO_USD })),
+    },
+    { additionalProperties: false },
+  ),
+);
+const validateCredit = bodyValidator(
+  Type.Object({ amount_micro_usd: Type.Integer({ minimum: 1, maximum: MAX_MICRO_USD }) }, { additionalProperties: false }),
+);
 
 /**
  * The operator API (DESIGN.md "Contracts"). Mounted only when ADMIN_TOKEN is set;
@@ -22,25 +37,17 @@ export function adminRoutes(services: Services) {
       // Hash both sides so the comparison is constant-time whatever the lengths.
       if (!presented || !constantTimeEqual(sha256(presented), expected)) throw unauthorized("invalid operator token");
     })
-    .post("/admin/accounts", ({ body }) => createAccount(services.db.sql, body.email, body.credit_micro_usd ?? 0), {
-      body: t.Object(
-        {
-          email: t.String({ format: "email", maxLength: 320 }),
-          credit_micro_usd: t.Optional(t.Integer({ minimum: 0, maximum: MAX_MICRO_USD })),
-        },
-        { additionalProperties: false },
-      ),
-      detail: { summary: "Operator: create an account, its first namespace and an account-wide key", tags: ["admin"] },
-    })
+    .post(
+      "/admin/accounts",
+      ({ body }) => {
+        const input = validateAccount(body);
+        return createAccount(services.db.sql, input.email, input.credit_micro_usd ?? 0);
+      },
+      { detail: { summary: "Operator: create an account, its first namespace and an account-wide key", tags: ["admin"], ...validateAccount.doc } },
+    )
     .post(
       "/admin/accounts/:account_id/credits",
-      ({ body, params }) => {
-        if (body.amount_micro_usd === 0) throw new ApiError("bad_request", "amount_micro_usd must not be zero");
-        return addCredits(services.db.sql, params.account_id, body.amount_micro_usd);
-      },
-      {
-        body: t.Object({ amount_micro_usd: t.Integer({ minimum: 1, maximum: MAX_MICRO_USD }) }, { additionalProperties: false }),
-        detail: { summary: "Operator: add credit to an account's wallet", tags: ["admin"] },
-      },
+      ({ body, params }) => addCredits(services.db.sql, params.account_id, validateCredit(body).amount_micro_usd),
+      { detail: { summary: "Operator: add credit to an account's wallet", tags: ["admin"], ...validateCredit.doc } },
     );
 }

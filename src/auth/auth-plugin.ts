@@ -18,25 +18,17 @@ export function requireScope(principal: Principal, scope: string): void {
   if (!hasScope(principal.scopes, scope)) throw forbiddenScope(scope);
 }
 
-const principals = new WeakMap<Request, Principal>();
-
 /**
  * `{ scope: "keys:read" }` on a route: authenticates the caller, checks the scope
- * and puts `principal` in the handler's context. The check runs in `transform`,
- * before body validation, so an unauthenticated caller gets 401 (not a 400 that
- * would describe the endpoint's schema to a stranger).
+ * and puts `principal` in the handler's context. Bodies are validated in the
+ * handler (see validate-body.ts), so this always runs first.
  */
 export function authPlugin(services: Services) {
   return new Elysia({ name: "auth", normalize: false }).macro({
     scope: (required: string) => ({
-      async transform({ request }) {
+      async resolve({ request }) {
         const principal = await authenticate(services, request.headers);
         requireScope(principal, required);
-        principals.set(request, principal);
-      },
-      resolve({ request }) {
-        const principal = principals.get(request);
-        if (!principal) throw unauthorized();
         return { principal };
       },
     }),

@@ -37,7 +37,8 @@ describe("POST /v1/namespaces/{nsid}/keys", () => {
     const created = await server.api("POST", "/v1/keys", { token: account.apiKey, body: { display_name: "flat", scopes: ["keys:read"] } });
     expect(created.status).toBe(200);
     const token = created.body.token;
-    for (const headers of [{ authorization: `Bearer ${token}` }, { "x-api-key": token }, { "x-goog-api-key": token }]) {
+    const headerSets: Record<string, string>[] = [{ authorization: `Bearer ${token}` }, { "x-api-key": token }, { "x-goog-api-key": token }];
+    for (const headers of headerSets) {
       const response = await server.api("GET", "/v1/keys", { headers });
       expect(response.status).toBe(200);
       expect(response.body.data.map((k: any) => k.id)).toContain(created.body.id);

@@ -1,4 +1,6 @@
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
+import { Type } from "@sinclair/typebox";
+import { bodyValidator } from "../validate-body";
 import { authPlugin } from "../../auth/auth-plugin";
 import { resolveNamespace } from "../../auth/resolve-namespace";
 import { notFound } from "../../errors/api-error";
@@ -6,13 +8,15 @@ import { listNamespaceKeys, revokeNamespaceKey } from "../../db/queries/api-keys
 import type { Services } from "../../services";
 import { createKey, keyEnvelope } from "./key-service";
 
-const CreateKeyBody = t.Object(
-  {
-    display_name: t.String({ minLength: 1, maxLength: 200 }),
-    scopes: t.Array(t.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: 64 }),
-    expires_at: t.Optional(t.String({ maxLength: 64 })),
-  },
-  { additionalProperties: false },
+const validateCreate = bodyValidator(
+  Type.Object(
+    {
+      display_name: Type.String({ minLength: 1, maxLength: 200 }),
+      scopes: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: 64 }),
+      expires_at: Type.Optional(Type.String({ maxLength: 64 })),
+    },
+    { additionalProperties: false },
+  ),
 );
 
 /**
@@ -36,13 +40,13 @@ export function keyRoutes(services: Services) {
       .post(
         base,
         async ({ principal, params, body }) => {
+          const input = validateCreate(body);
           const namespace = await resolveNamespace(sql, principal, nsidOf(params));
-          return createKey(sql, principal, namespace.id, body);
+          return createKey(sql, principal, namespace.id, input);
         },
         {
           scope: "keys:write",
-          body: CreateKeyBody,
-          detail: { summary: "Mint a namespace-bound API key; the token is returned once", tags: ["keys"], "x-scope": "keys:write" },
+          detail: { summary: "Mint a namespace-bound API key; the token is returned once", tags: ["keys"], "x-scope": "keys:write", ...validateCreate.doc },
         },
       )
       .delete(

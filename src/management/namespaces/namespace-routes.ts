@@ -1,4 +1,6 @@
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
+import { Type } from "@sinclair/typebox";
+import { bodyValidator } from "../validate-body";
 import { authPlugin } from "../../auth/auth-plugin";
 import { resolveNamespace } from "../../auth/resolve-namespace";
 import { newId } from "../../auth/tokens";
@@ -12,7 +14,9 @@ function envelope(row: NamespaceRow) {
   return { id: row.id, name: row.name, created_at: row.created_at.toISOString() };
 }
 
-const NamespaceName = t.String({ minLength: 1, maxLength: 100, pattern: "^\\S(.*\\S)?$" });
+const validateCreate = bodyValidator(
+  Type.Object({ name: Type.String({ minLength: 1, maxLength: 100, pattern: "^\\S(.*\\S)?$" }) }, { additionalProperties: false }),
+);
 
 export function namespaceRoutes(services: Services) {
   const sql = services.db.sql;
@@ -32,7 +36,8 @@ export function namespaceRoutes(services: Services) {
     )
     .post(
       "/v1/namespaces",
-      async ({ principal, body }) => {
+      async ({ principal, body: raw }) => {
+        const body = validateCreate(raw);
         if (principal.namespaceId !== null) {
           throw new ApiError("forbidden", "a namespace-bound credential cannot create namespaces");
         }
@@ -45,8 +50,7 @@ export function namespaceRoutes(services: Services) {
       },
       {
         scope: "namespace:write",
-        body: t.Object({ name: NamespaceName }, { additionalProperties: false }),
-        detail: { summary: "Create a namespace (name unique among live namespaces)", tags: ["namespaces"], "x-scope": "namespace:write" },
+        detail: { summary: "Create a namespace (name unique among live namespaces)", tags: ["namespaces"], "x-scope": "namespace:write", ...validateCreate.doc },
       },
     )
     .delete(

@@ -1,0 +1,76 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import postgres from "postgres";
+import { mkdtempSync, writeFileSync, cpSync } from "node:fs";
+import { join } from "node:path";
+import { tmpdir } from "node:os";
+import { loadMigrations, migrate } from "../../src/db/migrate";
+import type { Sql } from "../../src/db/connect-database";
+import { createTestDatabase } from "../helpers/test-database";
+import { spawnServer } from "../helpers/spawn-server";
+
+const cleanups: Array<() => Promise<void>> = [];
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+async function freshDatabase() {
+  const database = await createTestDatabase();
+  cleanups.push(database.drop);
+  return database;
+}
+
+function client(url: string): Sql {
+  const sql = postgres(url, { max: 2, onnotice: () => {} }) as unknown as Sql;
+  cleanups.push(() => sql.end());
+  return sql;
+}
+
+describe("migrations", () => {
+  test("apply every numbered file once, and a second run applies nothing", async () => {
+    const sql = client((await freshDatabase()).url);
+    const all = loadMigrations().map((m) => m.version);
+    expect(await migrate(sql)).toEqual(all);
+    expect(await migrate(sql)).toEqual([]);
+    const rows = await sql<{ version: number }[]>`select version from schema_migrations order by version`;
+    expect(rows.map((r) => r.version)).toEqual(all);
+  });
+
+  test("two instances migrating one database at once apply each migration exactly once", async () => {
+    const url = (await freshDatabase()).url;
+    const [a, b, c] = [client(url), client(url), client(url)];
+    const results = await Promise.all([migrate(a), migrate(b), migrate(c)]);
+    const applied = results.flat().sort((x, y) => x - y);
+    expect(applied).toEqual(loadMigrations().map((m) => m.version));
+    const [count] = await a<{ n: number }[]>`select count(*)::int as n from schema_migrations`;
+    expect(count!.n).toBe(loadMigrations().length);
+  });
+
+  test("refuse to start when an applied migration file was edited", async () => {
+    const sql = client((await freshDatabase()).url);
+    await migrate(sql);
+    const directory = mkdtempSync(join(tmpdir(), "migrations-")) + "/";
+    cpSync(new URL("../../sql/migrations/", import.meta.url).pathname, directory, { recursive: true });
+    const first = loadMigrations(directory)[0]!;
+    writeFileSync(directory + first.name, first.sql + "\n-- edited\n");
+    await expect(migrate(sql, loadMigrations(directory))).rejects.toThrow(/changed after it was applied/);
+  });
+
+  test("two server processes started together against one fresh database both come up and serve", async () => {
+    const url = (await freshDatabase()).url;
+    const env = { DATABASE_URL: url, ADMIN_TOKEN: "t" };
+    const [one, two] = await Promise.all([spawnServer(env), spawnServer(env)]);
+    try {
+      const created = await fetch(`${one.url}/admin/accounts`, {
+        method: "POST",
+        headers: { authorization: "Bearer t", "content-type": "application/json" },
+        body: JSON.stringify({ email: "both@example.test" }),
+      }).then((r) => r.json());
+      const listed = await fetch(`${two.url}/v1/namespaces`, { headers: { authorization: `Bearer ${created.api_key}` } });
+      expect(listed.status).toBe(200);
+    } finally {
+      one.process.kill("SIGTERM");
+      two.process.kill("SIGTERM");
+      await Promise.all([one.exited, two.exited]);
+    }
+  }, 60_000);
+});

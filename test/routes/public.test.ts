@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createTestDatabase } from "../helpers/test-database";
+import { startTestServer, type TestServer } from "../helpers/test-server";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.close());
+
+describe("public endpoints", () => {
+  test("GET /ping is 200 with an empty body and needs no credential", async () => {
+    const response = await server.api("GET", "/ping");
+    expect(response.status).toBe(200);
+    expect(response.text).toBe("");
+  });
+
+  test("GET /health reports ok with a reachable database", async () => {
+    const response = await server.api("GET", "/health");
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ status: "ok", database: "ok" });
+  });
+
+  test("GET /health is 503 when the database is gone", async () => {
+    const database = await createTestDatabase();
+    const doomed = await startTestServer({}, database);
+    await database.drop(); // `with (force)` terminates the server's connections
+    const response = await doomed.api("GET", "/health");
+    expect(response.status).toBe(503);
+    expect(response.body).toEqual({ status: "degraded", database: "unreachable" });
+    await doomed.server.shutdown().catch(() => {});
+  });
+
+  test("GET /metrics exposes request counts by route and status, latency histograms and in-flight", async () => {
+    await server.api("GET", "/v1/namespaces");
+    await server.api("GET", "/ping");
+    const response = await server.api("GET", "/metrics");
+    expect(response.headers.get("content-type")).toContain("text/plain");
+    expect(response.text).toContain('switchyard_http_requests_total{route="/v1/namespaces",method="GET",status="401"} 1');
+    expect(response.text).toMatch(/switchyard_http_request_duration_seconds_bucket\{route="\/ping",method="GET",le="\+Inf"\} \d+/);
+    expect(response.text).toContain("# TYPE switchyard_http_requests_in_flight gauge");
+    // Every non-comment line is `name{labels} number`.
+    for (const line of response.text.split("\n").filter((l) => l && !l.startsWith("#"))) {
+      expect(line).toMatch(/^[a-z_]+(\{.*\})? -?[0-9.e+]+$/);
+    }
+  });
+
+  test("the OpenAPI 3.1 document lists every route, with its scope", async () => {
+    const response = await server.api("GET", "/openapi/json");
+    expect(response.status).toBe(200);
+    expect(response.body.openapi).toMatch(/^3\.1/);
+    const paths = response.body.paths as Record<string, Record<string, any>>;
+    const listed = new Set(Object.entries(paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`)));
+    for (const route of [
+      "GET /ping", "GET /health", "GET /metrics", "GET /v1/namespaces", "POST /v1/namespaces", "DELETE /v1/namespaces/{nsid}",
+      "GET /v1/namespaces/{nsid}/keys", "POST /v1/namespaces/{nsid}/keys", "DELETE /v1/namespaces/{nsid}/keys/{id}",
+      "GET /v1/keys", "POST /v1/keys", "DELETE /v1/keys/{id}", "POST /admin/accounts", "POST /admin/accounts/{account_id}/credits",
+    ]) expect(listed).toContain(route);
+    expect(paths["/v1/namespaces/{nsid}/keys"]!.post["x-scope"]).toBe("keys:write");
+    expect(paths["/v1/namespaces"]!.get["x-scope"]).toBe("namespace:read");
+    expect(paths["/v1/keys"]!.post.requestBody.content["application/json"].schema.properties.scopes.type).toBe("array");
+  });
+
+  test("the documentation page and all its assets are served by Switchyard itself", async () => {
+    const page = await server.api("GET", "/docs");
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toContain("text/html");
+    const assets = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+    expect(assets.length).toBeGreaterThanOrEqual(3);
+    for (const asset of assets) {
+      expect(asset.startsWith("/")).toBe(true); // no CDN, no other origin
+      expect((await server.api("GET", asset)).status).toBe(200);
+    }
+    const script = await server.api("GET", "/docs/assets/docs.js");
+    expect(script.text).not.toMatch(/https?:\/\//);
+    expect((await server.api("GET", "/docs/assets/secret.env")).status).toBe(404);
+  });
+});
