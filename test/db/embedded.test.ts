@@ -17,7 +17,7 @@ describe("the embedded default database", () => {
           method: "POST",
           headers: { authorization: "Bearer op", "content-type": "application/json" },
           body: JSON.stringify({ email: "embedded@example.test" }),
-        }).then((r) => r.json());
+        }).then((r) => r.json() as Promise<any>);
         apiKey = created.api_key;
         // Concurrent requests over the single embedded connection must not hang.
         const answers = await Promise.all(
@@ -31,7 +31,7 @@ describe("the embedded default database", () => {
       }
       const second = await spawnServer(env, 60_000);
       try {
-        const listed = await fetch(`${second.url}/v1/namespaces`, { headers: { authorization: `Bearer ${apiKey}` } }).then((r) => r.json());
+        const listed = await fetch(`${second.url}/v1/namespaces`, { headers: { authorization: `Bearer ${apiKey}` } }).then((r) => r.json() as Promise<any>);
         expect(listed.data.map((n: { name: string }) => n.name)).toEqual(["default"]);
       } finally {
         second.process.kill("SIGTERM");

@@ -64,7 +64,7 @@ describe("migrations", () => {
         method: "POST",
         headers: { authorization: "Bearer t", "content-type": "application/json" },
         body: JSON.stringify({ email: "both@example.test" }),
-      }).then((r) => r.json());
+      }).then((r) => r.json() as Promise<any>);
       const listed = await fetch(`${two.url}/v1/namespaces`, { headers: { authorization: `Bearer ${created.api_key}` } });
       expect(listed.status).toBe(200);
     } finally {

@@ -14,7 +14,7 @@ async function createAccount(server: SpawnedServer): Promise<string> {
     method: "POST",
     headers: { authorization: "Bearer op", "content-type": "application/json" },
     body: JSON.stringify({ email: `s${Date.now()}${Math.random()}@example.test` }),
-  }).then((r) => r.json());
+  }).then((r) => r.json() as Promise<any>);
   return created.api_key;
 }
 
@@ -54,7 +54,7 @@ describe("SIGTERM", () => {
       expect(raw.split("\r\n")[0]).toBe("HTTP/1.1 200 OK");
       expect(raw).toContain('"name":"in-flight"');
       expect(await stopping.exited).toBe(0);
-      const listed = await fetch(`${staying.url}/v1/namespaces`, { headers: { authorization: `Bearer ${apiKey}` } }).then((r) => r.json());
+      const listed = await fetch(`${staying.url}/v1/namespaces`, { headers: { authorization: `Bearer ${apiKey}` } }).then((r) => r.json() as Promise<any>);
       expect(listed.data.map((n: { name: string }) => n.name)).toContain("in-flight");
     } finally {
       stopping.process.kill("SIGKILL");

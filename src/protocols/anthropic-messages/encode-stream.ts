@@ -1,0 +1,189 @@
+import type { CodecContext, IrFinish, IrStreamPart, IrUsage, StreamEncoder } from "../../ir";
+import { sseEvent } from "../sse";
+import { toAnthropicUsage } from "./convert-usage";
+import { anthropicMessageId } from "./encode-response";
+import { toAnthropicErrorType } from "./error";
+import { toAnthropicStopReason } from "./map-stop-reason";
+
+interface ToolState {
+  id: string;
+  name: string;
+  /** Argument fragments received while another block was open. */
+  pending: string[];
+  ended: boolean;
+  opened: boolean;
+}
+
+type OpenBlock = { kind: "text" | "thinking"; index: number } | { kind: "tool"; index: number; tool: number };
+
+/**
+ * IR stream parts -> Anthropic Messages SSE in the exact order of reference §11.8:
+ * message_start, content_block_start/delta/stop per block (indexes increase, blocks never
+ * interleave), message_delta with stop_reason and usage, message_stop.
+ *
+ * message_start is sent lazily with the first content so that the usage an upstream
+ * reported at its start can fill `input_tokens`. The finish is held until end(): OpenAI
+ * chat upstreams send usage AFTER the finish chunk, and the client must see the last
+ * usage in message_delta (pitfall: cross-protocol streams ending with zero usage).
+ * A tool call that starts while another is still open is queued and written as its own
+ * block once the open one ends, so no argument fragment is ever dropped.
+ */
+export function createAnthropicStreamEncoder(context: CodecContext): StreamEncoder {
+  let started = false;
+  let open: OpenBlock | undefined;
+  let nextIndex = 0;
+  const tools = new Map<number, ToolState>();
+  const queue: number[] = [];
+  let usage: IrUsage | undefined;
+  let finish: IrFinish | undefined;
+  let sawToolCall = false;
+  let done = false;
+
+  const ensureStarted = (): string => {
+    if (started) return "";
+    started = true;
+    return sseEvent("message_start", {
+      type: "message_start",
+      message: {
+        id: anthropicMessageId(context),
+        type: "message",
+        role: "assistant",
+        model: context.model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { ...toAnthropicUsage(usage), output_tokens: 0 },
+      },
+    });
+  };
+
+  const closeOpen = (): string => {
+    if (open === undefined) return "";
+    const frame = sseEvent("content_block_stop", { type: "content_block_stop", index: open.index });
+    open = undefined;
+    return frame;
+  };
+
+  /** Opens a tool_use block and replays its buffered fragments; closes it again if it already ended. */
+  const openTool = (toolIndex: number): string => {
+    const tool = tools.get(toolIndex);
+    if (tool === undefined) return "";
+    tool.opened = true;
+    const index = nextIndex++;
+    open = { kind: "tool", index, tool: toolIndex };
+    let out = sseEvent("content_block_start", {
+      type: "content_block_start",
+      index,
+      content_block: { type: "tool_use", id: tool.id, name: tool.name, input: {} },
+    });
+    if (tool.pending.length > 0) {
+      const partial = tool.pending.join("");
+      tool.pending = [];
+      out += sseEvent("content_block_delta", { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: partial } });
+    }
+    if (tool.ended) out += closeOpen();
+    return out;
+  };
+
+  /** Closes the open block and writes every queued tool call, leaving the last unfinished one open. */
+  const drainQueue = (closeLast: boolean): string => {
+    let out = "";
+    if (open?.kind === "tool" && tools.get(open.tool)?.ended === false && !closeLast) return out;
+    out += closeOpen();
+    while (queue.length > 0) {
+      const next = queue.shift();
+      if (next === undefined) break;
+      out += openTool(next);
+      if (open !== undefined && !closeLast) return out;
+      out += closeOpen();
+    }
+    return out;
+  };
+
+  const openContent = (kind: "text" | "thinking"): string => {
+    if (open?.kind === kind) return "";
+    let out = drainQueue(true);
+    const index = nextIndex++;
+    open = { kind, index };
+    const block = kind === "text" ? { type: "text", text: "" } : { type: "thinking", thinking: "" };
+    out += sseEvent("content_block_start", { type: "content_block_start", index, content_block: block });
+    return out;
+  };
+
+  const delta = (payload: Record<string, unknown>): string =>
+    sseEvent("content_block_delta", { type: "content_block_delta", index: open?.index ?? 0, delta: payload });
+
+  const onPart = (part: IrStreamPart): string => {
+    switch (part.type) {
+      case "start":
+        return "";
+      case "usage":
+        usage = part.usage;
+        return "";
+      case "text_delta":
+        if (part.text === "") return ""; // never open an empty text block
+        return ensureStarted() + openContent("text") + delta({ type: "text_delta", text: part.text });
+      case "reasoning_delta":
+        if (part.text === "") return "";
+        return ensureStarted() + openContent("thinking") + delta({ type: "thinking_delta", thinking: part.text });
+      case "reasoning_signature":
+        // Signatures only come from the Anthropic decoder; they close the thinking block they sign.
+        return ensureStarted() + openContent("thinking") + delta({ type: "signature_delta", signature: part.signature });
+      case "redacted_reasoning": {
+        let out = ensureStarted() + drainQueue(true);
+        const index = nextIndex++;
+        out += sseEvent("content_block_start", { type: "content_block_start", index, content_block: { type: "redacted_thinking", data: part.data } });
+        return out + sseEvent("content_block_stop", { type: "content_block_stop", index });
+      }
+      case "tool_call_start": {
+        sawToolCall = true;
+        tools.set(part.index, { id: part.id, name: part.name, pending: [], ended: false, opened: false });
+        const out = ensureStarted();
+        if (open?.kind === "tool" && tools.get(open.tool)?.ended === false) {
+          queue.push(part.index);
+          return out;
+        }
+        return out + drainQueue(true) + openTool(part.index);
+      }
+      case "tool_call_delta": {
+        const tool = tools.get(part.index);
+        if (tool === undefined || part.argumentsDelta === "") return "";
+        if (open?.kind === "tool" && open.tool === part.index) return delta({ type: "input_json_delta", partial_json: part.argumentsDelta });
+        if (!tool.opened) tool.pending.push(part.argumentsDelta);
+        return "";
+      }
+      case "tool_call_end": {
+        const tool = tools.get(part.index);
+        if (tool === undefined) return "";
+        tool.ended = true;
+        if (open?.kind === "tool" && open.tool === part.index) return closeOpen() + drainQueue(false);
+        return "";
+      }
+      case "finish":
+        finish = part.finish;
+        return ensureStarted() + drainQueue(true);
+      case "error": {
+        done = true;
+        const body = { type: "error", error: { type: toAnthropicErrorType(part.error), message: part.error.message } };
+        return closeOpen() + sseEvent("error", body);
+      }
+    }
+  };
+
+  return {
+    push(part: IrStreamPart): string {
+      return done ? "" : onPart(part);
+    },
+    end(): string {
+      if (done) return "";
+      done = true;
+      let out = ensureStarted() + drainQueue(true);
+      out += sseEvent("message_delta", {
+        type: "message_delta",
+        delta: { stop_reason: toAnthropicStopReason(finish, sawToolCall), stop_sequence: null },
+        usage: toAnthropicUsage(usage),
+      });
+      return out + sseEvent("message_stop", { type: "message_stop" });
+    },
+  };
+}

@@ -1,0 +1,120 @@
+import { irError, type IrError, type IrErrorKind } from "../../ir";
+import { isRecord } from "./read-fields";
+
+/**
+ * Error kinds <-> Anthropic `error.type` (https://docs.anthropic.com/en/api/errors):
+ * 400 invalid_request_error, 401 authentication_error, 402 billing_error,
+ * 403 permission_error, 404 not_found_error, 413 request_too_large,
+ * 429 rate_limit_error, 500 api_error, 504 timeout_error, 529 overloaded_error.
+ */
+const KIND_TO_ANTHROPIC_TYPE: Record<IrErrorKind, string> = {
+  invalid_request: "invalid_request_error",
+  authentication: "authentication_error",
+  payment_required: "billing_error",
+  upstream_payment_required: "billing_error",
+  permission_denied: "permission_error",
+  upstream_policy_violation: "permission_error",
+  not_found: "not_found_error",
+  payload_too_large: "request_too_large",
+  rate_limited: "rate_limit_error",
+  upstream_rate_limited: "rate_limit_error",
+  upstream_auth_required: "authentication_error",
+  upstream_bad_gateway: "api_error",
+  upstream_invalid_response: "api_error",
+  upstream_timeout: "timeout_error",
+  // Anthropic clients retry overloaded_error with backoff, which is what a 503 wants.
+  upstream_unavailable: "overloaded_error",
+  internal: "api_error",
+};
+
+const ANTHROPIC_TYPE_TO_KIND: Record<string, IrErrorKind> = {
+  invalid_request_error: "invalid_request",
+  authentication_error: "upstream_auth_required",
+  permission_error: "upstream_auth_required",
+  billing_error: "upstream_payment_required",
+  not_found_error: "not_found",
+  request_too_large: "payload_too_large",
+  rate_limit_error: "upstream_rate_limited",
+  timeout_error: "upstream_timeout",
+  overloaded_error: "upstream_unavailable",
+  api_error: "upstream_bad_gateway",
+};
+
+/** The HTTP status Anthropic pairs with each type; used for `event: error` frames, which carry none. */
+const ANTHROPIC_TYPE_TO_STATUS: Record<string, number> = {
+  invalid_request_error: 400,
+  authentication_error: 401,
+  billing_error: 402,
+  permission_error: 403,
+  not_found_error: 404,
+  request_too_large: 413,
+  rate_limit_error: 429,
+  api_error: 500,
+  timeout_error: 504,
+  overloaded_error: 529,
+};
+
+export function toAnthropicErrorType(error: IrError): string {
+  if (error.kind === "upstream_auth_required" && error.status === 403) return "permission_error";
+  return KIND_TO_ANTHROPIC_TYPE[error.kind];
+}
+
+export function encodeAnthropicError(error: IrError): {
+  status: number;
+  body: Record<string, unknown>;
+  headers: Record<string, string>;
+} {
+  const headers: Record<string, string> = {};
+  if (error.status === 401) headers["WWW-Authenticate"] = 'Bearer realm="switchyard"';
+  if (error.status === 429 && error.retryAfter !== undefined) headers["Retry-After"] = String(Math.ceil(error.retryAfter));
+  return {
+    status: error.status,
+    body: { type: "error", error: { type: toAnthropicErrorType(error), message: error.message } },
+    headers,
+  };
+}
+
+function kindFromStatus(status: number): IrErrorKind {
+  if (status === 400 || status === 422) return "invalid_request";
+  if (status === 401 || status === 403) return "upstream_auth_required";
+  if (status === 402) return "upstream_payment_required";
+  if (status === 404) return "not_found";
+  if (status === 408 || status === 504) return "upstream_timeout";
+  if (status === 413) return "payload_too_large";
+  if (status === 429) return "upstream_rate_limited";
+  if (status === 503 || status === 529) return "upstream_unavailable";
+  return "upstream_bad_gateway";
+}
+
+function headerValue(headers: Record<string, string> | undefined, name: string): string | undefined {
+  if (headers === undefined) return undefined;
+  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return value;
+  return undefined;
+}
+
+/** `retry-after` is seconds (or an HTTP date, which a router cannot use without a clock: ignored). */
+function parseRetryAfter(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const seconds = Number(value);
+  return Number.isFinite(seconds) && seconds >= 0 ? seconds : undefined;
+}
+
+/** Upstream Anthropic error (HTTP status + body, or an `event: error` payload) -> IR (reference §1.4). */
+export function decodeAnthropicError(status: number | undefined, body: unknown, headers?: Record<string, string>): IrError {
+  const envelope = isRecord(body) && isRecord(body.error) ? body.error : undefined;
+  const type = typeof envelope?.type === "string" ? envelope.type : undefined;
+  const upstreamMessage =
+    typeof envelope?.message === "string" ? envelope.message : typeof body === "string" && body !== "" ? body : undefined;
+  const effectiveStatus = status ?? (type !== undefined ? ANTHROPIC_TYPE_TO_STATUS[type] : undefined) ?? 502;
+  const kind = (type !== undefined ? ANTHROPIC_TYPE_TO_KIND[type] : undefined) ?? kindFromStatus(effectiveStatus);
+  const message =
+    kind === "upstream_bad_gateway" ? "upstream request failed" : (upstreamMessage ?? `upstream returned HTTP ${effectiveStatus}`);
+  const extra: Partial<IrError> = {};
+  if (kind === "upstream_auth_required") extra.status = effectiveStatus === 403 ? 403 : 401;
+  if (kind === "invalid_request") extra.upstreamError = envelope ?? body;
+  if (kind === "upstream_rate_limited") {
+    const retryAfter = parseRetryAfter(headerValue(headers, "retry-after"));
+    if (retryAfter !== undefined) extra.retryAfter = retryAfter;
+  }
+  return irError(kind, message, extra);
+}

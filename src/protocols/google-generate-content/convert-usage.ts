@@ -1,0 +1,41 @@
+import type { IrUsage } from "../../ir";
+import type { JsonObject } from "./read-fields";
+import type { GeminiUsageMetadata } from "./wire-types";
+
+function count(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
+}
+
+/**
+ * Gemini `usageMetadata` -> IR (reference §9.1; fields from
+ * https://ai.google.dev/api/generate-content#UsageMetadata). `promptTokenCount` already
+ * includes cached content, `candidatesTokenCount` EXCLUDES thinking, so completion =
+ * candidates + thoughts. Gemini has no cache-write counter.
+ */
+export function convertGeminiUsage(usage: JsonObject): IrUsage {
+  const result: IrUsage = { raw: usage };
+  const prompt = count(usage.promptTokenCount);
+  if (prompt !== undefined) result.promptTokens = prompt;
+  const candidates = count(usage.candidatesTokenCount);
+  const thoughts = count(usage.thoughtsTokenCount);
+  if (candidates !== undefined || thoughts !== undefined) result.completionTokens = (candidates ?? 0) + (thoughts ?? 0);
+  if (thoughts !== undefined) result.reasoningTokens = thoughts;
+  const cached = count(usage.cachedContentTokenCount);
+  if (cached !== undefined) result.cacheReadTokens = cached;
+  return result;
+}
+
+/** IR -> `usageMetadata` (reference §11.6): candidates exclude reasoning again. */
+export function toGeminiUsage(usage: IrUsage | undefined): GeminiUsageMetadata {
+  const prompt = usage?.promptTokens ?? 0;
+  const completion = usage?.completionTokens ?? 0;
+  const reasoning = usage?.reasoningTokens;
+  const result: GeminiUsageMetadata = {
+    promptTokenCount: prompt,
+    candidatesTokenCount: Math.max(0, completion - (reasoning ?? 0)),
+    totalTokenCount: prompt + completion,
+  };
+  if (reasoning !== undefined) result.thoughtsTokenCount = reasoning;
+  if (usage?.cacheReadTokens !== undefined) result.cachedContentTokenCount = usage.cacheReadTokens;
+  return result;
+}

@@ -1,0 +1,187 @@
+import {
+  IrDecodeError,
+  type Encoded,
+  type IrReasoningEffort,
+  type IrRequest,
+  type IrTool,
+  type IrWarning,
+} from "../../ir";
+import { decodeGeminiContents } from "./decode-content";
+import {
+  isRecord,
+  readBoolean,
+  readFallbackModels,
+  readInteger,
+  readNumber,
+  readObject,
+  readString,
+  readStringArray,
+  type JsonObject,
+} from "./read-fields";
+
+/** Top-level fields mapped into the IR; the rest (safetySettings, cachedContent, labels, …) rides in extras. */
+const MAPPED_FIELDS = new Set(["model", "models", "stream", "contents", "systemInstruction", "tools", "toolConfig", "generationConfig"]);
+
+/** Gemini 3 `thinkingLevel` values (https://ai.google.dev/gemini-api/docs/thinking#thinking-levels). */
+const THINKING_LEVELS = new Set(["minimal", "low", "medium", "high"]);
+
+function decodeSystemInstruction(value: unknown, request: IrRequest, warnings: IrWarning[]): void {
+  if (value === undefined || value === null) return;
+  if (typeof value === "string") {
+    request.system = value;
+    return;
+  }
+  if (!isRecord(value) || !Array.isArray(value.parts)) throw new IrDecodeError("systemInstruction must be a content with parts");
+  const texts: string[] = [];
+  value.parts.forEach((part, index) => {
+    if (isRecord(part) && typeof part.text === "string") texts.push(part.text);
+    else warnings.push({ code: "dropped_content", field: `systemInstruction.parts[${index}]`, message: "only text parts are kept in the system prompt" });
+  });
+  request.system = texts.join("\n");
+}
+
+/** functionDeclarations become IrTools; googleSearch, codeExecution, urlContext, … only exist on this wire. */
+function decodeTools(value: unknown, serverTools: JsonObject[]): IrTool[] {
+  if (!Array.isArray(value)) throw new IrDecodeError("tools must be an array");
+  const tools: IrTool[] = [];
+  value.forEach((tool, index) => {
+    const path = `tools[${index}]`;
+    if (!isRecord(tool)) throw new IrDecodeError(`${path} must be an object`);
+    const { functionDeclarations, ...others } = tool;
+    if (Object.keys(others).length > 0) serverTools.push(others);
+    if (functionDeclarations === undefined) return;
+    if (!Array.isArray(functionDeclarations)) throw new IrDecodeError(`${path}.functionDeclarations must be an array`);
+    functionDeclarations.forEach((declaration, declarationIndex) => {
+      const declarationPath = `${path}.functionDeclarations[${declarationIndex}]`;
+      if (!isRecord(declaration)) throw new IrDecodeError(`${declarationPath} must be an object`);
+      const name = readString(declaration, "name", `${declarationPath}.name`);
+      if (name === undefined) throw new IrDecodeError(`${declarationPath}.name must be a string`);
+      const parameters =
+        readObject(declaration, "parameters", `${declarationPath}.parameters`) ??
+        readObject(declaration, "parametersJsonSchema", `${declarationPath}.parametersJsonSchema`) ?? { type: "object", properties: {} };
+      const irTool: IrTool = { name, parameters };
+      const description = readString(declaration, "description", `${declarationPath}.description`);
+      if (description !== undefined) irTool.description = description;
+      tools.push(irTool);
+    });
+  });
+  return tools;
+}
+
+/** functionCallingConfig (https://ai.google.dev/api/caching#FunctionCallingConfig) -> tool choice (reference §11.3). */
+function decodeToolConfig(toolConfig: JsonObject, request: IrRequest, warnings: IrWarning[], extras: JsonObject): void {
+  const { functionCallingConfig, ...rest } = toolConfig;
+  if (Object.keys(rest).length > 0) extras.toolConfig = rest;
+  if (functionCallingConfig === undefined) return;
+  if (!isRecord(functionCallingConfig)) throw new IrDecodeError("toolConfig.functionCallingConfig must be an object");
+  const mode = readString(functionCallingConfig, "mode", "toolConfig.functionCallingConfig.mode") ?? "AUTO";
+  const allowed = readStringArray(functionCallingConfig, "allowedFunctionNames", "toolConfig.functionCallingConfig.allowedFunctionNames");
+  const [onlyName] = allowed ?? [];
+  if (mode === "ANY" && allowed?.length === 1 && onlyName !== undefined) request.toolChoice = { type: "tool", name: onlyName };
+  else if (mode === "ANY") request.toolChoice = { type: "required" };
+  else if (mode === "NONE") request.toolChoice = { type: "none" };
+  else if (mode === "AUTO" || mode === "VALIDATED" || mode === "MODE_UNSPECIFIED") request.toolChoice = { type: "auto" };
+  else throw new IrDecodeError('toolConfig.functionCallingConfig.mode must be "AUTO", "ANY", "NONE" or "VALIDATED"');
+  if (mode === "VALIDATED") warnings.push({ code: "unsupported_value", field: "toolConfig.functionCallingConfig.mode", message: "VALIDATED is treated as AUTO" });
+  if (allowed !== undefined && allowed.length > 0 && request.toolChoice.type !== "tool") {
+    warnings.push({ code: "unsupported_field", field: "toolConfig.functionCallingConfig.allowedFunctionNames", message: "only a single allowed function can be carried (as a forced tool)" });
+  }
+}
+
+/** generationConfig keys mapped into IR params; the rest (responseModalities, candidateCount, …) rides in extras. */
+const GENERATION_FIELDS = new Set([
+  "temperature", "topP", "topK", "maxOutputTokens", "seed", "stopSequences", "presencePenalty", "frequencyPenalty",
+  "responseMimeType", "responseSchema", "responseJsonSchema", "thinkingConfig",
+]);
+
+function decodeThinkingConfig(thinkingConfig: JsonObject, request: IrRequest, rest: JsonObject): void {
+  const path = "generationConfig.thinkingConfig";
+  const { thinkingLevel, thinkingBudget, ...thinkingRest } = thinkingConfig;
+  if (thinkingLevel !== undefined && thinkingBudget !== undefined) {
+    throw new IrDecodeError(`${path} accepts thinkingLevel or thinkingBudget, not both`);
+  }
+  const level = readString(thinkingConfig, "thinkingLevel", `${path}.thinkingLevel`)?.toLowerCase();
+  if (level !== undefined) {
+    if (!THINKING_LEVELS.has(level)) throw new IrDecodeError(`${path}.thinkingLevel must be "minimal", "low", "medium" or "high"`);
+    request.params.reasoningEffort = level as IrReasoningEffort;
+  }
+  const budget = readInteger(thinkingConfig, "thinkingBudget", `${path}.thinkingBudget`);
+  // 0 turns thinking off; -1 asks for a dynamic budget, which has no IR form (kept for Gemini).
+  if (budget !== undefined && budget > 0) request.params.thinkingBudgetTokens = budget;
+  else if (budget === 0) request.params.reasoningEffort = "none";
+  else if (budget !== undefined) thinkingRest.thinkingBudget = budget;
+  if (Object.keys(thinkingRest).length > 0) rest.thinkingConfig = thinkingRest;
+}
+
+function decodeGenerationConfig(config: JsonObject, request: IrRequest, extras: JsonObject): void {
+  const path = (key: string) => `generationConfig.${key}`;
+  const params = request.params;
+  const rest: JsonObject = {};
+  for (const [key, value] of Object.entries(config)) if (!GENERATION_FIELDS.has(key)) rest[key] = value;
+
+  const temperature = readNumber(config, "temperature", path("temperature"));
+  if (temperature !== undefined) params.temperature = temperature;
+  const topP = readNumber(config, "topP", path("topP"));
+  if (topP !== undefined) params.topP = topP;
+  const topK = readInteger(config, "topK", path("topK"));
+  if (topK !== undefined) params.topK = topK;
+  const maxTokens = readInteger(config, "maxOutputTokens", path("maxOutputTokens"));
+  if (maxTokens !== undefined) params.maxTokens = maxTokens;
+  const seed = readInteger(config, "seed", path("seed"));
+  if (seed !== undefined) params.seed = seed;
+  const presencePenalty = readNumber(config, "presencePenalty", path("presencePenalty"));
+  if (presencePenalty !== undefined) params.presencePenalty = presencePenalty;
+  const frequencyPenalty = readNumber(config, "frequencyPenalty", path("frequencyPenalty"));
+  if (frequencyPenalty !== undefined) params.frequencyPenalty = frequencyPenalty;
+  const stop = readStringArray(config, "stopSequences", path("stopSequences"));
+  if (stop !== undefined) params.stop = stop;
+
+  const mimeType = readString(config, "responseMimeType", path("responseMimeType"));
+  const schema = readObject(config, "responseSchema", path("responseSchema")) ?? readObject(config, "responseJsonSchema", path("responseJsonSchema"));
+  if (mimeType === "application/json") {
+    // Gemini schemas are unnamed; "response" is the name OpenAI wires require (reference §11.4).
+    request.responseFormat = schema === undefined ? { type: "json_object" } : { type: "json_schema", name: "response", schema };
+  } else if (mimeType !== undefined && mimeType !== "text/plain") {
+    // text/x.enum and other Gemini-only output modes stay same-protocol.
+    for (const key of ["responseMimeType", "responseSchema", "responseJsonSchema"]) if (config[key] !== undefined) rest[key] = config[key];
+  }
+
+  const thinkingConfig = readObject(config, "thinkingConfig", path("thinkingConfig"));
+  if (thinkingConfig !== undefined) decodeThinkingConfig(thinkingConfig, request, rest);
+  if (Object.keys(rest).length > 0) extras.generationConfig = rest;
+}
+
+/** Gemini generateContent body (reference §2.4; `model` and `stream` injected by the HTTP layer) -> IR. */
+export function decodeGeminiRequest(body: unknown): Encoded<IrRequest> {
+  if (!isRecord(body)) throw new IrDecodeError("request body must be a JSON object");
+  const model = body.model;
+  if (typeof model !== "string" || model === "") throw new IrDecodeError("model is required and must be a string");
+  if (!Array.isArray(body.contents)) throw new IrDecodeError("contents must be an array");
+
+  const warnings: IrWarning[] = [];
+  const request: IrRequest = {
+    model,
+    messages: decodeGeminiContents(body.contents, { warnings, openCalls: new Map() }),
+    params: {},
+    stream: readBoolean(body, "stream") ?? false,
+  };
+  const models = readFallbackModels(body);
+  if (models !== undefined) request.models = models;
+  decodeSystemInstruction(body.systemInstruction, request, warnings);
+
+  const extras: JsonObject = {};
+  const serverTools: JsonObject[] = [];
+  if (body.tools !== undefined && body.tools !== null) {
+    const tools = decodeTools(body.tools, serverTools);
+    if (tools.length > 0) request.tools = tools;
+  }
+  if (serverTools.length > 0) extras.tools = serverTools;
+  const toolConfig = readObject(body, "toolConfig");
+  if (toolConfig !== undefined) decodeToolConfig(toolConfig, request, warnings, extras);
+  const generationConfig = readObject(body, "generationConfig");
+  if (generationConfig !== undefined) decodeGenerationConfig(generationConfig, request, extras);
+
+  for (const [key, value] of Object.entries(body)) if (!MAPPED_FIELDS.has(key)) extras[key] = value;
+  if (Object.keys(extras).length > 0) request.extras = { protocol: "google-generate-content", fields: extras };
+  return { value: request, warnings };
+}

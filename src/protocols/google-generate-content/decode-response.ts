@@ -1,0 +1,69 @@
+import { IrDecodeError, type IrContentPart, type IrFinish, type IrResponse } from "../../ir";
+import { convertGeminiUsage } from "./convert-usage";
+import { mapGeminiFinishReason } from "./map-finish-reason";
+import { isRecord, type JsonObject } from "./read-fields";
+import { responseCallId } from "./response-call-id";
+
+/** One candidate part -> IR content; `callIndex` numbers the function calls of the response from 0. */
+export function decodeGeminiResponsePart(part: JsonObject, responseId: string | undefined, callIndex: number): IrContentPart[] {
+  const signature = typeof part.thoughtSignature === "string" ? part.thoughtSignature : undefined;
+  const signed = signature === undefined ? {} : { signature, signatureProtocol: "google-generate-content" as const };
+  if (typeof part.text === "string") {
+    if (part.thought === true) return [{ type: "reasoning", text: part.text, ...signed }];
+    const parts: IrContentPart[] = [];
+    if (signature !== undefined) parts.push({ type: "reasoning", text: "", ...signed });
+    if (part.text !== "") parts.push({ type: "text", text: part.text });
+    return parts;
+  }
+  const call = part.functionCall;
+  if (isRecord(call) && typeof call.name === "string") {
+    const id = typeof call.id === "string" && call.id !== "" ? call.id : responseCallId(responseId, callIndex);
+    const toolCall: IrContentPart = { type: "tool_call", id, name: call.name, arguments: JSON.stringify(call.args ?? {}) };
+    if (signature !== undefined) toolCall.signature = signature;
+    return [toolCall];
+  }
+  if (isRecord(part.inlineData) && typeof part.inlineData.mimeType === "string" && typeof part.inlineData.data === "string") {
+    const { mimeType, data } = part.inlineData;
+    return [mimeType.startsWith("image/") ? { type: "image", mediaType: mimeType, data } : { type: "file", mediaType: mimeType, data }];
+  }
+  return []; // executableCode, codeExecutionResult: server-side tool traffic
+}
+
+/**
+ * The finish of a response with no candidate: prompt blocked (`promptFeedback.blockReason`,
+ * https://ai.google.dev/api/generate-content#PromptFeedback) -> content_filter.
+ */
+export function promptBlockFinish(body: JsonObject): IrFinish | undefined {
+  const feedback = body.promptFeedback;
+  if (!isRecord(feedback) || typeof feedback.blockReason !== "string") return undefined;
+  return { reason: "content_filter", raw: feedback.blockReason };
+}
+
+/** Gemini GenerateContentResponse (reference §2.4) -> IR. Only the first candidate is read. */
+export function decodeGeminiResponse(body: unknown): IrResponse {
+  if (!isRecord(body) || (!Array.isArray(body.candidates) && !isRecord(body.promptFeedback) && !isRecord(body.usageMetadata))) {
+    throw new IrDecodeError("upstream response is not a Gemini GenerateContentResponse");
+  }
+  const responseId = typeof body.responseId === "string" ? body.responseId : undefined;
+  const candidate = Array.isArray(body.candidates) && isRecord(body.candidates[0]) ? body.candidates[0] : undefined;
+  const content: IrContentPart[] = [];
+  let callIndex = 0;
+  const parts = isRecord(candidate?.content) && Array.isArray(candidate.content.parts) ? candidate.content.parts : [];
+  for (const part of parts) {
+    if (!isRecord(part)) continue;
+    const decoded = decodeGeminiResponsePart(part, responseId, callIndex);
+    if (decoded.some((item) => item.type === "tool_call")) callIndex++;
+    content.push(...decoded);
+  }
+  const hasFunctionCall = content.some((part) => part.type === "tool_call");
+  const finishReason = typeof candidate?.finishReason === "string" ? candidate.finishReason : undefined;
+  const finish =
+    finishReason !== undefined
+      ? mapGeminiFinishReason(finishReason, hasFunctionCall)
+      : (promptBlockFinish(body) ?? { reason: hasFunctionCall ? "tool_calls" : "other" });
+  const response: IrResponse = { content, finish };
+  if (responseId !== undefined) response.id = responseId;
+  if (typeof body.modelVersion === "string") response.model = body.modelVersion;
+  if (isRecord(body.usageMetadata)) response.usage = convertGeminiUsage(body.usageMetadata);
+  return response;
+}

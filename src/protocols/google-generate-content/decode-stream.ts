@@ -1,0 +1,90 @@
+import { irError, type IrStreamPart, type StreamDecoder } from "../../ir";
+import type { SseEvent } from "../sse";
+import { convertGeminiUsage } from "./convert-usage";
+import { decodeGeminiResponsePart, promptBlockFinish } from "./decode-response";
+import { decodeGeminiError } from "./error";
+import { mapGeminiFinishReason } from "./map-finish-reason";
+import { isRecord, type JsonObject } from "./read-fields";
+
+/**
+ * Gemini `streamGenerateContent?alt=sse` -> IR stream parts. Every `data:` line is a whole
+ * GenerateContentResponse (https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent):
+ * text and thought parts are deltas, a functionCall arrives complete (start + delta + end
+ * at once, with a synthesised id), usageMetadata is cumulative, and finishReason ends the
+ * turn. A trailing `data: [DONE]` (some proxies) is tolerated.
+ *
+ * Thought signatures are not emitted: `reasoning_signature` carries no protocol, and a
+ * Gemini signature replayed to Anthropic as a thinking signature would be rejected.
+ */
+export function createGeminiStreamDecoder(): StreamDecoder {
+  let started = false;
+  let callCount = 0;
+  let sawFunctionCall = false;
+  let finished = false;
+  let failed = false;
+  let responseId: string | undefined;
+
+  const onChunk = (chunk: JsonObject, parts: IrStreamPart[]) => {
+    if (isRecord(chunk.error)) {
+      failed = true;
+      parts.push({ type: "error", error: decodeGeminiError(undefined, chunk) });
+      return;
+    }
+    if (typeof chunk.responseId === "string") responseId ??= chunk.responseId;
+    if (!started) {
+      started = true;
+      const start: IrStreamPart = { type: "start" };
+      if (responseId !== undefined) start.id = responseId;
+      if (typeof chunk.modelVersion === "string") start.model = chunk.modelVersion;
+      parts.push(start);
+    }
+    const candidate = Array.isArray(chunk.candidates) && isRecord(chunk.candidates[0]) ? chunk.candidates[0] : undefined;
+    const content = isRecord(candidate?.content) && Array.isArray(candidate.content.parts) ? candidate.content.parts : [];
+    for (const wirePart of content) {
+      if (!isRecord(wirePart)) continue;
+      for (const part of decodeGeminiResponsePart(wirePart, responseId, callCount)) {
+        if (part.type === "text") parts.push({ type: "text_delta", text: part.text });
+        else if (part.type === "reasoning" && part.text !== "") parts.push({ type: "reasoning_delta", text: part.text });
+        else if (part.type === "tool_call") {
+          const index = callCount++;
+          sawFunctionCall = true;
+          parts.push(
+            { type: "tool_call_start", index, id: part.id, name: part.name },
+            { type: "tool_call_delta", index, argumentsDelta: part.arguments },
+            { type: "tool_call_end", index },
+          );
+        }
+      }
+    }
+    if (isRecord(chunk.usageMetadata)) parts.push({ type: "usage", usage: convertGeminiUsage(chunk.usageMetadata) });
+    const finishReason = typeof candidate?.finishReason === "string" ? candidate.finishReason : undefined;
+    const finish = finishReason !== undefined ? mapGeminiFinishReason(finishReason, sawFunctionCall) : promptBlockFinish(chunk);
+    if (finish !== undefined && !finished) {
+      finished = true;
+      parts.push({ type: "finish", finish });
+    }
+  };
+
+  return {
+    push(event: SseEvent): IrStreamPart[] {
+      if (failed || event.data === "[DONE]") return [];
+      let data: unknown;
+      try {
+        data = JSON.parse(event.data);
+      } catch {
+        failed = true;
+        return [{ type: "error", error: irError("upstream_invalid_response", "upstream sent a malformed stream chunk") }];
+      }
+      const parts: IrStreamPart[] = [];
+      // Some gateways wrap the chunk in a one-element array (the non-SSE JSON array form).
+      const chunk = Array.isArray(data) ? data[0] : data;
+      if (isRecord(chunk)) onChunk(chunk, parts);
+      return parts;
+    },
+    end(): IrStreamPart[] {
+      if (finished || failed) return [];
+      failed = true;
+      return [{ type: "error", error: irError("upstream_invalid_response", "stream ended early") }];
+    },
+  };
+}

@@ -1,0 +1,96 @@
+import type { CodecContext, IrFinish, IrStreamPart, IrUsage, StreamEncoder } from "../../ir";
+import { sseData } from "../sse";
+import { toGeminiUsage } from "./convert-usage";
+import { googleErrorEnvelope } from "./error";
+import { toGeminiFinishReason } from "./map-finish-reason";
+import { parseArgumentsObject } from "./read-fields";
+import type { GeminiPart } from "./wire-types";
+
+interface BufferedCall {
+  name: string;
+  fragments: string[];
+}
+
+/**
+ * IR stream parts -> Gemini SSE (reference §11.7): one `data: {GenerateContentResponse}`
+ * per text or thought delta; tool calls are buffered until complete and sent as one
+ * functionCall part (Gemini never streams arguments); the final chunk carries
+ * finishReason and usageMetadata. An error part becomes a `{"error":{…}}` chunk.
+ */
+export function createGeminiStreamEncoder(context: CodecContext): StreamEncoder {
+  const calls = new Map<number, BufferedCall>();
+  let usage: IrUsage | undefined;
+  let finish: IrFinish | undefined;
+  let done = false;
+
+  const chunk = (parts: GeminiPart[], extra: Record<string, unknown> = {}): string =>
+    sseData({
+      candidates: [{ content: { role: "model", parts }, ...extra, index: 0 }],
+      modelVersion: context.model,
+      responseId: context.requestId,
+    });
+
+  const flushCall = (index: number): string => {
+    const call = calls.get(index);
+    if (call === undefined) return "";
+    calls.delete(index);
+    // Unparseable arguments (a cut-off stream) still produce a call, with empty args.
+    const args = parseArgumentsObject(call.fragments.join("")) ?? {};
+    return chunk([{ functionCall: { name: call.name, args } }]);
+  };
+
+  const flushAllCalls = (): string => {
+    let out = "";
+    for (const index of [...calls.keys()].sort((a, b) => a - b)) out += flushCall(index);
+    return out;
+  };
+
+  const onPart = (part: IrStreamPart): string => {
+    switch (part.type) {
+      case "text_delta":
+        return part.text === "" ? "" : chunk([{ text: part.text }]);
+      case "reasoning_delta":
+        return part.text === "" ? "" : chunk([{ text: part.text, thought: true }]);
+      case "tool_call_start":
+        calls.set(part.index, { name: part.name, fragments: [] });
+        return "";
+      case "tool_call_delta":
+        calls.get(part.index)?.fragments.push(part.argumentsDelta);
+        return "";
+      case "tool_call_end":
+        return flushCall(part.index);
+      case "usage":
+        usage = part.usage;
+        return "";
+      case "finish":
+        finish = part.finish;
+        return "";
+      case "error":
+        done = true;
+        return sseData(googleErrorEnvelope(part.error));
+      default:
+        // start has no frame; Anthropic signatures and redacted thinking cannot be replayed to Gemini.
+        return "";
+    }
+  };
+
+  return {
+    push(part: IrStreamPart): string {
+      return done ? "" : onPart(part);
+    },
+    end(): string {
+      if (done) return "";
+      done = true;
+      const out = flushAllCalls();
+      return (
+        out +
+        sseData({
+          candidates: [{ content: { role: "model", parts: [] }, finishReason: toGeminiFinishReason(finish), index: 0 }],
+          usageMetadata: toGeminiUsage(usage),
+          modelVersion: context.model,
+          responseId: context.requestId,
+        })
+      );
+    },
+  };
+}

@@ -1,0 +1,120 @@
+import { IR_ERROR_TABLE, irError, type IrError, type IrErrorKind } from "../../ir";
+import { isRecord } from "./read-fields";
+
+/**
+ * Error kinds <-> Google RPC status names (https://ai.google.dev/gemini-api/docs/troubleshooting
+ * and https://cloud.google.com/apis/design/errors#handling_errors): 400 INVALID_ARGUMENT /
+ * FAILED_PRECONDITION, 401 UNAUTHENTICATED, 403 PERMISSION_DENIED, 404 NOT_FOUND,
+ * 429 RESOURCE_EXHAUSTED, 500 INTERNAL, 503 UNAVAILABLE, 504 DEADLINE_EXCEEDED.
+ * Google has no payment status; FAILED_PRECONDITION is what the Gemini API returns when
+ * billing must be enabled, so 402 renders as that.
+ */
+const KIND_TO_GOOGLE_STATUS: Record<IrErrorKind, string> = {
+  invalid_request: "INVALID_ARGUMENT",
+  payload_too_large: "INVALID_ARGUMENT",
+  authentication: "UNAUTHENTICATED",
+  upstream_auth_required: "UNAUTHENTICATED",
+  payment_required: "FAILED_PRECONDITION",
+  upstream_payment_required: "FAILED_PRECONDITION",
+  permission_denied: "PERMISSION_DENIED",
+  upstream_policy_violation: "PERMISSION_DENIED",
+  not_found: "NOT_FOUND",
+  rate_limited: "RESOURCE_EXHAUSTED",
+  upstream_rate_limited: "RESOURCE_EXHAUSTED",
+  upstream_timeout: "DEADLINE_EXCEEDED",
+  // Google clients retry UNAVAILABLE, the right reaction to a bad gateway as well.
+  upstream_unavailable: "UNAVAILABLE",
+  upstream_bad_gateway: "UNAVAILABLE",
+  upstream_invalid_response: "INTERNAL",
+  internal: "INTERNAL",
+};
+
+const GOOGLE_STATUS_TO_KIND: Record<string, IrErrorKind> = {
+  INVALID_ARGUMENT: "invalid_request",
+  OUT_OF_RANGE: "invalid_request",
+  FAILED_PRECONDITION: "upstream_payment_required",
+  UNAUTHENTICATED: "upstream_auth_required",
+  PERMISSION_DENIED: "upstream_auth_required",
+  NOT_FOUND: "not_found",
+  RESOURCE_EXHAUSTED: "upstream_rate_limited",
+  DEADLINE_EXCEEDED: "upstream_timeout",
+  UNAVAILABLE: "upstream_unavailable",
+  INTERNAL: "upstream_bad_gateway",
+  UNKNOWN: "upstream_bad_gateway",
+};
+
+export function toGoogleStatus(error: IrError): string {
+  if (error.kind === "upstream_auth_required" && error.status === 403) return "PERMISSION_DENIED";
+  return KIND_TO_GOOGLE_STATUS[error.kind];
+}
+
+/** The `{error:{code, message, status, details}}` envelope, shared by HTTP errors and stream error frames. */
+export function googleErrorEnvelope(error: IrError): { error: Record<string, unknown> } {
+  return {
+    error: {
+      code: error.status,
+      message: error.message,
+      status: toGoogleStatus(error),
+      details: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: IR_ERROR_TABLE[error.kind].code, domain: "switchyard" }],
+    },
+  };
+}
+
+export function encodeGeminiError(error: IrError): { status: number; body: Record<string, unknown>; headers: Record<string, string> } {
+  const headers: Record<string, string> = {};
+  if (error.status === 401) headers["WWW-Authenticate"] = 'Bearer realm="switchyard"';
+  if (error.status === 429 && error.retryAfter !== undefined) headers["Retry-After"] = String(Math.ceil(error.retryAfter));
+  return { status: error.status, body: googleErrorEnvelope(error), headers };
+}
+
+function kindFromStatus(status: number): IrErrorKind {
+  if (status === 400 || status === 422) return "invalid_request";
+  if (status === 401 || status === 403) return "upstream_auth_required";
+  if (status === 402) return "upstream_payment_required";
+  if (status === 404) return "not_found";
+  if (status === 408 || status === 504) return "upstream_timeout";
+  if (status === 413) return "payload_too_large";
+  if (status === 429) return "upstream_rate_limited";
+  if (status === 503) return "upstream_unavailable";
+  return "upstream_bad_gateway";
+}
+
+/** Seconds from a `retry-after` header, or from a google.rpc.RetryInfo `retryDelay` like "37s". */
+function retryAfterSeconds(headers: Record<string, string> | undefined, envelope: Record<string, unknown> | undefined): number | undefined {
+  for (const [key, value] of Object.entries(headers ?? {})) {
+    if (key.toLowerCase() !== "retry-after") continue;
+    const seconds = Number(value);
+    if (Number.isFinite(seconds) && seconds >= 0) return seconds;
+  }
+  const details = envelope?.details;
+  if (!Array.isArray(details)) return undefined;
+  for (const detail of details) {
+    if (!isRecord(detail) || typeof detail.retryDelay !== "string" || !detail.retryDelay.endsWith("s")) continue;
+    const seconds = Number(detail.retryDelay.slice(0, -1));
+    if (Number.isFinite(seconds) && seconds >= 0) return Math.ceil(seconds);
+  }
+  return undefined;
+}
+
+/** Upstream Gemini error (HTTP status + body, or a stream error frame) -> IR (reference §1.4). */
+export function decodeGeminiError(status: number | undefined, body: unknown, headers?: Record<string, string>): IrError {
+  // Non-SSE streaming errors arrive as a one-element array.
+  const unwrapped = Array.isArray(body) ? body[0] : body;
+  const envelope = isRecord(unwrapped) && isRecord(unwrapped.error) ? unwrapped.error : undefined;
+  const googleStatus = typeof envelope?.status === "string" ? envelope.status : undefined;
+  const code = typeof envelope?.code === "number" ? envelope.code : undefined;
+  const effectiveStatus = status ?? code ?? 502;
+  const kind = (googleStatus !== undefined ? GOOGLE_STATUS_TO_KIND[googleStatus] : undefined) ?? kindFromStatus(effectiveStatus);
+  const upstreamMessage =
+    typeof envelope?.message === "string" ? envelope.message : typeof body === "string" && body !== "" ? body : undefined;
+  const message =
+    kind === "upstream_bad_gateway" ? "upstream request failed" : (upstreamMessage ?? `upstream returned HTTP ${effectiveStatus}`);
+  const extra: Partial<IrError> = {};
+  if (kind === "upstream_auth_required") extra.status = effectiveStatus === 403 || googleStatus === "PERMISSION_DENIED" ? 403 : 401;
+  if (kind === "invalid_request") extra.upstreamError = envelope ?? body;
+  if (kind === "upstream_rate_limited") {
+    const retryAfter = retryAfterSeconds(headers, envelope);
+    if (retryAfter !== undefined) extra.retryAfter = retryAfter;
+  }
+  return irError(kind, message, extra);
+}

@@ -1,0 +1,128 @@
+import { irError, type IrFinish, type IrStreamPart, type StreamDecoder } from "../../ir";
+import type { SseEvent } from "../sse";
+import { decodeOpenAiError } from "../openai-shared/decode-openai-error";
+import { isRecord, type JsonObject } from "../openai-shared/read-fields";
+import { decodeChatUsage } from "./convert-usage";
+import { decodeChatFinishReason } from "./map-finish-reason";
+
+interface PendingToolCall {
+  index: number;
+  id?: string;
+  name?: string;
+  /** Argument fragments that arrived before the name. */
+  buffered: string;
+  started: boolean;
+}
+
+/**
+ * Chat completion chunks -> IR stream parts (reference §11.7). Handles what real upstreams
+ * send: `usage: null` on every chunk and a trailing usage-only chunk with `choices: []`
+ * (OpenAI with `stream_options.include_usage`), usage inline on the finish chunk (several
+ * compatible providers — the usage must not be lost there), tool-call fragments keyed by
+ * `index` with the id only on the first fragment and `name: ""` on continuations, and
+ * `reasoning_content` deltas (DeepSeek). A tool call opens only once its name is known.
+ */
+export function createChatStreamDecoder(): StreamDecoder {
+  let started = false;
+  let finished = false;
+  let done = false;
+  let failed = false;
+  let refusal = false;
+  const toolCalls = new Map<number, PendingToolCall>();
+
+  function push(event: SseEvent): IrStreamPart[] {
+    if (done || failed) return [];
+    if (event.data === "[DONE]") {
+      done = true;
+      return finished ? [] : finishParts({ reason: "stop" });
+    }
+    let chunk: unknown;
+    try {
+      chunk = JSON.parse(event.data);
+    } catch {
+      failed = true;
+      return [{ type: "error", error: irError("upstream_invalid_response", "upstream sent a stream frame that is not JSON") }];
+    }
+    if (!isRecord(chunk)) return [];
+    if (chunk.error !== undefined && chunk.error !== null) {
+      failed = true;
+      return [{ type: "error", error: decodeOpenAiError(undefined, chunk) }];
+    }
+    const parts: IrStreamPart[] = [];
+    if (!started) {
+      started = true;
+      const start: IrStreamPart = { type: "start" };
+      if (typeof chunk.id === "string") start.id = chunk.id;
+      if (typeof chunk.model === "string") start.model = chunk.model;
+      parts.push(start);
+    }
+    const choice: unknown = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
+    if (isRecord(choice)) {
+      if (isRecord(choice.delta)) decodeDelta(choice.delta, parts);
+      if (typeof choice.finish_reason === "string" && !finished) parts.push(...finishParts(decodeChatFinishReason(choice.finish_reason)));
+    }
+    // Usage may ride a usage-only chunk or the finish chunk itself: read it wherever it is.
+    const usage = decodeChatUsage(chunk.usage);
+    if (usage !== undefined) parts.push({ type: "usage", usage });
+    return parts;
+  }
+
+  function decodeDelta(delta: JsonObject, parts: IrStreamPart[]): void {
+    const reasoning = typeof delta.reasoning_content === "string" ? delta.reasoning_content : delta.reasoning;
+    if (typeof reasoning === "string" && reasoning !== "") parts.push({ type: "reasoning_delta", text: reasoning });
+    if (typeof delta.content === "string" && delta.content !== "") parts.push({ type: "text_delta", text: delta.content });
+    if (typeof delta.refusal === "string" && delta.refusal !== "") {
+      refusal = true;
+      parts.push({ type: "text_delta", text: delta.refusal });
+    }
+    if (Array.isArray(delta.tool_calls)) {
+      delta.tool_calls.forEach((fragment: unknown, position: number) => {
+        if (isRecord(fragment)) decodeToolFragment(fragment, position, parts);
+      });
+    }
+  }
+
+  function decodeToolFragment(fragment: JsonObject, position: number, parts: IrStreamPart[]): void {
+    // `index` is documented as required; fall back to the position for providers that omit it.
+    const key = typeof fragment.index === "number" ? fragment.index : position;
+    let call = toolCalls.get(key);
+    if (call === undefined) {
+      call = { index: toolCalls.size, buffered: "", started: false };
+      toolCalls.set(key, call);
+    }
+    if (typeof fragment.id === "string" && fragment.id !== "" && call.id === undefined) call.id = fragment.id;
+    const fn = isRecord(fragment.function) ? fragment.function : {};
+    if (typeof fn.name === "string" && fn.name !== "" && call.name === undefined) call.name = fn.name;
+    const argumentsDelta = typeof fn.arguments === "string" ? fn.arguments : "";
+    if (call.started) {
+      if (argumentsDelta !== "") parts.push({ type: "tool_call_delta", index: call.index, argumentsDelta });
+      return;
+    }
+    call.buffered += argumentsDelta;
+    if (call.name === undefined) return;
+    call.started = true;
+    parts.push({ type: "tool_call_start", index: call.index, id: call.id ?? `call_${call.index}`, name: call.name });
+    if (call.buffered !== "") parts.push({ type: "tool_call_delta", index: call.index, argumentsDelta: call.buffered });
+    call.buffered = "";
+  }
+
+  /** Closes every open tool call, then the finish part. */
+  function finishParts(finish: IrFinish): IrStreamPart[] {
+    finished = true;
+    const parts: IrStreamPart[] = [];
+    for (const call of toolCalls.values()) {
+      // A fragment that never got a name cannot be called by anyone; it is not opened.
+      if (call.started) parts.push({ type: "tool_call_end", index: call.index });
+    }
+    parts.push({ type: "finish", finish: refusal ? { ...finish, reason: "content_filter" } : finish });
+    return parts;
+  }
+
+  function end(): IrStreamPart[] {
+    if (finished || failed) return [];
+    failed = true;
+    return [{ type: "error", error: irError("upstream_invalid_response", "stream ended early") }];
+  }
+
+  return { push, end };
+}

@@ -1,0 +1,180 @@
+import { irError, type IrStreamPart, type StreamDecoder } from "../../ir";
+import type { SseEvent } from "../sse";
+import { decodeOpenAiError } from "../openai-shared/decode-openai-error";
+import { isRecord, type JsonObject } from "../openai-shared/read-fields";
+import { decodeResponsesUsage } from "./convert-usage";
+import { decodeResponsesStatus } from "./map-finish-reason";
+import { SUMMARY_SEPARATOR } from "./reasoning-item-ref";
+
+interface FunctionCallState {
+  index: number;
+  callId?: string;
+  name?: string;
+  /** Arguments received so far (streamed or buffered before the name was known). */
+  received: string;
+  buffered: string;
+  started: boolean;
+  ended: boolean;
+}
+
+/**
+ * Responses SSE events -> IR stream parts (reference §11.8; event list in
+ * platform.openai.com/docs/api-reference/responses-streaming). The event's `type` field is
+ * authoritative (the `event:` line repeats it). Usage comes from the terminal response;
+ * `response.failed` and `error` become an error part — after any usage the failed
+ * response reports, since those tokens were still produced.
+ */
+export function createResponsesStreamDecoder(): StreamDecoder {
+  let started = false;
+  let terminated = false;
+  let refusal = false;
+  const calls = new Map<string, FunctionCallState>();
+  /** output_index -> item id, for events that only carry the index. */
+  const itemIds = new Map<number, string>();
+
+  function push(event: SseEvent): IrStreamPart[] {
+    if (terminated || event.data === "[DONE]") return [];
+    let data: unknown;
+    try {
+      data = JSON.parse(event.data);
+    } catch {
+      terminated = true;
+      return [{ type: "error", error: irError("upstream_invalid_response", "upstream sent a stream frame that is not JSON") }];
+    }
+    if (!isRecord(data)) return [];
+    const type = typeof data.type === "string" ? data.type : event.event;
+    const parts: IrStreamPart[] = [];
+    if (!started && type !== "error") {
+      started = true;
+      const response = isRecord(data.response) ? data.response : {};
+      const start: IrStreamPart = { type: "start" };
+      if (typeof response.id === "string") start.id = response.id;
+      if (typeof response.model === "string") start.model = response.model;
+      parts.push(start);
+    }
+    switch (type) {
+      case "response.output_text.delta":
+      case "response.refusal.delta":
+        if (type === "response.refusal.delta") refusal = true;
+        if (typeof data.delta === "string" && data.delta !== "") parts.push({ type: "text_delta", text: data.delta });
+        break;
+      case "response.reasoning_text.delta":
+      case "response.reasoning_summary_text.delta":
+        if (typeof data.delta === "string" && data.delta !== "") parts.push({ type: "reasoning_delta", text: data.delta });
+        break;
+      case "response.reasoning_summary_part.added":
+        // Summary parts are paragraphs; keep them apart as the non-stream decoder does.
+        if (typeof data.summary_index === "number" && data.summary_index > 0) parts.push({ type: "reasoning_delta", text: SUMMARY_SEPARATOR });
+        break;
+      case "response.output_item.added":
+        if (isRecord(data.item)) onItem(data.item, data.output_index, parts, false);
+        break;
+      case "response.function_call_arguments.delta":
+        onArguments(data, typeof data.delta === "string" ? data.delta : "", parts);
+        break;
+      case "response.function_call_arguments.done":
+        if (typeof data.arguments === "string") completeArguments(callOf(data), data.arguments, parts);
+        break;
+      case "response.output_item.done":
+        if (isRecord(data.item)) onItem(data.item, data.output_index, parts, true);
+        break;
+      case "response.completed":
+      case "response.incomplete":
+        onTerminal(isRecord(data.response) ? data.response : {}, parts);
+        break;
+      case "response.failed": {
+        const response = isRecord(data.response) ? data.response : {};
+        pushUsage(response, parts);
+        parts.push({ type: "error", error: decodeOpenAiError(undefined, { error: response.error ?? "the upstream response failed" }) });
+        terminated = true;
+        break;
+      }
+      case "error":
+        parts.push({ type: "error", error: decodeOpenAiError(undefined, { error: data }) });
+        terminated = true;
+        break;
+      default:
+        break; // created, in_progress, content_part.*, *.done text events, hosted-tool progress
+    }
+    return parts;
+  }
+
+  function onItem(item: JsonObject, outputIndex: unknown, parts: IrStreamPart[], done: boolean): void {
+    if (item.type !== "function_call") return;
+    const key = typeof item.id === "string" ? item.id : `output_${String(outputIndex)}`;
+    if (typeof outputIndex === "number") itemIds.set(outputIndex, key);
+    let call = calls.get(key);
+    if (call === undefined) {
+      call = { index: calls.size, received: "", buffered: "", started: false, ended: false };
+      calls.set(key, call);
+    }
+    if (typeof item.call_id === "string" && item.call_id !== "") call.callId ??= item.call_id;
+    if (typeof item.name === "string" && item.name !== "") call.name ??= item.name;
+    if (typeof item.arguments === "string" && item.arguments !== "") completeArguments(call, item.arguments, parts);
+    else openIfNamed(call, parts);
+    if (done && call.started && !call.ended) {
+      call.ended = true;
+      parts.push({ type: "tool_call_end", index: call.index });
+    }
+  }
+
+  function callOf(data: JsonObject): FunctionCallState | undefined {
+    const key = typeof data.item_id === "string" ? data.item_id : typeof data.output_index === "number" ? itemIds.get(data.output_index) : undefined;
+    return key === undefined ? undefined : calls.get(key);
+  }
+
+  function onArguments(data: JsonObject, delta: string, parts: IrStreamPart[]): void {
+    const call = callOf(data);
+    if (call === undefined || delta === "") return;
+    call.received += delta;
+    if (call.started) parts.push({ type: "tool_call_delta", index: call.index, argumentsDelta: delta });
+    else call.buffered += delta;
+  }
+
+  /** A `.done` event or a finished item carries the full arguments: send what was not streamed. */
+  function completeArguments(call: FunctionCallState | undefined, full: string, parts: IrStreamPart[]): void {
+    if (call === undefined) return;
+    if (full.startsWith(call.received) && full.length > call.received.length) {
+      const rest = full.slice(call.received.length);
+      call.received = full;
+      if (call.started) parts.push({ type: "tool_call_delta", index: call.index, argumentsDelta: rest });
+      else call.buffered += rest;
+    }
+    openIfNamed(call, parts);
+  }
+
+  function openIfNamed(call: FunctionCallState, parts: IrStreamPart[]): void {
+    if (call.started || call.name === undefined) return;
+    call.started = true;
+    parts.push({ type: "tool_call_start", index: call.index, id: call.callId ?? `call_${call.index}`, name: call.name });
+    if (call.buffered !== "") parts.push({ type: "tool_call_delta", index: call.index, argumentsDelta: call.buffered });
+    call.buffered = "";
+  }
+
+  function onTerminal(response: JsonObject, parts: IrStreamPart[]): void {
+    terminated = true;
+    let hasToolCalls = false;
+    for (const call of calls.values()) {
+      if (!call.started) continue;
+      hasToolCalls = true;
+      if (!call.ended) parts.push({ type: "tool_call_end", index: call.index });
+      call.ended = true;
+    }
+    const incomplete = isRecord(response.incomplete_details) ? response.incomplete_details.reason : undefined;
+    parts.push({ type: "finish", finish: decodeResponsesStatus(response.status, incomplete, { hasToolCalls, refusal }) });
+    pushUsage(response, parts);
+  }
+
+  function pushUsage(response: JsonObject, parts: IrStreamPart[]): void {
+    const usage = decodeResponsesUsage(response.usage);
+    if (usage !== undefined) parts.push({ type: "usage", usage });
+  }
+
+  function end(): IrStreamPart[] {
+    if (terminated) return [];
+    terminated = true;
+    return [{ type: "error", error: irError("upstream_invalid_response", "stream ended early") }];
+  }
+
+  return { push, end };
+}

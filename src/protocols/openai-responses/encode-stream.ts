@@ -1,0 +1,148 @@
+import { IR_ERROR_TABLE, irError, type CodecContext, type IrError, type IrFinish, type IrStreamPart, type IrUsage, type StreamEncoder } from "../../ir";
+import { encodeResponsesUsage } from "./convert-usage";
+import { encodeResponsesStatus } from "./map-finish-reason";
+import { functionCallItem, messageItem, outputTextPart, reasoningItem, type OutputItem } from "./output-items";
+import { encodeResponseId } from "./response-id";
+
+type OpenItem =
+  | { kind: "message" | "reasoning"; id: string; outputIndex: number; text: string }
+  | { kind: "function_call"; id: string; outputIndex: number; toolIndex: number; callId: string; name: string; text: string };
+
+/**
+ * IR stream parts -> Responses SSE events (reference §11.8, §11.9). Every event has an
+ * `event:` line equal to its `type` and a `sequence_number` counting from 0. Items never
+ * interleave: opening a new kind closes the open one. The terminal event is written by
+ * `end()` (usage can arrive after the finish part) and lists every completed item with the
+ * buffered usage; an error part ends the stream with `response.failed`. No `[DONE]`.
+ */
+export function createResponsesStreamEncoder(context: CodecContext, _options: { includeUsage: boolean }): StreamEncoder {
+  const responseId = encodeResponseId(context.requestId);
+  let sequence = 0;
+  let opened = false;
+  let closed = false;
+  let open: OpenItem | undefined;
+  let finish: IrFinish | undefined;
+  let usage: IrUsage | undefined;
+  const completed: OutputItem[] = [];
+  const toolIndexesSeen = new Set<number>();
+
+  function event(type: string, fields: Record<string, unknown>): string {
+    return `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...fields })}\n\n`;
+  }
+
+  function response(status: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+    const output = status === "in_progress" ? [] : completed;
+    return { id: responseId, object: "response", created_at: context.created, status, model: context.model, output, ...extra };
+  }
+
+  function ensureOpened(): string {
+    if (opened) return "";
+    opened = true;
+    return event("response.created", { response: response("in_progress") }) + event("response.in_progress", { response: response("in_progress") });
+  }
+
+  function openText(kind: "message" | "reasoning"): string {
+    if (open?.kind === kind) return "";
+    let out = closeOpen();
+    const outputIndex = completed.length;
+    const id = context.newId(kind === "message" ? "msg" : "rs");
+    open = { kind, id, outputIndex, text: "" };
+    const item = kind === "message" ? messageItem(id, undefined, "in_progress") : reasoningItem(id, undefined, "in_progress");
+    out += event("response.output_item.added", { output_index: outputIndex, item });
+    const part = kind === "message" ? outputTextPart("") : { type: "reasoning_text", text: "" };
+    out += event("response.content_part.added", { item_id: id, output_index: outputIndex, content_index: 0, part });
+    return out;
+  }
+
+  function closeOpen(): string {
+    const item = open;
+    if (item === undefined) return "";
+    open = undefined;
+    const at = { item_id: item.id, output_index: item.outputIndex };
+    let out: string;
+    let done: OutputItem;
+    if (item.kind === "function_call") {
+      done = functionCallItem(item.id, item.callId, item.name, item.text, "completed");
+      out = event("response.function_call_arguments.done", { ...at, arguments: item.text });
+    } else if (item.kind === "message") {
+      done = messageItem(item.id, item.text, "completed");
+      out =
+        event("response.output_text.done", { ...at, content_index: 0, text: item.text, logprobs: [] }) +
+        event("response.content_part.done", { ...at, content_index: 0, part: outputTextPart(item.text) });
+    } else {
+      done = reasoningItem(item.id, item.text, "completed");
+      out =
+        event("response.reasoning_text.done", { ...at, content_index: 0, text: item.text }) +
+        event("response.content_part.done", { ...at, content_index: 0, part: { type: "reasoning_text", text: item.text } });
+    }
+    completed.push(done);
+    return out + event("response.output_item.done", { output_index: item.outputIndex, item: done });
+  }
+
+  function push(part: IrStreamPart): string {
+    if (closed) return "";
+    switch (part.type) {
+      case "start":
+        return ensureOpened();
+      case "text_delta":
+      case "reasoning_delta": {
+        if (part.text === "") return "";
+        const kind = part.type === "text_delta" ? "message" : "reasoning";
+        let out = ensureOpened() + openText(kind);
+        if (open === undefined || open.kind === "function_call") return out;
+        open.text += part.text;
+        const type = kind === "message" ? "response.output_text.delta" : "response.reasoning_text.delta";
+        const extra = kind === "message" ? { logprobs: [] } : {};
+        out += event(type, { item_id: open.id, output_index: open.outputIndex, content_index: 0, delta: part.text, ...extra });
+        return out;
+      }
+      case "tool_call_start": {
+        if (toolIndexesSeen.has(part.index)) return "";
+        toolIndexesSeen.add(part.index);
+        let out = ensureOpened() + closeOpen();
+        const id = context.newId("fc");
+        open = { kind: "function_call", id, outputIndex: completed.length, toolIndex: part.index, callId: part.id, name: part.name, text: "" };
+        out += event("response.output_item.added", { output_index: open.outputIndex, item: functionCallItem(id, part.id, part.name, "", "in_progress") });
+        return out;
+      }
+      case "tool_call_delta":
+        // Deltas for a call that is no longer open cannot be placed without interleaving items.
+        if (open?.kind !== "function_call" || open.toolIndex !== part.index || part.argumentsDelta === "") return "";
+        open.text += part.argumentsDelta;
+        return event("response.function_call_arguments.delta", { item_id: open.id, output_index: open.outputIndex, delta: part.argumentsDelta });
+      case "tool_call_end":
+        return open?.kind === "function_call" && open.toolIndex === part.index ? closeOpen() : "";
+      case "usage":
+        usage = part.usage;
+        return "";
+      case "finish":
+        finish = part.finish;
+        return ensureOpened() + closeOpen();
+      case "error":
+        return fail(part.error);
+      default:
+        return ""; // reasoning signatures and redacted reasoning have no Responses stream form
+    }
+  }
+
+  function fail(error: IrError): string {
+    closed = true;
+    const body = response("failed", { error: { code: IR_ERROR_TABLE[error.kind].code, message: error.message } });
+    if (usage !== undefined) body.usage = encodeResponsesUsage(usage);
+    return ensureOpened() + event("response.failed", { response: body });
+  }
+
+  function end(): string {
+    if (closed) return "";
+    if (finish === undefined) return fail(irError("upstream_invalid_response", "stream ended before the response finished"));
+    const { status, incompleteReason } = encodeResponsesStatus(finish);
+    if (status === "failed") return closeOpen() + fail(irError("upstream_bad_gateway", "upstream request failed"));
+    closed = true;
+    const extra: Record<string, unknown> = incompleteReason === undefined ? {} : { incomplete_details: { reason: incompleteReason } };
+    if (usage !== undefined) extra.usage = encodeResponsesUsage(usage);
+    const type = status === "incomplete" ? "response.incomplete" : "response.completed";
+    return ensureOpened() + closeOpen() + event(type, { response: response(status, extra) });
+  }
+
+  return { push, end };
+}

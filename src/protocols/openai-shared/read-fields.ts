@@ -1,0 +1,100 @@
+import { IrDecodeError } from "../../ir";
+import type { IrReasoningEffort } from "../../ir";
+
+/**
+ * Typed readers for client bodies. Each throws IrDecodeError with the field's path, so
+ * a malformed body becomes a 400 that says exactly what is wrong. `null` is read as
+ * "absent" because the OpenAI SDKs send explicit nulls for unset optional params.
+ */
+
+export type JsonObject = Record<string, unknown>;
+
+export function isRecord(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+export function requireRecord(value: unknown, path: string): JsonObject {
+  if (!isRecord(value)) throw new IrDecodeError(`${path} must be an object`);
+  return value;
+}
+
+export function readModel(body: JsonObject): string {
+  const model = body.model;
+  if (typeof model !== "string" || model.trim() === "") {
+    throw new IrDecodeError("model is required and must be a non-empty string");
+  }
+  return model;
+}
+
+export function optionalString(value: unknown, path: string): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "string") throw new IrDecodeError(`${path} must be a string`);
+  return value;
+}
+
+export function optionalNumber(value: unknown, path: string): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "number" || !Number.isFinite(value)) throw new IrDecodeError(`${path} must be a number`);
+  return value;
+}
+
+export function optionalInteger(value: unknown, path: string): number | undefined {
+  const number = optionalNumber(value, path);
+  if (number !== undefined && !Number.isInteger(number)) throw new IrDecodeError(`${path} must be an integer`);
+  return number;
+}
+
+export function optionalBoolean(value: unknown, path: string): boolean | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "boolean") throw new IrDecodeError(`${path} must be a boolean`);
+  return value;
+}
+
+/** A token limit: a positive integer. */
+export function optionalTokenLimit(value: unknown, path: string): number | undefined {
+  const limit = optionalInteger(value, path);
+  if (limit !== undefined && limit < 1) throw new IrDecodeError(`${path} must be at least 1`);
+  return limit;
+}
+
+/** Switchyard extension: `models`, a fallback list of at most 8 model ids (reference §8.4). */
+export const MAX_FALLBACK_MODELS = 8;
+
+export function readFallbackModels(value: unknown): string[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value)) throw new IrDecodeError("models must be an array of model ids");
+  if (value.length > MAX_FALLBACK_MODELS) {
+    throw new IrDecodeError(`models accepts at most ${MAX_FALLBACK_MODELS} entries, got ${value.length}`);
+  }
+  return value.map((entry, index) => {
+    if (typeof entry !== "string" || entry.trim() === "") {
+      throw new IrDecodeError(`models[${index}] must be a non-empty string`);
+    }
+    return entry;
+  });
+}
+
+const REASONING_EFFORTS: readonly IrReasoningEffort[] = ["none", "minimal", "low", "medium", "high", "xhigh", "max"];
+
+export function optionalReasoningEffort(value: unknown, path: string): IrReasoningEffort | undefined {
+  const effort = optionalString(value, path);
+  if (effort === undefined) return undefined;
+  const known = REASONING_EFFORTS.find((candidate) => candidate === effort);
+  if (known === undefined) throw new IrDecodeError(`${path} must be one of ${REASONING_EFFORTS.join(", ")}`);
+  return known;
+}
+
+/** `stop`: a string or an array of strings, always an array in the IR. */
+export function optionalStopSequences(value: unknown, path: string): string[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === "string") return [value];
+  if (Array.isArray(value) && value.every((entry) => typeof entry === "string")) return value;
+  throw new IrDecodeError(`${path} must be a string or an array of strings`);
+}
+
+/** Tool-call arguments are JSON text in the IR; some compatible providers send an object. */
+export function argumentsText(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (value === undefined || value === null) return "";
+  return JSON.stringify(value);
+}
