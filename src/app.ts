@@ -7,6 +7,7 @@ import { publicRoutes } from "./public/public-routes";
 import { adminRoutes } from "./admin/admin-routes";
 import { namespaceRoutes } from "./management/namespaces/namespace-routes";
 import { keyRoutes } from "./management/keys/key-routes";
+import { inferenceRoutes } from "./inference/inference-routes";
 
 /** Paths whose bodies may carry base64 media; everything else gets the management limit. */
 function isInferencePath(path: string): boolean {
@@ -94,7 +95,8 @@ export function createApp(services: Services) {
     .use(publicRoutes(services))
     .use(adminRoutes(services))
     .use(namespaceRoutes(services))
-    .use(keyRoutes(services));
+    .use(keyRoutes(services))
+    .use(inferenceRoutes(services));
 }
 
 export type App = ReturnType<typeof createApp>;

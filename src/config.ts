@@ -21,6 +21,16 @@ export interface Config {
   /** Client pool size for a real PostgreSQL (the embedded one always gets 1). */
   databasePoolSize: number;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  /** Where protocol translation runs: "pool" (Bun workers) or "inline" (the request thread). */
+  translationMode: "pool" | "inline";
+  /** Worker threads in the translation pool. */
+  workerPoolSize: number;
+  upstreamTimeouts: {
+    /** Until the upstream's response head: connection, request and first byte. */
+    firstByteMs: number;
+    /** Between two chunks of an upstream body. */
+    idleMs: number;
+  };
 }
 
 function integer(name: string, fallback: number, env: Record<string, string | undefined>): number {
@@ -29,6 +39,12 @@ function integer(name: string, fallback: number, env: Record<string, string | un
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
   return value;
+}
+
+function translationMode(raw: string | undefined): Config["translationMode"] {
+  if (raw === undefined || raw === "" || raw === "pool") return "pool";
+  if (raw === "inline") return "inline";
+  throw new Error(`TRANSLATION_MODE must be "pool" or "inline", got "${raw}"`);
 }
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -49,5 +65,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownGraceMs: integer("SHUTDOWN_GRACE_MS", 20_000, env),
     databasePoolSize: integer("DATABASE_POOL_SIZE", 10, env),
     logLevel,
+    translationMode: translationMode(env.TRANSLATION_MODE),
+    workerPoolSize: integer("WORKER_POOL_SIZE", 2, env),
+    upstreamTimeouts: {
+      firstByteMs: integer("UPSTREAM_FIRST_BYTE_TIMEOUT_MS", 60_000, env),
+      idleMs: integer("UPSTREAM_IDLE_TIMEOUT_MS", 60_000, env),
+    },
   };
 }

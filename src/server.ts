@@ -7,6 +7,19 @@ import { Metrics } from "./observability/metrics";
 import { createApp } from "./app";
 import { log } from "./observability/log";
 import type { Services } from "./services";
+import { loadCatalog } from "./providers/catalog";
+import { EndpointStats } from "./routing/endpoint-stats";
+import { InlineTranslator, PooledTranslator, type Translator } from "./translation/translator";
+import { WorkerPool } from "./workers/worker-pool";
+
+const TRANSLATE_WORKER = new URL("../workers/translate.worker.ts", import.meta.url);
+
+async function createTranslator(config: Config): Promise<Translator> {
+  if (config.translationMode === "inline") return new InlineTranslator();
+  const pool = new WorkerPool({ workerUrl: TRANSLATE_WORKER, size: Math.max(1, config.workerPoolSize), name: "translate" });
+  await pool.ready();
+  return new PooledTranslator(pool);
+}
 
 export interface RunningServer {
   url: string;
@@ -19,6 +32,8 @@ export interface RunningServer {
 /** Builds every service, migrates, and listens. Used by main.ts and by in-process tests. */
 export async function startServer(overrides: Partial<Config> = {}): Promise<RunningServer> {
   const config = { ...loadConfig(), ...overrides };
+  // The catalog is validated before anything else starts: a bad PROVIDERS_FILE stops the process with the bad entry named.
+  const catalog = loadCatalog(config.providersFile);
   const db = await connectDatabase(config);
   await migrate(db.sql);
   const lastUsed = new LastUsedTracker(db.sql);
@@ -29,6 +44,9 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
     lastUsed,
     credentials: new CredentialResolver(db.sql, config.credentialCacheTtlMs, lastUsed),
     metrics: new Metrics(),
+    catalog,
+    endpointStats: new EndpointStats(),
+    translator: await createTranslator(config),
   };
   const app = createApp(services);
   const server = Bun.serve({
@@ -52,6 +70,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
       await Promise.race([drained, deadline]);
       server.stop(true);
       await lastUsed.stop();
+      await services.translator.close();
       await db.close();
       log.info("stopped");
     })());

@@ -3,12 +3,18 @@ import type { Database } from "./db/connect-database";
 import type { CredentialResolver } from "./auth/credential-resolver";
 import type { LastUsedTracker } from "./auth/last-used-tracker";
 import type { Metrics } from "./observability/metrics";
+import type { Catalog } from "./providers/catalog";
+import type { EndpointStats } from "./routing/endpoint-stats";
+import type { Translator } from "./translation/translator";
 
-/** The long-lived parts a route needs; built once in main.ts (or a test) and passed down. */
+/** The long-lived parts a route needs; built once in server.ts (or a test) and passed down. */
 export interface Services {
   config: Config;
   db: Database;
   credentials: CredentialResolver;
   lastUsed: LastUsedTracker;
   metrics: Metrics;
+  catalog: Catalog;
+  endpointStats: EndpointStats;
+  translator: Translator;
 }

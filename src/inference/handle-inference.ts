@@ -1,0 +1,191 @@
+import { IrDecodeError, irError, type IrError, type IrRequest, type IrWarning, type ProtocolId } from "../ir";
+import { ApiError } from "../errors/api-error";
+import { authenticate, requireScope } from "../auth/auth-plugin";
+import { codecFor } from "../translation/codec-registry";
+import type { TranslationSignals } from "../translation/translation-types";
+import { callUpstream } from "../routing/call-upstream";
+import { BodyReader, isIrError } from "../routing/body-reader";
+import { planAttempts, type AttemptCandidate } from "../routing/plan-attempts";
+import type { Services } from "../services";
+import { errorInProtocol, irErrorFromApiError } from "./inference-error";
+import { requestIdFrom } from "./request-id";
+import { relayStream } from "./relay-stream";
+import { log } from "../observability/log";
+import { recordAttempt } from "../routing/record-attempt";
+
+export interface InferenceInput {
+  protocol: ProtocolId;
+  request: Request;
+  /** Generate-content puts model and stream in the path; they are merged into the body. */
+  injected?: Record<string, unknown>;
+}
+
+/** What one attempt saw: the record of fallbacks, for stats and (later) metering. */
+export interface AttemptRecord {
+  ordinal: number;
+  candidate: AttemptCandidate;
+  outcome: "success" | "provider_error" | "timeout" | "client_error" | "aborted";
+  status?: number;
+  error?: IrError;
+  signals: TranslationSignals[];
+  startedAt: number;
+  firstTokenAt?: number;
+  endedAt?: number;
+}
+
+/** Upstream statuses that are the caller's own doing: surfaced at once, never retried elsewhere. */
+const CALLER_ERROR_STATUSES = new Set([400, 413, 422]);
+
+export function warningsHeader(warnings: IrWarning[]): Record<string, string> {
+  if (warnings.length === 0) return {};
+  const summary = warnings.map((w) => (w.field ? `${w.code}:${w.field}` : w.code));
+  return { "x-switchyard-warnings": [...new Set(summary)].join(", ").slice(0, 2000) };
+}
+
+/**
+ * One inference request, end to end (DESIGN.md "One inference request"): authenticate,
+ * decode, plan candidates, then attempt them in order, falling through on 429, 5xx,
+ * timeouts, network errors and streams that fail before their first token.
+ */
+export async function handleInference(services: Services, input: InferenceInput): Promise<Response> {
+  const { protocol, request } = input;
+  const requestId = requestIdFrom(request.headers);
+  const fail = (error: IrError) => errorInProtocol(protocol, error, requestId);
+
+  try {
+    const principal = await authenticate(services, request.headers);
+    requireScope(principal, "inference:invoke");
+  } catch (error) {
+    if (error instanceof ApiError) return fail(irErrorFromApiError(error));
+    throw error;
+  }
+
+  let ir: IrRequest;
+  const warnings: IrWarning[] = [];
+  try {
+    const decoded = await services.translator.decodeRequest(protocol, await request.text(), input.injected);
+    ir = decoded.request;
+    warnings.push(...decoded.warnings);
+  } catch (error) {
+    if (error instanceof IrDecodeError) return fail(irError("invalid_request", error.message));
+    return fail(internalError(error, requestId));
+  }
+
+  const plan = planAttempts(services, ir);
+  if (!plan.ok) return fail(plan.error);
+
+  const context = { requestId, model: plan.requestedModel, created: Math.floor(Date.now() / 1000) };
+  const attempts: AttemptRecord[] = [];
+  let lastError: IrError | undefined;
+
+  for (const candidate of plan.candidates) {
+    if (request.signal.aborted) break;
+    const attempt: AttemptRecord = { ordinal: attempts.length + 1, candidate, outcome: "provider_error", signals: [], startedAt: performance.now() };
+    attempts.push(attempt);
+    let body: string;
+    try {
+      const encoded = await services.translator.encodeRequest(candidate.protocol, ir, candidate.providerModelId, ir.stream);
+      body = encoded.body;
+      warnings.push(...encoded.warnings);
+    } catch (error) {
+      return fail(internalError(error, requestId));
+    }
+
+    const call = await callUpstream(candidate, body, ir.stream, request.headers, requestId, services.config.upstreamTimeouts, request.signal);
+    if (!call.ok) {
+      finishAttempt(services, attempt, call.error.kind === "upstream_timeout" ? "timeout" : "provider_error", call.error);
+      lastError = call.error;
+      continue;
+    }
+
+    const { response } = call;
+    if (response.status < 200 || response.status >= 300) {
+      const text = await response.text().catch(() => "");
+      call.release();
+      const error = codecFor(candidate.protocol).decodeUpstreamError(response.status, parseMaybeJson(text), Object.fromEntries(response.headers));
+      attempt.status = response.status;
+      if (CALLER_ERROR_STATUSES.has(response.status)) {
+        finishAttempt(services, attempt, "client_error", error);
+        return fail(error);
+      }
+      finishAttempt(services, attempt, "provider_error", error);
+      lastError = error;
+      continue;
+    }
+    if (!response.body) {
+      call.release();
+      lastError = irError("upstream_invalid_response", "upstream answered without a body");
+      finishAttempt(services, attempt, "provider_error", lastError);
+      continue;
+    }
+
+    const reader = new BodyReader(response.body, services.config.upstreamTimeouts.idleMs, () => call.controller.abort());
+    const passthrough = candidate.protocol === protocol;
+    const headers = {
+      "x-request-id": requestId,
+      "x-switchyard-provider": candidate.providerId,
+      ...warningsHeader(warnings),
+    };
+
+    if (!ir.stream) {
+      try {
+        const text = await reader.readAll();
+        const translated = await services.translator.translateResponse({ upstream: candidate.protocol, client: protocol, body: text, context });
+        attempt.signals.push(translated.signals);
+        finishAttempt(services, attempt, "success");
+        return new Response(translated.body, { status: 200, headers: { "content-type": "application/json", ...headers } });
+      } catch (error) {
+        const irErr = isIrError(error)
+          ? error
+          : error instanceof IrDecodeError
+            ? irError("upstream_invalid_response", `upstream response could not be read: ${error.message}`)
+            : internalError(error, requestId);
+        finishAttempt(services, attempt, irErr.kind === "upstream_timeout" ? "timeout" : "provider_error", irErr);
+        if (irErr.kind === "internal") return fail(irErr);
+        lastError = irErr;
+        continue;
+      } finally {
+        call.release();
+      }
+    }
+
+    const relayed = await relayStream(services, {
+      attempt,
+      clientProtocol: protocol,
+      passthrough,
+      context,
+      clientAskedUsage: ir.streamIncludeUsage === true,
+      reader,
+      abortUpstream: () => call.controller.abort(),
+      release: call.release,
+      headers,
+      onFinished: (outcome, error) => finishAttempt(services, attempt, outcome, error),
+    });
+    if (relayed.ok) return relayed.response;
+    lastError = relayed.error;
+  }
+
+  return fail(lastError ?? irError("upstream_unavailable", "no upstream could serve the request"));
+}
+
+function finishAttempt(services: Services, attempt: AttemptRecord, outcome: AttemptRecord["outcome"], error?: IrError): void {
+  attempt.outcome = outcome;
+  attempt.endedAt = performance.now();
+  if (error) attempt.error = error;
+  recordAttempt(services.endpointStats, attempt);
+  services.metrics.upstreamAttempts.inc([attempt.candidate.providerId, outcome]);
+}
+
+function parseMaybeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function internalError(error: unknown, requestId: string): IrError {
+  log.error("inference failed", { requestId, error: error instanceof Error ? error.message : String(error) });
+  const crashed = error instanceof Error && error.name === "WorkerCrashedError";
+  return irError("internal", crashed ? "translation worker failed; please retry" : "internal error");
+}

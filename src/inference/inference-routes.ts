@@ -1,0 +1,47 @@
+import { Elysia } from "elysia";
+import { irError } from "../ir";
+import type { Services } from "../services";
+import { handleInference } from "./handle-inference";
+import { errorInProtocol } from "./inference-error";
+import { requestIdFrom } from "./request-id";
+
+const SCOPE_DOC = { "x-scope": "inference:invoke" };
+
+/**
+ * The four inference protocols. Bodies are read raw (`parse: "none"`): the codecs
+ * decode them, in the worker pool or inline.
+ */
+export function inferenceRoutes(services: Services) {
+  const generateContent = ({ request, params }: { request: Request; params: Record<string, string> }) => {
+    // Model ids contain slashes, so `{model}:{action}` is the whole tail, split on the last colon.
+    const tail = decodeURIComponent(params["*"] ?? "");
+    const colon = tail.lastIndexOf(":");
+    const action = colon === -1 ? "" : tail.slice(colon + 1);
+    if (colon <= 0 || (action !== "generateContent" && action !== "streamGenerateContent")) {
+      const error = irError("invalid_request", "google path must be 'models/{model}:generateContent' or ':streamGenerateContent'");
+      return errorInProtocol("google-generate-content", error, requestIdFrom(request.headers));
+    }
+    return handleInference(services, {
+      protocol: "google-generate-content",
+      request,
+      injected: { model: tail.slice(0, colon), stream: action === "streamGenerateContent" },
+    });
+  };
+  const googleDetail = { summary: "Google generateContent / streamGenerateContent; {model} is `<provider>/<model>`", tags: ["inference"], ...SCOPE_DOC };
+
+  return new Elysia({ name: "inference", normalize: false })
+    .post("/v1/chat/completions", ({ request }) => handleInference(services, { protocol: "openai-chat", request }), {
+      parse: "none",
+      detail: { summary: "OpenAI chat completions (sync and SSE)", tags: ["inference"], ...SCOPE_DOC },
+    })
+    .post("/v1/responses", ({ request }) => handleInference(services, { protocol: "openai-responses", request }), {
+      parse: "none",
+      detail: { summary: "OpenAI Responses (sync and SSE)", tags: ["inference"], ...SCOPE_DOC },
+    })
+    .post("/v1/messages", ({ request }) => handleInference(services, { protocol: "anthropic-messages", request }), {
+      parse: "none",
+      detail: { summary: "Anthropic Messages (sync and SSE)", tags: ["inference"], ...SCOPE_DOC },
+    })
+    .post("/v1beta/models/*", generateContent, { parse: "none", detail: googleDetail })
+    .post("/v1/models/*", generateContent, { parse: "none", detail: googleDetail });
+}

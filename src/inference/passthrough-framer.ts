@@ -1,0 +1,52 @@
+import type { ProtocolId } from "../ir";
+import { rewriteModelIds } from "../translation/rewrite-model-id";
+
+/**
+ * Same-protocol streams: the upstream's SSE bytes go to the client as they are,
+ * cut only at frame boundaries so that the one change we make — the model id —
+ * never straddles two writes. For OpenAI chat, the usage-only chunk we asked for
+ * on the client's behalf is dropped unless the client asked for it too.
+ */
+export class PassthroughFramer {
+  private buffer = "";
+
+  constructor(
+    private readonly protocol: ProtocolId,
+    private readonly requestedModel: string,
+    private readonly clientAskedUsage: boolean,
+  ) {}
+
+  take(chunk: string): string {
+    this.buffer += chunk;
+    const cut = lastFrameEnd(this.buffer);
+    if (cut === 0) return "";
+    const complete = this.buffer.slice(0, cut);
+    this.buffer = this.buffer.slice(cut);
+    return this.rewrite(complete);
+  }
+
+  flush(): string {
+    const rest = this.buffer;
+    this.buffer = "";
+    return rest ? this.rewrite(rest) : "";
+  }
+
+  private rewrite(frames: string): string {
+    let text = rewriteModelIds(frames, this.requestedModel);
+    if (this.protocol === "openai-chat" && !this.clientAskedUsage && text.includes('"choices":[]')) {
+      text = text
+        .split(/(?<=\n\n)/)
+        .filter((frame) => !(frame.includes('"choices":[]') && frame.includes('"usage"')))
+        .join("");
+    }
+    return text;
+  }
+}
+
+/** Index just past the last blank line ("\n\n" or "\r\n\r\n"), 0 if none. */
+function lastFrameEnd(text: string): number {
+  const lf = text.lastIndexOf("\n\n");
+  const crlf = text.lastIndexOf("\r\n\r\n");
+  if (lf === -1 && crlf === -1) return 0;
+  return Math.max(lf === -1 ? 0 : lf + 2, crlf === -1 ? 0 : crlf + 4);
+}

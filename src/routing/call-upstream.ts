@@ -1,0 +1,54 @@
+import { irError, type IrError } from "../ir";
+import { upstreamHeaders, upstreamUrl, type UpstreamTarget } from "./upstream-request";
+
+export interface UpstreamTimeouts {
+  /** Until the upstream's response head arrives (connection, request, first byte). */
+  firstByteMs: number;
+  /** Between body chunks. */
+  idleMs: number;
+}
+
+export type UpstreamCall =
+  | { ok: true; response: Response; controller: AbortController; release: () => void }
+  | { ok: false; error: IrError; retryable: true };
+
+/**
+ * Sends one attempt. Resolves when the response head arrives; a network failure or
+ * the first-byte deadline becomes a retryable IrError. `clientSignal` (the client
+ * hanging up) aborts the upstream request too.
+ */
+export async function callUpstream(
+  target: UpstreamTarget,
+  body: string,
+  stream: boolean,
+  clientHeaders: Headers,
+  requestId: string,
+  timeouts: UpstreamTimeouts,
+  clientSignal: AbortSignal,
+): Promise<UpstreamCall> {
+  const controller = new AbortController();
+  const onClientAbort = () => controller.abort();
+  clientSignal.addEventListener("abort", onClientAbort, { once: true });
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, timeouts.firstByteMs);
+  try {
+    const response = await fetch(upstreamUrl(target, stream), {
+      method: "POST",
+      headers: upstreamHeaders(target, clientHeaders, requestId),
+      body,
+      signal: controller.signal,
+      // Upstream redirects are not followed: a provider never redirects an API call.
+      redirect: "manual",
+    });
+    return { ok: true, response, controller, release: () => clientSignal.removeEventListener("abort", onClientAbort) };
+  } catch {
+    clientSignal.removeEventListener("abort", onClientAbort);
+    if (timedOut) return { ok: false, error: irError("upstream_timeout", `upstream did not answer within ${timeouts.firstByteMs} ms`), retryable: true };
+    return { ok: false, error: irError("upstream_unavailable", "upstream connection failed"), retryable: true };
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,54 @@
+import type { ProtocolId } from "../ir";
+
+/** Where and how to call one upstream endpoint (DESIGN.md "Contracts": upstream URLs and credential headers). */
+export interface UpstreamTarget {
+  protocol: ProtocolId;
+  baseUrl: string;
+  providerModelId: string;
+  apiKey: string;
+}
+
+export function upstreamUrl(target: UpstreamTarget, stream: boolean): string {
+  const base = target.baseUrl.replace(/\/+$/, "");
+  switch (target.protocol) {
+    case "openai-chat":
+      return `${base}/chat/completions`;
+    case "openai-responses":
+      return `${base}/responses`;
+    case "anthropic-messages":
+      return `${base}/messages`;
+    case "google-generate-content":
+      return `${base}/models/${encodeURIComponent(target.providerModelId)}:${stream ? "streamGenerateContent?alt=sse" : "generateContent"}`;
+  }
+}
+
+/** Each protocol's own credential header; Anthropic also needs its API version. */
+export function upstreamHeaders(target: UpstreamTarget, passthrough: Headers, requestId: string): Record<string, string> {
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "x-request-id": requestId,
+  };
+  switch (target.protocol) {
+    case "openai-chat":
+    case "openai-responses":
+      headers.authorization = `Bearer ${target.apiKey}`;
+      break;
+    case "anthropic-messages": {
+      headers["x-api-key"] = target.apiKey;
+      headers["anthropic-version"] = "2023-06-01";
+      const beta = passthrough.get("anthropic-beta");
+      if (beta) headers["anthropic-beta"] = beta;
+      break;
+    }
+    case "google-generate-content":
+      headers["x-goog-api-key"] = target.apiKey;
+      break;
+  }
+  // W3C trace context crosses the gateway untouched.
+  for (const name of ["traceparent", "tracestate"]) {
+    const value = passthrough.get(name);
+    if (value) headers[name] = value;
+  }
+  return headers;
+}

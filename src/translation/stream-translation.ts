@@ -1,0 +1,92 @@
+import type { IrStreamPart, StreamDecoder, StreamEncoder } from "../ir";
+import { SseParser } from "../protocols/sse";
+import { codecFor } from "./codec-registry";
+import { withIdSource } from "./deterministic-ids";
+import { emptySignals, type StreamOpenOptions, type StreamOutput, type TranslationSignals } from "./translation-types";
+
+/**
+ * One upstream stream on its way to one client: upstream SSE text in, client SSE
+ * text out (nothing out for a passthrough), plus the signals routing and metering
+ * need. Stateful; lives in one worker for the whole stream.
+ */
+export class StreamTranslation {
+  private readonly parser = new SseParser();
+  private readonly decoder: StreamDecoder;
+  private readonly encoder: StreamEncoder | undefined;
+  private sawFirstToken = false;
+
+  constructor(private readonly options: StreamOpenOptions) {
+    this.decoder = codecFor(options.upstream).createStreamDecoder();
+    this.encoder = options.passthrough
+      ? undefined
+      : codecFor(options.client).createStreamEncoder(withIdSource(options.context), { includeUsage: options.clientAskedUsage });
+  }
+
+  push(text: string): StreamOutput {
+    const signals = emptySignals();
+    let out = "";
+    for (const event of this.parser.push(text)) out += this.handleParts(this.decoder.push(event), signals);
+    return { out, signals };
+  }
+
+  /** The upstream closed. Flushes the decoder (an early end becomes an error part) and closes the client stream. */
+  end(): StreamOutput {
+    const signals = emptySignals();
+    let out = "";
+    for (const event of this.parser.end()) out += this.handleParts(this.decoder.push(event), signals);
+    out += this.handleParts(this.decoder.end(), signals);
+    if (this.encoder) out += this.encoder.end();
+    return { out, signals };
+  }
+
+  /** Ends the client stream with an error frame in its protocol (upstream failed or timed out mid-stream). */
+  fail(error: NonNullable<TranslationSignals["error"]>): StreamOutput {
+    const signals = emptySignals();
+    signals.error = error;
+    if (!this.encoder) return { out: "", signals };
+    return { out: this.encoder.push({ type: "error", error }) + this.encoder.end(), signals };
+  }
+
+  private handleParts(parts: IrStreamPart[], signals: TranslationSignals): string {
+    let out = "";
+    for (const part of parts) {
+      switch (part.type) {
+        case "text_delta":
+          if (part.text.length > 0) this.noteFirstToken("text", signals);
+          signals.outputChars += part.text.length;
+          break;
+        case "reasoning_delta":
+          if (part.text.length > 0) this.noteFirstToken("reasoning", signals);
+          signals.outputChars += part.text.length;
+          break;
+        case "tool_call_start":
+          this.noteFirstToken("tool", signals);
+          signals.toolCalls++;
+          signals.outputChars += part.name.length;
+          break;
+        case "tool_call_delta":
+          signals.outputChars += part.argumentsDelta.length;
+          break;
+        case "usage":
+          signals.usageFrames.push(part.usage);
+          break;
+        case "finish":
+          signals.finish = part.finish;
+          break;
+        case "error":
+          signals.error = part.error;
+          break;
+        default:
+          break;
+      }
+      if (this.encoder) out += this.encoder.push(part);
+    }
+    return out;
+  }
+
+  private noteFirstToken(kind: "text" | "reasoning" | "tool", signals: TranslationSignals): void {
+    if (this.sawFirstToken) return;
+    this.sawFirstToken = true;
+    signals.firstToken = kind;
+  }
+}

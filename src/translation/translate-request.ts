@@ -1,0 +1,28 @@
+import { IrDecodeError, type IrRequest, type ProtocolId } from "../ir";
+import { codecFor } from "./codec-registry";
+import type { DecodedRequest, EncodedUpstreamRequest } from "./translation-types";
+
+/**
+ * Client body text -> IR. `injected` carries what the generate-content protocol puts
+ * in the path rather than the body (model, stream), merged before decoding.
+ */
+export function decodeClientRequest(protocol: ProtocolId, bodyText: string, injected?: Record<string, unknown>): DecodedRequest {
+  let body: unknown;
+  try {
+    body = JSON.parse(bodyText);
+  } catch {
+    throw new IrDecodeError("request body is not valid JSON");
+  }
+  if (injected) {
+    if (typeof body !== "object" || body === null || Array.isArray(body)) throw new IrDecodeError("request body must be a JSON object");
+    body = { ...(body as Record<string, unknown>), ...injected };
+  }
+  const decoded = codecFor(protocol).decodeRequest(body);
+  return { request: decoded.value, warnings: decoded.warnings };
+}
+
+/** IR -> the upstream's body text. */
+export function encodeUpstreamRequest(protocol: ProtocolId, request: IrRequest, providerModelId: string, stream: boolean): EncodedUpstreamRequest {
+  const encoded = codecFor(protocol).encodeRequest(request, { providerModelId, stream });
+  return { body: JSON.stringify(encoded.value), warnings: encoded.warnings };
+}

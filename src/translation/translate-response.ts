@@ -1,0 +1,52 @@
+import { IrDecodeError, type CodecContext, type IrResponse, type ProtocolId } from "../ir";
+import { codecFor } from "./codec-registry";
+import { withIdSource } from "./deterministic-ids";
+import { rewriteModelIds } from "./rewrite-model-id";
+import { emptySignals, type TranslatedResponse, type TranslationSignals } from "./translation-types";
+
+export interface TranslateResponseInput {
+  upstream: ProtocolId;
+  client: ProtocolId;
+  body: string;
+  context: Omit<CodecContext, "newId">;
+}
+
+function signalsOf(response: IrResponse): TranslationSignals {
+  const signals = emptySignals();
+  if (response.usage) signals.usageFrames.push(response.usage);
+  signals.finish = response.finish;
+  for (const part of response.content) {
+    if (part.type === "text" && part.text) {
+      signals.firstToken ??= "text";
+      signals.outputChars += part.text.length;
+    } else if (part.type === "reasoning" && part.text) {
+      signals.firstToken ??= "reasoning";
+      signals.outputChars += part.text.length;
+    } else if (part.type === "tool_call") {
+      signals.firstToken ??= "tool";
+      signals.toolCalls++;
+      signals.outputChars += part.name.length + part.arguments.length;
+    }
+  }
+  return signals;
+}
+
+/**
+ * A complete upstream body -> the client's body, with the signals for metering.
+ * Same protocol: the upstream bytes with only the model id changed. A body that is
+ * not the upstream protocol's shape throws IrDecodeError (an invalid upstream response).
+ */
+export function translateResponse(input: TranslateResponseInput): TranslatedResponse {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(input.body);
+  } catch {
+    throw new IrDecodeError("upstream response is not valid JSON");
+  }
+  const response = codecFor(input.upstream).decodeResponse(parsed);
+  const signals = signalsOf(response);
+  if (input.upstream === input.client) return { body: rewriteModelIds(input.body, input.context.model), signals };
+  const encoded = codecFor(input.client).encodeResponse(response, withIdSource(input.context));
+  return { body: JSON.stringify(encoded), signals };
+}
+

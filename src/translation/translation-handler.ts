@@ -1,0 +1,74 @@
+import { IrDecodeError, type IrError, type IrRequest, type ProtocolId } from "../ir";
+import { StreamTranslation } from "./stream-translation";
+import { decodeClientRequest, encodeUpstreamRequest } from "./translate-request";
+import { translateResponse, type TranslateResponseInput } from "./translate-response";
+import type { StreamOpenOptions } from "./translation-types";
+
+/**
+ * The worker side of translation: one JSON message in, one JSON message out, so
+ * the pool moves only strings. Stream sessions live here between calls (the pool
+ * pins a session's calls to one worker).
+ */
+export type TranslationMessage =
+  | { op: "decode_request"; protocol: ProtocolId; body: string; injected?: Record<string, unknown> }
+  | { op: "encode_request"; protocol: ProtocolId; request: IrRequest; providerModelId: string; stream: boolean }
+  | ({ op: "translate_response" } & TranslateResponseInput)
+  | { op: "stream_open"; options: StreamOpenOptions }
+  | { op: "stream_push"; sessionId: string; text: string }
+  | { op: "stream_end"; sessionId: string }
+  | { op: "stream_fail"; sessionId: string; error: IrError };
+
+export type TranslationReply = { ok: true; value: unknown } | { ok: false; decodeError?: string; message: string };
+
+const sessions = new Map<string, StreamTranslation>();
+
+function session(sessionId: string): StreamTranslation {
+  const found = sessions.get(sessionId);
+  if (!found) throw new Error(`unknown stream session ${sessionId}`);
+  return found;
+}
+
+export function handleTranslation(message: TranslationMessage): unknown {
+  switch (message.op) {
+    case "decode_request":
+      return decodeClientRequest(message.protocol, message.body, message.injected);
+    case "encode_request":
+      return encodeUpstreamRequest(message.protocol, message.request, message.providerModelId, message.stream);
+    case "translate_response":
+      return translateResponse(message);
+    case "stream_open":
+      sessions.set(message.options.sessionId, new StreamTranslation(message.options));
+      return null;
+    case "stream_push":
+      return session(message.sessionId).push(message.text);
+    case "stream_end": {
+      const output = session(message.sessionId).end();
+      sessions.delete(message.sessionId);
+      return output;
+    }
+    case "stream_fail": {
+      const output = session(message.sessionId).fail(message.error);
+      sessions.delete(message.sessionId);
+      return output;
+    }
+  }
+}
+
+/** String in, string out: what workers/translate.worker.ts serves. */
+export function handleTranslationMessage(payload: string): string {
+  let reply: TranslationReply;
+  try {
+    reply = { ok: true, value: handleTranslation(JSON.parse(payload) as TranslationMessage) };
+  } catch (error) {
+    reply =
+      error instanceof IrDecodeError
+        ? { ok: false, decodeError: error.message, message: error.message }
+        : { ok: false, message: error instanceof Error ? error.message : String(error) };
+  }
+  return JSON.stringify(reply);
+}
+
+/** Test hook: how many stream sessions this thread holds (a finished stream must hold none). */
+export function openSessionCount(): number {
+  return sessions.size;
+}

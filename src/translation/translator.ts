@@ -1,0 +1,103 @@
+import { IrDecodeError, type IrError, type IrRequest, type ProtocolId } from "../ir";
+import { StreamTranslation } from "./stream-translation";
+import { decodeClientRequest, encodeUpstreamRequest } from "./translate-request";
+import { translateResponse, type TranslateResponseInput } from "./translate-response";
+import type { TranslationMessage, TranslationReply } from "./translation-handler";
+import type { DecodedRequest, EncodedUpstreamRequest, StreamOpenOptions, StreamOutput, TranslatedResponse } from "./translation-types";
+
+/** One stream's translation, wherever it runs. */
+export interface StreamHandle {
+  push(text: string): Promise<StreamOutput>;
+  end(): Promise<StreamOutput>;
+  fail(error: IrError): Promise<StreamOutput>;
+}
+
+/**
+ * The pipeline's view of translation. Two implementations with identical results:
+ * inline (on the request thread) and pooled (Bun workers, strings over postMessage).
+ * Which one serves is configuration (TRANSLATION_MODE), decided by the benchmark.
+ */
+export interface Translator {
+  readonly mode: "inline" | "pool";
+  decodeRequest(protocol: ProtocolId, body: string, injected?: Record<string, unknown>): Promise<DecodedRequest>;
+  encodeRequest(protocol: ProtocolId, request: IrRequest, providerModelId: string, stream: boolean): Promise<EncodedUpstreamRequest>;
+  translateResponse(input: TranslateResponseInput): Promise<TranslatedResponse>;
+  openStream(options: StreamOpenOptions): StreamHandle;
+  close(): Promise<void>;
+}
+
+export class InlineTranslator implements Translator {
+  readonly mode = "inline" as const;
+  async decodeRequest(protocol: ProtocolId, body: string, injected?: Record<string, unknown>) {
+    return decodeClientRequest(protocol, body, injected);
+  }
+  async encodeRequest(protocol: ProtocolId, request: IrRequest, providerModelId: string, stream: boolean) {
+    return encodeUpstreamRequest(protocol, request, providerModelId, stream);
+  }
+  async translateResponse(input: TranslateResponseInput) {
+    return translateResponse(input);
+  }
+  openStream(options: StreamOpenOptions): StreamHandle {
+    const translation = new StreamTranslation(options);
+    return {
+      push: async (text) => translation.push(text),
+      end: async () => translation.end(),
+      fail: async (error) => translation.fail(error),
+    };
+  }
+  async close() {}
+}
+
+/** The pool surface this translator needs (src/workers/worker-pool.ts). */
+export interface StringPool {
+  call(payload: string, affinityKey?: string): Promise<string>;
+  release(affinityKey: string): void;
+  close(): Promise<void>;
+}
+
+export class PooledTranslator implements Translator {
+  readonly mode = "pool" as const;
+  constructor(private readonly pool: StringPool) {}
+
+  private async send<T>(message: TranslationMessage, affinityKey?: string): Promise<T> {
+    const reply = JSON.parse(await this.pool.call(JSON.stringify(message), affinityKey)) as TranslationReply;
+    if (reply.ok) return reply.value as T;
+    if (reply.decodeError !== undefined) throw new IrDecodeError(reply.decodeError);
+    throw new Error(reply.message);
+  }
+
+  decodeRequest(protocol: ProtocolId, body: string, injected?: Record<string, unknown>) {
+    return this.send<DecodedRequest>({ op: "decode_request", protocol, body, ...(injected ? { injected } : {}) });
+  }
+  encodeRequest(protocol: ProtocolId, request: IrRequest, providerModelId: string, stream: boolean) {
+    return this.send<EncodedUpstreamRequest>({ op: "encode_request", protocol, request, providerModelId, stream });
+  }
+  translateResponse(input: TranslateResponseInput) {
+    return this.send<TranslatedResponse>({ op: "translate_response", ...input });
+  }
+  openStream(options: StreamOpenOptions): StreamHandle {
+    const key = options.sessionId;
+    // Opening is queued ahead of every push on the same pinned worker; awaiting it
+    // here would add a round trip to time-to-first-byte for nothing.
+    const opened = this.send<null>({ op: "stream_open", options }, key);
+    const finish = async (message: TranslationMessage) => {
+      try {
+        await opened;
+        return await this.send<StreamOutput>(message, key);
+      } finally {
+        this.pool.release(key);
+      }
+    };
+    return {
+      push: async (text) => {
+        await opened;
+        return this.send<StreamOutput>({ op: "stream_push", sessionId: key, text }, key);
+      },
+      end: () => finish({ op: "stream_end", sessionId: key }),
+      fail: (error) => finish({ op: "stream_fail", sessionId: key, error }),
+    };
+  }
+  close() {
+    return this.pool.close();
+  }
+}

@@ -1,0 +1,38 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tmpdir } from "node:os";
+import type { Config } from "../../src/config";
+import { catalogFor, mockProviderEnv, startAllMockUpstreams, type MockUpstreamSet } from "./mock-upstreams";
+import { startTestServer, type TestAccount, type TestServer } from "./test-server";
+
+export const MOCK_KEY = "mock-platform-key";
+
+export interface InferenceHarness {
+  mocks: MockUpstreamSet;
+  server: TestServer;
+  account: TestAccount;
+  close(): Promise<void>;
+}
+
+/**
+ * Switchyard pointed at the four mock upstreams through a PROVIDERS_FILE catalog,
+ * with platform keys for each, and one account with credit.
+ */
+export async function startInferenceHarness(overrides: Partial<Config> = {}): Promise<InferenceHarness> {
+  const mocks = await startAllMockUpstreams({ apiKey: MOCK_KEY });
+  const directory = mkdtempSync(join(tmpdir(), "switchyard-catalog-"));
+  const providersFile = join(directory, "providers.json");
+  writeFileSync(providersFile, JSON.stringify(catalogFor(mocks)));
+  Object.assign(process.env, mockProviderEnv(MOCK_KEY));
+  const server = await startTestServer({ providersFile, ...overrides });
+  const account = await server.createAccount(undefined, 100_000_000);
+  return {
+    mocks,
+    server,
+    account,
+    async close() {
+      await server.close();
+      await mocks.close();
+    },
+  };
+}

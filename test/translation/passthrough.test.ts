@@ -1,0 +1,58 @@
+import { describe, expect, test } from "bun:test";
+import { rewriteModelIds } from "../../src/translation/rewrite-model-id";
+import { PassthroughFramer } from "../../src/inference/passthrough-framer";
+import { REPLAY_SEEDS, splitAtRandom } from "../helpers/split-chunks";
+
+describe("rewriteModelIds", () => {
+  test("replaces every model value and leaves every other byte alone", () => {
+    const upstream = '{"id":"x", "model" : "gpt-4o-mini-2024-07-18","choices":[],"nested":{"model":"a"}}';
+    expect(rewriteModelIds(upstream, "openai/gpt-4o-mini")).toBe(
+      '{"id":"x", "model" : "openai/gpt-4o-mini","choices":[],"nested":{"model":"openai/gpt-4o-mini"}}',
+    );
+  });
+
+  test("does not touch an escaped model key inside a string value", () => {
+    const text = '{"arguments":"{\\"model\\":\\"keep-me\\"}","model":"up"}';
+    expect(rewriteModelIds(text, "mine")).toBe('{"arguments":"{\\"model\\":\\"keep-me\\"}","model":"mine"}');
+  });
+
+  test("returns text without a model key unchanged", () => {
+    expect(rewriteModelIds('data: {"candidates":[]}\n\n', "x")).toBe('data: {"candidates":[]}\n\n');
+  });
+});
+
+const CHAT_STREAM =
+  'data: {"id":"c1","object":"chat.completion.chunk","model":"gpt-4o-mini-2024-07-18","choices":[{"index":0,"delta":{"role":"assistant","content":"Hi"}}]}\n\n' +
+  'data: {"id":"c1","object":"chat.completion.chunk","model":"gpt-4o-mini-2024-07-18","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n' +
+  'data: {"id":"c1","object":"chat.completion.chunk","model":"gpt-4o-mini-2024-07-18","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}\n\n' +
+  "data: [DONE]\n\n";
+
+function relay(framer: PassthroughFramer, pieces: string[]): string {
+  return pieces.map((piece) => framer.take(piece)).join("") + framer.flush();
+}
+
+describe("PassthroughFramer", () => {
+  test("forwards whole frames only, with the requested model id, whatever the chunking", () => {
+    const expected = CHAT_STREAM.replaceAll("gpt-4o-mini-2024-07-18", "openai/gpt-4o-mini");
+    for (const seed of REPLAY_SEEDS) {
+      const framer = new PassthroughFramer("openai-chat", "openai/gpt-4o-mini", true);
+      expect(relay(framer, splitAtRandom(CHAT_STREAM, seed))).toBe(expected);
+    }
+  });
+
+  test("drops the usage-only chunk the gateway asked for when the client did not", () => {
+    const framer = new PassthroughFramer("openai-chat", "m", false);
+    const out = relay(framer, splitAtRandom(CHAT_STREAM, 42));
+    expect(out).not.toContain('"usage"');
+    expect(out).toContain('"finish_reason":"stop"');
+    expect(out.endsWith("data: [DONE]\n\n")).toBe(true);
+  });
+
+  test("handles CRLF frame boundaries (Google)", () => {
+    const google = 'data: {"candidates":[{"content":{"parts":[{"text":"a"}]}}]}\r\n\r\ndata: {"candidates":[{"finishReason":"STOP"}]}\r\n\r\n';
+    const framer = new PassthroughFramer("google-generate-content", "g", false);
+    const first = framer.take(google.slice(0, 40));
+    expect(first).toBe("");
+    expect(first + framer.take(google.slice(40)) + framer.flush()).toBe(google);
+  });
+});
