@@ -1,7 +1,14 @@
 import { startServer } from "./server";
 import { log } from "./observability/log";
 
-const server = await startServer();
+let server: Awaited<ReturnType<typeof startServer>>;
+try {
+  server = await startServer();
+} catch (error) {
+  // Startup errors (a bad PROVIDERS_FILE entry, an unreachable database) end the process with their own words.
+  process.stderr.write(`switchyard: cannot start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+}
 
 let signals = 0;
 for (const signal of ["SIGTERM", "SIGINT"] as const) {

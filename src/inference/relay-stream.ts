@@ -23,6 +23,13 @@ export interface RelayInput {
 
 export type RelayResult = { ok: true; response: Response } | { ok: false; error: IrError };
 
+/** A thrown value as an IrError: a crashed translation worker is our fault (500), anything else the upstream's. */
+function asIrError(error: unknown): IrError {
+  if (isIrError(error)) return error;
+  if (error instanceof Error && error.name === "WorkerCrashedError") return irError("internal", "translation worker failed; please retry");
+  return irError("upstream_bad_gateway", "upstream stream failed");
+}
+
 const SSE_HEADERS = { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive" };
 const encoder = new TextEncoder();
 
@@ -75,7 +82,7 @@ export async function relayStream(services: Services, input: RelayInput): Promis
       if (attempt.firstTokenAt !== undefined || output.signals.finish) break;
     }
   } catch (error) {
-    const irErr = isIrError(error) ? error : irError("upstream_bad_gateway", "upstream stream failed");
+    const irErr = asIrError(error);
     input.abortUpstream();
     reader.cancel();
     if (!ended) await handle.fail(irErr).catch(() => undefined);
@@ -126,7 +133,7 @@ export async function relayStream(services: Services, input: RelayInput): Promis
       }
       input.onFinished(clientGone ? "aborted" : "success");
     } catch (error) {
-      const irErr = isIrError(error) ? error : irError("upstream_bad_gateway", "upstream stream failed");
+      const irErr = asIrError(error);
       await Promise.allSettled(tees);
       // Always close the translation session, so no worker keeps its state.
       const output = ended ? undefined : await handle.fail(irErr).catch(() => undefined);

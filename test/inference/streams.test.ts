@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startInferenceHarness, MOCK_KEY, type InferenceHarness } from "../helpers/inference-harness";
+import { startMockUpstream } from "../helpers/mock-upstreams";
+
+let harness: InferenceHarness;
+beforeAll(async () => {
+  harness = await startInferenceHarness();
+});
+afterAll(() => harness.close());
+
+async function stream(path: string, body: Record<string, unknown>, headers: Record<string, string> = {}) {
+  const response = await fetch(harness.server.url + path, {
+    method: "POST",
+    headers: { authorization: `Bearer ${harness.account.apiKey}`, "content-type": "application/json", ...headers },
+    body: JSON.stringify({ stream: true, ...body }),
+  });
+  return { response, text: await response.text() };
+}
+
+const CHAT = { messages: [{ role: "user", content: "Hi" }] };
+
+describe("chat usage chunk", () => {
+  for (const model of ["mock-openai/gpt-4o-mini", "mock-anthropic/claude-sonnet-4-5"]) {
+    test(`is always requested upstream but shown only when the client asked (${model})`, async () => {
+      const before = harness.mocks.openai.requests.length;
+      const silent = await stream("/v1/chat/completions", { model, ...CHAT });
+      expect(silent.text).not.toMatch(/"usage":\{/); // "usage":null rides every OpenAI chunk; no usage object may
+      expect(silent.text.endsWith("data: [DONE]\n\n")).toBe(true);
+      const asked = await stream("/v1/chat/completions", { model, ...CHAT, stream_options: { include_usage: true } });
+      const frames = asked.text.split("\n\n").filter((f) => f.startsWith("data: {"));
+      const usageFrame = JSON.parse(frames.at(-1)!.slice(6));
+      expect(usageFrame.choices).toEqual([]);
+      expect(usageFrame.usage.prompt_tokens).toBeGreaterThan(0);
+      if (model.startsWith("mock-openai")) {
+        const sent = harness.mocks.openai.requests.slice(before).map((r) => r.body as { stream_options?: { include_usage?: boolean } });
+        expect(sent.every((b) => b.stream_options?.include_usage === true)).toBe(true);
+      }
+    });
+  }
+});
+
+describe("same-protocol passthrough", () => {
+  test("relays the upstream's bytes untouched apart from the model id", async () => {
+    // A mock on its own, read directly, gives the reference bytes for the same scenario.
+    const direct = await startMockUpstream("anthropic-messages", { apiKey: MOCK_KEY });
+    try {
+      const body = { model: "claude-sonnet-4-5", max_tokens: 50, messages: [{ role: "user", content: "Hi" }], stream: true };
+      const reference = await fetch(`${direct.baseUrl}/messages`, {
+        method: "POST",
+        headers: { "x-api-key": MOCK_KEY, "anthropic-version": "2023-06-01", "content-type": "application/json" },
+        body: JSON.stringify(body),
+      }).then((r) => r.text());
+      const via = await stream("/v1/messages", { ...body, model: "mock-anthropic/claude-sonnet-4-5" }, { "x-api-key": harness.account.apiKey });
+      const normalise = (text: string) => text.replace(/"id":"msg_[A-Za-z0-9]+"/g, '"id":"msg_X"').replace(/"id":"toolu_[A-Za-z0-9]+"/g, '"id":"toolu_X"');
+      const expected = normalise(reference).replaceAll('"model":"claude-sonnet-4-5-20250929"', '"model":"mock-anthropic/claude-sonnet-4-5"');
+      expect(normalise(via.text)).toBe(expected);
+    } finally {
+      await direct.close();
+    }
+  });
+});
+
+describe("warnings", () => {
+  test("a field the upstream protocol cannot carry is reported in a response header", async () => {
+    const response = await fetch(harness.server.url + "/v1/messages", {
+      method: "POST",
+      headers: { "x-api-key": harness.account.apiKey, "content-type": "application/json" },
+      body: JSON.stringify({ model: "mock-openai/gpt-4o-mini", max_tokens: 20, top_k: 5, messages: [{ role: "user", content: "Hi" }] }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-switchyard-warnings")).toContain("top_k");
+  });
+});
+
+describe("worker death", () => {
+  test("a stream whose translation worker dies ends with an error frame, and the next request is served", async () => {
+    const translator = harness.server.server.services.translator as unknown as { pool?: { members: Array<{ worker: Worker }> } };
+    expect(translator.pool).toBeDefined();
+    harness.mocks.openai.queueScenarios({ kind: "slow", delayMs: 0, chunkDelayMs: 150, text: "one two three four five six seven" });
+    const response = await fetch(harness.server.url + "/v1/messages", {
+      method: "POST",
+      headers: { "x-api-key": harness.account.apiKey, "content-type": "application/json" },
+      body: JSON.stringify({ model: "mock-openai/gpt-4o-mini", stream: true, max_tokens: 50, messages: [{ role: "user", content: "Hi" }] }),
+    });
+    const reader = response.body!.getReader();
+    const first = await reader.read();
+    expect(first.done).toBe(false);
+    for (const member of translator.pool!.members) member.worker.terminate();
+    let rest = "";
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      rest += new TextDecoder().decode(value);
+    }
+    expect(rest).toMatch(/event: error\ndata: \{"type":"error"/);
+    await Bun.sleep(300); // replacement workers start
+    const next = await harness.server.api("POST", "/v1/messages", {
+      headers: { "x-api-key": harness.account.apiKey },
+      body: { model: "mock-openai/gpt-4o-mini", max_tokens: 20, messages: [{ role: "user", content: "Hi" }] },
+    });
+    expect(next.status).toBe(200);
+  });
+});
