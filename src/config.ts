@@ -26,6 +26,8 @@ export interface Config {
   /** Worker threads in the translation pool. */
   workerPoolSize: number;
   upstreamTimeouts: {
+    /** Establishing a TCP connection to an upstream origin. */
+    connectMs: number;
     /** Until the upstream's response head: connection, request and first byte. */
     firstByteMs: number;
     /** Between two chunks of an upstream body. */
@@ -68,6 +70,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     translationMode: translationMode(env.TRANSLATION_MODE),
     workerPoolSize: integer("WORKER_POOL_SIZE", 2, env),
     upstreamTimeouts: {
+      connectMs: integer("UPSTREAM_CONNECT_TIMEOUT_MS", 5_000, env),
       firstByteMs: integer("UPSTREAM_FIRST_BYTE_TIMEOUT_MS", 60_000, env),
       idleMs: integer("UPSTREAM_IDLE_TIMEOUT_MS", 60_000, env),
     },

@@ -9,6 +9,7 @@ import { log } from "./observability/log";
 import type { Services } from "./services";
 import { loadCatalog } from "./providers/catalog";
 import { EndpointStats } from "./routing/endpoint-stats";
+import { ConnectCheck } from "./routing/connect-check";
 import { InlineTranslator, PooledTranslator, type Translator } from "./translation/translator";
 import { WorkerPool } from "./workers/worker-pool";
 
@@ -47,6 +48,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
     catalog,
     endpointStats: new EndpointStats(),
     translator: await createTranslator(config),
+    connectCheck: new ConnectCheck(config.upstreamTimeouts.connectMs),
   };
   const app = createApp(services);
   const server = Bun.serve({

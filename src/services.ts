@@ -6,6 +6,7 @@ import type { Metrics } from "./observability/metrics";
 import type { Catalog } from "./providers/catalog";
 import type { EndpointStats } from "./routing/endpoint-stats";
 import type { Translator } from "./translation/translator";
+import type { ConnectCheck } from "./routing/connect-check";
 
 /** The long-lived parts a route needs; built once in server.ts (or a test) and passed down. */
 export interface Services {
@@ -17,4 +18,5 @@ export interface Services {
   catalog: Catalog;
   endpointStats: EndpointStats;
   translator: Translator;
+  connectCheck: ConnectCheck;
 }

@@ -91,7 +91,7 @@ export async function handleInference(services: Services, input: InferenceInput)
       return fail(internalError(error, requestId));
     }
 
-    const call = await callUpstream(candidate, body, ir.stream, request.headers, requestId, services.config.upstreamTimeouts, request.signal);
+    const call = await callUpstream(candidate, body, ir.stream, request.headers, requestId, services.config.upstreamTimeouts, request.signal, services.connectCheck);
     if (!call.ok) {
       finishAttempt(services, attempt, call.error.kind === "upstream_timeout" ? "timeout" : "provider_error", call.error);
       lastError = call.error;

@@ -1,7 +1,10 @@
 import { irError, type IrError } from "../ir";
 import { upstreamHeaders, upstreamUrl, type UpstreamTarget } from "./upstream-request";
+import type { ConnectCheck } from "./connect-check";
 
 export interface UpstreamTimeouts {
+  /** Establishing the TCP connection (see connect-check.ts). */
+  connectMs: number;
   /** Until the upstream's response head arrives (connection, request, first byte). */
   firstByteMs: number;
   /** Between body chunks. */
@@ -25,7 +28,11 @@ export async function callUpstream(
   requestId: string,
   timeouts: UpstreamTimeouts,
   clientSignal: AbortSignal,
+  connectCheck?: ConnectCheck,
 ): Promise<UpstreamCall> {
+  const url = upstreamUrl(target, stream);
+  const unreachable = await connectCheck?.check(url);
+  if (unreachable) return { ok: false, error: unreachable, retryable: true };
   const controller = new AbortController();
   const onClientAbort = () => controller.abort();
   clientSignal.addEventListener("abort", onClientAbort, { once: true });
@@ -35,7 +42,7 @@ export async function callUpstream(
     controller.abort();
   }, timeouts.firstByteMs);
   try {
-    const response = await fetch(upstreamUrl(target, stream), {
+    const response = await fetch(url, {
       method: "POST",
       headers: upstreamHeaders(target, clientHeaders, requestId),
       body,

@@ -4,7 +4,7 @@ import { DEFAULT_TEXT } from "../helpers/mock-upstreams";
 
 let harness: InferenceHarness;
 beforeAll(async () => {
-  harness = await startInferenceHarness({ upstreamTimeouts: { firstByteMs: 400, idleMs: 400 } });
+  harness = await startInferenceHarness({ upstreamTimeouts: { connectMs: 1000, firstByteMs: 400, idleMs: 400 } });
 });
 afterAll(() => harness.close());
 

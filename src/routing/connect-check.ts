@@ -1,0 +1,66 @@
+import { irError, type IrError } from "../ir";
+
+/** Opens a TCP connection and resolves when it is established; injectable for tests. */
+export type Connector = (hostname: string, port: number) => Promise<{ close(): void }>;
+
+const bunConnector: Connector = (hostname, port) =>
+  new Promise((resolve, reject) => {
+    Bun.connect({
+      hostname,
+      port,
+      socket: {
+        open(socket) {
+          resolve({ close: () => socket.end() });
+        },
+        connectError(_socket, error) {
+          reject(error);
+        },
+        data() {},
+      },
+    }).catch(reject);
+  });
+
+/**
+ * The connect timeout. fetch() exposes no connection phase, so before calling an
+ * origin we have not reached recently, a plain TCP connect is timed against the
+ * deadline. A reachable origin is remembered for `reachableForMs`; fetch's own
+ * keep-alive pool means real reconnects are rare, so this costs one handshake per
+ * origin per interval, and a blackholed host fails in `connectTimeoutMs` instead
+ * of the much longer first-byte deadline.
+ */
+export class ConnectCheck {
+  private readonly reachableUntil = new Map<string, number>();
+
+  constructor(
+    private readonly connectTimeoutMs: number,
+    private readonly reachableForMs = 30_000,
+    private readonly connect: Connector = bunConnector,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Undefined when the origin is reachable; otherwise the retryable error to record. */
+  async check(url: string): Promise<IrError | undefined> {
+    const { hostname, port, protocol, origin } = new URL(url);
+    if ((this.reachableUntil.get(origin) ?? 0) > this.now()) return undefined;
+    const numericPort = Number(port) || (protocol === "https:" ? 443 : 80);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<"timeout">((resolve) => {
+      timer = setTimeout(() => resolve("timeout"), this.connectTimeoutMs);
+    });
+    try {
+      const attempt = this.connect(hostname.replace(/^\[|\]$/g, ""), numericPort);
+      const result = await Promise.race([attempt, deadline]);
+      if (result === "timeout") {
+        attempt.then((socket) => socket.close(), () => {});
+        return irError("upstream_timeout", `could not connect to the upstream within ${this.connectTimeoutMs} ms`);
+      }
+      result.close();
+      this.reachableUntil.set(origin, this.now() + this.reachableForMs);
+      return undefined;
+    } catch {
+      return irError("upstream_unavailable", "upstream connection refused");
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
