@@ -7,6 +7,7 @@ import type { Services } from "../services";
 import type { AttemptRecord } from "./handle-inference";
 import { PassthroughFramer } from "./passthrough-framer";
 import { streamErrorFrame } from "./stream-error-frame";
+import { SSE_KEEPALIVE } from "../protocols/sse";
 
 export interface RelayInput {
   attempt: AttemptRecord;
@@ -29,6 +30,9 @@ function asIrError(error: unknown): IrError {
   if (error instanceof Error && error.name === "WorkerCrashedError") return irError("internal", "translation worker failed; please retry");
   return irError("upstream_bad_gateway", "upstream stream failed");
 }
+
+/** Idle time after which a committed stream gets an SSE comment (reference §2: `:keepalive`). */
+const KEEPALIVE_MS = 15_000;
 
 const SSE_HEADERS = { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive" };
 const encoder = new TextEncoder();
@@ -95,11 +99,19 @@ export async function relayStream(services: Services, input: RelayInput): Promis
   let clientGone = false;
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
+      let lastWrite = performance.now();
       const write = (text: string) => {
-        if (text && !clientGone) controller.enqueue(encoder.encode(text));
+        if (!text || clientGone) return;
+        controller.enqueue(encoder.encode(text));
+        lastWrite = performance.now();
       };
+      // An upstream that thinks for a long time must not let proxies close an idle connection.
+      const keepalive = setInterval(() => {
+        if (performance.now() - lastWrite >= KEEPALIVE_MS) write(SSE_KEEPALIVE);
+      }, KEEPALIVE_MS / 3);
       for (const text of held) write(text);
       void pump(write).finally(() => {
+        clearInterval(keepalive);
         if (!clientGone) controller.close();
       });
     },
