@@ -21,8 +21,13 @@ export interface Config {
   /** Client pool size for a real PostgreSQL (the embedded one always gets 1). */
   databasePoolSize: number;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
-  /** Where protocol translation runs: "pool" (Bun workers) or "inline" (the request thread). */
-  translationMode: "pool" | "inline";
+  /**
+   * Where protocol translation runs: "auto" (small payloads inline, large ones in the
+   * worker pool — the benchmark's answer), "pool" (always workers) or "inline".
+   */
+  translationMode: "auto" | "pool" | "inline";
+  /** With "auto": bodies up to this size are translated on the request thread. */
+  translationInlineMaxBytes: number;
   /** Worker threads in the translation pool. */
   workerPoolSize: number;
   upstreamTimeouts: {
@@ -44,9 +49,9 @@ function integer(name: string, fallback: number, env: Record<string, string | un
 }
 
 function translationMode(raw: string | undefined): Config["translationMode"] {
-  if (raw === undefined || raw === "" || raw === "pool") return "pool";
-  if (raw === "inline") return "inline";
-  throw new Error(`TRANSLATION_MODE must be "pool" or "inline", got "${raw}"`);
+  if (raw === undefined || raw === "" || raw === "auto") return "auto";
+  if (raw === "pool" || raw === "inline") return raw;
+  throw new Error(`TRANSLATION_MODE must be "auto", "pool" or "inline", got "${raw}"`);
 }
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -68,6 +73,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databasePoolSize: integer("DATABASE_POOL_SIZE", 10, env),
     logLevel,
     translationMode: translationMode(env.TRANSLATION_MODE),
+    translationInlineMaxBytes: integer("TRANSLATION_INLINE_MAX_BYTES", 16 * 1024, env),
     workerPoolSize: integer("WORKER_POOL_SIZE", 2, env),
     upstreamTimeouts: {
       connectMs: integer("UPSTREAM_CONNECT_TIMEOUT_MS", 5_000, env),

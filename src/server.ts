@@ -10,7 +10,7 @@ import type { Services } from "./services";
 import { loadCatalog } from "./providers/catalog";
 import { EndpointStats } from "./routing/endpoint-stats";
 import { ConnectCheck } from "./routing/connect-check";
-import { InlineTranslator, PooledTranslator, type Translator } from "./translation/translator";
+import { AutoTranslator, InlineTranslator, PooledTranslator, type Translator } from "./translation/translator";
 import { WorkerPool } from "./workers/worker-pool";
 
 const TRANSLATE_WORKER = new URL("../workers/translate.worker.ts", import.meta.url);
@@ -19,7 +19,8 @@ async function createTranslator(config: Config): Promise<Translator> {
   if (config.translationMode === "inline") return new InlineTranslator();
   const pool = new WorkerPool({ workerUrl: TRANSLATE_WORKER, size: Math.max(1, config.workerPoolSize), name: "translate" });
   await pool.ready();
-  return new PooledTranslator(pool);
+  const pooled = new PooledTranslator(pool);
+  return config.translationMode === "pool" ? pooled : new AutoTranslator(pooled, config.translationInlineMaxBytes);
 }
 
 export interface RunningServer {

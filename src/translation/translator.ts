@@ -18,7 +18,7 @@ export interface StreamHandle {
  * Which one serves is configuration (TRANSLATION_MODE), decided by the benchmark.
  */
 export interface Translator {
-  readonly mode: "inline" | "pool";
+  readonly mode: "inline" | "pool" | "auto";
   decodeRequest(protocol: ProtocolId, body: string, injected?: Record<string, unknown>): Promise<DecodedRequest>;
   encodeRequest(protocol: ProtocolId, request: IrRequest, providerModelId: string, stream: boolean): Promise<EncodedUpstreamRequest>;
   translateResponse(input: TranslateResponseInput): Promise<TranslatedResponse>;
@@ -99,5 +99,45 @@ export class PooledTranslator implements Translator {
   }
   close() {
     return this.pool.close();
+  }
+}
+
+/**
+ * What the benchmark decided (README "What runs where"): a worker round trip costs a
+ * fixed ~20–60 µs plus copying, while translating a small body takes a few µs; so
+ * small payloads and every stream chunk are translated inline, and only bodies
+ * larger than `inlineMaxBytes` (long agent histories, base64 images) go to the pool,
+ * where their parse and re-encode cannot stall other requests on the event loop.
+ */
+export class AutoTranslator implements Translator {
+  readonly mode = "auto" as const;
+  private readonly inline = new InlineTranslator();
+  /** Size of the client body each decoded request came from, to place its encode. */
+  private readonly sourceSize = new WeakMap<IrRequest, number>();
+
+  constructor(
+    private readonly pooled: PooledTranslator,
+    private readonly inlineMaxBytes: number,
+  ) {}
+
+  async decodeRequest(protocol: ProtocolId, body: string, injected?: Record<string, unknown>) {
+    const decoded = body.length <= this.inlineMaxBytes ? await this.inline.decodeRequest(protocol, body, injected) : await this.pooled.decodeRequest(protocol, body, injected);
+    this.sourceSize.set(decoded.request, body.length);
+    return decoded;
+  }
+  encodeRequest(protocol: ProtocolId, request: IrRequest, providerModelId: string, stream: boolean) {
+    const size = this.sourceSize.get(request) ?? 0;
+    return size <= this.inlineMaxBytes
+      ? this.inline.encodeRequest(protocol, request, providerModelId, stream)
+      : this.pooled.encodeRequest(protocol, request, providerModelId, stream);
+  }
+  translateResponse(input: TranslateResponseInput) {
+    return input.body.length <= this.inlineMaxBytes ? this.inline.translateResponse(input) : this.pooled.translateResponse(input);
+  }
+  openStream(options: StreamOpenOptions): StreamHandle {
+    return this.inline.openStream(options);
+  }
+  close() {
+    return this.pooled.close();
   }
 }

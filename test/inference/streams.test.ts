@@ -2,9 +2,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startInferenceHarness, MOCK_KEY, type InferenceHarness } from "../helpers/inference-harness";
 import { startMockUpstream } from "../helpers/mock-upstreams";
 
+// Pool mode: every translation, streams included, runs in the worker pool here.
 let harness: InferenceHarness;
 beforeAll(async () => {
-  harness = await startInferenceHarness();
+  harness = await startInferenceHarness({ translationMode: "pool" });
 });
 afterAll(() => harness.close());
 
@@ -99,5 +100,33 @@ describe("worker death", () => {
       body: { model: "mock-openai/gpt-4o-mini", max_tokens: 20, messages: [{ role: "user", content: "Hi" }] },
     });
     expect(next.status).toBe(200);
+  });
+});
+
+describe("TRANSLATION_MODE=auto", () => {
+  test("translates small bodies inline and sends large ones to the worker pool", async () => {
+    const auto = await startInferenceHarness({ translationMode: "auto", translationInlineMaxBytes: 4096 });
+    try {
+      const translator = auto.server.server.services.translator as unknown as { pooled: { pool: { stats(): { busy: number } } }; mode: string };
+      expect(translator.mode).toBe("auto");
+      const pool = translator.pooled.pool as unknown as { call: (payload: string, key?: string) => Promise<string> };
+      let pooledCalls = 0;
+      const original = pool.call.bind(pool);
+      pool.call = (payload, key) => {
+        pooledCalls++;
+        return original(payload, key);
+      };
+      const send = (content: string) =>
+        auto.server.api("POST", "/v1/messages", {
+          headers: { "x-api-key": auto.account.apiKey },
+          body: { model: "mock-openai/gpt-4o-mini", max_tokens: 20, messages: [{ role: "user", content }] },
+        });
+      expect((await send("small")).status).toBe(200);
+      expect(pooledCalls).toBe(0);
+      expect((await send("x".repeat(10_000))).status).toBe(200);
+      expect(pooledCalls).toBe(2); // decode and encode; the small upstream answer is translated inline
+    } finally {
+      await auto.close();
+    }
   });
 });
