@@ -32,6 +32,14 @@ function describeValidation(error: unknown): string {
 
 const startTimes = new WeakMap<Request, number>();
 
+/** The path of an absolute request URL without a full URL parse (this runs per request). */
+function pathOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start === -1) return "/";
+  const query = url.indexOf("?", start);
+  return query === -1 ? url.slice(start) : url.slice(start, query);
+}
+
 export function createApp(services: Services) {
   const { config, metrics } = services;
   // normalize: false — unknown body fields are refused (400), not silently stripped.
@@ -62,7 +70,7 @@ export function createApp(services: Services) {
       metrics.inFlight.inc();
       const length = Number(request.headers.get("content-length") ?? 0);
       if (length > 0) {
-        const path = new URL(request.url).pathname;
+        const path = pathOf(request.url);
         const limit = isInferencePath(path) ? config.maxInferenceBodyBytes : config.maxManagementBodyBytes;
         if (length > limit) return errorResponse(new ApiError("payload_too_large", `request body exceeds ${limit} bytes`));
       }

@@ -47,7 +47,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
     credentials: new CredentialResolver(db.sql, config.credentialCacheTtlMs, lastUsed),
     metrics: new Metrics(),
     catalog,
-    endpointStats: new EndpointStats(),
+    endpointStats: new EndpointStats({ snapshotTtlMs: 1_000 }),
     translator: await createTranslator(config),
     connectCheck: new ConnectCheck(config.upstreamTimeouts.connectMs),
   };

@@ -35,7 +35,10 @@ export async function callUpstream(
   if (unreachable) return { ok: false, error: unreachable, retryable: true };
   const controller = new AbortController();
   const onClientAbort = () => controller.abort();
-  clientSignal.addEventListener("abort", onClientAbort, { once: true });
+  // Only streams follow the client: a non-streaming request runs to completion and is
+  // settled even if the client hangs up (reference §9.3), and skipping the listener
+  // saves work on the hottest path.
+  if (stream) clientSignal.addEventListener("abort", onClientAbort, { once: true });
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;

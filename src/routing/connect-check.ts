@@ -39,9 +39,9 @@ export class ConnectCheck {
   ) {}
 
   /** Undefined when the origin is reachable; otherwise the retryable error to record. */
-  async check(url: string): Promise<IrError | undefined> {
-    const { hostname, port, protocol, origin } = new URL(url);
-    if ((this.reachableUntil.get(origin) ?? 0) > this.now()) return undefined;
+  async check(url: string, originKey = originOf(url)): Promise<IrError | undefined> {
+    if ((this.reachableUntil.get(originKey) ?? 0) > this.now()) return undefined;
+    const { hostname, port, protocol } = new URL(url);
     const numericPort = Number(port) || (protocol === "https:" ? 443 : 80);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<"timeout">((resolve) => {
@@ -55,7 +55,7 @@ export class ConnectCheck {
         return irError("upstream_timeout", `could not connect to the upstream within ${this.connectTimeoutMs} ms`);
       }
       result.close();
-      this.reachableUntil.set(origin, this.now() + this.reachableForMs);
+      this.reachableUntil.set(originKey, this.now() + this.reachableForMs);
       return undefined;
     } catch {
       return irError("upstream_unavailable", "upstream connection refused");
@@ -63,4 +63,10 @@ export class ConnectCheck {
       clearTimeout(timer);
     }
   }
+}
+
+/** scheme://host:port of a URL without parsing it whole (this runs per request). */
+function originOf(url: string): string {
+  const end = url.indexOf("/", url.indexOf("//") + 2);
+  return end === -1 ? url : url.slice(0, end);
 }

@@ -36,6 +36,8 @@ export interface EndpointStatsSnapshot {
 
 export interface EndpointStatsOptions {
   windowMs?: number;
+  /** How long a computed snapshot is reused; 0 (the default) recomputes on every call. */
+  snapshotTtlMs?: number;
   bucketMs?: number;
   reservoirSize?: number;
   now?: () => number;
@@ -78,6 +80,8 @@ export class EndpointStats {
   private readonly now: () => number;
   private readonly random: () => number;
   private readonly rings = new Map<string, Array<Bucket | undefined>>();
+  private readonly snapshots = new Map<string, { at: number; value: EndpointStatsSnapshot }>();
+  private readonly snapshotTtlMs: number;
 
   constructor(options: EndpointStatsOptions = {}) {
     this.windowMs = options.windowMs ?? 60 * 60 * 1000;
@@ -89,6 +93,7 @@ export class EndpointStats {
     this.bucketCount = Math.ceil(this.windowMs / this.bucketMs);
     this.now = options.now ?? Date.now;
     this.random = options.random ?? Math.random;
+    this.snapshotTtlMs = options.snapshotTtlMs ?? 0;
   }
 
   /** Records one upstream attempt for the endpoint `${provider}/${providerModelId}`. */
@@ -106,7 +111,22 @@ export class EndpointStats {
     }
   }
 
+  /**
+   * The window's figures for one endpoint. Medians cost a sort, and routing asks on
+   * every request, so a snapshot is reused for `snapshotTtlMs` (telemetry that is a
+   * second old ranks endpoints just as well).
+   */
   snapshot(key: string): EndpointStatsSnapshot {
+    const now = this.now();
+    if (this.snapshotTtlMs <= 0) return this.computeSnapshot(key);
+    const cached = this.snapshots.get(key);
+    if (cached !== undefined && now - cached.at < this.snapshotTtlMs) return cached.value;
+    const value = this.computeSnapshot(key);
+    this.snapshots.set(key, { at: now, value });
+    return value;
+  }
+
+  private computeSnapshot(key: string): EndpointStatsSnapshot {
     const ring = this.rings.get(key);
     if (ring === undefined) return { ...EMPTY_SNAPSHOT };
     const live = this.liveBuckets(ring);

@@ -57,12 +57,13 @@ export function planAttempts(services: Services, request: IrRequest): AttemptPla
   const candidates: AttemptCandidate[] = [];
   const unfunded = new Set<string>();
   for (const { modelId, profile } of refs) {
-    const ranked = rankEndpoints(services.catalog.endpointsFor(modelId), profile, {
-      stats: services.endpointStats,
-      estimatedPromptTokens,
-      estimatedOutputTokens,
-    });
-    for (const { endpoint } of ranked) {
+    const endpoints = services.catalog.endpointsFor(modelId);
+    // Profiles only re-rank when there is a choice (reference §8.3).
+    const ordered =
+      endpoints.length < 2
+        ? endpoints
+        : rankEndpoints(endpoints, profile, { stats: services.endpointStats, estimatedPromptTokens, estimatedOutputTokens }).map((r) => r.endpoint);
+    for (const endpoint of ordered) {
       const apiKey = services.catalog.platformKeyFor(endpoint.provider);
       if (!apiKey) {
         unfunded.add(endpoint.provider);
