@@ -21,6 +21,8 @@ export interface Config {
   /** Client pool size for a real PostgreSQL (the embedded one always gets 1). */
   databasePoolSize: number;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  /** Request records, charges and wallet reservations. Off only for benchmarks (METERING=off). */
+  meteringEnabled: boolean;
   /**
    * Where protocol translation runs: "auto" (small payloads inline, large ones in the
    * worker pool — the benchmark's answer), "pool" (always workers) or "inline".
@@ -72,6 +74,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownGraceMs: integer("SHUTDOWN_GRACE_MS", 20_000, env),
     databasePoolSize: integer("DATABASE_POOL_SIZE", 10, env),
     logLevel,
+    meteringEnabled: env.METERING !== "off",
     translationMode: translationMode(env.TRANSLATION_MODE),
     translationInlineMaxBytes: integer("TRANSLATION_INLINE_MAX_BYTES", 16 * 1024, env),
     workerPoolSize: integer("WORKER_POOL_SIZE", 2, env),

@@ -10,6 +10,9 @@ import type { Services } from "./services";
 import { loadCatalog } from "./providers/catalog";
 import { EndpointStats } from "./routing/endpoint-stats";
 import { ConnectCheck } from "./routing/connect-check";
+import { WriteBuffer } from "./metering/write-buffer";
+import { createMeteringSink } from "./metering/metering-sink";
+import { NamespaceAttribution } from "./metering/namespace-attribution";
 import { AutoTranslator, InlineTranslator, PooledTranslator, type Translator } from "./translation/translator";
 import { WorkerPool } from "./workers/worker-pool";
 
@@ -40,16 +43,21 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
   await migrate(db.sql);
   const lastUsed = new LastUsedTracker(db.sql);
   lastUsed.start();
+  const metrics = new Metrics();
+  const writeBuffer = new WriteBuffer(db.sql, { metrics });
   const services: Services = {
     config,
     db,
     lastUsed,
     credentials: new CredentialResolver(db.sql, config.credentialCacheTtlMs, lastUsed),
-    metrics: new Metrics(),
+    metrics,
     catalog,
     endpointStats: new EndpointStats({ snapshotTtlMs: 1_000 }),
     translator: await createTranslator(config),
     connectCheck: new ConnectCheck(config.upstreamTimeouts.connectMs),
+    writeBuffer,
+    meteringSink: createMeteringSink(writeBuffer),
+    namespaces: new NamespaceAttribution(db.sql),
   };
   const app = createApp(services);
   const server = Bun.serve({
@@ -73,6 +81,8 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
       await Promise.race([drained, deadline]);
       server.stop(true);
       await lastUsed.stop();
+      // Every buffered record, frame and ledger entry is written before the database closes.
+      await writeBuffer.stop();
       await services.translator.close();
       await db.close();
       log.info("stopped");

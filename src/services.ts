@@ -7,6 +7,9 @@ import type { Catalog } from "./providers/catalog";
 import type { EndpointStats } from "./routing/endpoint-stats";
 import type { Translator } from "./translation/translator";
 import type { ConnectCheck } from "./routing/connect-check";
+import type { MeteringSink } from "./metering/metering-rows";
+import type { NamespaceAttribution } from "./metering/namespace-attribution";
+import type { WriteBuffer } from "./metering/write-buffer";
 
 /** The long-lived parts a route needs; built once in server.ts (or a test) and passed down. */
 export interface Services {
@@ -19,4 +22,7 @@ export interface Services {
   endpointStats: EndpointStats;
   translator: Translator;
   connectCheck: ConnectCheck;
+  writeBuffer: WriteBuffer;
+  meteringSink: MeteringSink;
+  namespaces: NamespaceAttribution;
 }

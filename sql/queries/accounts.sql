@@ -13,6 +13,9 @@ with updated as (
 ), audit as (
   insert into wallet_credits (account_id, amount_micro_usd)
   select account_id, $2 from updated
+), ledger as (
+  insert into ledger_entries (id, account_id, kind, amount_micro_usd)
+  select 'le_' || replace(gen_random_uuid()::text, '-', ''), account_id, 'credit', $2 from updated
 )
 select balance_micro_usd from updated;
 

@@ -11,6 +11,13 @@ import { errorInProtocol, irErrorFromApiError } from "./inference-error";
 import { requestIdFrom } from "./request-id";
 import { relayStream } from "./relay-stream";
 import { log } from "../observability/log";
+import type { Principal } from "../auth/principal";
+import { newId } from "../auth/tokens";
+import { promptChars, tokensFromChars } from "../metering/estimate-tokens";
+import { usedCapabilities, type RequestOutcome } from "../metering/request-outcome";
+import { settleRequest, type Settlement } from "../metering/settle-request";
+import { reservationFor, reserveFunds } from "../metering/admission";
+import { withUsageCost } from "../metering/usage-cost";
 import { recordAttempt } from "../routing/record-attempt";
 
 export interface InferenceInput {
@@ -49,37 +56,86 @@ export function warningsHeader(warnings: IrWarning[]): Record<string, string> {
  */
 export async function handleInference(services: Services, input: InferenceInput): Promise<Response> {
   const { protocol, request } = input;
+  const startedAt = performance.now();
+  const createdAt = new Date();
   const requestId = requestIdFrom(request.headers);
   const fail = (error: IrError) => errorInProtocol(protocol, error, requestId);
 
+  let principal: Principal;
   try {
-    const principal = await authenticate(services, request.headers);
+    principal = await authenticate(services, request.headers);
     requireScope(principal, "inference:invoke");
   } catch (error) {
     if (error instanceof ApiError) return fail(irErrorFromApiError(error));
     throw error;
   }
 
+  const metering = services.config.meteringEnabled;
+  const outcome: RequestOutcome = {
+    recordId: newId("rq", 20),
+    requestId,
+    principal,
+    namespaceId: metering ? await services.namespaces.namespaceFor(principal) : principal.namespaceId,
+    clientProtocol: protocol,
+    streamed: false,
+    createdAt,
+    startedAt,
+    status: "failed",
+    statusCode: 500,
+    attempts: [],
+    promptChars: 0,
+    clientDisconnected: false,
+    reservedMicroUsd: 0,
+    funding: "wallet",
+    warnings: [],
+    usedCapabilities: [],
+  };
+  let settlement: Settlement | undefined;
+  /** Settles the request exactly once, whichever way it ends. */
+  const settle = (status: RequestOutcome["status"], statusCode: number): Settlement | undefined => {
+    if (settlement || !metering) return settlement;
+    outcome.status = status;
+    outcome.statusCode = statusCode;
+    settlement = settleRequest(outcome, services.meteringSink);
+    return settlement;
+  };
+  const failAndSettle = (error: IrError) => {
+    settle("failed", error.status);
+    return fail(error);
+  };
+
   let ir: IrRequest;
-  const warnings: IrWarning[] = [];
   try {
     const decoded = await services.translator.decodeRequest(protocol, await request.text(), input.injected);
     ir = decoded.request;
-    warnings.push(...decoded.warnings);
+    outcome.warnings.push(...decoded.warnings);
   } catch (error) {
-    if (error instanceof IrDecodeError) return fail(irError("invalid_request", error.message));
-    return fail(internalError(error, requestId));
+    if (error instanceof IrDecodeError) return failAndSettle(irError("invalid_request", error.message));
+    return failAndSettle(internalError(error, requestId));
   }
+  outcome.streamed = ir.stream;
+  outcome.requestedModel = ir.models?.[0] ?? ir.model;
+  outcome.promptChars = promptChars(ir);
+  outcome.usedCapabilities = usedCapabilities(ir);
 
   const plan = planAttempts(services, ir);
-  if (!plan.ok) return fail(plan.error);
+  if (!plan.ok) return failAndSettle(plan.error);
+  outcome.routingProfile = plan.candidates[0]?.routingProfile;
+
+  if (metering) {
+    const reservation = reservationFor(ir, plan.candidates, tokensFromChars(outcome.promptChars));
+    const refused = await reserveFunds(services.db.sql, principal.accountId, reservation);
+    if (refused) return failAndSettle(refused);
+    outcome.reservedMicroUsd = reservation;
+  }
 
   const context = { requestId, model: plan.requestedModel, created: Math.floor(Date.now() / 1000) };
-  const attempts: AttemptRecord[] = [];
+  const attempts = outcome.attempts;
+  const warnings = outcome.warnings;
   let lastError: IrError | undefined;
 
   for (const candidate of plan.candidates) {
-    if (request.signal.aborted) break;
+    if (request.signal.aborted && ir.stream) break;
     const attempt: AttemptRecord = { ordinal: attempts.length + 1, candidate, outcome: "provider_error", signals: [], startedAt: performance.now() };
     attempts.push(attempt);
     let body: string;
@@ -88,7 +144,7 @@ export async function handleInference(services: Services, input: InferenceInput)
       body = encoded.body;
       warnings.push(...encoded.warnings);
     } catch (error) {
-      return fail(internalError(error, requestId));
+      return failAndSettle(internalError(error, requestId));
     }
 
     const call = await callUpstream(candidate, body, ir.stream, request.headers, requestId, services.config.upstreamTimeouts, request.signal, services.connectCheck);
@@ -106,7 +162,7 @@ export async function handleInference(services: Services, input: InferenceInput)
       attempt.status = response.status;
       if (CALLER_ERROR_STATUSES.has(response.status)) {
         finishAttempt(services, attempt, "client_error", error);
-        return fail(error);
+        return failAndSettle(error);
       }
       finishAttempt(services, attempt, "provider_error", error);
       lastError = error;
@@ -132,8 +188,13 @@ export async function handleInference(services: Services, input: InferenceInput)
         const text = await reader.readAll();
         const translated = await services.translator.translateResponse({ upstream: candidate.protocol, client: protocol, body: text, context });
         attempt.signals.push(translated.signals);
+        attempt.firstTokenAt = performance.now();
         finishAttempt(services, attempt, "success");
-        return new Response(translated.body, { status: 200, headers: { "content-type": "application/json", ...headers } });
+        outcome.serving = attempt;
+        const settled = settle("succeeded", 200);
+        // The cost is visible to the client that made the request (chat: usage.cost).
+        const body = protocol === "openai-chat" && settled ? withUsageCost(translated.body, settled.chargeMicroUsd) : translated.body;
+        return new Response(body, { status: 200, headers: { "content-type": "application/json", ...headers } });
       } catch (error) {
         const irErr = isIrError(error)
           ? error
@@ -141,7 +202,7 @@ export async function handleInference(services: Services, input: InferenceInput)
             ? irError("upstream_invalid_response", `upstream response could not be read: ${error.message}`)
             : internalError(error, requestId);
         finishAttempt(services, attempt, irErr.kind === "upstream_timeout" ? "timeout" : "provider_error", irErr);
-        if (irErr.kind === "internal") return fail(irErr);
+        if (irErr.kind === "internal") return failAndSettle(irErr);
         lastError = irErr;
         continue;
       } finally {
@@ -159,13 +220,18 @@ export async function handleInference(services: Services, input: InferenceInput)
       abortUpstream: () => call.controller.abort(),
       release: call.release,
       headers,
-      onFinished: (outcome, error) => finishAttempt(services, attempt, outcome, error),
+      onFinished: (attemptOutcome, error) => finishAttempt(services, attempt, attemptOutcome, error),
+      settle: (clientGone, failed) => {
+        outcome.serving = attempt;
+        outcome.clientDisconnected = clientGone;
+        return settle(clientGone ? "cancelled" : failed ? "failed" : "succeeded", 200)?.chargeMicroUsd ?? null;
+      },
     });
     if (relayed.ok) return relayed.response;
     lastError = relayed.error;
   }
 
-  return fail(lastError ?? irError("upstream_unavailable", "no upstream could serve the request"));
+  return failAndSettle(lastError ?? irError("upstream_unavailable", "no upstream could serve the request"));
 }
 
 function finishAttempt(services: Services, attempt: AttemptRecord, outcome: AttemptRecord["outcome"], error?: IrError): void {

@@ -9,26 +9,42 @@ import { rewriteModelIds } from "../translation/rewrite-model-id";
  */
 export class PassthroughFramer {
   private buffer = "";
+  /** From the chat usage chunk on, frames wait for flush() so the cost can go into it. */
+  private held = "";
+  private readonly holdUsage: boolean;
 
   constructor(
     private readonly protocol: ProtocolId,
     private readonly requestedModel: string,
     private readonly clientAskedUsage: boolean,
-  ) {}
+  ) {
+    this.holdUsage = protocol === "openai-chat" && clientAskedUsage;
+  }
 
   take(chunk: string): string {
     this.buffer += chunk;
     const cut = lastFrameEnd(this.buffer);
     if (cut === 0) return "";
-    const complete = this.buffer.slice(0, cut);
+    const complete = this.rewrite(this.buffer.slice(0, cut));
     this.buffer = this.buffer.slice(cut);
-    return this.rewrite(complete);
+    if (!this.holdUsage) return complete;
+    if (this.held) {
+      this.held += complete;
+      return "";
+    }
+    const usageAt = complete.indexOf('"usage":{');
+    if (usageAt === -1) return complete;
+    const frameStart = complete.lastIndexOf("data:", usageAt);
+    this.held = complete.slice(frameStart);
+    return complete.slice(0, frameStart);
   }
 
+  /** Everything not yet forwarded: held frames and any partial tail. */
   flush(): string {
-    const rest = this.buffer;
+    const rest = this.held + (this.buffer ? this.rewrite(this.buffer) : "");
     this.buffer = "";
-    return rest ? this.rewrite(rest) : "";
+    this.held = "";
+    return rest;
   }
 
   private rewrite(frames: string): string {

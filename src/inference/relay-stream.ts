@@ -8,6 +8,7 @@ import type { AttemptRecord } from "./handle-inference";
 import { PassthroughFramer } from "./passthrough-framer";
 import { streamErrorFrame } from "./stream-error-frame";
 import { SSE_KEEPALIVE } from "../protocols/sse";
+import { withUsageCost } from "../metering/usage-cost";
 
 export interface RelayInput {
   attempt: AttemptRecord;
@@ -20,6 +21,8 @@ export interface RelayInput {
   release: () => void;
   headers: Record<string, string>;
   onFinished: (outcome: AttemptRecord["outcome"], error?: IrError) => void;
+  /** Settles the request once the stream is over; returns the charge (null when unknown or metering is off). */
+  settle: (clientGone: boolean, failed: boolean) => number | null;
 }
 
 export type RelayResult = { ok: true; response: Response } | { ok: false; error: IrError };
@@ -50,6 +53,9 @@ const encoder = new TextEncoder();
  */
 export async function relayStream(services: Services, input: RelayInput): Promise<RelayResult> {
   const { attempt, reader, passthrough } = input;
+  // Chat clients that asked for usage see the cost in their final usage chunk.
+  const showCost = input.clientProtocol === "openai-chat" && input.clientAskedUsage;
+  const costed = (text: string, charge: number | null) => (showCost ? withUsageCost(text, charge) : text);
   const handle: StreamHandle = services.translator.openStream({
     sessionId: `${input.context.requestId}#${attempt.ordinal}`,
     upstream: attempt.candidate.protocol,
@@ -77,7 +83,9 @@ export async function relayStream(services: Services, input: RelayInput): Promis
         if (output.signals.error || !attempt.signals.some((s) => s.finish)) {
           throw output.signals.error ?? irError("upstream_invalid_response", "upstream stream ended before any output");
         }
-        held.push(framer ? framer.take(chunk ?? "") + framer.flush() : output.out);
+        // The whole stream arrived before the first token: settle now so the cost is in it.
+        const charge = input.settle(false, false);
+        held.push(costed(framer ? framer.take("") + framer.flush() : output.out, charge));
         break;
       }
       const output = note(await handle.push(chunk));
@@ -136,14 +144,19 @@ export async function relayStream(services: Services, input: RelayInput): Promis
             write(note(await handle.push(chunk)).out);
           }
         }
-        if (framer) write(framer.flush());
         await Promise.all(tees);
         const output = note(await handle.end());
-        if (!framer) write(output.out);
-        else if (output.signals.error) write(streamErrorFrame(input.clientProtocol, output.signals.error, input.context.requestId, input.context.model));
         ended = true;
+        input.onFinished(clientGone ? "aborted" : output.signals.error ? "provider_error" : "success", output.signals.error);
+        const charge = input.settle(clientGone, output.signals.error !== undefined);
+        if (!framer) write(costed(output.out, charge));
+        else {
+          write(costed(framer.flush(), charge));
+          if (output.signals.error) write(streamErrorFrame(input.clientProtocol, output.signals.error, input.context.requestId, input.context.model));
+        }
+      } else {
+        input.onFinished("success");
       }
-      input.onFinished(clientGone ? "aborted" : "success");
     } catch (error) {
       const irErr = asIrError(error);
       await Promise.allSettled(tees);
@@ -151,9 +164,11 @@ export async function relayStream(services: Services, input: RelayInput): Promis
       const output = ended ? undefined : await handle.fail(irErr).catch(() => undefined);
       if (clientGone) {
         input.onFinished("aborted", irErr);
+        input.settle(true, false);
       } else {
-        write(framer || !output ? streamErrorFrame(input.clientProtocol, irErr, input.context.requestId, input.context.model) : output.out);
         input.onFinished(irErr.kind === "upstream_timeout" ? "timeout" : "provider_error", irErr);
+        input.settle(false, true);
+        write(framer || !output ? streamErrorFrame(input.clientProtocol, irErr, input.context.requestId, input.context.model) : output.out);
       }
       reader.cancel();
     } finally {

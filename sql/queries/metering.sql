@@ -1,0 +1,75 @@
+-- name: reserveFunds
+-- Admission: reserve the request's cost ceiling only if the wallet can cover it on
+-- top of everything already reserved. One atomic statement, so concurrent requests
+-- on any number of instances can never reserve past the balance.
+update wallets
+   set reserved_micro_usd = reserved_micro_usd + $2
+ where account_id = $1 and balance_micro_usd - reserved_micro_usd >= $2
+returning balance_micro_usd - reserved_micro_usd as available_micro_usd;
+
+-- name: walletBalance
+select balance_micro_usd, reserved_micro_usd from wallets where account_id = $1;
+
+-- name: insertRequestRecords
+-- A batch of request records as one JSON array parameter; idempotent on the record id.
+insert into requests (
+  id, request_id, account_id, namespace_id, api_key_id, status, status_code, billing_status,
+  model_id, provider_id, provider_model_id, routing_profile, funding_source, streamed,
+  finish_reason, first_token_kind, prompt_tokens, completion_tokens, reasoning_tokens,
+  cache_read_tokens, cache_write_tokens, final_charge_micro_usd, request_duration_ms,
+  upstream_duration_ms, generation_duration_ms, ttft_ms, used_capabilities, usage_evidence,
+  warnings, created_at, completed_at)
+select id, request_id, account_id, namespace_id, api_key_id, status, status_code, billing_status,
+  model_id, provider_id, provider_model_id, routing_profile, funding_source, streamed,
+  finish_reason, first_token_kind, prompt_tokens, completion_tokens, reasoning_tokens,
+  cache_read_tokens, cache_write_tokens, final_charge_micro_usd, request_duration_ms,
+  upstream_duration_ms, generation_duration_ms, ttft_ms,
+  array(select jsonb_array_elements_text(used_capabilities)), usage_evidence, warnings, created_at, completed_at
+from jsonb_to_recordset($1::text::jsonb) as r(
+  id text, request_id text, account_id text, namespace_id text, api_key_id text, status text,
+  status_code integer, billing_status text, model_id text, provider_id text, provider_model_id text,
+  routing_profile text, funding_source text, streamed boolean, finish_reason text,
+  first_token_kind text, prompt_tokens integer, completion_tokens integer, reasoning_tokens integer,
+  cache_read_tokens integer, cache_write_tokens integer, final_charge_micro_usd bigint,
+  request_duration_ms integer, upstream_duration_ms integer, generation_duration_ms integer,
+  ttft_ms integer, used_capabilities jsonb, usage_evidence jsonb, warnings jsonb,
+  created_at timestamptz, completed_at timestamptz)
+on conflict (id) do nothing;
+
+-- name: insertUsageFrames
+insert into usage_frames (request_record_id, attempt_ordinal, frame_ordinal, account_id, account_label, frame_kind, provider_id, provider_model_id, usage)
+select request_record_id, attempt_ordinal, frame_ordinal, account_id, account_label, frame_kind, provider_id, provider_model_id, usage
+from jsonb_to_recordset($1::text::jsonb) as f(
+  request_record_id text, attempt_ordinal integer, frame_ordinal integer, account_id text, account_label text,
+  frame_kind text, provider_id text, provider_model_id text, usage jsonb)
+on conflict do nothing;
+
+-- name: insertBillingAudit
+insert into billing_audit (request_record_id, account_id, namespace_id, charge_micro_usd, pricing, buckets)
+select request_record_id, account_id, namespace_id, charge_micro_usd, pricing, buckets
+from jsonb_to_recordset($1::text::jsonb) as a(
+  request_record_id text, account_id text, namespace_id text, charge_micro_usd bigint, pricing jsonb, buckets jsonb)
+on conflict do nothing;
+
+-- name: applyLedgerEntries
+-- Ledger rows and the wallet change they cause, in one statement: only entries that
+-- were actually inserted move the balance and release their reservation, so a
+-- retried batch can never debit twice.
+with inserted as (
+  insert into ledger_entries (id, account_id, namespace_id, request_record_id, kind, amount_micro_usd, released_micro_usd)
+  select id, account_id, namespace_id, request_record_id, kind, amount_micro_usd, released_micro_usd
+  from jsonb_to_recordset($1::text::jsonb) as e(
+    id text, account_id text, namespace_id text, request_record_id text, kind text,
+    amount_micro_usd bigint, released_micro_usd bigint)
+  on conflict (request_record_id, kind) do nothing
+  returning account_id, amount_micro_usd, released_micro_usd
+), totals as (
+  select account_id, sum(amount_micro_usd) as amount, sum(released_micro_usd) as released
+    from inserted group by account_id
+)
+update wallets w
+   set balance_micro_usd = w.balance_micro_usd + totals.amount,
+       reserved_micro_usd = greatest(w.reserved_micro_usd - totals.released, 0),
+       updated_at = now()
+  from totals
+ where w.account_id = totals.account_id;

@@ -1,0 +1,37 @@
+import { irError, type IrError, type IrRequest } from "../ir";
+import type { Sql } from "../db/connect-database";
+import { runQuery } from "../db/queries/run-query";
+import { pricingForPromptTokens } from "../providers/pricing";
+import type { AttemptCandidate } from "../routing/plan-attempts";
+
+/** Output tokens reserved for a request that sets no max tokens. */
+export const DEFAULT_RESERVED_OUTPUT_TOKENS = 4096;
+
+/**
+ * The most this request can cost on any of its candidates: the reservation that
+ * admission takes from the wallet. Prompt tokens come from the 4-chars estimate,
+ * output from the request's max tokens (or DEFAULT_RESERVED_OUTPUT_TOKENS).
+ */
+export function reservationFor(request: IrRequest, candidates: AttemptCandidate[], estimatedPromptTokens: number): number {
+  const outputTokens = request.params.maxTokens ?? DEFAULT_RESERVED_OUTPUT_TOKENS;
+  let ceiling = 0;
+  for (const candidate of candidates) {
+    const rates = pricingForPromptTokens(candidate.pricing, estimatedPromptTokens);
+    // Input at the highest input-side rate, output at the output rate (reasoning bills as output).
+    const inputRate = Math.max(rates.input, rates.cacheWrite ?? 0);
+    ceiling = Math.max(ceiling, estimatedPromptTokens * inputRate + outputTokens * rates.output);
+  }
+  return Math.max(1, Math.ceil(ceiling));
+}
+
+/**
+ * Reserves `amount` micro-USD of the account's wallet before any upstream call.
+ * The check and the reservation are one UPDATE, so concurrent requests on every
+ * instance together can never reserve more than the balance; a request that does
+ * not fit is refused with 402 before it costs anything.
+ */
+export async function reserveFunds(sql: Sql, accountId: string, amount: number): Promise<IrError | undefined> {
+  const rows = await runQuery<{ available_micro_usd: number }>(sql, "reserveFunds", [accountId, amount]);
+  if (rows.length > 0) return undefined;
+  return irError("payment_required", "insufficient balance for this request: add credit to the account");
+}

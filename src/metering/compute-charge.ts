@@ -1,0 +1,137 @@
+import { pricingForPromptTokens, type CatalogPricing, type TokenRates } from "../providers/pricing";
+
+/**
+ * Usage as metering bills it (reference §9.1): prompt includes cache read and write,
+ * completion includes reasoning. An absent prompt or completion count is unknown, and so
+ * is the charge. An absent reasoning or cache counter counts as 0 (OpenAI and Gemini have
+ * no cache-write counter): the inclusive totals still carry those tokens, so they bill at
+ * the uncached-input or output rate, never for free.
+ */
+export interface NormalisedUsage {
+  promptTokens?: number;
+  completionTokens?: number;
+  reasoningTokens?: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  /** Kept for the record; the catalog has no per-search price, so it does not bill. */
+  webSearchCount?: number;
+}
+
+/** The non-overlapping billing buckets, in tokens. */
+export interface ChargeBuckets {
+  uncachedInput: number;
+  cacheRead: number;
+  cacheWrite: number;
+  output: number;
+  reasoning: number;
+}
+
+export type BucketName = "uncached_input" | "cache_read" | "cache_write" | "output" | "reasoning";
+
+export type ChargeStatus = "computed" | "not_charged" | "unknown";
+
+export type ChargeUnknownReason =
+  | "usage_not_reported"
+  | "invalid_token_count"
+  | "invalid_input_buckets"
+  | "invalid_output_buckets"
+  | `missing_rate:${BucketName}`
+  | `invalid_rate:${BucketName}`;
+
+export type ChargeResult =
+  | { status: "computed"; chargeMicroUsd: number; buckets: ChargeBuckets; rates: TokenRates }
+  | { status: "not_charged"; chargeMicroUsd: 0 }
+  | { status: "unknown"; chargeMicroUsd: null; reason: ChargeUnknownReason };
+
+/**
+ * Splits usage into the billing buckets (reference §9.1). The result may be negative when
+ * the provider's counters contradict each other; callers decide what that means.
+ */
+export function billingBuckets(usage: NormalisedUsage): ChargeBuckets {
+  const cacheRead = usage.cacheReadTokens ?? 0;
+  const cacheWrite = usage.cacheWriteTokens ?? 0;
+  const reasoning = usage.reasoningTokens ?? 0;
+  return {
+    uncachedInput: (usage.promptTokens ?? 0) - cacheRead - cacheWrite,
+    cacheRead,
+    cacheWrite,
+    output: (usage.completionTokens ?? 0) - reasoning,
+    reasoning,
+  };
+}
+
+/**
+ * The charge for one request in integer micro-USD (reference §9.2). Rates are USD per 1M
+ * tokens, i.e. micro-USD per token. The context tier is chosen from the total prompt
+ * tokens and bills the whole request; reasoning bills at the output rate.
+ *
+ * Rounding: the sum is exact (each rate is taken as the decimal the catalog wrote, and
+ * summed as a big-integer fraction), then rounded once to the nearest micro-USD, halves
+ * away from zero. Because the sum is exact, the spec's "sum equal-rate buckets first"
+ * (a float-error guard) changes nothing and is not needed. Every term is ≥ 0 (negative
+ * counts and rates are rejected as unknown), so the charge is ≥ 0.
+ */
+export function computeCharge(usage: NormalisedUsage, pricing: CatalogPricing): ChargeResult {
+  if (usage.promptTokens === undefined || usage.completionTokens === undefined) return unknown("usage_not_reported");
+  const counts = [usage.promptTokens, usage.completionTokens, usage.reasoningTokens, usage.cacheReadTokens, usage.cacheWriteTokens];
+  if (!counts.every((count) => count === undefined || isTokenCount(count))) return unknown("invalid_token_count");
+
+  const buckets = billingBuckets(usage);
+  if (buckets.uncachedInput < 0) return unknown("invalid_input_buckets");
+  if (buckets.output < 0) return unknown("invalid_output_buckets");
+  if (usage.promptTokens === 0 && usage.completionTokens === 0) return { status: "not_charged", chargeMicroUsd: 0 };
+
+  const rates = pricingForPromptTokens(pricing, usage.promptTokens);
+  const terms: [BucketName, number, number | undefined][] = [
+    ["uncached_input", buckets.uncachedInput, rates.input],
+    ["cache_read", buckets.cacheRead, rates.cacheRead],
+    ["cache_write", buckets.cacheWrite, rates.cacheWrite],
+    ["output", buckets.output, rates.output],
+    ["reasoning", buckets.reasoning, rates.output],
+  ];
+
+  const priced: { tokens: bigint; rate: ExactDecimal }[] = [];
+  for (const [bucket, tokens, rate] of terms) {
+    if (tokens === 0) continue; // a zero bucket needs no rate
+    if (rate === undefined) return unknown(`missing_rate:${bucket}`);
+    if (!Number.isFinite(rate) || rate < 0) return unknown(`invalid_rate:${bucket}`);
+    priced.push({ tokens: BigInt(tokens), rate: exactDecimal(rate) });
+  }
+
+  const scale = priced.reduce((max, term) => Math.max(max, term.rate.scale), 0);
+  const numerator = priced.reduce((sum, term) => sum + term.tokens * term.rate.units * 10n ** BigInt(scale - term.rate.scale), 0n);
+  const chargeMicroUsd = Number(roundHalfAwayFromZero(numerator, 10n ** BigInt(scale)));
+  return { status: "computed", chargeMicroUsd, buckets, rates };
+}
+
+function unknown(reason: ChargeUnknownReason): ChargeResult {
+  return { status: "unknown", chargeMicroUsd: null, reason };
+}
+
+function isTokenCount(value: number): boolean {
+  return Number.isSafeInteger(value) && value >= 0;
+}
+
+/** value = units / 10^scale, exactly. */
+interface ExactDecimal {
+  units: bigint;
+  scale: number;
+}
+
+/**
+ * A rate as the exact decimal it was written as. `Number#toString` yields the shortest
+ * decimal that round-trips, which is the catalog's own "0.15" rather than the binary
+ * 0.1499999999999999944…; it may use exponent form ("1.5e-7", "1e+21").
+ */
+function exactDecimal(rate: number): ExactDecimal {
+  const [mantissa = "0", exponentText = "0"] = rate.toString().split("e");
+  const [whole = "0", fraction = ""] = mantissa.split(".");
+  const scale = fraction.length - Number(exponentText);
+  const digits = BigInt(whole + fraction);
+  return scale >= 0 ? { units: digits, scale } : { units: digits * 10n ** BigInt(-scale), scale: 0 };
+}
+
+/** floor(n/d + 1/2) for n ≥ 0, d > 0: halves go up, which for a non-negative sum is away from zero. */
+function roundHalfAwayFromZero(numerator: bigint, denominator: bigint): bigint {
+  return (2n * numerator + denominator) / (2n * denominator);
+}

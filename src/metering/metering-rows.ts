@@ -1,0 +1,73 @@
+/** Row shapes written by the metering batches (sql/queries/metering.sql), snake_case as stored. */
+export interface RequestRow {
+  id: string;
+  request_id: string;
+  account_id: string;
+  namespace_id: string | null;
+  api_key_id: string | null;
+  status: string;
+  status_code: number;
+  billing_status: string;
+  model_id: string | null;
+  provider_id: string | null;
+  provider_model_id: string | null;
+  routing_profile: string | null;
+  funding_source: string;
+  streamed: boolean;
+  finish_reason: string | null;
+  first_token_kind: string | null;
+  prompt_tokens: number;
+  completion_tokens: number;
+  reasoning_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  final_charge_micro_usd: number | null;
+  request_duration_ms: number;
+  upstream_duration_ms: number | null;
+  generation_duration_ms: number | null;
+  ttft_ms: number | null;
+  used_capabilities: string[];
+  usage_evidence: unknown;
+  warnings: unknown[];
+  created_at: string;
+  completed_at: string;
+}
+
+export interface UsageFrameRow {
+  request_record_id: string;
+  attempt_ordinal: number;
+  frame_ordinal: number;
+  account_id: string;
+  account_label: string;
+  frame_kind: string;
+  provider_id: string;
+  provider_model_id: string;
+  usage: unknown;
+}
+
+export interface BillingAuditRow {
+  request_record_id: string;
+  account_id: string;
+  namespace_id: string | null;
+  charge_micro_usd: number;
+  pricing: unknown;
+  buckets: unknown;
+}
+
+export interface LedgerRow {
+  id: string;
+  account_id: string;
+  namespace_id: string | null;
+  request_record_id: string | null;
+  kind: "usage" | "pending_debit_recovery" | "credit" | "refund";
+  amount_micro_usd: number;
+  released_micro_usd: number;
+}
+
+/** Where settled rows go: the batched write buffer in production. */
+export interface MeteringSink {
+  request(row: RequestRow): void;
+  usageFrame(row: UsageFrameRow): void;
+  billingAudit(row: BillingAuditRow): void;
+  ledger(row: LedgerRow): void;
+}

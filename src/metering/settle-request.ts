@@ -1,0 +1,117 @@
+import type { IrFinish } from "../ir";
+import { buildUsageEvidence, type AttemptUsage } from "./usage-evidence";
+import { computeCharge, type ChargeResult } from "./compute-charge";
+import type { MeteringSink } from "./metering-rows";
+import { finishText, type RequestOutcome } from "./request-outcome";
+
+export interface Settlement {
+  charge: ChargeResult;
+  /** What the client is told (usage.cost) and what the ledger debits; null when unknown. */
+  chargeMicroUsd: number | null;
+}
+
+const round = (ms: number | undefined) => (ms === undefined ? null : Math.max(0, Math.round(ms)));
+
+/**
+ * Turns a finished request into its rows: the request record with usage evidence,
+ * one usage frame per report of every attempt, a billing-audit entry for a computed
+ * charge, and exactly one ledger entry that settles the wallet and releases the
+ * reservation. Pure apart from handing rows to the sink; the price is the catalog
+ * endpoint's that served, never a model name the upstream echoed.
+ */
+export function settleRequest(outcome: RequestOutcome, sink: MeteringSink, now = Date.now()): Settlement {
+  const serving = outcome.serving;
+  const attempts: AttemptUsage[] = outcome.attempts.map((attempt) => ({
+    ordinal: attempt.ordinal,
+    providerId: attempt.candidate.providerId,
+    providerModelId: attempt.candidate.providerModelId,
+    accountLabel: attempt.candidate.funding === "platform" ? "platform" : "byok",
+    usageFrames: attempt.signals.flatMap((signals) => signals.usageFrames),
+  }));
+  const servedFrames = serving ? attempts.find((a) => a.ordinal === serving.ordinal)?.usageFrames.length ?? 0 : 0;
+  const outputChars = serving ? serving.signals.reduce((sum, s) => sum + s.outputChars, 0) : 0;
+  const needsEstimate = serving !== undefined && (outcome.clientDisconnected || servedFrames === 0);
+  const { evidence, usage } = buildUsageEvidence({
+    attempts,
+    servingAttemptOrdinal: serving?.ordinal,
+    ...(needsEstimate
+      ? { estimate: { reason: outcome.clientDisconnected ? "client_disconnected" : "usage_missing", promptChars: outcome.promptChars, outputChars } }
+      : {}),
+  });
+  const charge: ChargeResult = serving ? computeCharge(usage, serving.candidate.pricing) : { status: "not_charged", chargeMicroUsd: 0 };
+  const chargeMicroUsd = charge.chargeMicroUsd;
+  const account = outcome.principal.accountId;
+
+  const firstToken = serving?.signals.find((s) => s.firstToken)?.firstToken ?? null;
+  let finish: IrFinish | undefined;
+  for (const signals of serving?.signals ?? []) if (signals.finish) finish = signals.finish;
+  sink.request({
+    id: outcome.recordId,
+    request_id: outcome.requestId,
+    account_id: account,
+    namespace_id: outcome.namespaceId,
+    api_key_id: outcome.principal.id,
+    status: outcome.status,
+    status_code: outcome.statusCode,
+    billing_status: charge.status,
+    model_id: serving?.candidate.modelId ?? outcome.requestedModel ?? null,
+    provider_id: serving?.candidate.providerId ?? null,
+    provider_model_id: serving?.candidate.providerModelId ?? null,
+    routing_profile: outcome.routingProfile ?? null,
+    funding_source: outcome.funding,
+    streamed: outcome.streamed,
+    finish_reason: finishText(finish),
+    first_token_kind: firstToken,
+    prompt_tokens: usage.promptTokens ?? 0,
+    completion_tokens: usage.completionTokens ?? 0,
+    reasoning_tokens: usage.reasoningTokens ?? 0,
+    cache_read_tokens: usage.cacheReadTokens ?? 0,
+    cache_write_tokens: usage.cacheWriteTokens ?? 0,
+    final_charge_micro_usd: chargeMicroUsd,
+    request_duration_ms: Math.max(0, Math.round(performance.now() - outcome.startedAt)),
+    upstream_duration_ms: serving ? round((serving.endedAt ?? performance.now()) - serving.startedAt) : null,
+    generation_duration_ms: serving?.firstTokenAt !== undefined ? round((serving.endedAt ?? performance.now()) - serving.firstTokenAt) : null,
+    ttft_ms: serving?.firstTokenAt !== undefined ? round(serving.firstTokenAt - serving.startedAt) : null,
+    used_capabilities: outcome.usedCapabilities,
+    usage_evidence: evidence,
+    warnings: outcome.warnings,
+    created_at: outcome.createdAt.toISOString(),
+    completed_at: new Date(now).toISOString(),
+  });
+  for (const frame of evidence.raw_usage_frames) {
+    sink.usageFrame({
+      request_record_id: outcome.recordId,
+      attempt_ordinal: frame.attempt_ordinal,
+      frame_ordinal: frame.frame_ordinal,
+      account_id: account,
+      account_label: frame.account_label,
+      frame_kind: frame.frame_kind,
+      provider_id: frame.provider_id,
+      provider_model_id: frame.provider_model_id,
+      usage: frame.usage,
+    });
+  }
+  if (charge.status === "computed" && serving) {
+    sink.billingAudit({
+      request_record_id: outcome.recordId,
+      account_id: account,
+      namespace_id: outcome.namespaceId,
+      charge_micro_usd: charge.chargeMicroUsd,
+      pricing: serving.candidate.pricing,
+      buckets: charge.buckets,
+    });
+  }
+  if (outcome.funding === "wallet" && (outcome.reservedMicroUsd > 0 || (chargeMicroUsd ?? 0) !== 0 || chargeMicroUsd === null)) {
+    // Exactly one entry per request: it debits what is known and always releases the reservation.
+    sink.ledger({
+      id: `le_${outcome.recordId}`,
+      account_id: account,
+      namespace_id: outcome.namespaceId,
+      request_record_id: outcome.recordId,
+      kind: chargeMicroUsd === null ? "pending_debit_recovery" : "usage",
+      amount_micro_usd: chargeMicroUsd === null ? 0 : -chargeMicroUsd,
+      released_micro_usd: outcome.reservedMicroUsd,
+    });
+  }
+  return { charge, chargeMicroUsd };
+}

@@ -1,0 +1,189 @@
+import type { IrUsage } from "../ir";
+import { billingBuckets, type NormalisedUsage } from "./compute-charge";
+import { ESTIMATOR, tokensFromChars } from "./estimate-tokens";
+
+export type AccountLabel = "platform" | "byok";
+
+/** One upstream attempt of a request, failed fallbacks included. */
+export interface AttemptUsage {
+  /** 1-based position in the request's attempt chain. */
+  ordinal: number;
+  providerId: string;
+  /** The catalog endpoint's model id that was called, not the name the upstream echoed. */
+  providerModelId: string;
+  accountLabel: AccountLabel;
+  /** Every usage report the attempt received, in arrival order. */
+  usageFrames: readonly IrUsage[];
+}
+
+/** Characters seen, for the reference §9.3 estimator. The caller says why it is needed. */
+export interface UsageEstimate {
+  /** `usage_missing`: the serving attempt ended without a usage report. `client_disconnected`: the client left before the final usage frame. */
+  reason: "usage_missing" | "client_disconnected";
+  promptChars: number;
+  outputChars: number;
+}
+
+export interface UsageEvidenceInput {
+  attempts: readonly AttemptUsage[];
+  /** The attempt whose response reached the client; undefined when none did. */
+  servingAttemptOrdinal: number | undefined;
+  estimate?: UsageEstimate;
+}
+
+export type UsageSource = "provider_reported" | "estimated" | "unknown";
+
+/** The six integer counters of cloud-api.md `raw_usage` and of a frame's `usage`. */
+export interface UsageCounts {
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  completion_tokens: number;
+  prompt_tokens: number;
+  reasoning_tokens: number;
+  web_search_count: number;
+}
+
+export interface EffectiveUsageCounts extends UsageCounts {
+  media_input_count: number;
+  media_output_count: number;
+}
+
+export interface UsageFrameRecord {
+  account_label: AccountLabel;
+  attempt_ordinal: number;
+  frame_kind: "usage";
+  frame_ordinal: number;
+  provider_id: string;
+  provider_model_id: string;
+  usage: UsageCounts;
+}
+
+/** cloud-api.md "Request record" → `usage_evidence`, field for field. */
+export interface UsageEvidence {
+  source: UsageSource;
+  effective_usage: EffectiveUsageCounts;
+  raw_usage: UsageCounts;
+  estimator: { chars_per_token: number; version: string };
+  raw_usage_frames: UsageFrameRecord[];
+}
+
+/** Reference §4.5 settlement receipt `usage`: non-overlapping buckets, each ≥ 0. */
+export interface SettlementUsage {
+  uncached_input_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  output_tokens: number;
+  reasoning_tokens: number;
+}
+
+/**
+ * The usage evidence of one request, and the usage to bill it by (undefined = unknown).
+ * Frames are stored as reported; a counter the provider left out is 0 in a frame (the
+ * record types it integer) but stays undefined in the billed usage.
+ */
+export function buildUsageEvidence(input: UsageEvidenceInput): { evidence: UsageEvidence; usage: NormalisedUsage } {
+  const attempts = [...input.attempts].sort((left, right) => left.ordinal - right.ordinal);
+  const serving = attempts.find((attempt) => attempt.ordinal === input.servingAttemptOrdinal);
+  const reported = mergeFrames(serving?.usageFrames ?? []);
+  const { usage, source } = resolveUsage(reported, input.estimate);
+  const effective = countsOf(usage);
+  return {
+    evidence: {
+      source,
+      effective_usage: { ...effective, media_input_count: 0, media_output_count: 0 },
+      raw_usage: countsOf(reported),
+      estimator: { chars_per_token: ESTIMATOR.chars_per_token, version: ESTIMATOR.version },
+      raw_usage_frames: attempts.flatMap((attempt) =>
+        attempt.usageFrames.map((frame, index) => ({
+          account_label: attempt.accountLabel,
+          attempt_ordinal: attempt.ordinal,
+          frame_kind: "usage" as const,
+          frame_ordinal: index + 1,
+          provider_id: attempt.providerId,
+          provider_model_id: attempt.providerModelId,
+          usage: countsOf(reportedFields(frame)),
+        })),
+      ),
+    },
+    usage,
+  };
+}
+
+/** The §4.5 receipt buckets; contradictory or unknown counters clamp to 0. */
+export function settlementUsage(usage: NormalisedUsage): SettlementUsage {
+  const buckets = billingBuckets(usage);
+  return {
+    uncached_input_tokens: atLeastZero(buckets.uncachedInput),
+    cache_read_tokens: atLeastZero(buckets.cacheRead),
+    cache_write_tokens: atLeastZero(buckets.cacheWrite),
+    output_tokens: atLeastZero(buckets.output),
+    reasoning_tokens: atLeastZero(buckets.reasoning),
+  };
+}
+
+/**
+ * Later frames win field by field: Anthropic reports input at message_start and output at
+ * message_delta; Gemini repeats cumulative counts on every chunk (reference §9.3).
+ */
+function mergeFrames(frames: readonly IrUsage[]): NormalisedUsage {
+  const merged: NormalisedUsage = {};
+  for (const frame of frames) Object.assign(merged, reportedFields(frame));
+  return merged;
+}
+
+/** Only non-negative integer counters count as reported; anything else stays unknown. */
+function reportedFields(frame: IrUsage): NormalisedUsage {
+  const fields: NormalisedUsage = {};
+  if (isCount(frame.promptTokens)) fields.promptTokens = frame.promptTokens;
+  if (isCount(frame.completionTokens)) fields.completionTokens = frame.completionTokens;
+  if (isCount(frame.reasoningTokens)) fields.reasoningTokens = frame.reasoningTokens;
+  if (isCount(frame.cacheReadTokens)) fields.cacheReadTokens = frame.cacheReadTokens;
+  if (isCount(frame.cacheWriteTokens)) fields.cacheWriteTokens = frame.cacheWriteTokens;
+  if (isCount(frame.webSearchCount)) fields.webSearchCount = frame.webSearchCount;
+  return fields;
+}
+
+/**
+ * The prompt count is known when the upstream starts, so a reported prompt (with its
+ * cache split) stays authoritative even after a disconnect; the completion count is final
+ * only when the stream ran to its usage frame. Whatever is not final comes from the
+ * estimator. Estimated output counts reasoning as output (both bill at the output rate),
+ * and an estimated prompt has no cache split.
+ */
+function resolveUsage(reported: NormalisedUsage, estimate: UsageEstimate | undefined): { usage: NormalisedUsage; source: UsageSource } {
+  const anyReported = Object.keys(reported).length > 0;
+  if (estimate === undefined) return { usage: reported, source: anyReported ? "provider_reported" : "unknown" };
+
+  const finalCompletion = estimate.reason === "client_disconnected" ? undefined : reported.completionTokens;
+  if (reported.promptTokens !== undefined && finalCompletion !== undefined) return { usage: reported, source: "provider_reported" };
+
+  const promptReported = reported.promptTokens !== undefined;
+  const usage: NormalisedUsage = {
+    promptTokens: reported.promptTokens ?? tokensFromChars(Math.max(0, estimate.promptChars)),
+    completionTokens: finalCompletion ?? tokensFromChars(Math.max(0, estimate.outputChars)),
+    reasoningTokens: finalCompletion === undefined ? 0 : reported.reasoningTokens,
+    cacheReadTokens: promptReported ? reported.cacheReadTokens : 0,
+    cacheWriteTokens: promptReported ? reported.cacheWriteTokens : 0,
+    webSearchCount: reported.webSearchCount,
+  };
+  return { usage, source: "estimated" };
+}
+
+function countsOf(usage: NormalisedUsage): UsageCounts {
+  return {
+    cache_read_tokens: usage.cacheReadTokens ?? 0,
+    cache_write_tokens: usage.cacheWriteTokens ?? 0,
+    completion_tokens: usage.completionTokens ?? 0,
+    prompt_tokens: usage.promptTokens ?? 0,
+    reasoning_tokens: usage.reasoningTokens ?? 0,
+    web_search_count: usage.webSearchCount ?? 0,
+  };
+}
+
+function isCount(value: number | undefined): value is number {
+  return value !== undefined && Number.isSafeInteger(value) && value >= 0;
+}
+
+function atLeastZero(value: number): number {
+  return Number.isSafeInteger(value) && value > 0 ? value : 0;
+}
