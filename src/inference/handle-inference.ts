@@ -75,7 +75,7 @@ export async function handleInference(services: Services, input: InferenceInput)
     recordId: newId("rq", 20),
     requestId,
     principal,
-    namespaceId: metering ? await services.namespaces.namespaceFor(principal) : principal.namespaceId,
+    namespaceId: principal.namespaceId,
     clientProtocol: protocol,
     streamed: false,
     createdAt,
@@ -124,8 +124,15 @@ export async function handleInference(services: Services, input: InferenceInput)
 
   if (metering) {
     const reservation = reservationFor(ir, plan.candidates, tokensFromChars(outcome.promptChars));
-    const refused = await reserveFunds(services.db.sql, principal.accountId, reservation);
-    if (refused) return failAndSettle(refused);
+    try {
+      outcome.namespaceId = await services.namespaces.namespaceFor(principal);
+      const refused = await reserveFunds(services.db.sql, principal.accountId, reservation);
+      if (refused) return failAndSettle(refused);
+    } catch (error) {
+      // Budgets cannot be overspent: without the database nothing is admitted (fail closed).
+      log.error("admission unavailable", { requestId, error: error instanceof Error ? error.message : String(error) });
+      return failAndSettle(irError("internal", "billing is temporarily unavailable; retry shortly", { status: 503, retryAfter: 1 }));
+    }
     outcome.reservedMicroUsd = reservation;
   }
 

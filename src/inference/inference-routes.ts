@@ -1,11 +1,23 @@
 import { Elysia } from "elysia";
 import { irError } from "../ir";
 import type { Services } from "../services";
-import { handleInference } from "./handle-inference";
+import { handleInference as handle, type InferenceInput } from "./handle-inference";
+import { log } from "../observability/log";
 import { errorInProtocol } from "./inference-error";
 import { requestIdFrom } from "./request-id";
 
 const SCOPE_DOC = { "x-scope": "inference:invoke" };
+
+/** Whatever goes wrong, an inference client gets an error in its own protocol, never the management shape. */
+async function handleInference(services: Services, input: InferenceInput): Promise<Response> {
+  try {
+    return await handle(services, input);
+  } catch (error) {
+    const requestId = requestIdFrom(input.request.headers);
+    log.error("inference failed unexpectedly", { requestId, error: error instanceof Error ? error.message : String(error) });
+    return errorInProtocol(input.protocol, irError("internal", "internal error"), requestId);
+  }
+}
 
 /**
  * The four inference protocols. Bodies are read raw (`parse: "none"`): the codecs

@@ -1,0 +1,185 @@
+/** The bench's Markdown: one table per TRANSLATION_MODE, the issue's targets, and where the time goes. */
+import { percentileMs, type ErrorTally, type Samples, type Throughput } from "./load";
+
+export interface PathResult {
+  label: string;
+  latency: Samples;
+  firstByte: Samples;
+  throughput: Throughput;
+}
+
+export interface ModeResult {
+  mode: string;
+  same: PathResult;
+  cross: PathResult;
+  idleRssKb: number;
+  peakRssKb: number;
+  exited: boolean;
+  /** The tail of the process's output (LOG_LEVEL=warn: only warnings and errors). */
+  stderr: string;
+}
+
+export interface Probe {
+  name: string;
+  samples: Samples;
+}
+
+export interface ReportInput {
+  date: Date;
+  machine: string;
+  database: string;
+  settings: { latencyRounds: number; probeRounds: number; ttfbRounds: number; lanes: number; sliceMs: number; slices: number; warmupMs: number };
+  quick: boolean;
+  direct: PathResult;
+  proxy: PathResult;
+  modes: ModeResult[];
+  probes: Probe[];
+  /** Failures outside the measured requests (a server that stopped serving). */
+  problems: string[];
+  wallSeconds: number;
+}
+
+const TARGETS = { sameRps: 0.8, crossRps: 0.7, addedP50Ms: 0.3 };
+
+const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(3) : "n/a");
+const signedMs = (value: number) => (Number.isFinite(value) ? `${value >= 0 ? "+" : "−"}${Math.abs(value).toFixed(3)}` : "n/a");
+const ratio = (value: number) => (Number.isFinite(value) ? `${value.toFixed(2)}×` : "n/a");
+const integer = (value: number) => (Number.isFinite(value) ? Math.round(value).toLocaleString("en-US") : "n/a");
+const mb = (kb: number) => (Number.isFinite(kb) ? `${(kb / 1024).toFixed(0)} MB` : "n/a");
+const verdict = (pass: boolean) => (pass ? "PASS" : "**MISS**");
+
+const p50 = (samples: Samples) => percentileMs(samples.ns, 0.5);
+const p99 = (samples: Samples) => percentileMs(samples.ns, 0.99);
+const rps = (path: PathResult) => path.throughput.completed / path.throughput.seconds;
+const errorsOf = (path: PathResult) => path.latency.errors.count + path.firstByte.errors.count + path.throughput.errors.count;
+
+function firstError(path: PathResult): string | undefined {
+  const tallies: ErrorTally[] = [path.latency.errors, path.firstByte.errors, path.throughput.errors];
+  return tallies.find((tally) => tally.first !== undefined)?.first;
+}
+
+function pathRow(path: PathResult, direct: PathResult, proxy: PathResult): string {
+  const isDirect = path === direct;
+  const overDirect = isDirect ? "—" : `${signedMs(p50(path.latency) - p50(direct.latency))} / ${signedMs(p99(path.latency) - p99(direct.latency))}`;
+  const overProxy =
+    isDirect || path === proxy ? "—" : `${signedMs(p50(path.latency) - p50(proxy.latency))} / ${signedMs(p99(path.latency) - p99(proxy.latency))}`;
+  return (
+    `| ${path.label} | ${ms(p50(path.latency))} | ${ms(p99(path.latency))} | ${overDirect} | ${overProxy} | ` +
+    `${integer(rps(path))} | ${ratio(rps(path) / rps(proxy))} | ${ms(p50(path.firstByte))} | ${errorsOf(path)} |`
+  );
+}
+
+function logLines(text: string): string[] {
+  return text.split("\n").filter((line) => /"level":"(warn|error)"/.test(line));
+}
+
+function modeSection(input: ReportInput, mode: ModeResult): string[] {
+  const { direct, proxy } = input;
+  const lines = [
+    `### Switchyard (${mode.mode})`,
+    "",
+    "| path | p50 ms | p99 ms | added p50 / p99 over direct, ms | added p50 / p99 over bare proxy, ms | rps @ " +
+      `${input.settings.lanes} conns | rps ÷ bare proxy | stream TTFB p50 ms | errors |`,
+    "|---|--:|--:|--:|--:|--:|--:|--:|--:|",
+    ...[direct, proxy, mode.same, mode.cross].map((path) => pathRow(path, direct, proxy)),
+    "",
+  ];
+  const sameRatio = rps(mode.same) / rps(proxy);
+  const crossRatio = rps(mode.cross) / rps(proxy);
+  const sameAdded = p50(mode.same.latency) - p50(direct.latency);
+  const crossAdded = p50(mode.cross.latency) - p50(direct.latency);
+  lines.push(
+    "| target (from the issue) | measured | result |",
+    "|---|--:|---|",
+    `| same-protocol rps ≥ ${TARGETS.sameRps}× bare proxy | ${ratio(sameRatio)} | ${verdict(sameRatio >= TARGETS.sameRps)} |`,
+    `| cross-protocol rps ≥ ${TARGETS.crossRps}× bare proxy | ${ratio(crossRatio)} | ${verdict(crossRatio >= TARGETS.crossRps)} |`,
+    `| same-protocol added p50 at concurrency 1 ≤ ${TARGETS.addedP50Ms} ms (judged over direct) | ${ms(sameAdded)} ms | ${verdict(sameAdded <= TARGETS.addedP50Ms)} |`,
+    `| cross-protocol added p50 at concurrency 1 ≤ ${TARGETS.addedP50Ms} ms (judged over direct) | ${ms(crossAdded)} ms | ${verdict(crossAdded <= TARGETS.addedP50Ms)} |`,
+    "",
+  );
+  const logged = logLines(mode.stderr);
+  lines.push(
+    `Switchyard process memory: peak RSS ${mb(mode.peakRssKb)} (${mode.exited ? "**the process exited during the run**; last VmHWM sample" : "VmHWM at the end of the run"}), ${mb(mode.idleRssKb)} idle after start.` +
+      (logged.length > 0 ? ` It logged ${logged.length} warn/error lines, e.g. \`${logged[0]!.slice(0, 300)}\`.` : " It logged no warnings or errors."),
+    "",
+  );
+  return lines;
+}
+
+function probeSection(input: ReportInput): string[] {
+  const probe = (name: string) => input.probes.find((p) => p.name === name)?.samples;
+  const cell = (samples: Samples | undefined) => (samples === undefined ? "—" : ms(p50(samples)));
+  const lines = [
+    "### Where the time goes (concurrency 1, p50 ms)",
+    "",
+    `| probe | bare Bun proxy | ${input.modes.map((m) => `Switchyard ${m.mode}`).join(" | ")} |`,
+    `|---|--:|${input.modes.map(() => "--:").join("|")}|`,
+    `| GET /ping (Bun.serve; for Switchyard also Elysia routing and its request hooks) | ${cell(probe("proxy:ping"))} | ${input.modes.map((m) => cell(probe(`${m.mode}:ping`))).join(" | ")} |`,
+    `| chat request for an unknown model: auth + body + decode + plan, 404, no upstream call | — | ${input.modes.map((m) => cell(probe(`${m.mode}:unknown`))).join(" | ")} |`,
+    `| same protocol, full request | ${cell(input.proxy.latency)} | ${input.modes.map((m) => cell(m.same.latency)).join(" | ")} |`,
+    `| cross protocol, full request | — | ${input.modes.map((m) => cell(m.cross.latency)).join(" | ")} |`,
+    `| direct to mock (reference) | ${cell(input.direct.latency)} | ${input.modes.map(() => "").join(" | ")} |`,
+    "",
+  ];
+  return lines;
+}
+
+export function renderReport(input: ReportInput): { markdown: string; errors: number } {
+  const paths = [input.direct, input.proxy, ...input.modes.flatMap((m) => [m.same, m.cross])];
+  const probeErrors = input.probes.reduce((sum, p) => sum + p.samples.errors.count, 0);
+  const errors = paths.reduce((sum, path) => sum + errorsOf(path), 0) + probeErrors + input.problems.length;
+  const { settings } = input;
+  const lines = [
+    `## Benchmark${input.quick ? " (--quick: a smoke run, not for the README)" : ""}`,
+    "",
+    `${input.date.toISOString().slice(0, 16).replace("T", " ")} UTC · ${input.machine} · database: ${input.database}.`,
+    "",
+  ];
+  if (errors > 0) {
+    lines.push(`> **⚠ ${errors} REQUESTS FAILED — THESE NUMBERS ARE NOT VALID.**`);
+    for (const problem of input.problems) lines.push(`> ${problem.slice(0, 300)}`);
+    for (const path of paths) {
+      const first = firstError(path);
+      if (first !== undefined) lines.push(`> ${path.label}: ${errorsOf(path)} failed, first: \`${first.slice(0, 300)}\``);
+    }
+    for (const probe of input.probes) {
+      if (probe.samples.errors.first !== undefined) lines.push(`> probe ${probe.name}: ${probe.samples.errors.count} failed, first: \`${probe.samples.errors.first.slice(0, 300)}\``);
+    }
+    lines.push("");
+  }
+  lines.push(
+    "Everything on 127.0.0.1, one run: the mock upstreams (test/helpers/mock-upstreams), a bare Bun proxy " +
+      "(test/bench/bare-proxy.ts: forwards the bytes, no auth, no parsing) and both Switchyards (`bun src/main.ts`, default pool size) " +
+      "are separate processes; the load generator is Bun `fetch` with keep-alive from one more process. " +
+      `Latency: non-streaming chat completions at concurrency 1, ${settings.latencyRounds} requests per path, the paths interleaved request by request; ` +
+      "added = p50 (p99) via − p50 (p99) direct. " +
+      `Throughput: ${settings.lanes} concurrent connections, ${((settings.sliceMs * settings.slices) / 1000).toFixed(1)} s per path in ${settings.slices} interleaved slices (each after ${settings.warmupMs} ms of warm-up). ` +
+      `Stream TTFB: \`stream: true\`, from sending to the first body chunk, ${settings.ttfbRounds} requests per path. ` +
+      "Only ratios within this run are meaningful.",
+    "",
+  );
+  for (const mode of input.modes) lines.push(...modeSection(input, mode));
+  lines.push(...meteringSection(input));
+  lines.push(...probeSection(input));
+  lines.push(`Total errors: ${errors === 0 ? "none" : `**${errors}**`}. Wall time ${input.wallSeconds.toFixed(0)} s.`, "");
+  return { markdown: lines.join("\n"), errors };
+}
+
+/** Metering's cost: requests per second with metering on over the same build with METERING=off, same run. */
+function meteringSection(input: ReportInput): string[] {
+  const on = input.modes.find((m) => m.mode === "auto");
+  const off = input.modes.find((m) => m.mode === "auto, metering off");
+  if (!on || !off) return [];
+  const rows = (["same", "cross"] as const).map((which) => {
+    const ratio = rps(on[which]) / rps(off[which]);
+    return `| ${which === "same" ? "same protocol" : "cross protocol"} | ${Math.round(rps(on[which])).toLocaleString("en-US")} | ${Math.round(rps(off[which])).toLocaleString("en-US")} | ${ratio.toFixed(2)}× | ${ratio >= 0.8 ? "PASS" : "**MISS**"} |`;
+  });
+  return [
+    "### Metering on vs off (target: on ≥ 0.8× off)",
+    "",
+    "| path | rps, metering on | rps, metering off | on ÷ off | result |",
+    "|---|--:|--:|--:|---|",
+    ...rows,
+    "",
+  ];
+}

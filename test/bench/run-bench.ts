@@ -1,0 +1,200 @@
+/**
+ * `bun run bench`: Switchyard against a bare Bun proxy and the upstream itself, all on
+ * 127.0.0.1, in one run (on a small noisy machine only ratios from the same run mean
+ * anything). Prints Markdown — one table per TRANSLATION_MODE plus a "where the time
+ * goes" table — and writes it to test/bench/last-results.md. Exits 1 when any request
+ * failed. `--quick` runs a much shorter version (a smoke test of the bench itself).
+ *
+ * Processes: the mock upstreams (openai-chat, anthropic-messages), the bare proxy and
+ * two Switchyards (pool and inline, on one throwaway PostgreSQL) are children; this
+ * process only generates load. Latency loops interleave their targets request by request
+ * and throughput runs in interleaved slices, so drift on the machine hits all alike.
+ */
+import { spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { UpstreamProtocol } from "../helpers/mock-upstreams";
+import { cleanupAll, firstLineWithin, spawnChild, waitForPing } from "./children";
+import { measureFirstByte, measureLatency, measureThroughput, requestOnce, type Target } from "./load";
+import { renderReport, type ModeResult, type PathResult, type Probe } from "./report";
+import { startDatabase, startSwitchyard, type SwitchyardProcess } from "./switchyard-process";
+
+const quick = process.argv.includes("--quick");
+const SETTINGS = quick
+  ? { latencyRounds: 200, latencyWarmup: 50, probeRounds: 100, ttfbRounds: 100, ttfbWarmup: 20, lanes: 64, sliceMs: 500, slices: 1, warmupMs: 200 }
+  : { latencyRounds: 2000, latencyWarmup: 200, probeRounds: 1000, ttfbRounds: 1000, ttfbWarmup: 100, lanes: 64, sliceMs: 2500, slices: 4, warmupMs: 500 };
+
+const MOCK_KEY = "bench-mock-key";
+const HERE = import.meta.dir;
+const MESSAGES = [
+  { role: "system", content: "You are terse." },
+  { role: "user", content: "Say hello to the benchmark." },
+];
+
+function chatBody(model: string, stream: boolean): string {
+  return JSON.stringify({ model, messages: MESSAGES, max_tokens: 64, ...(stream ? { stream: true } : {}) });
+}
+
+function chatTarget(name: string, baseUrl: string, token: string, model: string, stream: boolean, expectStatus = 200): Target {
+  return {
+    name,
+    url: `${baseUrl}/v1/chat/completions`,
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: chatBody(model, stream),
+    expectStatus,
+  };
+}
+
+/** One request per target before measuring: the answer must be a real chat completion (or stream). */
+async function sanityCheck(target: Target, stream: boolean): Promise<void> {
+  const response = await fetch(target.url, { method: "POST", headers: target.headers, body: target.body });
+  const text = await response.text();
+  const fail = (why: string) => new Error(`sanity check of "${target.name}" failed: ${why}\n${response.status} ${text.slice(0, 500)}`);
+  if (response.status !== 200) throw fail("status is not 200");
+  if (stream) {
+    if (!text.includes("data: ") || !text.includes('"chat.completion.chunk"')) throw fail("not a chat-completions event stream");
+    return;
+  }
+  const parsed: unknown = JSON.parse(text);
+  const choices = typeof parsed === "object" && parsed !== null && "choices" in parsed ? parsed.choices : undefined;
+  if (!Array.isArray(choices) || choices.length === 0) throw fail("no choices in the chat completion");
+}
+
+function machine(): string {
+  const nproc = spawnSync("nproc", { encoding: "utf8" }).stdout.trim() || String(navigator.hardwareConcurrency);
+  const cpu = /^model name\s*:\s*(.+)$/m.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1]?.trim() ?? "unknown CPU";
+  return `${nproc} cores (nproc; ${cpu}), Bun ${Bun.version}, ${process.platform}-${process.arch}`;
+}
+
+async function main(): Promise<number> {
+  const startedAt = new Date();
+  const clock = performance.now();
+  const say = (message: string) => console.error(`[bench ${((performance.now() - clock) / 1000).toFixed(1)}s] ${message}`);
+  const switchyards: SwitchyardProcess[] = [];
+  try {
+    say("starting mock upstreams, bare proxy, PostgreSQL and two Switchyards");
+    const mockChild = spawnChild("mock upstreams", [process.execPath, join(HERE, "start-mock.ts"), MOCK_KEY]);
+    const mockUrls = JSON.parse(await firstLineWithin(mockChild, 30_000)) as Record<string, string>;
+    const openaiBase = mockUrls["openai-chat"];
+    const anthropicBase = mockUrls["anthropic-messages"];
+    if (openaiBase === undefined || anthropicBase === undefined) throw new Error(`mock child printed ${JSON.stringify(mockUrls)}`);
+    const mocks: { protocol: UpstreamProtocol; baseUrl: string }[] = [
+      { protocol: "openai-chat", baseUrl: openaiBase },
+      { protocol: "anthropic-messages", baseUrl: anthropicBase },
+    ];
+
+    const proxyChild = spawnChild("bare proxy", [process.execPath, join(HERE, "bare-proxy.ts"), openaiBase]);
+    const proxyUrl = await firstLineWithin(proxyChild, 30_000);
+    await waitForPing(proxyUrl, proxyChild, 30_000);
+
+    const database = await startDatabase();
+    // The default (auto), the all-workers pool for comparison, and auto with metering off:
+    // metering's cost is the ratio of the first and the last.
+    const variants: Array<{ mode: string; env: Record<string, string> }> = [
+      { mode: "auto", env: { TRANSLATION_MODE: "auto" } },
+      { mode: "pool", env: { TRANSLATION_MODE: "pool" } },
+      { mode: "auto, metering off", env: { TRANSLATION_MODE: "auto", METERING: "off" } },
+    ];
+    for (const variant of variants) {
+      switchyards.push(await startSwitchyard({ ...variant, database, mocks, mockKey: MOCK_KEY }));
+    }
+    const idleRssKb = new Map(switchyards.map((s) => [s.mode, s.memoryKb().rss]));
+
+    // The mock's origin: its baseUrl is origin + "/v1".
+    const mockOrigin = openaiBase.replace(/\/v1$/, "");
+    const nonStream = (stream: boolean) => {
+      const list: Target[] = [
+        chatTarget("direct", mockOrigin, MOCK_KEY, "gpt-4o-mini", stream),
+        chatTarget("proxy", proxyUrl, MOCK_KEY, "gpt-4o-mini", stream),
+      ];
+      for (const s of switchyards) {
+        list.push(chatTarget(`${s.mode}:same`, s.url, s.apiKey, "mock-openai/gpt-4o-mini", stream));
+        list.push(chatTarget(`${s.mode}:cross`, s.url, s.apiKey, "mock-anthropic/claude-sonnet-4-5", stream));
+      }
+      return list;
+    };
+    const plain = nonStream(false);
+    const streaming = nonStream(true);
+    for (const target of plain) await sanityCheck(target, false);
+    for (const target of streaming) await sanityCheck(target, true);
+
+    say(`latency at concurrency 1: ${SETTINGS.latencyRounds} rounds over ${plain.length} paths`);
+    const latency = await measureLatency(plain, SETTINGS.latencyRounds, SETTINGS.latencyWarmup);
+
+    const probeTargets: Target[] = [{ name: "proxy:ping", url: `${proxyUrl}/ping`, method: "GET" }];
+    for (const s of switchyards) {
+      probeTargets.push({ name: `${s.mode}:ping`, url: `${s.url}/ping`, method: "GET" });
+      probeTargets.push(chatTarget(`${s.mode}:unknown`, s.url, s.apiKey, "mock-openai/no-such-model", false, 404));
+    }
+    say(`probes (GET /ping, unknown model): ${SETTINGS.probeRounds} rounds`);
+    const probes = await measureLatency(probeTargets, SETTINGS.probeRounds, SETTINGS.latencyWarmup);
+
+    say(`streaming time to first byte: ${SETTINGS.ttfbRounds} rounds`);
+    const firstByte = await measureFirstByte(streaming, SETTINGS.ttfbRounds, SETTINGS.ttfbWarmup);
+
+    const seconds = (SETTINGS.sliceMs * SETTINGS.slices) / 1000;
+    say(`throughput at ${SETTINGS.lanes} connections: ${seconds} s per path in ${SETTINGS.slices} interleaved slices`);
+    const throughput = await measureThroughput(plain, SETTINGS);
+
+    const memory = new Map(switchyards.map((s) => [s.mode, s.memoryKb()]));
+    // A last look that each Switchyard still serves (a crash mid-run shows up as errors too).
+    const problems: string[] = [];
+    for (const s of switchyards) {
+      const error = await requestOnce(chatTarget("final", s.url, s.apiKey, "mock-openai/gpt-4o-mini", false));
+      if (error !== undefined) problems.push(`Switchyard (${s.mode}) no longer serves after the run: ${error}`);
+    }
+
+    const path = (name: string, label: string): PathResult => ({
+      label,
+      latency: latency.get(name)!,
+      firstByte: firstByte.get(name)!,
+      throughput: throughput.get(name)!,
+    });
+    const modes: ModeResult[] = switchyards.map((s) => ({
+      mode: s.mode,
+      same: path(`${s.mode}:same`, "Switchyard, same protocol (chat → openai-chat)"),
+      cross: path(`${s.mode}:cross`, "Switchyard, cross protocol (chat → anthropic-messages)"),
+      idleRssKb: idleRssKb.get(s.mode) ?? Number.NaN,
+      peakRssKb: memory.get(s.mode)?.peak ?? Number.NaN,
+      exited: !Number.isFinite(memory.get(s.mode)?.rss ?? Number.NaN),
+      stderr: s.output(),
+    }));
+    const probeList: Probe[] = [...probes].map(([name, samples]) => ({ name, samples }));
+    const report = renderReport({
+      date: startedAt,
+      machine: machine(),
+      database: database.kind,
+      settings: SETTINGS,
+      quick,
+      direct: path("direct", "direct to mock"),
+      proxy: path("proxy", "bare Bun proxy"),
+      modes,
+      probes: probeList,
+      problems,
+      wallSeconds: (performance.now() - clock) / 1000,
+    });
+    console.log(report.markdown);
+    writeFileSync(join(HERE, "last-results.md"), report.markdown);
+    say(`wrote test/bench/last-results.md`);
+    return report.errors > 0 ? 1 : 0;
+  } finally {
+    await Promise.all(switchyards.map((s) => s.stop()));
+    cleanupAll();
+  }
+}
+
+// However the servers misbehave (a request that never ends), the bench ends.
+const WATCHDOG_MS = quick ? 60_000 : 300_000;
+setTimeout(() => {
+  console.error(`bench failed: still running after ${WATCHDOG_MS / 1000} s (a request hung?)`);
+  cleanupAll();
+  process.exit(1);
+}, WATCHDOG_MS).unref();
+
+try {
+  process.exit(await main());
+} catch (error) {
+  console.error(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  cleanupAll();
+  process.exit(1);
+}
