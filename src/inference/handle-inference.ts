@@ -151,6 +151,13 @@ export async function handleInference(services: Services, input: InferenceInput)
       body = encoded.body;
       warnings.push(...encoded.warnings);
     } catch (error) {
+      // The request asks for something this upstream's protocol cannot do (e.g. store: true
+      // towards Anthropic): another candidate may still serve it; if none can, it is a 400.
+      if (error instanceof IrDecodeError) {
+        attempts.pop();
+        lastError = irError("invalid_request", error.message);
+        continue;
+      }
       return failAndSettle(internalError(error, requestId));
     }
 

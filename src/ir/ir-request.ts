@@ -59,6 +59,11 @@ export interface IrRequest {
   responseFormat?: IrResponseFormat;
   params: IrGenerationParams;
   stream: boolean;
+  /**
+   * OpenAI `store` (reference §11.4): carried between the OpenAI wires; `true` cannot
+   * be honoured by Anthropic or Gemini upstreams, whose encoders refuse it.
+   */
+  store?: boolean;
   /** The client asked for a usage chunk in its stream (OpenAI `stream_options.include_usage`). */
   streamIncludeUsage?: boolean;
   /**

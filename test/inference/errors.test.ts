@@ -108,4 +108,16 @@ describe("inference errors in each client's protocol", () => {
     expect(response.status).toBe(200);
     expect(response.body.candidates[0].content.parts[0].text).toBe("Hello, world!");
   });
+
+  test("store: true is carried to an OpenAI upstream and refused with 400 when only Anthropic could serve", async () => {
+    const token = harness.account.apiKey;
+    const toOpenAi = await harness.server.api("POST", "/v1/chat/completions", { token, body: { model: MODEL, store: true, messages: [{ role: "user", content: "Hi" }] } });
+    expect(toOpenAi.status).toBe(200);
+    expect((harness.mocks.openai.requests.at(-1)!.body as { store?: boolean }).store).toBe(true);
+    const before = harness.mocks.anthropic.requests.length;
+    const toAnthropic = await harness.server.api("POST", "/v1/chat/completions", { token, body: { model: "mock-anthropic/claude-sonnet-4-5", store: true, messages: [{ role: "user", content: "Hi" }] } });
+    expectProtocolError("openai-chat", toAnthropic, 400);
+    expect(toAnthropic.body.error.message).toContain("store");
+    expect(harness.mocks.anthropic.requests.length).toBe(before);
+  });
 });

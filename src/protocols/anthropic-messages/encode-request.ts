@@ -1,4 +1,4 @@
-import type { EncodeRequestContext, Encoded, IrReasoningEffort, IrRequest, IrWarning } from "../../ir";
+import { IrDecodeError, type EncodeRequestContext, type Encoded, type IrReasoningEffort, type IrRequest, type IrWarning } from "../../ir";
 import { encodeAnthropicMessages } from "./encode-content";
 import type { JsonObject } from "./read-fields";
 
@@ -34,6 +34,8 @@ function unsupported(warnings: IrWarning[], field: string): void {
 
 /** IR -> Anthropic Messages upstream body. */
 export function encodeAnthropicRequest(request: IrRequest, context: EncodeRequestContext): Encoded<JsonObject> {
+  // Reference §11.4: Messages has no stored responses; `store: true` cannot be honoured.
+  if (request.store === true) throw new IrDecodeError("store: true is not supported by an Anthropic Messages upstream");
   const warnings: IrWarning[] = [];
   const { leadingSystem, messages } = encodeAnthropicMessages(request.messages, warnings);
   const params = request.params;

@@ -1,4 +1,4 @@
-import type { EncodeRequestContext, Encoded, IrReasoningEffort, IrRequest, IrWarning } from "../../ir";
+import { IrDecodeError, type EncodeRequestContext, type Encoded, type IrReasoningEffort, type IrRequest, type IrWarning } from "../../ir";
 import { encodeGeminiContents } from "./encode-content";
 import { isRecord, type JsonObject } from "./read-fields";
 import { sanitizeGeminiSchema } from "./sanitize-schema";
@@ -85,6 +85,8 @@ function applyExtras(body: JsonObject, fields: Record<string, unknown>): void {
  * Gemini rejects unknown fields.
  */
 export function encodeGeminiRequest(request: IrRequest, _context: EncodeRequestContext): Encoded<JsonObject> {
+  // Reference §11.4: generateContent has no stored responses; `store: true` cannot be honoured.
+  if (request.store === true) throw new IrDecodeError("store: true is not supported by a Google generateContent upstream");
   const warnings: IrWarning[] = [];
   const { system, contents } = encodeGeminiContents(request.messages, warnings);
   const body: JsonObject = { contents };

@@ -23,6 +23,7 @@ const MAPPED = new Set([
   "tools",
   "tool_choice",
   "parallel_tool_calls",
+  "store",
   "response_format",
   "temperature",
   "top_p",
@@ -73,6 +74,8 @@ export function decodeChatRequest(body: unknown): Encoded<IrRequest> {
   }
   const parallelToolCalls = optionalBoolean(body.parallel_tool_calls, "parallel_tool_calls");
   if (parallelToolCalls !== undefined) request.parallelToolCalls = parallelToolCalls;
+  const store = optionalBoolean(body.store, "store");
+  if (store !== undefined) request.store = store;
   if (body.response_format !== undefined && body.response_format !== null) {
     request.responseFormat = decodeChatResponseFormat(body.response_format);
   }

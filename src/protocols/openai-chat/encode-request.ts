@@ -27,6 +27,7 @@ export function encodeChatRequest(request: IrRequest, context: EncodeRequestCont
   }
   if (request.toolChoice !== undefined) body.tool_choice = encodeToolChoice(request.toolChoice);
   if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
+  if (request.store !== undefined) body.store = request.store;
   if (request.responseFormat !== undefined) body.response_format = encodeResponseFormat(request.responseFormat);
 
   const params = request.params;

@@ -27,6 +27,7 @@ const MAPPED = new Set([
   "temperature",
   "top_p",
   "parallel_tool_calls",
+  "store",
   "stream",
 ]);
 
@@ -74,6 +75,8 @@ export function decodeResponsesRequest(body: unknown): Encoded<IrRequest> {
   }
   const parallelToolCalls = optionalBoolean(body.parallel_tool_calls, "parallel_tool_calls");
   if (parallelToolCalls !== undefined) request.parallelToolCalls = parallelToolCalls;
+  const store = optionalBoolean(body.store, "store");
+  if (store !== undefined) request.store = store;
 
   if (body.text !== undefined && body.text !== null) {
     if (!isRecord(body.text)) throw new IrDecodeError("text must be an object");

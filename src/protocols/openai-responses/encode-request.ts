@@ -26,6 +26,7 @@ export function encodeResponsesRequest(request: IrRequest, context: EncodeReques
   }
   if (request.toolChoice !== undefined) body.tool_choice = encodeToolChoice(request.toolChoice);
   if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
+  if (request.store !== undefined) body.store = request.store;
   if (request.responseFormat !== undefined) body.text = { format: encodeFormat(request.responseFormat) };
 
   const params = request.params;

@@ -25,6 +25,10 @@ export function createResponsesStreamEncoder(context: CodecContext, _options: { 
   let usage: IrUsage | undefined;
   const completed: OutputItem[] = [];
   const toolIndexesSeen = new Set<number>();
+  /** Parts of tool calls that started while another call was open; replayed once it closes (items never interleave). */
+  const held: IrStreamPart[] = [];
+  const isHeld = (index: number): boolean => held.some((part) => part.type === "tool_call_start" && part.index === index);
+  const release = (): string => held.splice(0).map(push).join("");
 
   function event(type: string, fields: Record<string, unknown>): string {
     return `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...fields })}\n\n`;
@@ -43,7 +47,7 @@ export function createResponsesStreamEncoder(context: CodecContext, _options: { 
 
   function openText(kind: "message" | "reasoning"): string {
     if (open?.kind === kind) return "";
-    let out = closeOpen();
+    let out = closeAll();
     const outputIndex = completed.length;
     const id = context.newId(kind === "message" ? "msg" : "rs");
     open = { kind, id, outputIndex, text: "" };
@@ -79,6 +83,12 @@ export function createResponsesStreamEncoder(context: CodecContext, _options: { 
     return out + event("response.output_item.done", { output_index: item.outputIndex, item: done });
   }
 
+  function closeAll(): string {
+    let out = "";
+    while (open !== undefined || held.length > 0) out += closeOpen() + release();
+    return out;
+  }
+
   function push(part: IrStreamPart): string {
     if (closed) return "";
     switch (part.type) {
@@ -98,6 +108,10 @@ export function createResponsesStreamEncoder(context: CodecContext, _options: { 
       }
       case "tool_call_start": {
         if (toolIndexesSeen.has(part.index)) return "";
+        if (open?.kind === "function_call" || held.length > 0) {
+          held.push(part);
+          return ensureOpened();
+        }
         toolIndexesSeen.add(part.index);
         let out = ensureOpened() + closeOpen();
         const id = context.newId("fc");
@@ -106,18 +120,19 @@ export function createResponsesStreamEncoder(context: CodecContext, _options: { 
         return out;
       }
       case "tool_call_delta":
-        // Deltas for a call that is no longer open cannot be placed without interleaving items.
+        if (isHeld(part.index)) held.push(part);
         if (open?.kind !== "function_call" || open.toolIndex !== part.index || part.argumentsDelta === "") return "";
         open.text += part.argumentsDelta;
         return event("response.function_call_arguments.delta", { item_id: open.id, output_index: open.outputIndex, delta: part.argumentsDelta });
       case "tool_call_end":
-        return open?.kind === "function_call" && open.toolIndex === part.index ? closeOpen() : "";
+        if (isHeld(part.index)) held.push(part);
+        return open?.kind === "function_call" && open.toolIndex === part.index ? closeOpen() + release() : "";
       case "usage":
         usage = part.usage;
         return "";
       case "finish":
         finish = part.finish;
-        return ensureOpened() + closeOpen();
+        return ensureOpened() + closeAll();
       case "error":
         return fail(part.error);
       default:
@@ -141,7 +156,7 @@ export function createResponsesStreamEncoder(context: CodecContext, _options: { 
     const extra: Record<string, unknown> = incompleteReason === undefined ? {} : { incomplete_details: { reason: incompleteReason } };
     if (usage !== undefined) extra.usage = encodeResponsesUsage(usage);
     const type = status === "incomplete" ? "response.incomplete" : "response.completed";
-    return ensureOpened() + closeOpen() + event(type, { response: response(status, extra) });
+    return ensureOpened() + closeAll() + event(type, { response: response(status, extra) });
   }
 
   return { push, end };

@@ -187,8 +187,10 @@ describe("openai-chat decodeRequest: mapping", () => {
     const { value } = decode({ ...base, n: 2, logit_bias: { "50256": -100 }, user: "u-1", store: true, service_tier: "flex", session_id: "s-9" });
     expect(value.extras).toEqual({
       protocol: "openai-chat",
-      fields: { n: 2, logit_bias: { "50256": -100 }, user: "u-1", store: true, service_tier: "flex" },
+      fields: { n: 2, logit_bias: { "50256": -100 }, user: "u-1", service_tier: "flex" },
     });
+    // store is mapped into the IR (reference §11.4), not an extra.
+    expect(value.store).toBe(true);
   });
 
   test("keeps non-function tools and unmappable tool choices in extras", () => {

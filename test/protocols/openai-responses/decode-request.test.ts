@@ -169,7 +169,7 @@ describe("openai-responses decodeRequest: mapping", () => {
     });
     expect(value.extras).toEqual({
       protocol: "openai-responses",
-      fields: { metadata: { team: "a" }, include: ["reasoning.encrypted_content"], previous_response_id: "resp_123", store: false },
+      fields: { metadata: { team: "a" }, include: ["reasoning.encrypted_content"], previous_response_id: "resp_123" },
     });
   });
 });
