@@ -1,0 +1,180 @@
+import { badRequest } from "../errors/api-error";
+import type { Catalog } from "../providers/catalog";
+import type { UsageDayModelRow } from "../db/queries/stats";
+
+/**
+ * GET /v1/stats/usage (cloud-api.md "Platform usage statistics", reference §3.4):
+ * platform-wide token figures of succeeded requests, by UTC day and model.
+ */
+
+export const DAYS = { min: 1, max: 90, default: 14 } as const;
+export const TOP = { min: 1, max: 25, default: 8 } as const;
+/** The series bucket that collects every model outside the window's `top` busiest. */
+export const OTHER_KEY = "other";
+/** The id reported for succeeded records without a model id (should not occur). */
+export const UNKNOWN_MODEL_ID = "unknown";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface UsageStatsQuery {
+  days: number;
+  top: number;
+}
+
+export interface UsageStatsModel {
+  id: string;
+  open_weights: boolean;
+  prompt_tokens: number;
+  completion_tokens: number;
+  request_count: number;
+  total_tokens: number;
+  token_share: number;
+}
+
+export interface UsageStatsDay {
+  date: string;
+  request_count: number;
+  total_tokens: number;
+  by_model: Record<string, number>;
+}
+
+export interface UsageStats {
+  window: { bucket: "day"; days: number; from: string; to: string };
+  totals: { prompt_tokens: number; completion_tokens: number; reasoning_tokens: number; request_count: number; total_tokens: number };
+  models: UsageStatsModel[];
+  open_weight_token_share: number;
+  series: UsageStatsDay[];
+}
+
+export interface UsageWindow {
+  /** Start of the first UTC day, inclusive. */
+  from: Date;
+  /** The moment the figures are computed, exclusive. */
+  to: Date;
+  /** YYYY-MM-DD of every UTC day in the window, oldest first; the last is today. */
+  dates: string[];
+}
+
+/**
+ * `days` and `top` from the query string: integers (an optional minus sign and digits),
+ * clamped into range; anything else, or the parameter given twice, is a 400.
+ */
+export function parseUsageStatsQuery(params: URLSearchParams): UsageStatsQuery {
+  return {
+    days: integerParam(params, "days", DAYS),
+    top: integerParam(params, "top", TOP),
+  };
+}
+
+function integerParam(params: URLSearchParams, name: string, range: { min: number; max: number; default: number }): number {
+  const values = params.getAll(name);
+  if (values.length === 0) return range.default;
+  if (values.length > 1) throw badRequest(`${name} must be given once`);
+  const text = values[0]!;
+  if (!/^-?\d+$/.test(text)) throw badRequest(`${name} must be an integer, got ${JSON.stringify(text)}`);
+  return Math.min(range.max, Math.max(range.min, Number(text)));
+}
+
+/** The last `days` UTC days including today: from the start of the first up to `now`. */
+export function usageWindow(days: number, now: Date): UsageWindow {
+  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+  const first = today - (days - 1) * DAY_MS;
+  const dates: string[] = [];
+  for (let day = first; day <= today; day += DAY_MS) dates.push(new Date(day).toISOString().slice(0, 10));
+  return { from: new Date(first), to: now, dates };
+}
+
+interface ModelTotals {
+  id: string;
+  prompt: number;
+  completion: number;
+  reasoning: number;
+  requests: number;
+}
+
+/**
+ * The response from the per-day-and-model rows.
+ *
+ * - `models`: every model with a succeeded request in the window, busiest first (total
+ *   tokens, then request count, then id); never truncated by `top`.
+ * - `open_weights` comes from the catalog; a model no longer in it counts as closed.
+ * - Shares are fractions of the window's total tokens; with no tokens at all they are 0
+ *   (the spec types `open_weight_token_share` as a number, so not null).
+ * - `series[].by_model`: the window's `top` busiest models appear on every day (0 on days
+ *   they had no traffic), and `other` appears on every day exactly when the window has
+ *   more than `top` models, so each item has the same keys. A window without traffic has
+ *   empty `by_model` objects.
+ */
+export function buildUsageStats(rows: readonly UsageDayModelRow[], catalog: Catalog, window: UsageWindow, top: number): UsageStats {
+  const byModel = new Map<string, ModelTotals>();
+  for (const row of rows) {
+    const id = row.model_id === "" ? UNKNOWN_MODEL_ID : row.model_id;
+    let totals = byModel.get(id);
+    if (totals === undefined) {
+      totals = { id, prompt: 0, completion: 0, reasoning: 0, requests: 0 };
+      byModel.set(id, totals);
+    }
+    totals.prompt += row.prompt_tokens;
+    totals.completion += row.completion_tokens;
+    totals.reasoning += row.reasoning_tokens;
+    totals.requests += row.request_count;
+  }
+
+  const ranked = [...byModel.values()].sort(
+    (a, b) => b.prompt + b.completion - (a.prompt + a.completion) || b.requests - a.requests || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
+  const totals = { prompt_tokens: 0, completion_tokens: 0, reasoning_tokens: 0, request_count: 0, total_tokens: 0 };
+  for (const model of ranked) {
+    totals.prompt_tokens += model.prompt;
+    totals.completion_tokens += model.completion;
+    totals.reasoning_tokens += model.reasoning;
+    totals.request_count += model.requests;
+  }
+  // Reasoning is already inside completion: it is not added again.
+  totals.total_tokens = totals.prompt_tokens + totals.completion_tokens;
+  const share = (tokens: number) => (totals.total_tokens === 0 ? 0 : tokens / totals.total_tokens);
+
+  let openWeightTokens = 0;
+  const models: UsageStatsModel[] = ranked.map((model) => {
+    const total = model.prompt + model.completion;
+    const openWeights = catalog.getModel(model.id)?.openWeights ?? false;
+    if (openWeights) openWeightTokens += total;
+    return {
+      id: model.id,
+      open_weights: openWeights,
+      prompt_tokens: model.prompt,
+      completion_tokens: model.completion,
+      request_count: model.requests,
+      total_tokens: total,
+      token_share: share(total),
+    };
+  });
+
+  const topIds = new Set(ranked.slice(0, top).map((model) => model.id));
+  const folds = ranked.length > top;
+  const series = new Map<string, UsageStatsDay>();
+  for (const date of window.dates) {
+    const buckets: Record<string, number> = {};
+    for (const id of topIds) buckets[id] = 0;
+    if (folds) buckets[OTHER_KEY] = 0;
+    series.set(date, { date, request_count: 0, total_tokens: 0, by_model: buckets });
+  }
+  for (const row of rows) {
+    const day = series.get(row.day);
+    if (day === undefined) continue; // outside the window: cannot happen with the query's bounds
+    const id = row.model_id === "" ? UNKNOWN_MODEL_ID : row.model_id;
+    const tokens = row.prompt_tokens + row.completion_tokens;
+    const key = topIds.has(id) ? id : OTHER_KEY;
+    day.request_count += row.request_count;
+    day.total_tokens += tokens;
+    day.by_model[key] = (day.by_model[key] ?? 0) + tokens;
+  }
+
+  return {
+    window: { bucket: "day", days: window.dates.length, from: window.from.toISOString(), to: window.to.toISOString() },
+    totals,
+    models,
+    open_weight_token_share: share(openWeightTokens),
+    series: [...series.values()],
+  };
+}
