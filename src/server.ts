@@ -13,6 +13,7 @@ import { ConnectCheck } from "./routing/connect-check";
 import { WriteBuffer } from "./metering/write-buffer";
 import { createMeteringSink } from "./metering/metering-sink";
 import { NamespaceAttribution } from "./metering/namespace-attribution";
+import { WalletLeases } from "./metering/wallet-leases";
 import { AutoTranslator, InlineTranslator, PooledTranslator, type Translator } from "./translation/translator";
 import { WorkerPool } from "./workers/worker-pool";
 
@@ -45,6 +46,8 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
   lastUsed.start();
   const metrics = new Metrics();
   const writeBuffer = new WriteBuffer(db.sql, { metrics });
+  const walletLeases = new WalletLeases(db.sql);
+  walletLeases.start();
   const services: Services = {
     config,
     db,
@@ -58,6 +61,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
     writeBuffer,
     meteringSink: createMeteringSink(writeBuffer),
     namespaces: new NamespaceAttribution(db.sql),
+    walletLeases,
   };
   const app = createApp(services);
   const server = Bun.serve({
@@ -83,6 +87,8 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
       await lastUsed.stop();
       // Every buffered record, frame and ledger entry is written before the database closes.
       await writeBuffer.stop();
+      // Then the unused part of every wallet lease goes back to its wallet.
+      await walletLeases.stop();
       await services.translator.close();
       await db.close();
       log.info("stopped");

@@ -10,6 +10,7 @@ import type { ConnectCheck } from "./routing/connect-check";
 import type { MeteringSink } from "./metering/metering-rows";
 import type { NamespaceAttribution } from "./metering/namespace-attribution";
 import type { WriteBuffer } from "./metering/write-buffer";
+import type { WalletLeases } from "./metering/wallet-leases";
 
 /** The long-lived parts a route needs; built once in server.ts (or a test) and passed down. */
 export interface Services {
@@ -25,4 +26,5 @@ export interface Services {
   writeBuffer: WriteBuffer;
   meteringSink: MeteringSink;
   namespaces: NamespaceAttribution;
+  walletLeases: WalletLeases;
 }

@@ -1,12 +1,3 @@
--- name: reserveFunds
--- Admission: reserve the request's cost ceiling only if the wallet can cover it on
--- top of everything already reserved. One atomic statement, so concurrent requests
--- on any number of instances can never reserve past the balance.
-update wallets
-   set reserved_micro_usd = reserved_micro_usd + $2
- where account_id = $1 and balance_micro_usd - reserved_micro_usd >= $2
-returning balance_micro_usd - reserved_micro_usd as available_micro_usd;
-
 -- name: walletBalance
 select balance_micro_usd, reserved_micro_usd from wallets where account_id = $1;
 
@@ -53,19 +44,31 @@ on conflict do nothing;
 
 -- name: applyLedgerEntries
 -- Ledger rows and the wallet change they cause, in one statement: only entries that
--- were actually inserted move the balance and release their reservation, so a
--- retried batch can never debit twice.
+-- were actually inserted move the balance, so a retried batch can never debit twice.
+-- A usage entry's charge also leaves the lease it was admitted against, and the
+-- reservation shrinks only by what left a lease that still exists (a lease already
+-- swept has given its whole amount back).
 with inserted as (
-  insert into ledger_entries (id, account_id, namespace_id, request_record_id, kind, amount_micro_usd, released_micro_usd)
-  select id, account_id, namespace_id, request_record_id, kind, amount_micro_usd, released_micro_usd
+  insert into ledger_entries (id, account_id, namespace_id, request_record_id, kind, amount_micro_usd, released_micro_usd, lease_id)
+  select id, account_id, namespace_id, request_record_id, kind, amount_micro_usd, released_micro_usd, lease_id
   from jsonb_to_recordset($1::text::jsonb) as e(
     id text, account_id text, namespace_id text, request_record_id text, kind text,
-    amount_micro_usd bigint, released_micro_usd bigint)
+    amount_micro_usd bigint, released_micro_usd bigint, lease_id text)
   on conflict (request_record_id, kind) do nothing
-  returning account_id, amount_micro_usd, released_micro_usd
+  returning account_id, amount_micro_usd, released_micro_usd, lease_id
+), per_lease as (
+  select lease_id, sum(released_micro_usd) as released from inserted where lease_id is not null group by lease_id
+), leases as (
+  update wallet_leases l set amount_micro_usd = l.amount_micro_usd - p.released
+    from per_lease p
+   where l.id = p.lease_id
+  returning l.account_id, p.released
+), amounts as (
+  select account_id, sum(amount_micro_usd) as amount, 0::numeric as released from inserted group by account_id
+  union all
+  select account_id, 0, sum(released) from leases group by account_id
 ), totals as (
-  select account_id, sum(amount_micro_usd) as amount, sum(released_micro_usd) as released
-    from inserted group by account_id
+  select account_id, sum(amount) as amount, sum(released) as released from amounts group by account_id
 )
 update wallets w
    set balance_micro_usd = w.balance_micro_usd + totals.amount,

@@ -16,7 +16,7 @@ import { newId } from "../auth/tokens";
 import { promptChars, tokensFromChars } from "../metering/estimate-tokens";
 import { usedCapabilities, type RequestOutcome } from "../metering/request-outcome";
 import { settleRequest, type Settlement } from "../metering/settle-request";
-import { reservationFor, reserveFunds } from "../metering/admission";
+import { reservationFor } from "../metering/admission";
 import { withUsageCost } from "../metering/usage-cost";
 import { recordAttempt } from "../routing/record-attempt";
 
@@ -97,6 +97,7 @@ export async function handleInference(services: Services, input: InferenceInput)
     outcome.status = status;
     outcome.statusCode = statusCode;
     settlement = settleRequest(outcome, services.meteringSink);
+    if (outcome.leaseId) services.walletLeases.settle(principal.accountId, outcome.leaseId, outcome.reservedMicroUsd, settlement.chargeMicroUsd);
     return settlement;
   };
   const failAndSettle = (error: IrError) => {
@@ -126,8 +127,9 @@ export async function handleInference(services: Services, input: InferenceInput)
     const reservation = reservationFor(ir, plan.candidates, tokensFromChars(outcome.promptChars));
     try {
       outcome.namespaceId = await services.namespaces.namespaceFor(principal);
-      const refused = await reserveFunds(services.db.sql, principal.accountId, reservation);
-      if (refused) return failAndSettle(refused);
+      const leaseId = await services.walletLeases.admit(principal.accountId, reservation);
+      if (leaseId === undefined) return failAndSettle(irError("payment_required", "insufficient balance for this request: add credit to the account"));
+      outcome.leaseId = leaseId;
     } catch (error) {
       // Budgets cannot be overspent: without the database nothing is admitted (fail closed).
       log.error("admission unavailable", { requestId, error: error instanceof Error ? error.message : String(error) });

@@ -1,6 +1,4 @@
-import { irError, type IrError, type IrRequest } from "../ir";
-import type { Sql } from "../db/connect-database";
-import { runQuery } from "../db/queries/run-query";
+import type { IrRequest } from "../ir";
 import { pricingForPromptTokens } from "../providers/pricing";
 import type { AttemptCandidate } from "../routing/plan-attempts";
 
@@ -22,16 +20,4 @@ export function reservationFor(request: IrRequest, candidates: AttemptCandidate[
     ceiling = Math.max(ceiling, estimatedPromptTokens * inputRate + outputTokens * rates.output);
   }
   return Math.max(1, Math.ceil(ceiling));
-}
-
-/**
- * Reserves `amount` micro-USD of the account's wallet before any upstream call.
- * The check and the reservation are one UPDATE, so concurrent requests on every
- * instance together can never reserve more than the balance; a request that does
- * not fit is refused with 402 before it costs anything.
- */
-export async function reserveFunds(sql: Sql, accountId: string, amount: number): Promise<IrError | undefined> {
-  const rows = await runQuery<{ available_micro_usd: number }>(sql, "reserveFunds", [accountId, amount]);
-  if (rows.length > 0) return undefined;
-  return irError("payment_required", "insufficient balance for this request: add credit to the account");
 }

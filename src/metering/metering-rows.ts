@@ -61,7 +61,9 @@ export interface LedgerRow {
   request_record_id: string | null;
   kind: "usage" | "pending_debit_recovery" | "credit" | "refund";
   amount_micro_usd: number;
+  /** What leaves the reservation with this entry: the charge, taken out of `lease_id`. */
   released_micro_usd: number;
+  lease_id: string | null;
 }
 
 /** Where settled rows go: the batched write buffer in production. */

@@ -28,8 +28,9 @@ export interface RequestOutcome {
   promptChars: number;
   /** The client went away before the upstream's final usage report. */
   clientDisconnected: boolean;
-  /** Micro-USD reserved at admission; released by the request's ledger entry. */
+  /** Micro-USD reserved at admission against `leaseId` (see wallet-leases.ts). */
   reservedMicroUsd: number;
+  leaseId?: string;
   funding: "wallet" | "byok";
   warnings: IrWarning[];
   usedCapabilities: string[];

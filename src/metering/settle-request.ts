@@ -101,8 +101,9 @@ export function settleRequest(outcome: RequestOutcome, sink: MeteringSink, now =
       buckets: charge.buckets,
     });
   }
-  if (outcome.funding === "wallet" && (outcome.reservedMicroUsd > 0 || (chargeMicroUsd ?? 0) !== 0 || chargeMicroUsd === null)) {
-    // Exactly one entry per request: it debits what is known and always releases the reservation.
+  if (outcome.funding === "wallet" && chargeMicroUsd !== 0) {
+    // One entry per charged request: the debit, which also leaves the wallet lease. An
+    // unknown charge cannot be debited: it is recorded as pending recovery instead.
     sink.ledger({
       id: `le_${outcome.recordId}`,
       account_id: account,
@@ -110,7 +111,8 @@ export function settleRequest(outcome: RequestOutcome, sink: MeteringSink, now =
       request_record_id: outcome.recordId,
       kind: chargeMicroUsd === null ? "pending_debit_recovery" : "usage",
       amount_micro_usd: chargeMicroUsd === null ? 0 : -chargeMicroUsd,
-      released_micro_usd: outcome.reservedMicroUsd,
+      released_micro_usd: chargeMicroUsd ?? 0,
+      lease_id: outcome.leaseId ?? null,
     });
   }
   return { charge, chargeMicroUsd };

@@ -1,0 +1,52 @@
+-- name: acquireLease
+-- Grants this instance's lease at least $2 (what the waiting request still needs) and
+-- up to half of what is available, capped at $3, in one statement: the wallet row is
+-- locked, so concurrent grants on every instance together never exceed the balance.
+with available as (
+  select account_id, least(greatest($2::bigint, (balance_micro_usd - reserved_micro_usd) / 2), $3::bigint) as amount
+    from wallets
+   where account_id = $1 and balance_micro_usd - reserved_micro_usd >= $2::bigint
+   for update
+), reserved as (
+  update wallets w
+     set reserved_micro_usd = w.reserved_micro_usd + a.amount, updated_at = now()
+    from available a
+   where w.account_id = a.account_id
+  returning a.amount
+), lease as (
+  insert into wallet_leases (id, account_id, amount_micro_usd, expires_at)
+  select $4, $1, amount, now() + make_interval(secs => $5::int) from reserved
+  on conflict (id) do update
+     set amount_micro_usd = wallet_leases.amount_micro_usd + excluded.amount_micro_usd,
+         expires_at = excluded.expires_at
+  returning 1
+)
+select amount from reserved;
+
+-- name: renewLeases
+update wallet_leases set expires_at = now() + make_interval(secs => $2::int) where id = any($1::text[]);
+
+-- name: returnLease
+-- Gives back an unused part of a lease.
+with lease as (
+  update wallet_leases set amount_micro_usd = amount_micro_usd - $2::bigint
+   where id = $1
+  returning account_id
+)
+update wallets w
+   set reserved_micro_usd = greatest(w.reserved_micro_usd - $2::bigint, 0), updated_at = now()
+  from lease
+ where w.account_id = lease.account_id;
+
+-- name: sweepExpiredLeases
+-- Leases whose instance stopped renewing them go back to their wallets.
+with expired as (
+  delete from wallet_leases where expires_at < now()
+  returning account_id, amount_micro_usd
+), totals as (
+  select account_id, sum(greatest(amount_micro_usd, 0)) as amount from expired group by account_id
+)
+update wallets w
+   set reserved_micro_usd = greatest(w.reserved_micro_usd - totals.amount, 0), updated_at = now()
+  from totals
+ where w.account_id = totals.account_id;

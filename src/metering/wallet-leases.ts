@@ -1,0 +1,149 @@
+import type { Sql } from "../db/connect-database";
+import { runQuery } from "../db/queries/run-query";
+import { newId } from "../auth/tokens";
+import { log } from "../observability/log";
+
+interface LocalLease {
+  id: string;
+  accountId: string;
+  /** This lease's amount as this instance knows it: granted minus charges settled. */
+  held: number;
+  /** What new requests may still reserve: held minus in-flight reservations. */
+  available: number;
+  inFlight: number;
+  lastUsed: number;
+  /** The grant being fetched, shared by every request waiting on this lease. */
+  granting?: Promise<boolean>;
+}
+
+export interface WalletLeaseOptions {
+  /** A lease not renewed for this long is swept back to its wallet. */
+  ttlSeconds?: number;
+  /** Renewal, idle return and sweep period. */
+  tickMs?: number;
+  /** An idle lease (no request in flight, none admitted for this long) is returned. */
+  idleReturnMs?: number;
+  /** A grant is at most max(minChunk, chunkMultiple × the request's reservation). */
+  chunkMultiple?: number;
+  minChunkMicroUsd?: number;
+}
+
+/**
+ * Budgets that cannot be overspent, without a database write per request: each
+ * instance leases a chunk of an account's available balance (acquireLease locks the
+ * wallet row, so all instances' leases together never exceed the balance) and admits
+ * requests against it in memory. A settled charge leaves the lease in the same
+ * statement that debits the balance (applyLedgerEntries). Idle leases are returned;
+ * leases of an instance that died stop being renewed and are swept after ttlSeconds.
+ */
+export class WalletLeases {
+  private readonly leases = new Map<string, LocalLease>();
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private readonly ttlSeconds: number;
+  private readonly tickMs: number;
+  private readonly idleReturnMs: number;
+  private readonly chunkMultiple: number;
+  private readonly minChunk: number;
+
+  constructor(
+    private readonly sql: Sql,
+    options: WalletLeaseOptions = {},
+  ) {
+    this.ttlSeconds = options.ttlSeconds ?? 30;
+    this.tickMs = options.tickMs ?? 5_000;
+    this.idleReturnMs = options.idleReturnMs ?? 5_000;
+    this.chunkMultiple = options.chunkMultiple ?? 64;
+    this.minChunk = options.minChunkMicroUsd ?? 250_000;
+  }
+
+  start(): void {
+    this.timer ??= setInterval(() => void this.tick(), this.tickMs);
+    this.timer.unref?.();
+  }
+
+  /**
+   * Reserves `amount` for one request; returns the lease id, or undefined when the
+   * wallet cannot cover it (402). Throws when the database is unreachable.
+   */
+  async admit(accountId: string, amount: number): Promise<string | undefined> {
+    let lease = this.leases.get(accountId);
+    if (!lease) {
+      lease = { id: newId("wl", 20), accountId, held: 0, available: 0, inFlight: 0, lastUsed: Date.now() };
+      this.leases.set(accountId, lease);
+    }
+    // One grant in flight per lease; others wait for it and look again, since a grant
+    // may cover several of them (or be used up by requests that got there first).
+    while (lease.available < amount) {
+      if (lease.granting) {
+        await lease.granting;
+        continue;
+      }
+      const needed = amount - Math.max(lease.available, 0);
+      const chunk = Math.max(needed, this.minChunk, amount * this.chunkMultiple);
+      const current = lease;
+      current.granting = runQuery<{ amount: number }>(this.sql, "acquireLease", [accountId, needed, chunk, current.id, this.ttlSeconds]).then(
+        ([row]) => {
+          if (row) {
+            current.held += row.amount;
+            current.available += row.amount;
+          }
+          return row !== undefined;
+        },
+      );
+      let granted: boolean;
+      try {
+        granted = await current.granting;
+      } finally {
+        current.granting = undefined;
+      }
+      if (!granted && lease.available < amount) return undefined;
+    }
+    lease.available -= amount;
+    lease.inFlight++;
+    lease.lastUsed = Date.now();
+    return lease.id;
+  }
+
+  /** A request admitted with `reserved` finished and cost `charge` (null: unknown, nothing debited). */
+  settle(accountId: string, leaseId: string, reserved: number, charge: number | null): void {
+    const lease = this.leases.get(accountId);
+    const spent = charge ?? 0;
+    if (!lease || lease.id !== leaseId) return; // already returned: its row carries the charge on its own
+    lease.inFlight--;
+    lease.available += reserved - spent;
+    lease.held -= spent;
+  }
+
+  /** Renews held leases, returns idle ones, sweeps expired leases of dead instances. */
+  async tick(now = Date.now()): Promise<void> {
+    try {
+      const ids = [...this.leases.values()].map((lease) => lease.id);
+      if (ids.length > 0) await runQuery(this.sql, "renewLeases", [ids, this.ttlSeconds]);
+      for (const lease of [...this.leases.values()]) {
+        if (lease.inFlight === 0 && now - lease.lastUsed >= this.idleReturnMs) await this.returnLease(lease);
+      }
+      await runQuery(this.sql, "sweepExpiredLeases", []);
+    } catch (error) {
+      log.warn("wallet lease maintenance failed", { error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+
+  /** Gives every unused lease back (SIGTERM, after the write buffer has flushed). */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    for (const lease of [...this.leases.values()]) {
+      try {
+        await this.returnLease(lease);
+      } catch (error) {
+        log.warn("could not return a wallet lease; it expires on its own", { error: error instanceof Error ? error.message : String(error) });
+      }
+    }
+  }
+
+  private async returnLease(lease: LocalLease): Promise<void> {
+    this.leases.delete(lease.accountId);
+    const unused = Math.max(lease.available, 0);
+    if (unused > 0) await runQuery(this.sql, "returnLease", [lease.id, unused]);
+  }
+}
