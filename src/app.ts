@@ -8,6 +8,10 @@ import { adminRoutes } from "./admin/admin-routes";
 import { namespaceRoutes } from "./management/namespaces/namespace-routes";
 import { keyRoutes } from "./management/keys/key-routes";
 import { inferenceRoutes } from "./inference/inference-routes";
+import { usageRoutes } from "./management/usage/usage-routes";
+import { billingRoutes } from "./management/billing/billing-routes";
+import { discoveryRoutes } from "./public/discovery-routes";
+import { statsRoutes } from "./public/stats-routes";
 
 /** Paths whose bodies may carry base64 media; everything else gets the management limit. */
 function isInferencePath(path: string): boolean {
@@ -104,6 +108,10 @@ export function createApp(services: Services) {
     .use(adminRoutes(services))
     .use(namespaceRoutes(services))
     .use(keyRoutes(services))
+    .use(usageRoutes(services))
+    .use(billingRoutes(services))
+    .use(discoveryRoutes(services))
+    .use(statsRoutes(services))
     .use(inferenceRoutes(services));
 }
 

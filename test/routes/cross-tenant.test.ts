@@ -12,6 +12,8 @@ const VALID_BODIES: Record<string, unknown> = {
   "DELETE /v1/namespaces/{nsid}/keys/{id}": undefined,
   "GET /v1/namespaces/{nsid}/keys": undefined,
   "DELETE /v1/namespaces/{nsid}": undefined,
+  "GET /v1/namespaces/{nsid}/requests": undefined,
+  "GET /v1/namespaces/{nsid}/usage": undefined,
 };
 
 let server: TestServer;
@@ -58,7 +60,7 @@ describe("cross-tenant isolation", () => {
 
   test("a namespace-baked credential gets 404 for its own account's other namespaces", async () => {
     const other = await server.api("POST", "/v1/namespaces", { token: alice.apiKey, body: { name: "other" } });
-    const bound = await server.mintKey(alice.apiKey, ["keys:read", "keys:write", "namespace:read"], alice.namespaceId);
+    const bound = await server.mintKey(alice.apiKey, ["keys:read", "keys:write", "namespace:read", "usage:read"], alice.namespaceId);
     for (const route of routes.filter((r) => !r.path.endsWith("/v1/namespaces/{nsid}"))) {
       expect({ route, status: (await attempt(route, other.body.id, bound)).status }).toEqual({ route, status: 404 });
     }

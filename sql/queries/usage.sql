@@ -1,0 +1,78 @@
+-- Request history, usage aggregates and settlement receipts. Every statement names
+-- the tenant (account_id) in its WHERE, whatever else narrows it.
+
+-- name: listNamespaceRequests
+-- Newest first; (created_at, id) descending is served by requests_namespace_created.
+-- $1 account, $2 namespace, $3 limit, $4 offset.
+select id, request_id, billing_status, created_at, completed_at, prompt_tokens, completion_tokens,
+       final_charge_micro_usd, finish_reason, first_token_kind, funding_source,
+       generation_duration_ms, request_duration_ms, upstream_duration_ms, ttft_ms,
+       model_id, provider_id, routing_profile, status, status_code, streamed,
+       used_capabilities, usage_evidence
+  from requests
+ where account_id = $1 and namespace_id = $2
+ order by created_at desc, id desc
+ limit $3 offset $4;
+
+-- name: namespaceUsage
+-- One namespace over [$3, $4). A request's charge is its immutable billing-audit
+-- charge when one exists, else the legacy charge on the request row; a request
+-- whose charge is still null is a billing anomaly (counted, never summed as 0).
+with window_requests as (
+  select r.id, r.prompt_tokens, r.completion_tokens, r.used_capabilities,
+         coalesce(a.charge_micro_usd, r.final_charge_micro_usd) as charge_micro_usd
+    from requests r
+    left join billing_audit a on a.request_record_id = r.id and a.account_id = r.account_id
+   where r.account_id = $1 and r.namespace_id = $2
+     and r.created_at >= $3::timestamptz and r.created_at < $4::timestamptz
+), capabilities as (
+  select capability, count(distinct w.id)::bigint as request_count
+    from window_requests w, unnest(w.used_capabilities) as capability
+   group by capability
+)
+select count(*)::bigint as request_count,
+       coalesce(sum(prompt_tokens), 0)::bigint as prompt_tokens,
+       coalesce(sum(completion_tokens), 0)::bigint as completion_tokens,
+       coalesce(sum(charge_micro_usd), 0)::bigint as spend_micro_usd,
+       count(*) filter (where charge_micro_usd is null)::bigint as billing_anomalies,
+       coalesce((select jsonb_object_agg(capability, request_count) from capabilities), '{}'::jsonb) as capability_request_counts
+  from window_requests;
+
+-- name: accountUsage
+-- The whole account over [$3, $4) ($2 null), or one namespace for a namespace-bound
+-- credential ($2 set). Request rows give counts and tokens; the wallet ledger's
+-- `usage` and `pending_debit_recovery` entries (debits, negative) give the spend.
+with window_requests as (
+  select count(*)::bigint as request_count,
+         coalesce(sum(prompt_tokens), 0)::bigint as prompt_tokens,
+         coalesce(sum(completion_tokens), 0)::bigint as completion_tokens,
+         count(*) filter (where final_charge_micro_usd is null
+                          and not exists (select 1 from billing_audit a
+                                           where a.request_record_id = r.id and a.account_id = r.account_id))::bigint as billing_anomalies
+    from requests r
+   where r.account_id = $1 and ($2::text is null or r.namespace_id = $2::text)
+     and r.created_at >= $3::timestamptz and r.created_at < $4::timestamptz
+), window_ledger as (
+  select coalesce(sum(amount_micro_usd) filter (where kind = 'usage'), 0)::bigint as usage_amount_micro_usd,
+         count(*) filter (where kind = 'usage')::bigint as usage_count,
+         coalesce(sum(amount_micro_usd) filter (where kind = 'pending_debit_recovery'), 0)::bigint as pending_debit_recovery_amount_micro_usd,
+         count(*) filter (where kind = 'pending_debit_recovery')::bigint as pending_debit_recovery_count
+    from ledger_entries
+   where account_id = $1 and ($2::text is null or namespace_id = $2::text)
+     and kind in ('usage', 'pending_debit_recovery')
+     and created_at >= $3::timestamptz and created_at < $4::timestamptz
+)
+select * from window_requests, window_ledger;
+
+-- name: findSettlement
+-- The newest record carrying the client-visible request id, within the account
+-- and, for a namespace-bound credential ($3 set), within its namespace
+-- (served by requests_account_request_id).
+select r.request_id, r.billing_status, r.model_id, r.provider_id,
+       r.prompt_tokens, r.completion_tokens, r.reasoning_tokens, r.cache_read_tokens, r.cache_write_tokens,
+       coalesce(a.charge_micro_usd, r.final_charge_micro_usd) as charge_micro_usd
+  from requests r
+  left join billing_audit a on a.request_record_id = r.id and a.account_id = r.account_id
+ where r.account_id = $1 and r.request_id = $2 and ($3::text is null or r.namespace_id = $3::text)
+ order by r.created_at desc, r.id desc
+ limit 1;

@@ -1,0 +1,28 @@
+import type { Sql } from "../connect-database";
+import { runQuery } from "./run-query";
+
+export interface WalletBalanceRow {
+  balance_micro_usd: number;
+  reserved_micro_usd: number;
+}
+
+export interface LedgerEntryRow {
+  id: string;
+  kind: "usage" | "pending_debit_recovery" | "credit" | "refund";
+  /** Signed: credits positive, debits negative. */
+  amount_micro_usd: number;
+  /** The client-visible request id of the request the entry settles, if any. */
+  request_id: string | null;
+  namespace_id: string | null;
+  created_at: Date;
+}
+
+export async function billingBalance(sql: Sql, accountId: string): Promise<WalletBalanceRow | undefined> {
+  const [row] = await runQuery<WalletBalanceRow>(sql, "billingBalance", [accountId]);
+  return row;
+}
+
+/** `namespaceId` null = every entry of the account. */
+export function listLedgerEntries(sql: Sql, accountId: string, namespaceId: string | null, limit: number, offset: number): Promise<LedgerEntryRow[]> {
+  return runQuery<LedgerEntryRow>(sql, "listLedgerEntries", [accountId, namespaceId, limit, offset]);
+}

@@ -1,0 +1,68 @@
+import type { Sql } from "../../db/connect-database";
+import { billingBalance, listLedgerEntries, type LedgerEntryRow } from "../../db/queries/billing";
+import { notFound } from "../../errors/api-error";
+import type { Principal } from "../../auth/principal";
+import type { Pagination } from "../usage/query-params";
+
+/**
+ * Reference §4.6. pending_debits_micro_usd is wallets.reserved_micro_usd: with wallet
+ * leases that is every live lease's amount — reservations of requests in flight,
+ * charges settled but not yet flushed, and headroom an instance leased for this account
+ * and gives back after ~5 s idle. So it is conservative: available never overstates
+ * what admission would grant on another instance.
+ */
+export interface BalanceEnvelope {
+  balance_micro_usd: number;
+  pending_debits_micro_usd: number;
+  /** max(balance − pending, 0). */
+  available_micro_usd: number;
+  currency: "USD";
+}
+
+export async function walletBalance(sql: Sql, accountId: string): Promise<BalanceEnvelope> {
+  const row = await billingBalance(sql, accountId);
+  if (!row) throw notFound("wallet");
+  return {
+    balance_micro_usd: row.balance_micro_usd,
+    pending_debits_micro_usd: row.reserved_micro_usd,
+    available_micro_usd: Math.max(row.balance_micro_usd - row.reserved_micro_usd, 0),
+    currency: "USD",
+  };
+}
+
+/**
+ * One wallet ledger entry. The reference leaves the JSON unshown; this is ours:
+ * kind is `credit` (operator top-up), `usage` (a request's debit), `pending_debit_recovery`
+ * (a request whose charge was unknown at settlement) or `refund`; amount_micro_usd is
+ * signed (+credit, −debit); request_id is the client-visible id of the request an entry
+ * settles, null for credits.
+ */
+export interface TransactionEnvelope {
+  id: string;
+  kind: LedgerEntryRow["kind"];
+  amount_micro_usd: number;
+  request_id: string | null;
+  namespace_id: string | null;
+  created_at: string;
+}
+
+export function transactionEnvelope(row: LedgerEntryRow): TransactionEnvelope {
+  return {
+    id: row.id,
+    kind: row.kind,
+    amount_micro_usd: row.amount_micro_usd,
+    request_id: row.request_id,
+    namespace_id: row.namespace_id,
+    created_at: row.created_at.toISOString(),
+  };
+}
+
+/**
+ * Ledger entries newest first. An account-wide credential sees the whole account; a
+ * namespace-bound one only the entries attributed to its namespace (its requests'
+ * debits), never the account's credits or other namespaces' usage.
+ */
+export async function listTransactions(sql: Sql, principal: Principal, page: Pagination) {
+  const rows = await listLedgerEntries(sql, principal.accountId, principal.namespaceId, page.limit, page.offset);
+  return { data: rows.map(transactionEnvelope), limit: page.limit, offset: page.offset };
+}

@@ -1,0 +1,140 @@
+import { Elysia } from "elysia";
+import { authenticate, authPlugin, requireScope } from "../../auth/auth-plugin";
+import { resolveNamespace } from "../../auth/resolve-namespace";
+import { badRequest } from "../../errors/api-error";
+import type { NamespaceRow } from "../../db/queries/namespaces";
+import type { Principal } from "../../auth/principal";
+import type { Services } from "../../services";
+import { parsePagination, parseWindow, type QueryParams } from "./query-params";
+import { accountUsageAggregate, findSettlementReceipt, listRequests, namespaceUsageAggregate } from "./usage-service";
+
+/** An OpenAPI 3 parameter object, narrowed to what these routes document. */
+export interface ParameterDoc {
+  name: string;
+  in: "query" | "path";
+  required: boolean;
+  schema: { type: "integer" | "string"; format?: string; default?: number; minimum?: number; maximum?: number };
+  description: string;
+}
+
+/** OpenAPI query parameter descriptions, shared with the billing listing. */
+export const PAGINATION_PARAMETERS: ParameterDoc[] = [
+  { name: "limit", in: "query", required: false, schema: { type: "integer", default: 25, minimum: 1, maximum: 100 }, description: "clamped to [1, 100]" },
+  { name: "offset", in: "query", required: false, schema: { type: "integer", default: 0, minimum: 0 }, description: "into the newest-first listing" },
+];
+
+const WINDOW_PARAMETERS: ParameterDoc[] = [
+  { name: "from", in: "query", required: false, schema: { type: "string", format: "date-time" }, description: "inclusive; default: 30 days before `to`" },
+  { name: "to", in: "query", required: false, schema: { type: "string", format: "date-time" }, description: "exclusive; default: now" },
+];
+
+/**
+ * The OpenAPI plugin replaces a route's `parameters` with its path parameters when it
+ * has any, so query parameters are listed only on routes without path parameters and
+ * described in `description` everywhere.
+ */
+export const PAGINATION_DESCRIPTION = "Query: limit (integer, default 25, clamped to [1, 100]; not an integer → 400), offset (integer ≥ 0, default 0).";
+const WINDOW_DESCRIPTION = "Query: from (RFC 3339, inclusive; default 30 days before `to`), to (RFC 3339, exclusive; default now); unparsable or from ≥ to → 400.";
+
+const NAMESPACE_USAGE_DETAIL = {
+  summary: "Usage of the namespace over [from, to): requests, tokens, spend (billing-audit charges first), capability counts, billing anomalies",
+  tags: ["usage"],
+  "x-scope": "usage:read",
+  description: WINDOW_DESCRIPTION,
+};
+
+/**
+ * Request history and usage:
+ *   GET /v1/namespaces/{nsid}/requests, flat /v1/requests (= `me`)   request records, newest first
+ *   GET /v1/namespaces/{nsid}/usage                                   namespace usage aggregate
+ *   GET /v1/usage                                                     account usage aggregate (NOT the flat
+ *                                                                     form of the namespace one)
+ *   GET /v1/requests/{request_id}/settlement                          settlement receipt (reference §4.5)
+ * All need usage:read.
+ */
+export function usageRoutes(services: Services) {
+  const sql = services.db.sql;
+  const routes = new Elysia({ name: "usage", normalize: false }).use(authPlugin(services));
+
+  /**
+   * For {nsid} routes, in the same order as every other management route: 401 without
+   * a valid credential, 403 for a missing scope, then 404 for any namespace the
+   * credential cannot address (the same 404 as a missing one).
+   */
+  const authorizeNamespace = async (request: Request, nsid: string, scope: string): Promise<{ principal: Principal; namespace: NamespaceRow }> => {
+    const principal = await authenticate(services, request.headers);
+    requireScope(principal, scope);
+    const namespace = await resolveNamespace(sql, principal, nsid);
+    return { principal, namespace };
+  };
+
+  for (const path of ["/v1/namespaces/:nsid/requests", "/v1/requests"] as const) {
+    const namespaced = path.includes(":nsid");
+    // Built apart from the route: OpenAPI extensions ("x-scope") are not in Elysia's detail type.
+    const detail = {
+      summary: namespaced
+        ? "Request history of the namespace, newest first (metadata only, never prompts or responses)"
+        : "Request history of the caller's own namespace (`me`), newest first",
+      tags: ["usage"],
+      "x-scope": "usage:read",
+      description: `${namespaced ? "{nsid} is a namespace id or `me`. " : ""}${PAGINATION_DESCRIPTION} Response: { data: RequestRecord[], limit, offset }.`,
+      ...(namespaced ? {} : { parameters: PAGINATION_PARAMETERS }),
+    };
+    routes.get(
+      path,
+      async ({ request, params, query }) => {
+        const nsid = (params as Record<string, string | undefined> | undefined)?.nsid ?? "me";
+        const { principal, namespace } = await authorizeNamespace(request, nsid, "usage:read");
+        const page = parsePagination(query as QueryParams);
+        return listRequests(sql, principal.accountId, namespace.id, page);
+      },
+      { detail },
+    );
+  }
+
+  return routes
+    .get(
+      "/v1/namespaces/:nsid/usage",
+      async ({ request, params, query }) => {
+        const { principal, namespace } = await authorizeNamespace(request, params.nsid, "usage:read");
+        const window = parseWindow(query as QueryParams);
+        return namespaceUsageAggregate(sql, principal.accountId, namespace.id, window);
+      },
+      { detail: NAMESPACE_USAGE_DETAIL },
+    )
+    .get(
+      "/v1/usage",
+      async ({ principal, query }) => {
+        const window = parseWindow(query as QueryParams);
+        return accountUsageAggregate(sql, principal, window);
+      },
+      {
+        scope: "usage:read",
+        detail: {
+          summary: "Account-wide usage over [from, to): request rows plus the usage and pending_debit_recovery ledger entries",
+          tags: ["usage"],
+          "x-scope": "usage:read",
+          description: `${WINDOW_DESCRIPTION} A namespace-bound credential sees only its own namespace.`,
+          parameters: WINDOW_PARAMETERS,
+        },
+      },
+    )
+    .get(
+      "/v1/requests/:request_id/settlement",
+      async ({ principal, params }) => {
+        // Elysia percent-decodes the segment; a malformed escape arrives as null.
+        const requestId: unknown = params.request_id;
+        if (typeof requestId !== "string" || requestId.length === 0) throw badRequest("request_id must be a percent-encoded path segment");
+        return findSettlementReceipt(sql, principal, requestId);
+      },
+      {
+        scope: "usage:read",
+        detail: {
+          summary: "Settlement receipt of a request by its client-visible request id (x-request-id): state, usage buckets, final charge",
+          tags: ["usage"],
+          "x-scope": "usage:read",
+          description: "request_id is the client-visible id (x-request-id), percent-encoded as one segment. 404 when no record with it is visible to the credential.",
+        },
+      },
+    );
+}

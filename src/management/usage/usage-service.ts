@@ -1,0 +1,223 @@
+import type { Sql } from "../../db/connect-database";
+import {
+  accountUsage,
+  findSettlement,
+  listNamespaceRequests,
+  namespaceUsage,
+  type RequestRecordRow,
+  type SettlementRow,
+} from "../../db/queries/usage";
+import { settlementUsage, type SettlementUsage, type UsageEvidence } from "../../metering/usage-evidence";
+import { notFound } from "../../errors/api-error";
+import type { Principal } from "../../auth/principal";
+import type { Pagination, UsageWindow } from "./query-params";
+
+/** cloud-api.md "Request record", every field; never the prompt or the response. */
+export interface RequestRecordEnvelope {
+  id: string;
+  request_id: string;
+  billing_status: string;
+  created_at: string;
+  completed_at: string;
+  prompt_tokens: number;
+  completion_tokens: number;
+  /** Null while the charge is unknown (never reported as 0). */
+  final_charge_micro_usd: number | null;
+  finish_reason: string | null;
+  first_token_kind: string | null;
+  funding_source: string | null;
+  generation_duration_ms: number | null;
+  request_duration_ms: number | null;
+  upstream_duration_ms: number | null;
+  ttft_ms: number | null;
+  model_id: string | null;
+  provider_id: string | null;
+  routing_profile: string | null;
+  status: string;
+  status_code: number;
+  streamed: boolean;
+  used_capabilities: string[];
+  usage_evidence: UsageEvidence;
+}
+
+export function requestRecordEnvelope(row: RequestRecordRow): RequestRecordEnvelope {
+  return {
+    id: row.id,
+    request_id: row.request_id,
+    billing_status: row.billing_status,
+    created_at: row.created_at.toISOString(),
+    completed_at: row.completed_at.toISOString(),
+    prompt_tokens: row.prompt_tokens,
+    completion_tokens: row.completion_tokens,
+    final_charge_micro_usd: row.final_charge_micro_usd,
+    finish_reason: row.finish_reason,
+    first_token_kind: row.first_token_kind,
+    funding_source: row.funding_source,
+    generation_duration_ms: row.generation_duration_ms,
+    request_duration_ms: row.request_duration_ms,
+    upstream_duration_ms: row.upstream_duration_ms,
+    ttft_ms: row.ttft_ms,
+    model_id: row.model_id,
+    provider_id: row.provider_id,
+    routing_profile: row.routing_profile,
+    status: row.status,
+    status_code: row.status_code,
+    streamed: row.streamed,
+    used_capabilities: row.used_capabilities,
+    usage_evidence: row.usage_evidence,
+  };
+}
+
+export async function listRequests(sql: Sql, accountId: string, namespaceId: string, page: Pagination) {
+  const rows = await listNamespaceRequests(sql, accountId, namespaceId, page.limit, page.offset);
+  return { data: rows.map(requestRecordEnvelope), limit: page.limit, offset: page.offset };
+}
+
+/**
+ * cloud-api.md "Namespace usage aggregate", plus `billing_anomalies`: the requests
+ * of the window whose charge is unknown (null). They add nothing to spend, and are
+ * counted so an unknown charge is never mistaken for a free one.
+ */
+export interface NamespaceUsageEnvelope {
+  from: string;
+  to: string;
+  request_count: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  spend_micro_usd: number;
+  capability_request_counts: Record<string, number>;
+  billing_anomalies: number;
+}
+
+export async function namespaceUsageAggregate(sql: Sql, accountId: string, namespaceId: string, window: UsageWindow): Promise<NamespaceUsageEnvelope> {
+  const row = await namespaceUsage(sql, accountId, namespaceId, window);
+  return {
+    from: window.from.toISOString(),
+    to: window.to.toISOString(),
+    request_count: row.request_count,
+    prompt_tokens: row.prompt_tokens,
+    completion_tokens: row.completion_tokens,
+    spend_micro_usd: row.spend_micro_usd,
+    capability_request_counts: row.capability_request_counts,
+    billing_anomalies: row.billing_anomalies,
+  };
+}
+
+/**
+ * The account usage aggregate (GET /v1/usage). cloud-api.md gives only its sources
+ * ("sums the usage and pending_debit_recovery ledger entries and the request rows
+ * over the window"), not its fields, so this is Switchyard's shape:
+ *
+ *   from, to            the window, from inclusive, to exclusive (RFC 3339)
+ *   namespace_id        null: the whole account (every namespace, archived ones
+ *                       included, whose history is detached but still the
+ *                       account's); a namespace-bound credential sees only its own
+ *                       namespace and gets its id here
+ *   request_count, prompt_tokens, completion_tokens
+ *                       sums over the request rows created in the window
+ *   billing_anomalies   those of them whose charge is unknown (null)
+ *   spend_micro_usd     what the wallet was debited for usage in the window, as a
+ *                       positive number: ledger.usage_micro_usd +
+ *                       ledger.pending_debit_recovery_micro_usd
+ *   ledger.usage_micro_usd, ledger.usage_count
+ *                       the `usage` debit entries (sum negated: debits are stored
+ *                       negative), one per settled wallet-funded request
+ *   ledger.pending_debit_recovery_micro_usd, ledger.pending_debit_recovery_count
+ *                       entries of requests whose charge was unknown at settlement:
+ *                       the count shows how many debits are awaiting recovery, the
+ *                       amount what has been recovered (0 until then)
+ *
+ * Ledger entries fall in the window by their own created_at (when the debit was
+ * booked, a few milliseconds after the request was created), request rows by theirs.
+ */
+export interface AccountUsageEnvelope {
+  from: string;
+  to: string;
+  namespace_id: string | null;
+  request_count: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  spend_micro_usd: number;
+  billing_anomalies: number;
+  ledger: {
+    usage_micro_usd: number;
+    usage_count: number;
+    pending_debit_recovery_micro_usd: number;
+    pending_debit_recovery_count: number;
+  };
+}
+
+export async function accountUsageAggregate(sql: Sql, principal: Principal, window: UsageWindow): Promise<AccountUsageEnvelope> {
+  const row = await accountUsage(sql, principal.accountId, principal.namespaceId, window);
+  // Debits are negative in the ledger; spend is reported as a positive amount (0, never -0).
+  const usageMicroUsd = 0 - row.usage_amount_micro_usd;
+  const recoveredMicroUsd = 0 - row.pending_debit_recovery_amount_micro_usd;
+  return {
+    from: window.from.toISOString(),
+    to: window.to.toISOString(),
+    namespace_id: principal.namespaceId,
+    request_count: row.request_count,
+    prompt_tokens: row.prompt_tokens,
+    completion_tokens: row.completion_tokens,
+    spend_micro_usd: usageMicroUsd + recoveredMicroUsd,
+    billing_anomalies: row.billing_anomalies,
+    ledger: {
+      usage_micro_usd: usageMicroUsd,
+      usage_count: row.usage_count,
+      pending_debit_recovery_micro_usd: recoveredMicroUsd,
+      pending_debit_recovery_count: row.pending_debit_recovery_count,
+    },
+  };
+}
+
+export type SettlementState = "pending" | "computed" | "not_charged" | "unknown";
+
+/** Reference §4.5. */
+export interface SettlementReceipt {
+  request_id: string;
+  state: SettlementState;
+  model_id: string | null;
+  provider_id: string | null;
+  usage: SettlementUsage;
+  /** Present (≥ 0) iff state is "computed", else null. */
+  final_charge_micro_usd: number | null;
+}
+
+export function settlementReceipt(requestId: string, row: SettlementRow): SettlementReceipt {
+  const charge = row.charge_micro_usd;
+  let state: SettlementState;
+  if (row.billing_status === "computed" && charge !== null && charge >= 0) state = "computed";
+  else if (row.billing_status === "not_charged") state = "not_charged";
+  // "unknown", "legacy_unknown", or a computed status without a charge to show.
+  else state = "unknown";
+  return {
+    request_id: requestId,
+    state,
+    model_id: row.model_id,
+    provider_id: row.provider_id,
+    usage: settlementUsage({
+      promptTokens: row.prompt_tokens,
+      completionTokens: row.completion_tokens,
+      reasoningTokens: row.reasoning_tokens,
+      cacheReadTokens: row.cache_read_tokens,
+      cacheWriteTokens: row.cache_write_tokens,
+    }),
+    final_charge_micro_usd: state === "computed" ? charge : null,
+  };
+}
+
+/**
+ * The settlement receipt of the newest record with this client-visible request id,
+ * visible only within the caller's account and, for a namespace-bound credential,
+ * its namespace; anything else is the same 404 as an id never seen.
+ *
+ * "pending" is part of the receipt vocabulary but is not produced: a request is
+ * settled when its response ends and its record reaches the database within one
+ * write-buffer flush (~25 ms); until then the id is unknown here and answers 404,
+ * which settlement clients retry.
+ */
+export async function findSettlementReceipt(sql: Sql, principal: Principal, requestId: string): Promise<SettlementReceipt> {
+  const row = await findSettlement(sql, principal.accountId, requestId, principal.namespaceId);
+  if (!row) throw notFound("request");
+  return settlementReceipt(requestId, row);
+}
