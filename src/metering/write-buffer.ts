@@ -61,8 +61,14 @@ function rejectedCounter(metrics: Metrics): Counter {
  * except by design when a table holds maxBufferedRows: then NEW rows are refused
  * (enqueue returns false, switchyard_write_rejected_rows_total, log.error, onDrop),
  * keeping the oldest rows, whose requests already happened, and memory bounded.
- * Any error is retried, so a row the database can never accept stalls its flush:
- * tables validate rows before enqueueing, and the stall is loud in the metrics.
+ * Any error is retried, so a row (or a statement) the database can never accept stalls
+ * every later flush: tables validate rows before enqueueing, and a stall is loud —
+ * switchyard_write_failures_total and switchyard_buffered_rows climb, each attempt logs
+ * its SQLSTATE (class 22/23: the data; 08/57/3D: an outage). Dropping rows automatically
+ * would turn a bug in a statement into silent data loss.
+ *
+ * Background timers are unref'd; stop()'s own waits are not, so an awaited stop()
+ * finishes before the process exits.
  */
 export class WriteBuffer {
   private readonly lanes: Lane[] = [];
@@ -210,6 +216,8 @@ export class WriteBuffer {
         attempt: this.consecutiveFailures,
         retry_in_ms: this.retryDelayMs(),
         error: String(error),
+        // SQLSTATE: 08/57/3D… is an outage; 22/23 means a row the database refuses, and will keep refusing.
+        code: sqlState(error),
       });
       throw error;
     }
@@ -285,6 +293,11 @@ export class WriteBuffer {
     }
     return stats;
   }
+}
+
+function sqlState(error: unknown): string | undefined {
+  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
+  return typeof code === "string" ? code : undefined;
 }
 
 /** Deliberately NOT unref'd: an awaited stop() must keep the process alive until it is done. */

@@ -1,5 +1,5 @@
 import type { IrUsage } from "../../ir";
-import { isRecord, type JsonObject } from "./read-fields";
+import { isRecord, type JsonObject } from "../shared/json-fields";
 import type { AnthropicUsage } from "./wire-types";
 
 function count(value: unknown): number | undefined {

@@ -7,7 +7,7 @@ import {
   type IrToolResultPart,
   type IrWarning,
 } from "../../ir";
-import { isRecord, readBoolean, readString, type JsonObject } from "./read-fields";
+import { isRecord, readBoolean, readString, type JsonObject } from "../shared/json-fields";
 
 /** Decoder state shared across one request: warnings, and tool names by tool_use id. */
 export interface ContentDecodeState {

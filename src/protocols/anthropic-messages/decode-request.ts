@@ -19,7 +19,7 @@ import {
   readString,
   readStringArray,
   type JsonObject,
-} from "./read-fields";
+} from "../shared/json-fields";
 
 /** Top-level fields mapped into the IR; everything else rides in `extras` (reference §11). */
 const MAPPED_FIELDS = new Set([

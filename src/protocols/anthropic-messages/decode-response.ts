@@ -1,7 +1,7 @@
 import { IrDecodeError, type IrContentPart, type IrResponse } from "../../ir";
 import { convertAnthropicUsage } from "./convert-usage";
 import { mapAnthropicStopReason } from "./map-stop-reason";
-import { isRecord, type JsonObject } from "./read-fields";
+import { isRecord, type JsonObject } from "../shared/json-fields";
 
 function decodeResponseBlock(block: JsonObject): IrContentPart | undefined {
   switch (block.type) {

@@ -3,7 +3,7 @@ import type { SseEvent } from "../sse";
 import { convertAnthropicUsage, mergeAnthropicUsage } from "./convert-usage";
 import { decodeAnthropicError } from "./error";
 import { mapAnthropicStopReason } from "./map-stop-reason";
-import { isRecord, type JsonObject } from "./read-fields";
+import { isRecord, type JsonObject } from "../shared/json-fields";
 
 /**
  * Anthropic Messages SSE -> IR stream parts (https://docs.anthropic.com/en/docs/build-with-claude/streaming):

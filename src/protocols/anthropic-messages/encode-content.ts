@@ -1,5 +1,5 @@
 import type { IrContentPart, IrImagePart, IrMessage, IrTextPart, IrToolResultPart, IrWarning } from "../../ir";
-import { parseArgumentsObject } from "./read-fields";
+import { parseArgumentsObject } from "../shared/json-fields";
 import type {
   AnthropicContentBlock,
   AnthropicImageBlock,

@@ -1,6 +1,6 @@
 import { IrDecodeError, type EncodeRequestContext, type Encoded, type IrReasoningEffort, type IrRequest, type IrWarning } from "../../ir";
 import { encodeAnthropicMessages } from "./encode-content";
-import type { JsonObject } from "./read-fields";
+import type { JsonObject } from "../shared/json-fields";
 
 /** `max_tokens` is required by the Messages API; 4096 is the reference default (§11.4). */
 const DEFAULT_MAX_TOKENS = 4096;

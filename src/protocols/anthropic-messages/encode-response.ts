@@ -1,7 +1,7 @@
 import type { CodecContext, IrResponse } from "../../ir";
 import { toAnthropicUsage } from "./convert-usage";
 import { toAnthropicStopReason } from "./map-stop-reason";
-import { parseArgumentsObject } from "./read-fields";
+import { parseArgumentsObject } from "../shared/json-fields";
 import type { AnthropicContentBlock } from "./wire-types";
 
 /** Anthropic message ids look like `msg_…`; ours derive from the request id so they are stable. */

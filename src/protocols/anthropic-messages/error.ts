@@ -1,5 +1,5 @@
 import { irError, type IrError, type IrErrorKind } from "../../ir";
-import { isRecord } from "./read-fields";
+import { isRecord } from "../shared/json-fields";
 
 /**
  * Error kinds <-> Anthropic `error.type` (https://docs.anthropic.com/en/api/errors):

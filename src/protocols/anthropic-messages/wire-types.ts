@@ -1,7 +1,7 @@
 /**
  * The Anthropic Messages wire shapes this codec writes (a subset of
  * https://docs.anthropic.com/en/api/messages). Decoders read untrusted JSON through
- * `read-fields.ts` instead of trusting these types.
+ * `../shared/json-fields.ts` instead of trusting these types.
  */
 export type AnthropicImageSource =
   | { type: "base64"; media_type: string; data: string }

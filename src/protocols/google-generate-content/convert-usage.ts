@@ -1,5 +1,5 @@
 import type { IrUsage } from "../../ir";
-import type { JsonObject } from "./read-fields";
+import type { JsonObject } from "../shared/json-fields";
 import type { GeminiUsageMetadata } from "./wire-types";
 
 function count(value: unknown): number | undefined {

@@ -1,5 +1,5 @@
 import { IrDecodeError, type IrContentPart, type IrMessage, type IrToolResultPart, type IrWarning } from "../../ir";
-import { isRecord, readString, type JsonObject } from "./read-fields";
+import { isRecord, readString, type JsonObject } from "../shared/json-fields";
 
 /** Per-request decoder state: warnings, and synthesised call ids awaiting their functionResponse. */
 export interface GeminiDecodeState {

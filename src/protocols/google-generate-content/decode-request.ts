@@ -17,7 +17,7 @@ import {
   readString,
   readStringArray,
   type JsonObject,
-} from "./read-fields";
+} from "../shared/json-fields";
 
 /** Top-level fields mapped into the IR; the rest (safetySettings, cachedContent, labels, …) rides in extras. */
 const MAPPED_FIELDS = new Set(["model", "models", "stream", "contents", "systemInstruction", "tools", "toolConfig", "generationConfig"]);

@@ -1,7 +1,7 @@
 import { IrDecodeError, type IrContentPart, type IrFinish, type IrResponse } from "../../ir";
 import { convertGeminiUsage } from "./convert-usage";
 import { mapGeminiFinishReason } from "./map-finish-reason";
-import { isRecord, type JsonObject } from "./read-fields";
+import { isRecord, type JsonObject } from "../shared/json-fields";
 import { responseCallId } from "./response-call-id";
 
 /** One candidate part -> IR content; `callIndex` numbers the function calls of the response from 0. */

@@ -4,7 +4,7 @@ import { convertGeminiUsage } from "./convert-usage";
 import { decodeGeminiResponsePart, promptBlockFinish } from "./decode-response";
 import { decodeGeminiError } from "./error";
 import { mapGeminiFinishReason } from "./map-finish-reason";
-import { isRecord, type JsonObject } from "./read-fields";
+import { isRecord, type JsonObject } from "../shared/json-fields";
 
 /**
  * Gemini `streamGenerateContent?alt=sse` -> IR stream parts. Every `data:` line is a whole

@@ -1,5 +1,5 @@
 import type { IrContentPart, IrImagePart, IrFilePart, IrMessage, IrToolResultPart, IrWarning } from "../../ir";
-import { isRecord, parseArgumentsObject, type JsonObject } from "./read-fields";
+import { isRecord, parseArgumentsObject, type JsonObject } from "../shared/json-fields";
 import type { GeminiContent, GeminiPart } from "./wire-types";
 
 /** Splits `data:<media>;base64,<payload>` without a regex. */

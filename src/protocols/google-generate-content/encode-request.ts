@@ -1,6 +1,6 @@
 import { IrDecodeError, type EncodeRequestContext, type Encoded, type IrReasoningEffort, type IrRequest, type IrWarning } from "../../ir";
 import { encodeGeminiContents } from "./encode-content";
-import { isRecord, type JsonObject } from "./read-fields";
+import { isRecord, type JsonObject } from "../shared/json-fields";
 import { sanitizeGeminiSchema } from "./sanitize-schema";
 
 /** IR effort -> Gemini `thinkingLevel` (https://ai.google.dev/gemini-api/docs/thinking#thinking-levels). */

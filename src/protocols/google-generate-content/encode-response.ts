@@ -1,7 +1,7 @@
 import type { CodecContext, IrContentPart, IrResponse } from "../../ir";
 import { toGeminiUsage } from "./convert-usage";
 import { toGeminiFinishReason } from "./map-finish-reason";
-import { parseArgumentsObject } from "./read-fields";
+import { parseArgumentsObject } from "../shared/json-fields";
 import type { GeminiPart } from "./wire-types";
 
 /** IR content -> candidate parts. Reasoning is shown as a thought summary; only Gemini signatures are attached. */

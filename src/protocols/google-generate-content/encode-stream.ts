@@ -3,7 +3,7 @@ import { sseData } from "../sse";
 import { toGeminiUsage } from "./convert-usage";
 import { googleErrorEnvelope } from "./error";
 import { toGeminiFinishReason } from "./map-finish-reason";
-import { parseArgumentsObject } from "./read-fields";
+import { parseArgumentsObject } from "../shared/json-fields";
 import type { GeminiPart } from "./wire-types";
 
 interface BufferedCall {

@@ -1,5 +1,5 @@
 import { IR_ERROR_TABLE, irError, type IrError, type IrErrorKind } from "../../ir";
-import { isRecord } from "./read-fields";
+import { isRecord } from "../shared/json-fields";
 
 /**
  * Error kinds <-> Google RPC status names (https://ai.google.dev/gemini-api/docs/troubleshooting

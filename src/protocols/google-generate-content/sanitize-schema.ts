@@ -1,4 +1,4 @@
-import { isRecord, type JsonObject } from "./read-fields";
+import { isRecord, type JsonObject } from "../shared/json-fields";
 
 /**
  * Gemini's `Schema` is an OpenAPI 3.0 subset (https://ai.google.dev/api/caching#Schema) and

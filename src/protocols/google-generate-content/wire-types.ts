@@ -1,7 +1,7 @@
 /**
  * The Gemini `generateContent` wire shapes this codec writes (a subset of
  * https://ai.google.dev/api/generate-content). Decoders read untrusted JSON through
- * `read-fields.ts` instead of trusting these types.
+ * `../shared/json-fields.ts` instead of trusting these types.
  */
 export interface GeminiPart {
   text?: string;
