@@ -67,7 +67,9 @@ export async function handleInference(services: Services, input: InferenceInput)
     requireScope(principal, "inference:invoke");
   } catch (error) {
     if (error instanceof ApiError) return fail(irErrorFromApiError(error));
-    throw error;
+    // The credential could not be checked (database unreachable, cache cold): unavailable, like admission.
+    log.error("authentication unavailable", { requestId, error: error instanceof Error ? error.message : String(error) });
+    return fail(irError("internal", "authentication is temporarily unavailable; retry shortly", { status: 503, retryAfter: 1 }));
   }
 
   const metering = services.config.meteringEnabled;
@@ -165,7 +167,9 @@ export async function handleInference(services: Services, input: InferenceInput)
 
     const call = await callUpstream(candidate, body, ir.stream, request.headers, requestId, services.config.upstreamTimeouts, request.signal, services.connectCheck);
     if (!call.ok) {
-      finishAttempt(services, attempt, call.error.kind === "upstream_timeout" ? "timeout" : "provider_error", call.error);
+      // A stream's client hanging up aborts the upstream call: that says nothing about the provider.
+      const clientLeft = ir.stream && request.signal.aborted;
+      finishAttempt(services, attempt, clientLeft ? "aborted" : call.error.kind === "upstream_timeout" ? "timeout" : "provider_error", call.error);
       lastError = call.error;
       continue;
     }
@@ -236,7 +240,7 @@ export async function handleInference(services: Services, input: InferenceInput)
       abortUpstream: () => call.controller.abort(),
       release: call.release,
       headers,
-      onFinished: (attemptOutcome, error) => finishAttempt(services, attempt, attemptOutcome, error),
+      onFinished: (attemptOutcome, error) => finishAttempt(services, attempt, request.signal.aborted ? "aborted" : attemptOutcome, error),
       settle: (clientGone, failed) => {
         outcome.serving = attempt;
         outcome.clientDisconnected = clientGone;
@@ -247,7 +251,13 @@ export async function handleInference(services: Services, input: InferenceInput)
     lastError = relayed.error;
   }
 
-  return failAndSettle(lastError ?? irError("upstream_unavailable", "no upstream could serve the request"));
+  const finalError = lastError ?? irError("upstream_unavailable", "no upstream could serve the request");
+  if (ir.stream && request.signal.aborted) {
+    // The client left before anything was sent: its cancel, not a failure (499: client closed request).
+    settle("cancelled", 499);
+    return fail(finalError);
+  }
+  return failAndSettle(finalError);
 }
 
 function finishAttempt(services: Services, attempt: AttemptRecord, outcome: AttemptRecord["outcome"], error?: IrError): void {

@@ -19,5 +19,7 @@ export function reservationFor(request: IrRequest, candidates: AttemptCandidate[
     const inputRate = Math.max(rates.input, rates.cacheWrite ?? 0);
     ceiling = Math.max(ceiling, estimatedPromptTokens * inputRate + outputTokens * rates.output);
   }
-  return Math.max(1, Math.ceil(ceiling));
+  // Float products of decimal rates land a hair above exact values (10 × 1.1 + 100 × 4.4 =
+  // 451.00000000000006): drop that noise before rounding up, or an affordable request is refused.
+  return Math.max(1, Math.ceil(Number(ceiling.toPrecision(12))));
 }

@@ -30,12 +30,15 @@ export function settleRequest(outcome: RequestOutcome, sink: MeteringSink, now =
   }));
   const servedFrames = serving ? attempts.find((a) => a.ordinal === serving.ordinal)?.usageFrames.length ?? 0 : 0;
   const outputChars = serving ? serving.signals.reduce((sum, s) => sum + s.outputChars, 0) : 0;
-  const needsEstimate = serving !== undefined && (outcome.clientDisconnected || servedFrames === 0);
+  // A served stream that failed midway never got its final usage report (Anthropic's message_start says output_tokens: 1).
+  const interrupted = outcome.clientDisconnected || outcome.status === "failed";
+  const needsEstimate = serving !== undefined && (interrupted || servedFrames === 0);
+  const reason = outcome.clientDisconnected ? "client_disconnected" : outcome.status === "failed" ? "stream_failed" : "usage_missing";
   const { evidence, usage } = buildUsageEvidence({
     attempts,
     servingAttemptOrdinal: serving?.ordinal,
     ...(needsEstimate
-      ? { estimate: { reason: outcome.clientDisconnected ? "client_disconnected" : "usage_missing", promptChars: outcome.promptChars, outputChars } }
+      ? { estimate: { reason, promptChars: outcome.promptChars, outputChars } }
       : {}),
   });
   const charge: ChargeResult = serving ? computeCharge(usage, serving.candidate.pricing) : { status: "not_charged", chargeMicroUsd: 0 };

@@ -18,8 +18,8 @@ export interface AttemptUsage {
 
 /** Characters seen, for the reference §9.3 estimator. The caller says why it is needed. */
 export interface UsageEstimate {
-  /** `usage_missing`: the serving attempt ended without a usage report. `client_disconnected`: the client left before the final usage frame. */
-  reason: "usage_missing" | "client_disconnected";
+  /** `usage_missing`: the serving attempt ended without a usage report. `client_disconnected`: the client left before the final usage frame. `stream_failed`: the upstream stream broke after the response was committed. */
+  reason: "usage_missing" | "client_disconnected" | "stream_failed";
   promptChars: number;
   outputChars: number;
 }
@@ -154,7 +154,8 @@ function resolveUsage(reported: NormalisedUsage, estimate: UsageEstimate | undef
   const anyReported = Object.keys(reported).length > 0;
   if (estimate === undefined) return { usage: reported, source: anyReported ? "provider_reported" : "unknown" };
 
-  const finalCompletion = estimate.reason === "client_disconnected" ? undefined : reported.completionTokens;
+  // Only a stream that ended normally has a final completion count (a failed one may carry a placeholder).
+  const finalCompletion = estimate.reason === "usage_missing" ? reported.completionTokens : undefined;
   if (reported.promptTokens !== undefined && finalCompletion !== undefined) return { usage: reported, source: "provider_reported" };
 
   const promptReported = reported.promptTokens !== undefined;

@@ -1,0 +1,252 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import postgres from "postgres";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tmpdir } from "node:os";
+import { MOCK_KEY, startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
+import { catalogFor, mockProviderEnv, startAllMockUpstreams, type MockUpstreamSet } from "../helpers/mock-upstreams";
+import { createTestDatabase } from "../helpers/test-database";
+import { spawnServer } from "../helpers/spawn-server";
+import { UPSTREAM, closeClients, database, flush, normaliseRow, returnIdleReservations, send, sseJson, wallet, type Protocol } from "./metering-support";
+
+afterAll(() => closeClients());
+
+const LONG_TEXT = Array.from({ length: 12 }, (_, i) => `piece${i}`).join(" ");
+
+/** Starts a stream and resolves once its first bytes are in; `rest` reads it to the end. */
+async function openStream(url: string, apiKey: string, requestId: string, model = "mock-openai/gpt-4o-mini") {
+  const response = await fetch(`${url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json", "x-request-id": requestId },
+    body: JSON.stringify({ model, messages: [{ role: "user", content: "Hi" }], stream: true }),
+  });
+  expect(response.status).toBe(200);
+  const reader = response.body!.getReader();
+  const first = await reader.read();
+  const decoder = new TextDecoder();
+  let text = decoder.decode(first.value, { stream: true });
+  return {
+    async rest(): Promise<string> {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return text;
+        text += decoder.decode(value, { stream: true });
+      }
+    },
+  };
+}
+
+describe("SIGTERM", () => {
+  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  let mocks: MockUpstreamSet;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    mocks = await startAllMockUpstreams({ apiKey: MOCK_KEY });
+  });
+  afterAll(async () => {
+    await mocks.close();
+    await db.drop();
+  });
+
+  async function startServer() {
+    const providersFile = join(mkdtempSync(join(tmpdir(), "switchyard-metering-")), "providers.json");
+    writeFileSync(providersFile, JSON.stringify(catalogFor(mocks)));
+    const server = await spawnServer({
+      DATABASE_URL: db.url,
+      PROVIDERS_FILE: providersFile,
+      ADMIN_TOKEN: "op",
+      SHUTDOWN_GRACE_MS: "10000",
+      LOG_LEVEL: "warn",
+      ...mockProviderEnv(MOCK_KEY),
+    });
+    const created = await fetch(`${server.url}/admin/accounts`, {
+      method: "POST",
+      headers: { authorization: "Bearer op", "content-type": "application/json" },
+      body: JSON.stringify({ email: `sigterm-${crypto.randomUUID()}@example.test`, credit_micro_usd: CREDIT }),
+    }).then((r) => r.json() as Promise<any>);
+    return { server, accountId: created.account_id as string, apiKey: created.api_key as string };
+  }
+
+  const CREDIT = 10_000_000;
+  const PLAN: Array<[Protocol, Protocol, boolean]> = [
+    ["openai-chat", "anthropic-messages", false],
+    ["anthropic-messages", "anthropic-messages", true],
+    ["google-generate-content", "openai-responses", true],
+    ["openai-responses", "google-generate-content", false],
+  ];
+
+  /** Every request has its record, frames, one usage entry, and the wallet is settled with nothing reserved. */
+  async function expectAllWritten(accountId: string, requestIds: string[]) {
+    const sql = database(db.url);
+    const records = (await sql`select * from requests where account_id = ${accountId}`).map(normaliseRow);
+    expect(records.map((r) => r.request_id).sort()).toEqual([...requestIds].sort());
+    for (const record of records) {
+      expect(record).toMatchObject({ status: "succeeded", billing_status: "computed" });
+      expect(record.final_charge_micro_usd).toBeGreaterThan(0);
+    }
+    const usage = (await sql`select * from ledger_entries where account_id = ${accountId} and kind = 'usage'`).map(normaliseRow);
+    expect(usage.map((e) => [e.request_record_id, e.amount_micro_usd]).sort()).toEqual(records.map((r) => [r.id, -r.final_charge_micro_usd]).sort());
+    const frames = (await sql`select count(*)::int as frames from usage_frames where account_id = ${accountId}`)[0]!.frames;
+    expect(frames).toBe(records.reduce((sum, r) => sum + r.usage_evidence.raw_usage_frames.length, 0));
+    const total = records.reduce((sum, r) => sum + r.final_charge_micro_usd, 0);
+    // Shutdown also gave back whatever admission still held.
+    expect(await wallet(sql, accountId)).toEqual({ balance: CREDIT - total, reserved: 0 });
+  }
+
+  test("a server SIGTERMed right after its last response exits 0 with every record and ledger row written", async () => {
+    const { server, accountId, apiKey } = await startServer();
+    try {
+      const ids: string[] = [];
+      for (const [client, upstream, stream] of PLAN) {
+        const sent = await send(server.url, apiKey, client, UPSTREAM[upstream].model, { stream });
+        expect(sent.status).toBe(200);
+        ids.push(sent.requestId);
+      }
+      // Within the buffer's flush interval of the last settlement.
+      server.process.kill("SIGTERM");
+      expect(await server.exited).toBe(0);
+      expect(server.output()).not.toContain("they are lost");
+      await expectAllWritten(accountId, ids);
+    } finally {
+      server.process.kill("SIGKILL");
+      await server.exited;
+    }
+  }, 30_000);
+
+  test("a stream still open at SIGTERM finishes, and its record (settled during shutdown) is written before exit", async () => {
+    const { server, accountId, apiKey } = await startServer();
+    try {
+      // 12 pieces 100 ms apart: still streaming when the signal arrives.
+      mocks.openai.queueScenarios({ kind: "slow", delayMs: 0, chunkDelayMs: 100, text: LONG_TEXT });
+      const openId = `sigterm-open-${crypto.randomUUID()}`;
+      const open = await openStream(server.url, apiKey, openId);
+      const sent = await send(server.url, apiKey, "anthropic-messages", UPSTREAM["google-generate-content"].model, { stream: true });
+      expect(sent.status).toBe(200);
+      server.process.kill("SIGTERM");
+
+      const text = await open.rest();
+      expect(text.endsWith("data: [DONE]\n\n")).toBe(true);
+      expect(sseJson(text).map((c) => c.choices?.[0]?.delta?.content ?? "").join("")).toBe(LONG_TEXT);
+      expect(await server.exited).toBe(0);
+      expect(server.output()).not.toContain("they are lost");
+      await expectAllWritten(accountId, [openId, sent.requestId]);
+    } finally {
+      server.process.kill("SIGKILL");
+      await server.exited;
+    }
+  }, 30_000);
+});
+
+describe("database outage", () => {
+  let harness: InferenceHarness;
+  let admin: postgres.Sql;
+  let sql: postgres.Sql;
+  let dbName: string;
+  beforeAll(async () => {
+    // Credentials stay cached through the outage (the default 5 s could lapse mid-test).
+    harness = await startInferenceHarness({ credentialCacheTtlMs: 60_000 });
+    sql = database(harness.server.databaseUrl);
+    admin = database(process.env.TEST_DATABASE_URL!);
+    dbName = new URL(harness.server.databaseUrl).pathname.slice(1);
+  });
+  afterAll(async () => {
+    await admin.unsafe(`alter database ${dbName} allow_connections true`).catch(() => {});
+    await harness.close();
+  });
+
+  /** No new connection is accepted and every open one (ours included) is cut. */
+  async function cutDatabase(): Promise<void> {
+    await admin.unsafe(`alter database ${dbName} allow_connections false`);
+    for (let i = 0; i < 3; i++) {
+      await admin`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${dbName} and pid <> pg_backend_pid()`;
+      await Bun.sleep(20);
+    }
+  }
+
+  async function bufferedGauge(table: string): Promise<number> {
+    const text = await fetch(`${harness.server.url}/metrics`).then((r) => r.text());
+    const line = text.split("\n").find((l) => l.startsWith(`switchyard_buffered_rows{table="${table}"}`));
+    return Number(line?.split(" ").at(-1));
+  }
+
+  test("during an outage admitted work completes, accounts with a lease keep being served, others get a clean 503; afterwards every record is written exactly once", async () => {
+    const writeBuffer = harness.server.server.services.writeBuffer;
+    const a = harness.account;
+    const credit = 10_000_000;
+    const b = await harness.server.createAccount(undefined, credit);
+    const c = await harness.server.createAccount(undefined, credit);
+    const aBefore = await wallet(sql, a.accountId);
+    // B's credential and namespace are cached, but it holds no reservation on this instance
+    // any more; A holds one (its lease); C was never seen (nothing cached at all).
+    expect((await send(harness.server.url, b.apiKey, "openai-chat", UPSTREAM["openai-chat"].model)).status).toBe(200);
+    await flush(harness);
+    await returnIdleReservations(harness);
+    expect((await send(harness.server.url, a.apiKey, "openai-chat", UPSTREAM["openai-chat"].model)).status).toBe(200);
+    await flush(harness);
+
+    // Three streams admitted before the outage, finishing during it.
+    const streamIds = [0, 1, 2].map((i) => `outage-stream-${i}-${crypto.randomUUID()}`);
+    harness.mocks.openai.queueScenarios(...streamIds.map(() => ({ kind: "slow" as const, delayMs: 0, chunkDelayMs: 60, text: LONG_TEXT })));
+    const streams = await Promise.all(streamIds.map((id) => openStream(harness.server.url, a.apiKey, id)));
+
+    await cutDatabase();
+    const servedIds: string[] = [];
+    const refusedIds: string[] = [];
+    try {
+      const upstreamCalls = () => harness.mocks.list.reduce((sum, m) => sum + m.requests.length, 0);
+      // A: admitted against the reservation this instance already holds, no database needed.
+      for (const client of ["openai-chat", "anthropic-messages"] as const) {
+        const sent = await send(harness.server.url, a.apiKey, client, UPSTREAM[client].model);
+        expect(sent.status).toBe(200);
+        servedIds.push(sent.requestId);
+      }
+      // B: admission needs the database: refused cleanly, in protocol shape, before any upstream call.
+      const upstreamBefore = upstreamCalls();
+      for (const client of ["openai-chat", "anthropic-messages"] as const) {
+        const sent = await send(harness.server.url, b.apiKey, client, UPSTREAM[client].model);
+        expect(sent.status).toBe(503);
+        expect(sent.headers.get("retry-after")).toBe("1");
+        if (client === "openai-chat") expect(sent.json.error.message).toContain("billing is temporarily unavailable");
+        else expect(sent.json).toMatchObject({ type: "error", error: { message: expect.stringContaining("billing is temporarily unavailable") } });
+        refusedIds.push(sent.requestId);
+      }
+      // C: the credential cannot even be checked.
+      const cold = await send(harness.server.url, c.apiKey, "openai-chat", UPSTREAM["openai-chat"].model);
+      expect(cold.status).toBe(503);
+      expect(cold.headers.get("retry-after")).toBe("1");
+      expect(cold.json.error.message).toContain("temporarily unavailable");
+      expect(upstreamCalls()).toBe(upstreamBefore);
+
+      // The admitted streams finish normally; every row waits in the buffer.
+      for (const stream of streams) expect((await stream.rest()).endsWith("data: [DONE]\n\n")).toBe(true);
+      await expect(writeBuffer.flush()).rejects.toBeDefined();
+      const waiting = streamIds.length + servedIds.length + refusedIds.length;
+      expect(writeBuffer.stats().buffered.requests).toBe(waiting);
+      expect(await bufferedGauge("requests")).toBe(waiting);
+      expect(await bufferedGauge("ledger_entries")).toBe(streamIds.length + servedIds.length);
+      expect(writeBuffer.stats().failures).toBeGreaterThan(0);
+    } finally {
+      await admin.unsafe(`alter database ${dbName} allow_connections true`);
+    }
+
+    await flush(harness);
+    expect(await bufferedGauge("requests")).toBe(0);
+    const everyId = [...streamIds, ...servedIds, ...refusedIds];
+    const counts = (await sql`select request_id, count(*)::int as n from requests where request_id in ${sql(everyId)} group by request_id`).map(normaliseRow);
+    expect(counts.sort((x, y) => x.request_id.localeCompare(y.request_id))).toEqual([...everyId].sort().map((request_id) => ({ request_id, n: 1 })));
+    const served = (await sql`select * from requests where request_id in ${sql([...streamIds, ...servedIds])}`).map(normaliseRow);
+    for (const record of served) expect(record).toMatchObject({ status: "succeeded", billing_status: "computed", account_id: a.accountId });
+    const refused = (await sql`select * from requests where request_id in ${sql(refusedIds)}`).map(normaliseRow);
+    for (const record of refused) expect(record).toMatchObject({ status: "failed", status_code: 503, final_charge_micro_usd: 0, account_id: b.accountId });
+    const ledger = (await sql`select request_record_id, amount_micro_usd from ledger_entries where request_record_id in ${sql(served.map((r) => r.id))} and kind = 'usage'`).map(normaliseRow);
+    expect(ledger.map((e) => [e.request_record_id, e.amount_micro_usd]).sort()).toEqual(served.map((r) => [r.id, -r.final_charge_micro_usd]).sort());
+
+    // Every charge reached its wallet once, and nothing stays reserved.
+    await returnIdleReservations(harness);
+    const charged = async (accountId: string) =>
+      (await sql`select coalesce(sum(final_charge_micro_usd), 0)::int as total from requests where account_id = ${accountId}`)[0]!.total as number;
+    expect(await wallet(sql, a.accountId)).toEqual({ balance: aBefore.balance - (await charged(a.accountId)), reserved: 0 });
+    expect(await wallet(sql, b.accountId)).toEqual({ balance: credit - (await charged(b.accountId)), reserved: 0 });
+    expect(await wallet(sql, c.accountId)).toEqual({ balance: credit, reserved: 0 });
+  }, 20_000);
+});
