@@ -8,20 +8,21 @@ import { adminRoutes } from "./admin/admin-routes";
 import { namespaceRoutes } from "./management/namespaces/namespace-routes";
 import { keyRoutes } from "./management/keys/key-routes";
 import { inferenceRoutes } from "./inference/inference-routes";
+import { errorInProtocol } from "./inference/inference-error";
+import { requestIdFrom } from "./inference/request-id";
+import { irError, type ProtocolId } from "./ir";
 import { usageRoutes } from "./management/usage/usage-routes";
 import { billingRoutes } from "./management/billing/billing-routes";
 import { discoveryRoutes } from "./public/discovery-routes";
 import { statsRoutes } from "./public/stats-routes";
 
-/** Paths whose bodies may carry base64 media; everything else gets the management limit. */
-function isInferencePath(path: string): boolean {
-  return (
-    path === "/v1/chat/completions" ||
-    path === "/v1/responses" ||
-    path === "/v1/messages" ||
-    path.startsWith("/v1beta/models/") ||
-    (path.startsWith("/v1/models/") && path.includes(":"))
-  );
+/** The inference protocol a path belongs to, if any: its errors are rendered in that protocol. */
+function inferenceProtocolOf(path: string): ProtocolId | undefined {
+  if (path === "/v1/chat/completions") return "openai-chat";
+  if (path === "/v1/responses") return "openai-responses";
+  if (path === "/v1/messages") return "anthropic-messages";
+  if (path.startsWith("/v1beta/models/") || (path.startsWith("/v1/models/") && path.includes(":"))) return "google-generate-content";
+  return undefined;
 }
 
 /** A readable one-line summary of a TypeBox validation failure. */
@@ -74,9 +75,14 @@ export function createApp(services: Services) {
       metrics.inFlight.inc();
       const length = Number(request.headers.get("content-length") ?? 0);
       if (length > 0) {
-        const path = pathOf(request.url);
-        const limit = isInferencePath(path) ? config.maxInferenceBodyBytes : config.maxManagementBodyBytes;
-        if (length > limit) return errorResponse(new ApiError("payload_too_large", `request body exceeds ${limit} bytes`));
+        const protocol = inferenceProtocolOf(pathOf(request.url));
+        const limit = protocol ? config.maxInferenceBodyBytes : config.maxManagementBodyBytes;
+        if (length > limit) {
+          const description = `request body exceeds ${limit} bytes`;
+          // An inference client gets the error in its own protocol, like every other inference error.
+          if (protocol) return errorInProtocol(protocol, irError("payload_too_large", description), requestIdFrom(request.headers));
+          return errorResponse(new ApiError("payload_too_large", description));
+        }
       }
     })
     .onAfterResponse(({ request, route, set }) => {

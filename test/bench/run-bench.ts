@@ -72,7 +72,7 @@ async function main(): Promise<number> {
   const say = (message: string) => console.error(`[bench ${((performance.now() - clock) / 1000).toFixed(1)}s] ${message}`);
   const switchyards: SwitchyardProcess[] = [];
   try {
-    say("starting mock upstreams, bare proxy, PostgreSQL and two Switchyards");
+    say("starting mock upstreams, bare proxy, PostgreSQL and the Switchyard variants");
     const mockChild = spawnChild("mock upstreams", [process.execPath, join(HERE, "start-mock.ts"), MOCK_KEY]);
     const mockUrls = JSON.parse(await firstLineWithin(mockChild, 30_000)) as Record<string, string>;
     const openaiBase = mockUrls["openai-chat"];

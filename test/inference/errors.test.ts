@@ -120,4 +120,17 @@ describe("inference errors in each client's protocol", () => {
     expect(toAnthropic.body.error.message).toContain("store");
     expect(harness.mocks.anthropic.requests.length).toBe(before);
   });
+
+  test("an oversized inference body is 413 in the client's protocol", async () => {
+    const small = await startInferenceHarness({ maxInferenceBodyBytes: 2048 });
+    try {
+      const body = { model: MODEL, max_tokens: 5, messages: [{ role: "user", content: "x".repeat(5000) }] };
+      const response = await small.server.api("POST", "/v1/messages", { token: small.account.apiKey, body });
+      expect(response.status).toBe(413);
+      expect(response.body.type).toBe("error");
+      expect(typeof response.body.error.message).toBe("string");
+    } finally {
+      await small.close();
+    }
+  });
 });
