@@ -7,38 +7,20 @@ import {
   type RequestRecordRow,
   type SettlementRow,
 } from "../../db/queries/usage";
-import { settlementUsage, type SettlementUsage, type UsageEvidence } from "../../metering/usage-evidence";
+import { settlementUsage, type SettlementUsage } from "../../metering/usage-evidence";
 import { notFound } from "../../errors/api-error";
 import type { Principal } from "../../auth/principal";
 import type { Pagination, UsageWindow } from "./query-params";
 
-/** cloud-api.md "Request record", every field; never the prompt or the response. */
-export interface RequestRecordEnvelope {
-  id: string;
-  request_id: string;
-  billing_status: string;
+/**
+ * cloud-api.md "Request record", every field; never the prompt or the response. The
+ * stored row with its timestamps as RFC 3339 strings; final_charge_micro_usd is null
+ * while the charge is unknown (never reported as 0).
+ */
+export type RequestRecordEnvelope = Omit<RequestRecordRow, "created_at" | "completed_at"> & {
   created_at: string;
   completed_at: string;
-  prompt_tokens: number;
-  completion_tokens: number;
-  /** Null while the charge is unknown (never reported as 0). */
-  final_charge_micro_usd: number | null;
-  finish_reason: string | null;
-  first_token_kind: string | null;
-  funding_source: string | null;
-  generation_duration_ms: number | null;
-  request_duration_ms: number | null;
-  upstream_duration_ms: number | null;
-  ttft_ms: number | null;
-  model_id: string | null;
-  provider_id: string | null;
-  routing_profile: string | null;
-  status: string;
-  status_code: number;
-  streamed: boolean;
-  used_capabilities: string[];
-  usage_evidence: UsageEvidence;
-}
+};
 
 export function requestRecordEnvelope(row: RequestRecordRow): RequestRecordEnvelope {
   return {
