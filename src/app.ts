@@ -21,7 +21,7 @@ function inferenceProtocolOf(path: string): ProtocolId | undefined {
   if (path === "/v1/chat/completions") return "openai-chat";
   if (path === "/v1/responses") return "openai-responses";
   if (path === "/v1/messages") return "anthropic-messages";
-  if (path.startsWith("/v1beta/models/") || (path.startsWith("/v1/models/") && path.includes(":"))) return "google-generate-content";
+  if (path.startsWith("/v1beta/") || (path.startsWith("/v1/models/") && path.includes(":"))) return "google-generate-content";
   return undefined;
 }
 

@@ -26,6 +26,9 @@ async function handleInference(services: Services, input: InferenceInput): Promi
 export function inferenceRoutes(services: Services) {
   const generateContent = ({ request, params }: { request: Request; params: Record<string, string> }) => {
     // Model ids contain slashes, so `{model}:{action}` is the whole tail, split on the last colon.
+    // Under /v1beta/* (no `models/`) the tail is the model too: Google's own clients send a
+    // model id that contains a slash as a path of its own (the `tunedModels/…` form), which
+    // is what the Vercel AI SDK's Google provider does with `<provider>/<model>`.
     const tail = decodeURIComponent(params["*"] ?? "");
     const colon = tail.lastIndexOf(":");
     const action = colon === -1 ? "" : tail.slice(colon + 1);
@@ -55,5 +58,9 @@ export function inferenceRoutes(services: Services) {
       detail: { summary: "Anthropic Messages (sync and SSE)", tags: ["inference"], ...SCOPE_DOC },
     })
     .post("/v1beta/models/*", generateContent, { parse: "none", detail: googleDetail })
-    .post("/v1/models/*", generateContent, { parse: "none", detail: googleDetail });
+    .post("/v1/models/*", generateContent, { parse: "none", detail: googleDetail })
+    .post("/v1beta/*", generateContent, {
+      parse: "none",
+      detail: { summary: "Google generateContent with the model as the path (`/v1beta/<provider>/<model>:generateContent`)", tags: ["inference"], ...SCOPE_DOC },
+    });
 }
