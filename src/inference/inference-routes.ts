@@ -5,6 +5,7 @@ import { handleInference as handle, type InferenceInput } from "./handle-inferen
 import { log } from "../observability/log";
 import { errorInProtocol } from "./inference-error";
 import { requestIdFrom } from "./request-id";
+import { countTokens } from "./count-tokens";
 
 const SCOPE_DOC = { "x-scope": "inference:invoke" };
 
@@ -56,6 +57,10 @@ export function inferenceRoutes(services: Services) {
     .post("/v1/messages", ({ request }) => handleInference(services, { protocol: "anthropic-messages", request }), {
       parse: "none",
       detail: { summary: "Anthropic Messages (sync and SSE)", tags: ["inference"], ...SCOPE_DOC },
+    })
+    .post("/v1/messages/count_tokens", ({ request }) => countTokens(services, request), {
+      parse: "none",
+      detail: { summary: "Anthropic token count (an estimate: 4 characters per token), as Claude Code calls it", tags: ["inference"], ...SCOPE_DOC },
     })
     .post("/v1beta/models/*", generateContent, { parse: "none", detail: googleDetail })
     .post("/v1/models/*", generateContent, { parse: "none", detail: googleDetail })

@@ -1,0 +1,39 @@
+import { IrDecodeError, irError } from "../ir";
+import { ApiError } from "../errors/api-error";
+import { authenticate, requireScope } from "../auth/auth-plugin";
+import { promptChars, tokensFromChars } from "../metering/estimate-tokens";
+import type { Services } from "../services";
+import { errorInProtocol, irErrorFromApiError } from "./inference-error";
+import { requestIdFrom } from "./request-id";
+
+/**
+ * `POST /v1/messages/count_tokens` (Anthropic), which Claude Code calls to manage its
+ * context window. Switchyard routes to many tokenizers, so the count is the same
+ * 4-characters-per-token estimate metering uses, plus what tool definitions add;
+ * the response says so in a header.
+ */
+export async function countTokens(services: Services, request: Request): Promise<Response> {
+  const requestId = requestIdFrom(request.headers);
+  const fail = (error: Parameters<typeof errorInProtocol>[1]) => errorInProtocol("anthropic-messages", error, requestId);
+  try {
+    const principal = await authenticate(services, request.headers);
+    requireScope(principal, "inference:invoke");
+  } catch (error) {
+    if (error instanceof ApiError) return fail(irErrorFromApiError(error));
+    return fail(irError("internal", "authentication is temporarily unavailable; retry shortly", { status: 503, retryAfter: 1 }));
+  }
+  const body = await request.text();
+  try {
+    // count_tokens bodies carry no max_tokens; the Messages decoder does not need one either.
+    const decoded = await services.translator.decodeRequest("anthropic-messages", body);
+    const ir = decoded.request;
+    const toolChars = (ir.tools ?? []).reduce((sum, t) => sum + t.name.length + (t.description?.length ?? 0) + JSON.stringify(t.parameters).length, 0);
+    return new Response(JSON.stringify({ input_tokens: tokensFromChars(promptChars(ir) + toolChars) }), {
+      status: 200,
+      headers: { "content-type": "application/json", "x-request-id": requestId, "x-switchyard-token-count": "estimated; 4 characters per token" },
+    });
+  } catch (error) {
+    if (error instanceof IrDecodeError) return fail(irError("invalid_request", error.message));
+    return fail(irError("internal", "internal error"));
+  }
+}
