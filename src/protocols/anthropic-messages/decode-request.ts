@@ -1,3 +1,4 @@
+import { readFallbackModels } from "../shared/fallback-models";
 import {
   IrDecodeError,
   type Encoded,
@@ -12,7 +13,6 @@ import { decodeAnthropicMessages } from "./decode-content";
 import {
   isRecord,
   readBoolean,
-  readFallbackModels,
   readInteger,
   readNumber,
   readObject,
@@ -123,7 +123,7 @@ export function decodeAnthropicRequest(body: unknown): Encoded<IrRequest> {
     params: {},
     stream: readBoolean(body, "stream") ?? false,
   };
-  const models = readFallbackModels(body);
+  const models = readFallbackModels(body.models);
   if (models !== undefined) request.models = models;
   decodeSystem(body.system, request);
 

@@ -1,3 +1,4 @@
+import { readFallbackModels } from "../shared/fallback-models";
 import {
   IrDecodeError,
   type Encoded,
@@ -10,7 +11,6 @@ import { decodeGeminiContents } from "./decode-content";
 import {
   isRecord,
   readBoolean,
-  readFallbackModels,
   readInteger,
   readNumber,
   readObject,
@@ -165,7 +165,7 @@ export function decodeGeminiRequest(body: unknown): Encoded<IrRequest> {
     params: {},
     stream: readBoolean(body, "stream") ?? false,
   };
-  const models = readFallbackModels(body);
+  const models = readFallbackModels(body.models);
   if (models !== undefined) request.models = models;
   decodeSystemInstruction(body.systemInstruction, request, warnings);
 

@@ -1,3 +1,4 @@
+import { readFallbackModels } from "../shared/fallback-models";
 import { IrDecodeError, type IrGenerationParams, type IrRequest, type IrWarning, type Encoded } from "../../ir";
 import { collectUnmapped } from "../openai-shared/extras";
 import {
@@ -8,7 +9,6 @@ import {
   optionalReasoningEffort,
   optionalStopSequences,
   optionalTokenLimit,
-  readFallbackModels,
   readModel,
   type JsonObject,
 } from "../openai-shared/read-fields";

@@ -1,3 +1,4 @@
+import { readFallbackModels } from "../shared/fallback-models";
 import { IrDecodeError, type Encoded, type IrGenerationParams, type IrRequest, type IrWarning } from "../../ir";
 import { collectUnmapped } from "../openai-shared/extras";
 import {
@@ -7,7 +8,6 @@ import {
   optionalReasoningEffort,
   optionalString,
   optionalTokenLimit,
-  readFallbackModels,
   readModel,
   type JsonObject,
 } from "../openai-shared/read-fields";

@@ -57,23 +57,6 @@ export function optionalTokenLimit(value: unknown, path: string): number | undef
   return limit;
 }
 
-/** Switchyard extension: `models`, a fallback list of at most 8 model ids (reference §8.4). */
-export const MAX_FALLBACK_MODELS = 8;
-
-export function readFallbackModels(value: unknown): string[] | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (!Array.isArray(value)) throw new IrDecodeError("models must be an array of model ids");
-  if (value.length > MAX_FALLBACK_MODELS) {
-    throw new IrDecodeError(`models accepts at most ${MAX_FALLBACK_MODELS} entries, got ${value.length}`);
-  }
-  return value.map((entry, index) => {
-    if (typeof entry !== "string" || entry.trim() === "") {
-      throw new IrDecodeError(`models[${index}] must be a non-empty string`);
-    }
-    return entry;
-  });
-}
-
 const REASONING_EFFORTS: readonly IrReasoningEffort[] = ["none", "minimal", "low", "medium", "high", "xhigh", "max"];
 
 export function optionalReasoningEffort(value: unknown, path: string): IrReasoningEffort | undefined {

@@ -56,13 +56,6 @@ export function readObject(body: JsonObject, key: string, path = key): JsonObjec
   return value;
 }
 
-/** Switchyard's `models` extension: fallback model ids, at most 8 (reference §8.4). */
-export function readFallbackModels(body: JsonObject): string[] | undefined {
-  const models = readStringArray(body, "models");
-  if (models !== undefined && models.length > 8) throw new IrDecodeError("models must list at most 8 model ids");
-  return models;
-}
-
 /** Parses tool-call argument text into the object a wire format needs; invalid JSON gives undefined. */
 export function parseArgumentsObject(text: string): JsonObject | undefined {
   if (text.trim() === "") return {};
