@@ -7,23 +7,14 @@ import { publicRoutes } from "./public/public-routes";
 import { adminRoutes } from "./admin/admin-routes";
 import { namespaceRoutes } from "./management/namespaces/namespace-routes";
 import { keyRoutes } from "./management/keys/key-routes";
-import { inferenceRoutes } from "./inference/inference-routes";
+import { inferenceProtocolOf, inferenceRoutes } from "./inference/inference-routes";
 import { errorInProtocol } from "./inference/inference-error";
 import { requestIdFrom } from "./inference/request-id";
-import { irError, type ProtocolId } from "./ir";
+import { irError } from "./ir";
 import { usageRoutes } from "./management/usage/usage-routes";
 import { billingRoutes } from "./management/billing/billing-routes";
 import { discoveryRoutes } from "./public/discovery-routes";
 import { statsRoutes } from "./public/stats-routes";
-
-/** The inference protocol a path belongs to, if any: its errors are rendered in that protocol. */
-function inferenceProtocolOf(path: string): ProtocolId | undefined {
-  if (path === "/v1/chat/completions") return "openai-chat";
-  if (path === "/v1/responses") return "openai-responses";
-  if (path === "/v1/messages") return "anthropic-messages";
-  if (path.startsWith("/v1beta/") || (path.startsWith("/v1/models/") && path.includes(":"))) return "google-generate-content";
-  return undefined;
-}
 
 /** A readable one-line summary of a TypeBox validation failure. */
 function describeValidation(error: unknown): string {

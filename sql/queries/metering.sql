@@ -1,6 +1,3 @@
--- name: walletBalance
-select balance_micro_usd, reserved_micro_usd from wallets where account_id = $1;
-
 -- name: insertRequestRecords
 -- A batch of request records as one JSON array parameter; idempotent on the record id.
 insert into requests (

@@ -1,9 +1,7 @@
 import { IrDecodeError, irError } from "../ir";
-import { ApiError } from "../errors/api-error";
-import { authenticate, requireScope } from "../auth/auth-plugin";
 import { promptChars, tokensFromChars } from "../metering/estimate-tokens";
 import type { Services } from "../services";
-import { errorInProtocol, irErrorFromApiError } from "./inference-error";
+import { authorizeInference, errorInProtocol } from "./inference-error";
 import { requestIdFrom } from "./request-id";
 
 /**
@@ -15,13 +13,8 @@ import { requestIdFrom } from "./request-id";
 export async function countTokens(services: Services, request: Request): Promise<Response> {
   const requestId = requestIdFrom(request.headers);
   const fail = (error: Parameters<typeof errorInProtocol>[1]) => errorInProtocol("anthropic-messages", error, requestId);
-  try {
-    const principal = await authenticate(services, request.headers);
-    requireScope(principal, "inference:invoke");
-  } catch (error) {
-    if (error instanceof ApiError) return fail(irErrorFromApiError(error));
-    return fail(irError("internal", "authentication is temporarily unavailable; retry shortly", { status: 503, retryAfter: 1 }));
-  }
+  const authorized = await authorizeInference(services, request.headers, requestId);
+  if ("error" in authorized) return fail(authorized.error);
   const body = await request.text();
   try {
     // count_tokens bodies carry no max_tokens; the Messages decoder does not need one either.

@@ -1,17 +1,14 @@
 import { IrDecodeError, irError, type IrError, type IrRequest, type IrWarning, type ProtocolId } from "../ir";
-import { ApiError } from "../errors/api-error";
-import { authenticate, requireScope } from "../auth/auth-plugin";
 import { codecFor } from "../translation/codec-registry";
 import type { TranslationSignals } from "../translation/translation-types";
 import { callUpstream } from "../routing/call-upstream";
 import { BodyReader, isIrError } from "../routing/body-reader";
 import { planAttempts, type AttemptCandidate } from "../routing/plan-attempts";
 import type { Services } from "../services";
-import { errorInProtocol, irErrorFromApiError } from "./inference-error";
+import { asIrError, authorizeInference, errorInProtocol } from "./inference-error";
 import { requestIdFrom } from "./request-id";
 import { relayStream } from "./relay-stream";
 import { log } from "../observability/log";
-import type { Principal } from "../auth/principal";
 import { newId } from "../auth/tokens";
 import { promptChars, tokensFromChars } from "../metering/estimate-tokens";
 import { usedCapabilities, type RequestOutcome } from "../metering/request-outcome";
@@ -61,16 +58,9 @@ export async function handleInference(services: Services, input: InferenceInput)
   const requestId = requestIdFrom(request.headers);
   const fail = (error: IrError) => errorInProtocol(protocol, error, requestId);
 
-  let principal: Principal;
-  try {
-    principal = await authenticate(services, request.headers);
-    requireScope(principal, "inference:invoke");
-  } catch (error) {
-    if (error instanceof ApiError) return fail(irErrorFromApiError(error));
-    // The credential could not be checked (database unreachable, cache cold): unavailable, like admission.
-    log.error("authentication unavailable", { requestId, error: error instanceof Error ? error.message : String(error) });
-    return fail(irError("internal", "authentication is temporarily unavailable; retry shortly", { status: 503, retryAfter: 1 }));
-  }
+  const authorized = await authorizeInference(services, request.headers, requestId);
+  if ("error" in authorized) return fail(authorized.error);
+  const principal = authorized.principal;
 
   const metering = services.config.meteringEnabled;
   const outcome: RequestOutcome = {
@@ -119,14 +109,15 @@ export async function handleInference(services: Services, input: InferenceInput)
   outcome.streamed = ir.stream;
   outcome.requestedModel = ir.models?.[0] ?? ir.model;
   outcome.promptChars = promptChars(ir);
+  const estimatedPromptTokens = tokensFromChars(outcome.promptChars);
   outcome.usedCapabilities = usedCapabilities(ir);
 
-  const plan = planAttempts(services, ir);
+  const plan = planAttempts(services, ir, estimatedPromptTokens);
   if (!plan.ok) return failAndSettle(plan.error);
   outcome.routingProfile = plan.candidates[0]?.routingProfile;
 
   if (metering) {
-    const reservation = reservationFor(ir, plan.candidates, tokensFromChars(outcome.promptChars));
+    const reservation = reservationFor(ir, plan.candidates, estimatedPromptTokens);
     try {
       outcome.namespaceId = await services.namespaces.namespaceFor(principal);
       const leaseId = await services.walletLeases.admit(principal.accountId, reservation);
@@ -278,6 +269,5 @@ function parseMaybeJson(text: string): unknown {
 
 function internalError(error: unknown, requestId: string): IrError {
   log.error("inference failed", { requestId, error: error instanceof Error ? error.message : String(error) });
-  const crashed = error instanceof Error && error.name === "WorkerCrashedError";
-  return irError("internal", crashed ? "translation worker failed; please retry" : "internal error");
+  return asIrError(error, irError("internal", "internal error"));
 }

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { irError } from "../ir";
+import { irError, type ProtocolId } from "../ir";
 import type { Services } from "../services";
 import { handleInference as handle, type InferenceInput } from "./handle-inference";
 import { log } from "../observability/log";
@@ -8,6 +8,15 @@ import { requestIdFrom } from "./request-id";
 import { countTokens } from "./count-tokens";
 
 const SCOPE_DOC = { "x-scope": "inference:invoke" };
+
+/** The inference protocol a path belongs to, if any (the paths registered below): its errors are rendered in that protocol. */
+export function inferenceProtocolOf(path: string): ProtocolId | undefined {
+  if (path === "/v1/chat/completions") return "openai-chat";
+  if (path === "/v1/responses") return "openai-responses";
+  if (path === "/v1/messages") return "anthropic-messages";
+  if (path.startsWith("/v1beta/") || (path.startsWith("/v1/models/") && path.includes(":"))) return "google-generate-content";
+  return undefined;
+}
 
 /** Whatever goes wrong, an inference client gets an error in its own protocol, never the management shape. */
 async function handleInference(services: Services, input: InferenceInput): Promise<Response> {

@@ -1,12 +1,12 @@
 import { irError, type CodecContext, type IrError, type ProtocolId } from "../ir";
 import type { BodyReader } from "../routing/body-reader";
-import { isIrError } from "../routing/body-reader";
 import type { StreamHandle } from "../translation/translator";
 import type { StreamOutput } from "../translation/translation-types";
 import type { Services } from "../services";
 import type { AttemptRecord } from "./handle-inference";
 import { PassthroughFramer } from "./passthrough-framer";
 import { streamErrorFrame } from "./stream-error-frame";
+import { asIrError } from "./inference-error";
 import { SSE_KEEPALIVE } from "../protocols/sse";
 import { withUsageCost } from "../metering/usage-cost";
 
@@ -27,12 +27,6 @@ export interface RelayInput {
 
 export type RelayResult = { ok: true; response: Response } | { ok: false; error: IrError };
 
-/** A thrown value as an IrError: a crashed translation worker is our fault (500), anything else the upstream's. */
-function asIrError(error: unknown): IrError {
-  if (isIrError(error)) return error;
-  if (error instanceof Error && error.name === "WorkerCrashedError") return irError("internal", "translation worker failed; please retry");
-  return irError("upstream_bad_gateway", "upstream stream failed");
-}
 
 /** Idle time after which a committed stream gets an SSE comment (reference §2: `:keepalive`). */
 const KEEPALIVE_MS = 15_000;
@@ -94,7 +88,7 @@ export async function relayStream(services: Services, input: RelayInput): Promis
       if (attempt.firstTokenAt !== undefined || output.signals.finish) break;
     }
   } catch (error) {
-    const irErr = asIrError(error);
+    const irErr = asIrError(error, irError("upstream_bad_gateway", "upstream stream failed"));
     input.abortUpstream();
     reader.cancel();
     if (!ended) await handle.fail(irErr).catch(() => undefined);
@@ -158,7 +152,7 @@ export async function relayStream(services: Services, input: RelayInput): Promis
         input.onFinished("success");
       }
     } catch (error) {
-      const irErr = asIrError(error);
+      const irErr = asIrError(error, irError("upstream_bad_gateway", "upstream stream failed"));
       await Promise.allSettled(tees);
       // Always close the translation session, so no worker keeps its state.
       const output = ended ? undefined : await handle.fail(irErr).catch(() => undefined);

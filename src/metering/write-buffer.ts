@@ -205,7 +205,7 @@ export class WriteBuffer {
       for (const lane of lanes) {
         rows += lane.inFlight;
         lane.restoreTaken();
-        this.metrics?.droppedRows.inc([lane.name]);
+        this.metrics?.writeFailures.inc([lane.name]);
       }
       this.pendingRows = this.lanes.reduce((sum, lane) => sum + lane.pending, 0);
       this.failures++;

@@ -79,7 +79,7 @@ export class Metrics {
   readonly inFlight = new Gauge("switchyard_http_requests_in_flight", "Requests being served now, streams included.");
   readonly buffered = new Gauge("switchyard_buffered_rows", "Rows waiting in write buffers, by table.", ["table"]);
   readonly upstreamAttempts = new Counter("switchyard_upstream_attempts_total", "Upstream attempts by provider and outcome (success, provider_error, timeout, client_error, aborted).", ["provider", "outcome"]);
-  readonly droppedRows = new Counter("switchyard_write_failures_total", "Failed batch writes (rows are kept and retried), by table.", ["table"]);
+  readonly writeFailures = new Counter("switchyard_write_failures_total", "Failed batch writes (rows are kept and retried), by table.", ["table"]);
   private extra: Array<{ render(): string }> = [];
 
   register<T extends { render(): string }>(metric: T): T {
@@ -88,7 +88,7 @@ export class Metrics {
   }
 
   render(): string {
-    return [this.httpRequests, this.httpDuration, this.inFlight, this.upstreamAttempts, this.buffered, this.droppedRows, ...this.extra].map((m) => m.render()).join("");
+    return [this.httpRequests, this.httpDuration, this.inFlight, this.upstreamAttempts, this.buffered, this.writeFailures, ...this.extra].map((m) => m.render()).join("");
   }
 }
 

@@ -1,7 +1,6 @@
 import { irError, type IrError, type IrRequest } from "../ir";
 import type { CatalogEndpoint } from "../providers/catalog";
 import type { CatalogPricing } from "../providers/pricing";
-import { promptChars, tokensFromChars } from "../metering/estimate-tokens";
 import type { Services } from "../services";
 import { parseModelRef, ModelRefError, type RoutingProfile } from "./parse-model-ref";
 import { rankEndpoints } from "./select-endpoints";
@@ -35,8 +34,9 @@ const DEFAULT_OUTPUT_ESTIMATE = 512;
  * next model. An unknown primary model is 404; an unknown entry in `models` is 400
  * before any attempt. Endpoints without a platform key are not eligible (BYOK
  * comes with the provider-keys feature); no eligible endpoint at all is 402.
+ * `estimatedPromptTokens` (4 chars/token) prices candidates for the cost ranking.
  */
-export function planAttempts(services: Services, request: IrRequest): AttemptPlan {
+export function planAttempts(services: Services, request: IrRequest, estimatedPromptTokens: number): AttemptPlan {
   const fromList = request.models !== undefined && request.models.length > 0;
   const requested = fromList ? request.models! : [request.model];
   const refs: Array<{ modelId: string; profile: RoutingProfile }> = [];
@@ -52,7 +52,6 @@ export function planAttempts(services: Services, request: IrRequest): AttemptPla
     refs.push({ modelId: ref.modelId, profile: ref.profile ?? "balanced" });
   }
 
-  const estimatedPromptTokens = tokensFromChars(promptChars(request));
   const estimatedOutputTokens = request.params.maxTokens ?? DEFAULT_OUTPUT_ESTIMATE;
   const candidates: AttemptCandidate[] = [];
   const unfunded = new Set<string>();

@@ -67,8 +67,3 @@ export function handleTranslationMessage(payload: string): string {
   }
   return JSON.stringify(reply);
 }
-
-/** Test hook: how many stream sessions this thread holds (a finished stream must hold none). */
-export function openSessionCount(): number {
-  return sessions.size;
-}
