@@ -13,7 +13,7 @@ const SCOPE_DOC = { "x-scope": "inference:invoke" };
 export function inferenceProtocolOf(path: string): ProtocolId | undefined {
   if (path === "/v1/chat/completions") return "openai-chat";
   if (path === "/v1/responses") return "openai-responses";
-  if (path === "/v1/messages") return "anthropic-messages";
+  if (path === "/v1/messages" || path === "/v1/messages/count_tokens") return "anthropic-messages";
   if (path.startsWith("/v1beta/") || (path.startsWith("/v1/models/") && path.includes(":"))) return "google-generate-content";
   return undefined;
 }

@@ -32,4 +32,14 @@ describe("POST /v1/messages/count_tokens", () => {
     expect(bad.status).toBe(400);
     expect(bad.body.type).toBe("error");
   });
+
+  test("takes an agent-sized body under the inference limit, not the management one", async () => {
+    // Claude Code counts whole conversations; 300 KB is over the 256 KiB management limit.
+    const response = await harness.server.api("POST", "/v1/messages/count_tokens", {
+      token: harness.account.apiKey,
+      body: { model: "mock-anthropic/claude-sonnet-4-5", messages: [{ role: "user", content: "x".repeat(300_000) }] },
+    });
+    expect(response.status).toBe(200);
+    expect(response.body.input_tokens).toBe(75_000);
+  });
 });
