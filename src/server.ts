@@ -5,7 +5,7 @@ import { CredentialResolver } from "./auth/credential-resolver";
 import { LastUsedTracker } from "./auth/last-used-tracker";
 import { Metrics } from "./observability/metrics";
 import { createApp } from "./app";
-import { log } from "./observability/log";
+import { log, setLogLevel } from "./observability/log";
 import type { Services } from "./services";
 import { loadCatalog } from "./providers/catalog";
 import { EndpointStats } from "./routing/endpoint-stats";
@@ -38,6 +38,7 @@ export interface RunningServer {
 /** Builds every service, migrates, and listens. Used by main.ts and by in-process tests. */
 export async function startServer(overrides: Partial<Config> = {}): Promise<RunningServer> {
   const config = { ...loadConfig(), ...overrides };
+  setLogLevel(config.logLevel);
   // The catalog is validated before anything else starts: a bad PROVIDERS_FILE stops the process with the bad entry named.
   const catalog = loadCatalog(config.providersFile);
   const db = await connectDatabase(config);

@@ -18,6 +18,3 @@ with updated as (
   select 'le_' || replace(gen_random_uuid()::text, '-', ''), account_id, 'credit', $2 from updated
 )
 select balance_micro_usd from updated;
-
--- name: findAccountByEmail
-select id from accounts where email = $1;

@@ -7,7 +7,3 @@ export const PROTOCOL_IDS = [
 ] as const;
 
 export type ProtocolId = (typeof PROTOCOL_IDS)[number];
-
-export function isProtocolId(value: unknown): value is ProtocolId {
-  return typeof value === "string" && (PROTOCOL_IDS as readonly string[]).includes(value);
-}

@@ -12,11 +12,6 @@ export async function insertAccount(sql: Sql, id: string, email: string): Promis
   return row!;
 }
 
-export async function findAccountByEmail(sql: Sql, email: string): Promise<string | undefined> {
-  const [row] = await runQuery<{ id: string }>(sql, "findAccountByEmail", [email]);
-  return row?.id;
-}
-
 export async function insertWallet(sql: Sql, accountId: string, balanceMicroUsd: number): Promise<void> {
   await runQuery(sql, "insertWallet", [accountId, balanceMicroUsd]);
 }
