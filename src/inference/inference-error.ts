@@ -13,12 +13,9 @@ export function errorInProtocol(protocol: ProtocolId, error: IrError, requestId:
   // A 429 always says when to come back; 1 s when nobody told us.
   if (error.status === 429 && error.retryAfter === undefined) error = { ...error, retryAfter: 1 };
   const rendered = codecFor(protocol).encodeError(error);
-  // The codecs render Retry-After only on 429; a 503 we raise ourselves (billing or
-  // credentials unavailable) says when to come back as well.
-  const retry = rendered.status === 503 && error.retryAfter !== undefined ? { "retry-after": String(Math.ceil(error.retryAfter)) } : {};
   return new Response(JSON.stringify(rendered.body), {
     status: rendered.status,
-    headers: { "content-type": "application/json", "x-request-id": requestId, ...retry, ...rendered.headers },
+    headers: { "content-type": "application/json", "x-request-id": requestId, ...rendered.headers },
   });
 }
 

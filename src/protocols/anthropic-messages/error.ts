@@ -66,7 +66,8 @@ export function encodeAnthropicError(error: IrError): {
 } {
   const headers: Record<string, string> = {};
   if (error.status === 401) headers["WWW-Authenticate"] = 'Bearer realm="switchyard"';
-  if (error.status === 429 && error.retryAfter !== undefined) headers["Retry-After"] = String(Math.ceil(error.retryAfter));
+  // Rate limits and temporary unavailability say when to come back.
+  if ((error.status === 429 || error.status === 503) && error.retryAfter !== undefined) headers["Retry-After"] = String(Math.ceil(error.retryAfter));
   return {
     status: error.status,
     body: { type: "error", error: { type: toAnthropicErrorType(error), message: error.message } },

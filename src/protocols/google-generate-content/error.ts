@@ -63,7 +63,8 @@ export function googleErrorEnvelope(error: IrError): { error: Record<string, unk
 export function encodeGeminiError(error: IrError): { status: number; body: Record<string, unknown>; headers: Record<string, string> } {
   const headers: Record<string, string> = {};
   if (error.status === 401) headers["WWW-Authenticate"] = 'Bearer realm="switchyard"';
-  if (error.status === 429 && error.retryAfter !== undefined) headers["Retry-After"] = String(Math.ceil(error.retryAfter));
+  // Rate limits and temporary unavailability say when to come back.
+  if ((error.status === 429 || error.status === 503) && error.retryAfter !== undefined) headers["Retry-After"] = String(Math.ceil(error.retryAfter));
   return { status: error.status, body: googleErrorEnvelope(error), headers };
 }
 

@@ -15,7 +15,8 @@ export function encodeOpenAiError(error: IrError): EncodedError {
   const status = error.status;
   const headers: Record<string, string> = {};
   if (status === 401) headers["WWW-Authenticate"] = 'Bearer realm="switchyard"';
-  if (status === 429 && error.retryAfter !== undefined) headers["Retry-After"] = String(Math.max(0, Math.ceil(error.retryAfter)));
+  // Rate limits and temporary unavailability say when to come back.
+  if ((status === 429 || status === 503) && error.retryAfter !== undefined) headers["Retry-After"] = String(Math.max(0, Math.ceil(error.retryAfter)));
   if (error.kind === "invalid_request" && status === 400 && error.upstreamError !== undefined) {
     return { status, body: { error: error.upstreamError }, headers };
   }
