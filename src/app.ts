@@ -7,7 +7,7 @@ import { publicRoutes } from "./public/public-routes";
 import { adminRoutes } from "./admin/admin-routes";
 import { namespaceRoutes } from "./management/namespaces/namespace-routes";
 import { keyRoutes } from "./management/keys/key-routes";
-import { inferenceProtocolOf, inferenceRoutes } from "./inference/inference-routes";
+import { inferenceProtocolOf, inferenceRoutes, pathOf, type RequestHooks } from "./inference/inference-routes";
 import { errorInProtocol } from "./inference/inference-error";
 import { requestIdFrom } from "./inference/request-id";
 import { irError } from "./ir";
@@ -26,18 +26,37 @@ function describeValidation(error: unknown): string {
   return `${field || "body"}: ${first.summary ?? first.message ?? "invalid value"}`;
 }
 
-const startTimes = new WeakMap<Request, number>();
-
-/** The path of an absolute request URL without a full URL parse (this runs per request). */
-function pathOf(url: string): string {
-  const start = url.indexOf("/", url.indexOf("//") + 2);
-  if (start === -1) return "/";
-  const query = url.indexOf("?", start);
-  return query === -1 ? url.slice(start) : url.slice(start, query);
+/**
+ * What happens around every request, whichever router serves it (Elysia, or Bun's own
+ * for the inference paths): the body limit from Content-Length, before anything reads
+ * the body, and the HTTP metrics.
+ */
+export function createRequestHooks(services: Services): RequestHooks {
+  const { config, metrics } = services;
+  return {
+    before(request, path) {
+      metrics.inFlight.inc();
+      const length = Number(request.headers.get("content-length") ?? 0);
+      if (length <= 0) return undefined;
+      const protocol = inferenceProtocolOf(path);
+      const limit = protocol ? config.maxInferenceBodyBytes : config.maxManagementBodyBytes;
+      if (length <= limit) return undefined;
+      const description = `request body exceeds ${limit} bytes`;
+      // An inference client gets the error in its own protocol, like every other inference error.
+      if (protocol) return errorInProtocol(protocol, irError("payload_too_large", description), requestIdFrom(request.headers));
+      return errorResponse(new ApiError("payload_too_large", description));
+    },
+    after(route, method, status, startedAt) {
+      metrics.inFlight.dec();
+      metrics.httpRequests.inc([route, method, String(status)]);
+      metrics.httpDuration.observe([route, method], (performance.now() - startedAt) / 1000);
+    },
+  };
 }
 
-export function createApp(services: Services) {
-  const { config, metrics } = services;
+const startTimes = new WeakMap<Request, number>();
+
+export function createApp(services: Services, hooks: RequestHooks = createRequestHooks(services)) {
   // normalize: false — unknown body fields are refused (400), not silently stripped.
   return new Elysia({ normalize: false })
     .use(
@@ -63,26 +82,11 @@ export function createApp(services: Services) {
     )
     .onRequest(({ request }) => {
       startTimes.set(request, performance.now());
-      metrics.inFlight.inc();
-      const length = Number(request.headers.get("content-length") ?? 0);
-      if (length > 0) {
-        const protocol = inferenceProtocolOf(pathOf(request.url));
-        const limit = protocol ? config.maxInferenceBodyBytes : config.maxManagementBodyBytes;
-        if (length > limit) {
-          const description = `request body exceeds ${limit} bytes`;
-          // An inference client gets the error in its own protocol, like every other inference error.
-          if (protocol) return errorInProtocol(protocol, irError("payload_too_large", description), requestIdFrom(request.headers));
-          return errorResponse(new ApiError("payload_too_large", description));
-        }
-      }
+      return hooks.before(request, pathOf(request.url));
     })
     .onAfterResponse(({ request, route, set }) => {
-      metrics.inFlight.dec();
-      const started = startTimes.get(request);
-      const label = route || "unmatched";
       const status = typeof set.status === "number" ? set.status : 200;
-      metrics.httpRequests.inc([label, request.method, String(status)]);
-      if (started !== undefined) metrics.httpDuration.observe([label, request.method], (performance.now() - started) / 1000);
+      hooks.after(route || "unmatched", request.method, status, startTimes.get(request) ?? performance.now());
     })
     .onError(({ code, error, request }) => {
       if (error instanceof ApiError) return errorResponse(error);

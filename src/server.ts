@@ -4,7 +4,8 @@ import { migrate } from "./db/migrate";
 import { CredentialResolver } from "./auth/credential-resolver";
 import { LastUsedTracker } from "./auth/last-used-tracker";
 import { Metrics } from "./observability/metrics";
-import { createApp } from "./app";
+import { createApp, createRequestHooks } from "./app";
+import { inferenceServeRoutes } from "./inference/inference-routes";
 import { log, setLogLevel } from "./observability/log";
 import type { Services } from "./services";
 import { loadCatalog } from "./providers/catalog";
@@ -64,13 +65,17 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
     namespaces: new NamespaceAttribution(db.sql),
     walletLeases,
   };
-  const app = createApp(services);
+  const hooks = createRequestHooks(services);
+  const app = createApp(services, hooks);
   const server = Bun.serve({
     port: config.port,
     hostname: config.host,
     // A hard cap above every route's own limit: bodies without Content-Length are cut here.
     maxRequestBodySize: Math.max(config.maxInferenceBodyBytes, config.maxManagementBodyBytes) + 1024,
     idleTimeout: 255,
+    // The inference paths are matched by Bun itself; everything else (and every other
+    // method on those paths) goes through Elysia.
+    routes: inferenceServeRoutes(services, hooks),
     fetch: (request) => app.handle(request),
     error: () => new Response(JSON.stringify({ error: "internal", error_description: "internal error" }), { status: 500, headers: { "content-type": "application/json" } }),
   });

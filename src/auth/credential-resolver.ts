@@ -2,7 +2,7 @@ import { LRUCache } from "lru-cache";
 import type { Sql } from "../db/connect-database";
 import { findApiKeyForAuth } from "../db/queries/api-keys";
 import type { Principal } from "./principal";
-import { constantTimeEqual, parseApiKeyToken, sha256 } from "./tokens";
+import { constantTimeEqual, parseApiKeyToken, sha256Base64 } from "./tokens";
 import type { LastUsedTracker } from "./last-used-tracker";
 
 interface CacheEntry {
@@ -38,12 +38,11 @@ export class CredentialResolver {
   }
 
   async resolve(token: string): Promise<Principal | null> {
-    const tokenHash = sha256(token);
-    const cacheKey = tokenHash.toString("base64");
+    const cacheKey = sha256Base64(token);
     const now = Date.now();
     let entry = this.cache.get(cacheKey);
     if (!entry || now - entry.checkedAt > this.ttlMs) {
-      entry = { principal: await this.lookup(token, tokenHash), checkedAt: now };
+      entry = { principal: await this.lookup(token, Buffer.from(cacheKey, "base64")), checkedAt: now };
       this.cache.set(cacheKey, entry);
       if (entry.principal) this.cacheKeysById.set(entry.principal.id, cacheKey);
     }

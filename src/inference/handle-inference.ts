@@ -2,7 +2,7 @@ import { IrDecodeError, irError, type IrError, type IrRequest, type IrWarning, t
 import { codecFor } from "../translation/codec-registry";
 import type { TranslationSignals } from "../translation/translation-types";
 import { callUpstream } from "../routing/call-upstream";
-import { BodyReader, isIrError } from "../routing/body-reader";
+import { BodyReader, isIrError, readBodyText } from "../routing/body-reader";
 import { planAttempts, type AttemptCandidate } from "../routing/plan-attempts";
 import type { Services } from "../services";
 import { asIrError, authorizeInference, errorInProtocol } from "./inference-error";
@@ -179,14 +179,6 @@ export async function handleInference(services: Services, input: InferenceInput)
       lastError = error;
       continue;
     }
-    if (!response.body) {
-      call.release();
-      lastError = irError("upstream_invalid_response", "upstream answered without a body");
-      finishAttempt(services, attempt, "provider_error", lastError);
-      continue;
-    }
-
-    const reader = new BodyReader(response.body, services.config.upstreamTimeouts.idleMs, () => call.controller.abort());
     const passthrough = candidate.protocol === protocol;
     const headers = {
       "x-request-id": requestId,
@@ -196,7 +188,7 @@ export async function handleInference(services: Services, input: InferenceInput)
 
     if (!ir.stream) {
       try {
-        const text = await reader.readAll();
+        const text = await readBodyText(response, services.config.upstreamTimeouts.idleMs, () => call.controller.abort());
         const translated = await services.translator.translateResponse({ upstream: candidate.protocol, client: protocol, body: text, context });
         attempt.signals.push(translated.signals);
         attempt.firstTokenAt = performance.now();
@@ -221,13 +213,21 @@ export async function handleInference(services: Services, input: InferenceInput)
       }
     }
 
+    // Only a stream touches `response.body`: asking for it makes Bun build a ReadableStream,
+    // which a whole body read with text() does not need (an empty one fails to decode).
+    if (!response.body) {
+      call.release();
+      lastError = irError("upstream_invalid_response", "upstream answered without a body");
+      finishAttempt(services, attempt, "provider_error", lastError);
+      continue;
+    }
     const relayed = await relayStream(services, {
       attempt,
       clientProtocol: protocol,
       passthrough,
       context,
       clientAskedUsage: ir.streamIncludeUsage === true,
-      reader,
+      reader: new BodyReader(response.body, services.config.upstreamTimeouts.idleMs, () => call.controller.abort()),
       abortUpstream: () => call.controller.abort(),
       release: call.release,
       headers,

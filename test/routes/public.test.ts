@@ -45,6 +45,30 @@ describe("public endpoints", () => {
     }
   });
 
+  test("inference paths (served by Bun's router, not Elysia) keep the metrics and the body limit; other methods on them reach Elysia", async () => {
+    const unauthorized = await server.api("POST", "/v1/chat/completions", { body: { model: "x/y", messages: [] } });
+    expect(unauthorized.status).toBe(401);
+    const google = await server.api("POST", "/v1beta/models/x%2Fy:generateContent", { body: { contents: [] } });
+    expect(google.status).toBe(401);
+    expect(google.body.error.status).toBe("UNAUTHENTICATED");
+    const tooLarge = await fetch(`${server.url}/v1/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "x".repeat(server.server.services.config.maxInferenceBodyBytes + 1),
+    });
+    expect(tooLarge.status).toBe(413);
+    expect(await tooLarge.json()).toMatchObject({ type: "error", error: { type: "request_too_large" } });
+    const get = await server.api("GET", "/v1/chat/completions");
+    expect(get.status).toBe(404);
+    expect(get.body.error).toBe("not_found");
+    const metrics = (await server.api("GET", "/metrics")).text;
+    expect(metrics).toContain('switchyard_http_requests_total{route="/v1/chat/completions",method="POST",status="401"} 1');
+    expect(metrics).toContain('switchyard_http_requests_total{route="/v1beta/models/*",method="POST",status="401"} 1');
+    expect(metrics).toContain('switchyard_http_requests_total{route="/v1/messages",method="POST",status="413"} 1');
+    expect(metrics).toMatch(/switchyard_http_request_duration_seconds_count\{route="\/v1\/chat\/completions",method="POST"\} 1\n/);
+    expect(metrics).toContain("switchyard_http_requests_in_flight 1\n"); // the /metrics request itself
+  });
+
   test("the OpenAPI 3.1 document lists every route, with its scope", async () => {
     const response = await server.api("GET", "/openapi/json");
     expect(response.status).toBe(200);
