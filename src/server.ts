@@ -61,7 +61,8 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
     translator: await createTranslator(config),
     connectCheck: new ConnectCheck(config.upstreamTimeouts.connectMs),
     writeBuffer,
-    meteringSink: createMeteringSink(writeBuffer),
+    // COPY needs a real PostgreSQL: the embedded database's socket bridge does not speak it.
+    meteringSink: createMeteringSink(writeBuffer, { copy: db.kind === "postgres" }),
     namespaces: new NamespaceAttribution(db.sql),
     walletLeases,
   };

@@ -1,5 +1,7 @@
 -- name: insertRequestRecords
 -- A batch of request records as one JSON array parameter; idempotent on the record id.
+-- (The first attempt of a flush writes requests, usage_frames and billing_audit with
+-- COPY instead: src/metering/metering-sink.ts. These statements are the retry path.)
 insert into requests (
   id, request_id, account_id, namespace_id, api_key_id, status, status_code, billing_status,
   model_id, provider_id, provider_model_id, routing_profile, funding_source, streamed,
@@ -12,31 +14,31 @@ select id, request_id, account_id, namespace_id, api_key_id, status, status_code
   finish_reason, first_token_kind, prompt_tokens, completion_tokens, reasoning_tokens,
   cache_read_tokens, cache_write_tokens, final_charge_micro_usd, request_duration_ms,
   upstream_duration_ms, generation_duration_ms, ttft_ms,
-  array(select jsonb_array_elements_text(used_capabilities)), usage_evidence, warnings, created_at, completed_at
-from jsonb_to_recordset($1::text::jsonb) as r(
+  array(select json_array_elements_text(used_capabilities)), usage_evidence, warnings, created_at, completed_at
+from json_to_recordset($1::text::json) as r(
   id text, request_id text, account_id text, namespace_id text, api_key_id text, status text,
   status_code integer, billing_status text, model_id text, provider_id text, provider_model_id text,
   routing_profile text, funding_source text, streamed boolean, finish_reason text,
   first_token_kind text, prompt_tokens integer, completion_tokens integer, reasoning_tokens integer,
   cache_read_tokens integer, cache_write_tokens integer, final_charge_micro_usd bigint,
   request_duration_ms integer, upstream_duration_ms integer, generation_duration_ms integer,
-  ttft_ms integer, used_capabilities jsonb, usage_evidence jsonb, warnings jsonb,
+  ttft_ms integer, used_capabilities json, usage_evidence json, warnings json,
   created_at timestamptz, completed_at timestamptz)
 on conflict (id) do nothing;
 
 -- name: insertUsageFrames
 insert into usage_frames (request_record_id, attempt_ordinal, frame_ordinal, account_id, account_label, frame_kind, provider_id, provider_model_id, usage)
 select request_record_id, attempt_ordinal, frame_ordinal, account_id, account_label, frame_kind, provider_id, provider_model_id, usage
-from jsonb_to_recordset($1::text::jsonb) as f(
+from json_to_recordset($1::text::json) as f(
   request_record_id text, attempt_ordinal integer, frame_ordinal integer, account_id text, account_label text,
-  frame_kind text, provider_id text, provider_model_id text, usage jsonb)
+  frame_kind text, provider_id text, provider_model_id text, usage json)
 on conflict do nothing;
 
 -- name: insertBillingAudit
 insert into billing_audit (request_record_id, account_id, namespace_id, charge_micro_usd, pricing, buckets)
 select request_record_id, account_id, namespace_id, charge_micro_usd, pricing, buckets
-from jsonb_to_recordset($1::text::jsonb) as a(
-  request_record_id text, account_id text, namespace_id text, charge_micro_usd bigint, pricing jsonb, buckets jsonb)
+from json_to_recordset($1::text::json) as a(
+  request_record_id text, account_id text, namespace_id text, charge_micro_usd bigint, pricing json, buckets json)
 on conflict do nothing;
 
 -- name: applyLedgerEntries
@@ -48,7 +50,7 @@ on conflict do nothing;
 with inserted as (
   insert into ledger_entries (id, account_id, namespace_id, request_record_id, kind, amount_micro_usd, released_micro_usd, lease_id)
   select id, account_id, namespace_id, request_record_id, kind, amount_micro_usd, released_micro_usd, lease_id
-  from jsonb_to_recordset($1::text::jsonb) as e(
+  from json_to_recordset($1::text::json) as e(
     id text, account_id text, namespace_id text, request_record_id text, kind text,
     amount_micro_usd bigint, released_micro_usd bigint, lease_id text)
   on conflict (request_record_id, kind) do nothing

@@ -90,19 +90,53 @@ export function computeCharge(usage: NormalisedUsage, pricing: CatalogPricing): 
     ["reasoning", buckets.reasoning, rates.output],
   ];
 
-  const priced: { tokens: bigint; rate: ExactDecimal }[] = [];
+  const priced: { tokens: number; rate: ExactDecimal }[] = [];
   for (const [bucket, tokens, rate] of terms) {
     if (tokens === 0) continue; // a zero bucket needs no rate
     if (rate === undefined) return unknown(`missing_rate:${bucket}`);
     if (!Number.isFinite(rate) || rate < 0) return unknown(`invalid_rate:${bucket}`);
-    priced.push({ tokens: BigInt(tokens), rate: exactDecimal(rate) });
+    priced.push({ tokens, rate: exactDecimal(rate) });
   }
-
-  const scale = priced.reduce((max, term) => Math.max(max, term.rate.scale), 0);
-  const numerator = priced.reduce((sum, term) => sum + term.tokens * term.rate.units * 10n ** BigInt(scale - term.rate.scale), 0n);
-  const chargeMicroUsd = Number(roundHalfAwayFromZero(numerator, 10n ** BigInt(scale)));
+  const chargeMicroUsd = exactSum(priced) ?? exactSumBig(priced);
   return { status: "computed", chargeMicroUsd, buckets, rates };
 }
+
+/**
+ * Σ tokens × rate rounded once, in plain integers: every product and partial sum is
+ * checked to stay below 2^53, where double arithmetic on integers is exact. Undefined
+ * when a term does not fit (then the big-integer path below computes it).
+ */
+function exactSum(priced: readonly { tokens: number; rate: ExactDecimal }[]): number | undefined {
+  let scale = 0;
+  for (const term of priced) if (term.rate.scale > scale) scale = term.rate.scale;
+  const denominator = POWERS_OF_TEN[scale];
+  if (denominator === undefined) return undefined;
+  let numerator = 0;
+  for (const term of priced) {
+    const units = term.rate.unitsNumber * POWERS_OF_TEN[scale - term.rate.scale]!;
+    const product = term.tokens * units;
+    numerator += product;
+    if (!Number.isSafeInteger(units) || !Number.isSafeInteger(product) || !Number.isSafeInteger(numerator)) return undefined;
+  }
+  // floor((2n + d) / 2d): halves go up, which for a non-negative sum is away from zero.
+  const top = 2 * numerator + denominator;
+  const bottom = 2 * denominator;
+  if (!Number.isSafeInteger(top) || !Number.isSafeInteger(bottom)) return undefined;
+  let quotient = Math.floor(top / bottom);
+  // The float division may land one off; integers below 2^53 make the correction exact.
+  if (quotient * bottom > top) quotient--;
+  else if ((quotient + 1) * bottom <= top) quotient++;
+  return quotient;
+}
+
+function exactSumBig(priced: readonly { tokens: number; rate: ExactDecimal }[]): number {
+  const scale = priced.reduce((max, term) => Math.max(max, term.rate.scale), 0);
+  const numerator = priced.reduce((sum, term) => sum + BigInt(term.tokens) * term.rate.units * 10n ** BigInt(scale - term.rate.scale), 0n);
+  return Number(roundHalfAwayFromZero(numerator, 10n ** BigInt(scale)));
+}
+
+/** 10^0 … 10^15, each exact as a double. */
+const POWERS_OF_TEN: readonly number[] = Array.from({ length: 16 }, (_, i) => 10 ** i);
 
 function unknown(reason: ChargeUnknownReason): ChargeResult {
   return { status: "unknown", chargeMicroUsd: null, reason };
@@ -112,11 +146,15 @@ function isTokenCount(value: number): boolean {
   return Number.isSafeInteger(value) && value >= 0;
 }
 
-/** value = units / 10^scale, exactly. */
+/** value = units / 10^scale, exactly; `unitsNumber` is `units` as a double (exact only below 2^53, which exactSum checks). */
 interface ExactDecimal {
   units: bigint;
+  unitsNumber: number;
   scale: number;
 }
+
+/** A catalog has a few dozen distinct rates; each is parsed once. */
+const decimals = new Map<number, ExactDecimal>();
 
 /**
  * A rate as the exact decimal it was written as. `Number#toString` yields the shortest
@@ -124,11 +162,21 @@ interface ExactDecimal {
  * 0.1499999999999999944…; it may use exponent form ("1.5e-7", "1e+21").
  */
 function exactDecimal(rate: number): ExactDecimal {
+  let decimal = decimals.get(rate);
+  if (decimal === undefined) {
+    decimal = parseDecimal(rate);
+    if (decimals.size < 10_000) decimals.set(rate, decimal);
+  }
+  return decimal;
+}
+
+function parseDecimal(rate: number): ExactDecimal {
   const [mantissa = "0", exponentText = "0"] = rate.toString().split("e");
   const [whole = "0", fraction = ""] = mantissa.split(".");
   const scale = fraction.length - Number(exponentText);
   const digits = BigInt(whole + fraction);
-  return scale >= 0 ? { units: digits, scale } : { units: digits * 10n ** BigInt(-scale), scale: 0 };
+  const units = scale >= 0 ? digits : digits * 10n ** BigInt(-scale);
+  return { units, unitsNumber: Number(units), scale: Math.max(scale, 0) };
 }
 
 /** floor(n/d + 1/2) for n ≥ 0, d > 0: halves go up, which for a non-negative sum is away from zero. */

@@ -1,15 +1,33 @@
 import type { Sql } from "../db/connect-database";
+import { copyInto, copyLine, type CopyColumnKind } from "../db/copy-rows";
 import { runQuery } from "../db/queries/run-query";
 import { log } from "../observability/log";
 import type { BillingAuditRow, LedgerRow, MeteringSink, RequestRow, UsageFrameRow } from "./metering-rows";
 import type { BatchTable, WriteBuffer } from "./write-buffer";
 
-/** One statement per table per flush: the whole batch travels as one JSON parameter. */
-function jsonBatch<Row>(name: string, query: string): BatchTable<Row> {
+/** A table written by COPY on first attempts: its columns in order, and which hold JSON or arrays. */
+interface CopyTarget<Row> {
+  table: string;
+  columns: readonly (keyof Row & string)[];
+  kinds: Partial<Record<keyof Row & string, CopyColumnKind>>;
+}
+
+/**
+ * One statement per table per flush. First attempts of append-only tables use COPY
+ * (PostgreSQL spends about half the CPU it spends on the insert); after a failed flush,
+ * and on the embedded database (whose socket bridge has no COPY), the named
+ * `insert … from json_to_recordset($1)` statement, idempotent on the record id, takes
+ * the whole batch as one JSON parameter.
+ */
+function batchTable<Row>(name: string, insertQuery: string, copy: CopyTarget<Row> | undefined): BatchTable<Row> {
   return {
     name,
-    async write(sql: Sql, rows: Row[]) {
-      await runQuery(sql, query, [JSON.stringify(rows)]);
+    async write(sql: Sql, rows: Row[], retry: boolean) {
+      if (copy !== undefined && !retry) {
+        await copyInto(sql, copy.table, copy.columns, rows.map((row) => copyLine(row, copy.columns, copy.kinds)));
+        return;
+      }
+      await runQuery(sql, insertQuery, [JSON.stringify(rows)]);
     },
     onDrop(rows, reason) {
       // Never the rows themselves: they carry no prompts, but keep logs to counts.
@@ -18,16 +36,42 @@ function jsonBatch<Row>(name: string, query: string): BatchTable<Row> {
   };
 }
 
+const REQUEST_COPY: CopyTarget<RequestRow> = {
+  table: "requests",
+  columns: [
+    "id", "request_id", "account_id", "namespace_id", "api_key_id", "status", "status_code", "billing_status",
+    "model_id", "provider_id", "provider_model_id", "routing_profile", "funding_source", "streamed",
+    "finish_reason", "first_token_kind", "prompt_tokens", "completion_tokens", "reasoning_tokens",
+    "cache_read_tokens", "cache_write_tokens", "final_charge_micro_usd", "request_duration_ms",
+    "upstream_duration_ms", "generation_duration_ms", "ttft_ms", "used_capabilities", "usage_evidence",
+    "warnings", "created_at", "completed_at",
+  ],
+  kinds: { used_capabilities: "text[]", usage_evidence: "json", warnings: "json" },
+};
+
+const USAGE_FRAME_COPY: CopyTarget<UsageFrameRow> = {
+  table: "usage_frames",
+  columns: ["request_record_id", "attempt_ordinal", "frame_ordinal", "account_id", "account_label", "frame_kind", "provider_id", "provider_model_id", "usage"],
+  kinds: { usage: "json" },
+};
+
+const BILLING_AUDIT_COPY: CopyTarget<BillingAuditRow> = {
+  table: "billing_audit",
+  columns: ["request_record_id", "account_id", "namespace_id", "charge_micro_usd", "pricing", "buckets"],
+  kinds: { pricing: "json", buckets: "json" },
+};
+
 /**
  * The metering write path: request records, usage frames, billing audit and ledger
  * entries go into the batched write buffer, registered in this order so one flush
- * writes a request's rows in one transaction.
+ * writes a request's rows in one transaction. Ledger entries always take the insert
+ * statement: it moves wallet balances only for entries it actually inserted.
  */
-export function createMeteringSink(buffer: WriteBuffer): MeteringSink {
-  const request = buffer.register(jsonBatch<RequestRow>("requests", "insertRequestRecords"));
-  const usageFrame = buffer.register(jsonBatch<UsageFrameRow>("usage_frames", "insertUsageFrames"));
-  const billingAudit = buffer.register(jsonBatch<BillingAuditRow>("billing_audit", "insertBillingAudit"));
-  const ledger = buffer.register(jsonBatch<LedgerRow>("ledger_entries", "applyLedgerEntries"));
+export function createMeteringSink(buffer: WriteBuffer, options: { copy: boolean }): MeteringSink {
+  const request = buffer.register(batchTable<RequestRow>("requests", "insertRequestRecords", options.copy ? REQUEST_COPY : undefined));
+  const usageFrame = buffer.register(batchTable<UsageFrameRow>("usage_frames", "insertUsageFrames", options.copy ? USAGE_FRAME_COPY : undefined));
+  const billingAudit = buffer.register(batchTable<BillingAuditRow>("billing_audit", "insertBillingAudit", options.copy ? BILLING_AUDIT_COPY : undefined));
+  const ledger = buffer.register(batchTable<LedgerRow>("ledger_entries", "applyLedgerEntries", undefined));
   return {
     request: (row) => void request(row),
     usageFrame: (row) => void usageFrame(row),

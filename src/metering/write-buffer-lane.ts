@@ -12,8 +12,12 @@ export interface BatchTable<Row> {
    * or `jsonb_to_recordset($1::jsonb)`). `sql` is the flush's transaction. Must be
    * idempotent (`on conflict do nothing` on a key the gateway generated): a batch whose
    * commit was not acknowledged is written again.
+   *
+   * `retry` is true for every flush after a failed one, until one succeeds: the rows may
+   * already be in the database (a commit whose acknowledgement was lost), so a write
+   * that is not idempotent by itself (COPY) must use its idempotent form then.
    */
-  write(sql: Sql, rows: Row[]): Promise<void>;
+  write(sql: Sql, rows: Row[], retry: boolean): Promise<void>;
   /** Rows the buffer will never write: refused when full, or left at shutdown. Optional. */
   onDrop?(rows: readonly Row[], reason: DropReason): void;
 }
@@ -32,7 +36,7 @@ export interface Lane {
   /** Moves every pending row into the flush; returns how many. */
   take(): number;
   /** Writes the taken rows in chunks of `chunkRows`, one `write` call per chunk. */
-  writeTaken(sql: Sql, chunkRows: number): Promise<void>;
+  writeTaken(sql: Sql, chunkRows: number, retry: boolean): Promise<void>;
   /** The flush committed: the taken rows are written. */
   commitTaken(): void;
   /** The flush failed: the taken rows go back to the front, ahead of newer rows, in order. */
@@ -76,14 +80,14 @@ export class TableLane<Row> implements Lane {
     return this.taken.length;
   }
 
-  async writeTaken(sql: Sql, chunkRows: number): Promise<void> {
+  async writeTaken(sql: Sql, chunkRows: number, retry: boolean): Promise<void> {
     const rows = this.taken;
     if (rows.length <= chunkRows) {
-      if (rows.length > 0) await this.table.write(sql, rows);
+      if (rows.length > 0) await this.table.write(sql, rows, retry);
       return;
     }
     for (let start = 0; start < rows.length; start += chunkRows) {
-      await this.table.write(sql, rows.slice(start, start + chunkRows));
+      await this.table.write(sql, rows.slice(start, start + chunkRows), retry);
     }
   }
 

@@ -198,7 +198,8 @@ export class WriteBuffer {
     try {
       await this.sql.begin(async (transaction) => {
         const tx = transaction as unknown as Sql;
-        for (const lane of lanes) await lane.writeTaken(tx, this.maxBatchRows);
+        const retry = this.consecutiveFailures > 0;
+        for (const lane of lanes) await lane.writeTaken(tx, this.maxBatchRows, retry);
       });
     } catch (error) {
       let rows = 0;

@@ -144,4 +144,40 @@ describe("computeCharge", () => {
     expect(charge).toBe(1_069_815);
     expect(Number.isInteger(charge)).toBe(true);
   });
+
+  /** The charge computed independently: rates as written in decimal, big integers throughout, halves up. */
+  function referenceCharge(tokens: { input: number; output: number }, rates: { input: string; output: string }): number {
+    const parse = (text: string) => {
+      const [whole = "0", fraction = ""] = text.split(".");
+      return { units: BigInt(whole + fraction), scale: fraction.length };
+    };
+    const input = parse(rates.input);
+    const output = parse(rates.output);
+    const scale = Math.max(input.scale, output.scale);
+    const numerator =
+      BigInt(tokens.input) * input.units * 10n ** BigInt(scale - input.scale) + BigInt(tokens.output) * output.units * 10n ** BigInt(scale - output.scale);
+    const denominator = 10n ** BigInt(scale);
+    return Number((2n * numerator + denominator) / (2n * denominator));
+  }
+
+  test("matches an independent big-integer computation for 5,000 random requests and rates (the fast integer path is exact)", () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648);
+    const rateText = () => `${Math.floor(random() * 100)}.${String(Math.floor(random() * 1_000_000)).padStart(6, "0").replace(/0+$/, "") || "0"}`;
+    for (let i = 0; i < 5_000; i++) {
+      const rates = { input: rateText(), output: rateText() };
+      const tokens = { input: Math.floor(random() * 3_000_000), output: Math.floor(random() * 200_000) };
+      const pricing: CatalogPricing = { input: Number(rates.input), output: Number(rates.output), contextTiers: [] };
+      const charge = computeCharge({ promptTokens: tokens.input, completionTokens: tokens.output }, pricing).chargeMicroUsd;
+      if (charge !== referenceCharge(tokens, rates)) throw new Error(`mismatch for ${JSON.stringify({ tokens, rates })}: ${charge}`);
+    }
+  });
+
+  test("stays exact beyond 2^53 in the intermediate sum (the big-integer path)", () => {
+    // 9e15 tokens at $123.456789/M: the scaled sum is far above 2^53.
+    const tokens = { input: 9_000_000_000_000_000, output: 0 };
+    const pricing: CatalogPricing = { input: 123.456789, output: 1, contextTiers: [] };
+    const charge = computeCharge({ promptTokens: tokens.input, completionTokens: 0 }, pricing).chargeMicroUsd;
+    expect(charge).toBe(referenceCharge(tokens, { input: "123.456789", output: "1" }));
+  });
 });

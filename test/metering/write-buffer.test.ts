@@ -258,6 +258,26 @@ describe("WriteBuffer failures", () => {
     expect(writes.stats()).toMatchObject({ failures: 1, written: { [name]: 50 }, buffered: { [name]: 0 } });
   });
 
+  test("writes are marked as retries from the first failed flush until one succeeds, so non-idempotent fast paths (COPY) are skipped exactly then", async () => {
+    const name = uniqueName("retry_flag");
+    await createScratchTable(sql, name);
+    const seen: boolean[] = [];
+    const { table } = scratchTable(name, {
+      async beforeWrite(_rows, call) {
+        if (call === 2 || call === 3) throw new Error(`failure ${call}`);
+      },
+    });
+    const writes = buffer(sql, { flushIntervalMs: 60_000 });
+    const enqueue = writes.register({ ...table, write: (tx, rows, retry) => (seen.push(retry), table.write(tx, rows, retry)) });
+    for (let round = 0; round < 5; round++) {
+      enqueue({ id: `f${round}`, n: round });
+      await writes.flush().catch(() => {});
+    }
+    // call 1 ok; 2 fails; 3 (a retry) fails; 4 (a retry) succeeds; 5 is a first attempt again.
+    expect(seen).toEqual([false, false, true, true, false]);
+    expect(await committed(sql, name)).toEqual([0, 1, 2, 3, 4]);
+  });
+
   test("a flush failing mid-way rolls back every table and puts its rows back in front of newer rows, in order", async () => {
     const first = uniqueName("first");
     const second = uniqueName("second");

@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import postgres from "postgres";
+import type { Sql } from "../../src/db/connect-database";
+import { copyField, copyInto, copyLine, copyTextArray } from "../../src/db/copy-rows";
+import { createTestDatabase } from "../helpers/test-database";
+
+let sql: Sql;
+let drop: () => Promise<void>;
+beforeAll(async () => {
+  const database = await createTestDatabase();
+  drop = database.drop;
+  sql = postgres(database.url, { max: 2, onnotice: () => {} }) as unknown as Sql;
+  await sql.unsafe("create table copied (id text primary key, n bigint, flag boolean, tags text[], doc json, at timestamptz)");
+});
+afterAll(async () => {
+  await sql.end({ timeout: 1 });
+  await drop();
+});
+
+interface Copied {
+  id: string;
+  n: number | null;
+  flag: boolean;
+  tags: string[];
+  doc: unknown;
+  at: string;
+}
+const COLUMNS = ["id", "n", "flag", "tags", "doc", "at"] as const;
+const line = (row: Copied) => copyLine(row, COLUMNS, { tags: "text[]", doc: "json" });
+
+describe("COPY text format", () => {
+  test("fields escape backslash, newline, CR and tab; null is \\N; other values as they print", () => {
+    expect(copyField("plain")).toBe("plain");
+    expect(copyField("a\\b\nc\rd\te")).toBe("a\\\\b\\nc\\rd\\te");
+    expect(copyField(null)).toBe("\\N");
+    expect(copyField(undefined)).toBe("\\N");
+    expect(copyField(42)).toBe("42");
+    expect(copyField(false)).toBe("false");
+    expect(copyTextArray([])).toBe("{}");
+    expect(copyTextArray(['a"b', "c,d"])).toBe('{"a\\\\"b","c,d"}');
+  });
+
+  test("a line has the columns in order, tab-separated, newline-terminated", () => {
+    const at = "2026-11-22T00:00:00.000Z";
+    expect(line({ id: "x", n: null, flag: true, tags: ["t"], doc: { k: 1 }, at })).toBe(`x\t\\N\ttrue\t{"t"}\t{"k":1}\t${at}\n`);
+  });
+});
+
+describe("copyInto", () => {
+  test("every awkward value arrives exactly as sent", async () => {
+    const rows: Copied[] = [
+      { id: "tabs\tand\nnewlines", n: 9_007_199_254_740_991, flag: true, tags: ["a,b", 'q"uote', "back\\slash", "{brace}", "NULL"], doc: { text: "line\nbreak\ttab \\ \"q\" é 🚀", nested: [1, null, { deep: true }] }, at: "2026-11-22T01:02:03.456Z" },
+      { id: "empty", n: null, flag: false, tags: [], doc: [], at: "2026-11-22T00:00:00.000Z" },
+      { id: "\\N", n: 0, flag: false, tags: [""], doc: "just a string", at: "2026-01-01T00:00:00.000Z" },
+    ];
+    await sql.begin((tx) => copyInto(tx as unknown as Sql, "copied", COLUMNS, rows.map(line)));
+    const read = await sql.unsafe("select id, n::text as n, flag, tags, doc, at from copied order by id");
+    const byId = new Map(read.map((row) => [row.id as string, row]));
+    for (const row of rows) {
+      const got = byId.get(row.id)!;
+      expect(got).toBeDefined();
+      expect(got.n).toBe(row.n === null ? null : String(row.n));
+      expect(got.flag).toBe(row.flag);
+      expect(got.tags).toEqual(row.tags);
+      expect(got.doc).toEqual(row.doc);
+      expect((got.at as Date).toISOString()).toBe(row.at);
+    }
+  });
+
+  test("a COPY the server refuses rejects (it does not hang), rolls back, and leaves the pool usable", async () => {
+    const before = Number((await sql.unsafe("select count(*) as c from copied"))[0]!.c);
+    const duplicate = { id: "dup", n: 1, flag: true, tags: [], doc: {}, at: "2026-11-22T00:00:00.000Z" };
+    await sql.begin((tx) => copyInto(tx as unknown as Sql, "copied", COLUMNS, [line(duplicate)]));
+    const outcome = await Promise.race([
+      sql.begin(async (tx) => {
+        await copyInto(tx as unknown as Sql, "copied", COLUMNS, [line({ ...duplicate, id: "fresh" }), line(duplicate)]);
+      }).then(() => "committed", (error: unknown) => `rejected: ${String(error)}`),
+      Bun.sleep(5_000).then(() => "hung"),
+    ]);
+    expect(outcome).toStartWith("rejected");
+    // Nothing of the failed batch landed, and both pooled connections still answer.
+    expect(Number((await sql.unsafe("select count(*) as c from copied"))[0]!.c)).toBe(before + 1);
+    expect((await sql.unsafe("select count(*) as c from copied where id = 'fresh'"))[0]!.c).toBe("0");
+    const answers = await Promise.all([sql.unsafe("select 1 as x"), sql.unsafe("select 2 as x")]);
+    expect(answers.map((rows) => rows[0]!.x)).toEqual([1, 2]);
+  });
+
+  test("a large batch (20,000 lines) goes through in one COPY", async () => {
+    const rows = Array.from({ length: 20_000 }, (_, i): Copied => ({ id: `bulk${i}`, n: i, flag: i % 2 === 0, tags: ["x"], doc: { i }, at: "2026-11-22T00:00:00.000Z" }));
+    await sql.begin((tx) => copyInto(tx as unknown as Sql, "copied", COLUMNS, rows.map(line)));
+    const [count] = await sql.unsafe("select count(*)::int as c, sum(n)::text as total from copied where id like 'bulk%'");
+    expect({ ...count }).toEqual({ c: 20_000, total: String((19_999 * 20_000) / 2) });
+  });
+});

@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import postgres from "postgres";
+import type { Sql } from "../../src/db/connect-database";
+import { migrate } from "../../src/db/migrate";
+import { createMeteringSink } from "../../src/metering/metering-sink";
+import type { BillingAuditRow, LedgerRow, RequestRow, UsageFrameRow } from "../../src/metering/metering-rows";
+import { WriteBuffer } from "../../src/metering/write-buffer";
+import { createTestDatabase } from "../helpers/test-database";
+
+let sql: Sql;
+let drop: () => Promise<void>;
+beforeAll(async () => {
+  const database = await createTestDatabase();
+  drop = database.drop;
+  sql = postgres(database.url, { max: 4, onnotice: () => {} }) as unknown as Sql;
+  await migrate(sql);
+  await sql.unsafe("insert into accounts (id, email) values ('acct_sink', 'sink@example.test')");
+  await sql.unsafe("insert into wallets (account_id, balance_micro_usd) values ('acct_sink', 1000000)");
+});
+afterAll(async () => {
+  await sql.end({ timeout: 1 });
+  await drop();
+});
+
+function rowsFor(id: string) {
+  const usage = { cache_read_tokens: 2, cache_write_tokens: 0, completion_tokens: 7, prompt_tokens: 11, reasoning_tokens: 3, web_search_count: 0 };
+  const frame = { account_label: "platform", attempt_ordinal: 1, frame_kind: "usage", frame_ordinal: 1, provider_id: "p", provider_model_id: "m\tx", usage };
+  const request: RequestRow = {
+    id, request_id: `client "id"\\${id}`, account_id: "acct_sink", namespace_id: null, api_key_id: "k_1", status: "succeeded", status_code: 200,
+    billing_status: "computed", model_id: "p/m", provider_id: "p", provider_model_id: "m\tx", routing_profile: "balanced", funding_source: "wallet",
+    streamed: true, finish_reason: "stop", first_token_kind: "text", prompt_tokens: 11, completion_tokens: 7, reasoning_tokens: 3,
+    cache_read_tokens: 2, cache_write_tokens: 0, final_charge_micro_usd: 25, request_duration_ms: 12, upstream_duration_ms: 10,
+    generation_duration_ms: null, ttft_ms: 4, used_capabilities: ["text", "tools"],
+    usage_evidence: { source: "provider_reported", raw_usage: usage, raw_usage_frames: [frame] },
+    warnings: [{ code: "dropped_field", field: "seed\nnote" }],
+    created_at: "2026-11-22T10:00:00.000Z", completed_at: "2026-11-22T10:00:01.000Z",
+  };
+  const usageFrame: UsageFrameRow = { request_record_id: id, ...frame, account_id: "acct_sink" };
+  const audit: BillingAuditRow = { request_record_id: id, account_id: "acct_sink", namespace_id: null, charge_micro_usd: 25, pricing: { input: "0.15" }, buckets: { output: 7 } };
+  const ledger: LedgerRow = { id: `le_${id}`, account_id: "acct_sink", namespace_id: null, request_record_id: id, kind: "usage", amount_micro_usd: -25, released_micro_usd: 0, lease_id: null };
+  return { request, usageFrame, audit, ledger };
+}
+
+async function countsFor(id: string) {
+  const [row] = await sql.unsafe(
+    `select (select count(*)::int from requests where id = $1) as requests,
+            (select count(*)::int from usage_frames where request_record_id = $1) as frames,
+            (select count(*)::int from billing_audit where request_record_id = $1) as audits,
+            (select count(*)::int from ledger_entries where request_record_id = $1) as ledger`,
+    [id],
+  );
+  return { ...row };
+}
+
+describe("metering sink on PostgreSQL (COPY first, idempotent insert on retry)", () => {
+  for (const copy of [true, false]) {
+    test(`${copy ? "COPY" : "insert"}: every column of every table reads back as written`, async () => {
+      const writes = new WriteBuffer(sql, { flushIntervalMs: 60_000 });
+      const sink = createMeteringSink(writes, { copy });
+      const id = `rq_roundtrip_${copy}`;
+      const rows = rowsFor(id);
+      sink.request(rows.request);
+      sink.usageFrame(rows.usageFrame);
+      sink.billingAudit(rows.audit);
+      sink.ledger(rows.ledger);
+      await writes.flush();
+      await writes.stop();
+      const [request] = await sql.unsafe("select * from requests where id = $1", [id]);
+      const read = {
+        ...request,
+        final_charge_micro_usd: Number(request!.final_charge_micro_usd), // int8 reads as a string on this plain client
+        created_at: (request!.created_at as Date).toISOString(),
+        completed_at: (request!.completed_at as Date).toISOString(),
+      };
+      expect(read).toEqual(rows.request as never);
+      const [frame] = await sql.unsafe("select request_record_id, attempt_ordinal, frame_ordinal, account_id, account_label, frame_kind, provider_id, provider_model_id, usage from usage_frames where request_record_id = $1", [id]);
+      expect(frame).toEqual(rows.usageFrame as never);
+      const [audit] = await sql.unsafe("select request_record_id, account_id, namespace_id, charge_micro_usd::int, pricing, buckets from billing_audit where request_record_id = $1", [id]);
+      expect(audit).toEqual(rows.audit as never);
+      expect(await countsFor(id)).toEqual({ requests: 1, frames: 1, audits: 1, ledger: 1 });
+    });
+  }
+
+  test("rows already committed by a flush whose acknowledgement was lost: the COPY fails, the retry inserts the rest, nothing is doubled", async () => {
+    const writes = new WriteBuffer(sql, { flushIntervalMs: 60_000, retryBaseMs: 1 });
+    const sink = createMeteringSink(writes, { copy: true });
+    const [balanceBefore] = await sql.unsafe("select balance_micro_usd::int as b from wallets where account_id = 'acct_sink'");
+    const landed = rowsFor("rq_landed");
+    const fresh = rowsFor("rq_fresh");
+    // The "lost acknowledgement" flush: these rows are already in the database.
+    const earlier = new WriteBuffer(sql, { flushIntervalMs: 60_000 });
+    const earlierSink = createMeteringSink(earlier, { copy: false });
+    earlierSink.request(landed.request);
+    earlierSink.usageFrame(landed.usageFrame);
+    earlierSink.billingAudit(landed.audit);
+    earlierSink.ledger(landed.ledger);
+    await earlier.flush();
+    await earlier.stop();
+    for (const rows of [landed, fresh]) {
+      sink.request(rows.request);
+      sink.usageFrame(rows.usageFrame);
+      sink.billingAudit(rows.audit);
+      sink.ledger(rows.ledger);
+    }
+    await expect(writes.flush()).rejects.toThrow();
+    await writes.flush();
+    await writes.stop();
+    expect(writes.stats()).toMatchObject({ failures: 1, buffered: { requests: 0, usage_frames: 0, billing_audit: 0, ledger_entries: 0 } });
+    expect(await countsFor("rq_landed")).toEqual({ requests: 1, frames: 1, audits: 1, ledger: 1 });
+    expect(await countsFor("rq_fresh")).toEqual({ requests: 1, frames: 1, audits: 1, ledger: 1 });
+    // Each request was debited exactly once.
+    const [balanceAfter] = await sql.unsafe("select balance_micro_usd::int as b from wallets where account_id = 'acct_sink'");
+    expect(balanceAfter!.b).toBe(balanceBefore!.b - 50);
+  });
+});
