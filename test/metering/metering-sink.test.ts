@@ -41,6 +41,18 @@ function rowsFor(id: string) {
   return { request, usageFrame, audit, ledger };
 }
 
+/** Writes one request's four rows through a fresh buffer and sink, and stops it. */
+async function writeOnce(rows: ReturnType<typeof rowsFor>, copy: boolean): Promise<void> {
+  const writes = new WriteBuffer(sql, { flushIntervalMs: 60_000 });
+  const sink = createMeteringSink(writes, { copy });
+  sink.request(rows.request);
+  sink.usageFrame(rows.usageFrame);
+  sink.billingAudit(rows.audit);
+  sink.ledger(rows.ledger);
+  await writes.flush();
+  await writes.stop();
+}
+
 async function countsFor(id: string) {
   const [row] = await sql.unsafe(
     `select (select count(*)::int from requests where id = $1) as requests,
@@ -55,16 +67,9 @@ async function countsFor(id: string) {
 describe("metering sink on PostgreSQL (COPY first, idempotent insert on retry)", () => {
   for (const copy of [true, false]) {
     test(`${copy ? "COPY" : "insert"}: every column of every table reads back as written`, async () => {
-      const writes = new WriteBuffer(sql, { flushIntervalMs: 60_000 });
-      const sink = createMeteringSink(writes, { copy });
       const id = `rq_roundtrip_${copy}`;
       const rows = rowsFor(id);
-      sink.request(rows.request);
-      sink.usageFrame(rows.usageFrame);
-      sink.billingAudit(rows.audit);
-      sink.ledger(rows.ledger);
-      await writes.flush();
-      await writes.stop();
+      await writeOnce(rows, copy);
       const [request] = await sql.unsafe("select * from requests where id = $1", [id]);
       const read = {
         ...request,
@@ -88,14 +93,7 @@ describe("metering sink on PostgreSQL (COPY first, idempotent insert on retry)",
     const landed = rowsFor("rq_landed");
     const fresh = rowsFor("rq_fresh");
     // The "lost acknowledgement" flush: these rows are already in the database.
-    const earlier = new WriteBuffer(sql, { flushIntervalMs: 60_000 });
-    const earlierSink = createMeteringSink(earlier, { copy: false });
-    earlierSink.request(landed.request);
-    earlierSink.usageFrame(landed.usageFrame);
-    earlierSink.billingAudit(landed.audit);
-    earlierSink.ledger(landed.ledger);
-    await earlier.flush();
-    await earlier.stop();
+    await writeOnce(landed, false);
     for (const rows of [landed, fresh]) {
       sink.request(rows.request);
       sink.usageFrame(rows.usageFrame);
