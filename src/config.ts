@@ -23,6 +23,8 @@ export interface Config {
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
   /** Request records, charges and wallet reservations. Off only for benchmarks (METERING=off). */
   meteringEnabled: boolean;
+  /** Longest a metering row waits in memory before its batch is written. */
+  meteringFlushIntervalMs: number;
   /**
    * Where protocol translation runs: "auto" (small payloads inline, large ones in the
    * worker pool — the benchmark's answer), "pool" (always workers) or "inline".
@@ -75,6 +77,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databasePoolSize: integer("DATABASE_POOL_SIZE", 10, env),
     logLevel,
     meteringEnabled: env.METERING !== "off",
+    meteringFlushIntervalMs: integer("METERING_FLUSH_INTERVAL_MS", 25, env),
     translationMode: translationMode(env.TRANSLATION_MODE),
     translationInlineMaxBytes: integer("TRANSLATION_INLINE_MAX_BYTES", 16 * 1024, env),
     workerPoolSize: integer("WORKER_POOL_SIZE", 2, env),

@@ -47,7 +47,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
   const lastUsed = new LastUsedTracker(db.sql);
   lastUsed.start();
   const metrics = new Metrics();
-  const writeBuffer = new WriteBuffer(db.sql, { metrics });
+  const writeBuffer = new WriteBuffer(db.sql, { metrics, flushIntervalMs: Math.max(1, config.meteringFlushIntervalMs) });
   const walletLeases = new WalletLeases(db.sql);
   walletLeases.start();
   const services: Services = {

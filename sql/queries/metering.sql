@@ -75,3 +75,25 @@ update wallets w
        updated_at = now()
   from totals
  where w.account_id = totals.account_id;
+
+-- name: applyLedgerTotals
+-- The wallet change of a batch of ledger entries that was just COPYed (first attempts
+-- only: every entry in it is new, so no per-entry conflict check is needed). Totals are
+-- summed by the gateway: $1/$2 the amount per account, $3/$4 what each lease releases.
+-- As in applyLedgerEntries, the reservation shrinks only by what left a lease that still
+-- exists (a lease already swept has given its whole amount back).
+with leases as (
+  update wallet_leases l set amount_micro_usd = l.amount_micro_usd - p.released
+    from unnest($3::text[], $4::int8[]) as p(lease_id, released)
+   where l.id = p.lease_id
+  returning l.account_id, p.released
+), released as (
+  select account_id, sum(released) as released from leases group by account_id
+)
+update wallets w
+   set balance_micro_usd = w.balance_micro_usd + t.amount,
+       reserved_micro_usd = greatest(w.reserved_micro_usd - coalesce(r.released, 0), 0),
+       updated_at = now()
+  from unnest($1::text[], $2::int8[]) as t(account_id, amount)
+  left join released r on r.account_id = t.account_id
+ where w.account_id = t.account_id;

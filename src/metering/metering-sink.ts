@@ -1,5 +1,5 @@
 import type { Sql } from "../db/connect-database";
-import { copyInto, copyLine, type CopyColumnKind } from "../db/copy-rows";
+import { copyInto, copyLineWriter, type CopyColumnKind } from "../db/copy-rows";
 import { runQuery } from "../db/queries/run-query";
 import { log } from "../observability/log";
 import type { BillingAuditRow, LedgerRow, MeteringSink, RequestRow, UsageFrameRow } from "./metering-rows";
@@ -20,11 +20,12 @@ interface CopyTarget<Row> {
  * the whole batch as one JSON parameter.
  */
 function batchTable<Row>(name: string, insertQuery: string, copy: CopyTarget<Row> | undefined): BatchTable<Row> {
+  const line = copy === undefined ? undefined : copyLineWriter(copy.columns, copy.kinds);
   return {
     name,
     async write(sql: Sql, rows: Row[], retry: boolean) {
-      if (copy !== undefined && !retry) {
-        await copyInto(sql, copy.table, copy.columns, rows.map((row) => copyLine(row, copy.columns, copy.kinds)));
+      if (copy !== undefined && line !== undefined && !retry) {
+        await copyInto(sql, copy.table, copy.columns, rows.map(line));
         return;
       }
       await runQuery(sql, insertQuery, [JSON.stringify(rows)]);
@@ -61,17 +62,47 @@ const BILLING_AUDIT_COPY: CopyTarget<BillingAuditRow> = {
   kinds: { pricing: "json", buckets: "json" },
 };
 
+const LEDGER_COPY: CopyTarget<LedgerRow> = {
+  table: "ledger_entries",
+  columns: ["id", "account_id", "namespace_id", "request_record_id", "kind", "amount_micro_usd", "released_micro_usd", "lease_id"],
+  kinds: {},
+};
+
+/**
+ * Ledger entries move wallet balances and leases. A first attempt COPYs the entries and
+ * applies their totals, summed here per account and per lease, in one small statement;
+ * a retry takes `applyLedgerEntries`, which moves a balance only for the entries it
+ * actually inserted, so a batch that had committed can never debit twice.
+ */
+function ledgerTable(copy: boolean): BatchTable<LedgerRow> {
+  const base = batchTable<LedgerRow>("ledger_entries", "applyLedgerEntries", copy ? LEDGER_COPY : undefined);
+  if (!copy) return base;
+  return {
+    ...base,
+    async write(sql: Sql, rows: LedgerRow[], retry: boolean) {
+      await base.write(sql, rows, retry);
+      if (retry) return;
+      const amounts = new Map<string, number>();
+      const released = new Map<string, number>();
+      for (const row of rows) {
+        amounts.set(row.account_id, (amounts.get(row.account_id) ?? 0) + row.amount_micro_usd);
+        if (row.lease_id !== null) released.set(row.lease_id, (released.get(row.lease_id) ?? 0) + row.released_micro_usd);
+      }
+      await runQuery(sql, "applyLedgerTotals", [[...amounts.keys()], [...amounts.values()], [...released.keys()], [...released.values()]]);
+    },
+  };
+}
+
 /**
  * The metering write path: request records, usage frames, billing audit and ledger
  * entries go into the batched write buffer, registered in this order so one flush
- * writes a request's rows in one transaction. Ledger entries always take the insert
- * statement: it moves wallet balances only for entries it actually inserted.
+ * writes a request's rows in one transaction.
  */
 export function createMeteringSink(buffer: WriteBuffer, options: { copy: boolean }): MeteringSink {
   const request = buffer.register(batchTable<RequestRow>("requests", "insertRequestRecords", options.copy ? REQUEST_COPY : undefined));
   const usageFrame = buffer.register(batchTable<UsageFrameRow>("usage_frames", "insertUsageFrames", options.copy ? USAGE_FRAME_COPY : undefined));
   const billingAudit = buffer.register(batchTable<BillingAuditRow>("billing_audit", "insertBillingAudit", options.copy ? BILLING_AUDIT_COPY : undefined));
-  const ledger = buffer.register(batchTable<LedgerRow>("ledger_entries", "applyLedgerEntries", undefined));
+  const ledger = buffer.register(ledgerTable(options.copy));
   return {
     request: (row) => void request(row),
     usageFrame: (row) => void usageFrame(row),

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import postgres from "postgres";
 import type { Sql } from "../../src/db/connect-database";
-import { copyField, copyInto, copyLine, copyTextArray } from "../../src/db/copy-rows";
+import { copyField, copyInto, copyLineWriter, copyTextArray } from "../../src/db/copy-rows";
 import { createTestDatabase } from "../helpers/test-database";
 
 let sql: Sql;
@@ -26,7 +26,7 @@ interface Copied {
   at: string;
 }
 const COLUMNS = ["id", "n", "flag", "tags", "doc", "at"] as const;
-const line = (row: Copied) => copyLine(row, COLUMNS, { tags: "text[]", doc: "json" });
+const line = copyLineWriter<Copied>(COLUMNS, { tags: "text[]", doc: "json" });
 
 describe("COPY text format", () => {
   test("fields escape backslash, newline, CR and tab; null is \\N; other values as they print", () => {
@@ -38,6 +38,10 @@ describe("COPY text format", () => {
     expect(copyField(false)).toBe("false");
     expect(copyTextArray([])).toBe("{}");
     expect(copyTextArray(['a"b', "c,d"])).toBe('{"a\\\\"b","c,d"}');
+  });
+
+  test("a column name that is not a plain identifier is refused (names are compiled into the line writer)", () => {
+    expect(() => copyLineWriter<Record<string, unknown>>(["ok", "x); evil("], {})).toThrow("not a plain column name");
   });
 
   test("a line has the columns in order, tab-separated, newline-terminated", () => {

@@ -53,6 +53,11 @@ async function writeOnce(rows: ReturnType<typeof rowsFor>, copy: boolean): Promi
   await writes.stop();
 }
 
+async function balance(): Promise<number> {
+  const [row] = await sql.unsafe("select balance_micro_usd::int as b from wallets where account_id = 'acct_sink'");
+  return row!.b as number;
+}
+
 async function countsFor(id: string) {
   const [row] = await sql.unsafe(
     `select (select count(*)::int from requests where id = $1) as requests,
@@ -69,7 +74,9 @@ describe("metering sink on PostgreSQL (COPY first, idempotent insert on retry)",
     test(`${copy ? "COPY" : "insert"}: every column of every table reads back as written`, async () => {
       const id = `rq_roundtrip_${copy}`;
       const rows = rowsFor(id);
+      const balanceBefore = await balance();
       await writeOnce(rows, copy);
+      expect(await balance()).toBe(balanceBefore - 25);
       const [request] = await sql.unsafe("select * from requests where id = $1", [id]);
       const read = {
         ...request,
@@ -89,7 +96,7 @@ describe("metering sink on PostgreSQL (COPY first, idempotent insert on retry)",
   test("rows already committed by a flush whose acknowledgement was lost: the COPY fails, the retry inserts the rest, nothing is doubled", async () => {
     const writes = new WriteBuffer(sql, { flushIntervalMs: 60_000, retryBaseMs: 1 });
     const sink = createMeteringSink(writes, { copy: true });
-    const [balanceBefore] = await sql.unsafe("select balance_micro_usd::int as b from wallets where account_id = 'acct_sink'");
+    const balanceBefore = await balance();
     const landed = rowsFor("rq_landed");
     const fresh = rowsFor("rq_fresh");
     // The "lost acknowledgement" flush: these rows are already in the database.
@@ -107,7 +114,36 @@ describe("metering sink on PostgreSQL (COPY first, idempotent insert on retry)",
     expect(await countsFor("rq_landed")).toEqual({ requests: 1, frames: 1, audits: 1, ledger: 1 });
     expect(await countsFor("rq_fresh")).toEqual({ requests: 1, frames: 1, audits: 1, ledger: 1 });
     // Each request was debited exactly once.
-    const [balanceAfter] = await sql.unsafe("select balance_micro_usd::int as b from wallets where account_id = 'acct_sink'");
-    expect(balanceAfter!.b).toBe(balanceBefore!.b - 50);
+    expect(await balance()).toBe(balanceBefore - 50);
+  });
+
+  test("COPY and insert paths move balances, reservations and leases identically (a swept lease releases nothing twice)", async () => {
+    const state = async (account: string) => {
+      const [wallet] = await sql.unsafe("select balance_micro_usd::int as balance, reserved_micro_usd::int as reserved from wallets where account_id = $1", [account]);
+      const leases = await sql.unsafe("select id, amount_micro_usd::int as amount from wallet_leases where account_id = $1 order by id", [account]);
+      return { ...wallet, leases: leases.map((lease) => ({ ...lease })) };
+    };
+    const results: unknown[] = [];
+    for (const copy of [true, false]) {
+      const account = `acct_lease_${copy}`;
+      await sql.unsafe("insert into accounts (id, email) values ($1, $2)", [account, `${account}@example.test`]);
+      await sql.unsafe("insert into wallets (account_id, balance_micro_usd, reserved_micro_usd) values ($1, 10000, 3000)", [account]);
+      await sql.unsafe("insert into wallet_leases (id, account_id, amount_micro_usd, expires_at) values ($1, $2, 2000, now() + interval '1 minute')", [`wl_a_${copy}`, account]);
+      // wl_gone_* was swept already: its charge debits the balance but releases no reservation.
+      const writes = new WriteBuffer(sql, { flushIntervalMs: 60_000 });
+      const sink = createMeteringSink(writes, { copy });
+      const entries: Array<[string, number]> = [[`wl_a_${copy}`, 120], [`wl_a_${copy}`, 80], [`wl_gone_${copy}`, 40]];
+      entries.forEach(([lease, charge], i) => {
+        const id = `rq_lease_${copy}_${i}`;
+        sink.ledger({ id: `le_${id}`, account_id: account, namespace_id: null, request_record_id: id, kind: "usage", amount_micro_usd: -charge, released_micro_usd: charge, lease_id: lease });
+      });
+      sink.ledger({ id: `le_rq_unknown_${copy}`, account_id: account, namespace_id: null, request_record_id: `rq_unknown_${copy}`, kind: "pending_debit_recovery", amount_micro_usd: 0, released_micro_usd: 0, lease_id: `wl_a_${copy}` });
+      await writes.flush();
+      await writes.stop();
+      const after = await state(account);
+      results.push({ ...after, leases: (after.leases as Array<{ amount: number }>).map((lease) => lease.amount) });
+    }
+    expect(results[0]).toEqual({ balance: 10000 - 240, reserved: 3000 - 200, leases: [2000 - 200] });
+    expect(results[1]).toEqual(results[0]);
   });
 });
