@@ -141,7 +141,7 @@ describe("metering sink on PostgreSQL (COPY first, idempotent insert on retry)",
       await writes.flush();
       await writes.stop();
       const after = await state(account);
-      results.push({ ...after, leases: (after.leases as Array<{ amount: number }>).map((lease) => lease.amount) });
+      results.push({ ...after, leases: (after.leases as unknown as Array<{ amount: number }>).map((lease) => lease.amount) });
     }
     expect(results[0]).toEqual({ balance: 10000 - 240, reserved: 3000 - 200, leases: [2000 - 200] });
     expect(results[1]).toEqual(results[0]);
