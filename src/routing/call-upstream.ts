@@ -31,8 +31,10 @@ export async function callUpstream(
   connectCheck?: ConnectCheck,
 ): Promise<UpstreamCall> {
   const url = upstreamUrl(target, stream);
-  const unreachable = await connectCheck?.check(url);
-  if (unreachable) return { ok: false, error: unreachable, retryable: true };
+  if (connectCheck !== undefined && !connectCheck.isFresh(url)) {
+    const unreachable = await connectCheck.check(url);
+    if (unreachable) return { ok: false, error: unreachable, retryable: true };
+  }
   const controller = new AbortController();
   const onClientAbort = () => controller.abort();
   // Only streams follow the client: a non-streaming request runs to completion and is

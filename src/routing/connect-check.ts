@@ -38,6 +38,11 @@ export class ConnectCheck {
     private readonly now: () => number = Date.now,
   ) {}
 
+  /** True when the origin answered a connect recently: no check needed (synchronous, for the hot path). */
+  isFresh(url: string): boolean {
+    return (this.reachableUntil.get(originOf(url)) ?? 0) > this.now();
+  }
+
   /** Undefined when the origin is reachable; otherwise the retryable error to record. */
   async check(url: string, originKey = originOf(url)): Promise<IrError | undefined> {
     if ((this.reachableUntil.get(originKey) ?? 0) > this.now()) return undefined;

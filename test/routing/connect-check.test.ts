@@ -26,10 +26,14 @@ describe("ConnectCheck", () => {
     };
     let now = 0;
     const check = new ConnectCheck(1000, 30_000, counting, () => now);
+    expect(check.isFresh("http://127.0.0.1:1234/a")).toBe(false);
     expect(await check.check("http://127.0.0.1:1234/a")).toBeUndefined();
+    expect(check.isFresh("http://127.0.0.1:1234/other/path")).toBe(true);
+    expect(check.isFresh("http://127.0.0.1:9999/a")).toBe(false);
     expect(await check.check("http://127.0.0.1:1234/b")).toBeUndefined();
     expect(connects).toBe(1);
     now = 31_000;
+    expect(check.isFresh("http://127.0.0.1:1234/a")).toBe(false);
     await check.check("http://127.0.0.1:1234/c");
     expect(connects).toBe(2);
   });
