@@ -22,10 +22,25 @@ function takeRandom(length: number): Buffer {
 
 /** A random id with a readable prefix: `ns_8f3k…`. 16 chars of base36 ≈ 82 bits. For ids, not secrets (those take their own randomBytes). */
 export function newId(prefix: string, length = 16): string {
+  return `${prefix}_${randomChars(length)}`;
+}
+
+function randomChars(length: number): string {
   const bytes = takeRandom(length);
-  let out = prefix + "_";
+  let out = "";
   for (let i = 0; i < length; i++) out += ID_ALPHABET[bytes[i]! % ID_ALPHABET.length];
   return out;
+}
+
+/**
+ * A random id whose first 9 characters are the creation time (base36 milliseconds), so
+ * ids sort by creation. Request records use it: their primary keys, and the keys of the
+ * frames, audit and ledger rows that hang off them, then grow at the right edge of each
+ * B-tree instead of landing on a random page (the bench measured ~25 % less PostgreSQL
+ * CPU per request record). The remaining characters are random: 11 chars ≈ 57 bits.
+ */
+export function newTimeOrderedId(prefix: string, length = 20): string {
+  return `${prefix}_${Date.now().toString(36).padStart(9, "0")}${randomChars(length - 9)}`;
 }
 
 export function sha256(text: string): Buffer {

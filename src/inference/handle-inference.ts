@@ -9,7 +9,7 @@ import { asIrError, authorizeInference, errorInProtocol } from "./inference-erro
 import { requestIdFrom } from "./request-id";
 import { relayStream } from "./relay-stream";
 import { log } from "../observability/log";
-import { newId } from "../auth/tokens";
+import { newTimeOrderedId } from "../auth/tokens";
 import { promptChars, tokensFromChars } from "../metering/estimate-tokens";
 import { usedCapabilities, type RequestOutcome } from "../metering/request-outcome";
 import { settleRequest, type Settlement } from "../metering/settle-request";
@@ -64,7 +64,7 @@ export async function handleInference(services: Services, input: InferenceInput)
 
   const metering = services.config.meteringEnabled;
   const outcome: RequestOutcome = {
-    recordId: newId("rq", 20),
+    recordId: newTimeOrderedId("rq"),
     requestId,
     principal,
     namespaceId: principal.namespaceId,
