@@ -1,0 +1,126 @@
+/**
+ * `bun test/bench/cpu-per-request.ts`: where the CPU of one request goes. Runs the bare
+ * proxy and one or more Switchyard variants at 64 connections in interleaved slices (like
+ * run-bench.ts) and reads each process's CPU time from /proc/<pid>/stat around every
+ * slice: the load generator (this process), the mock upstream, the gateway, and
+ * PostgreSQL (all its processes). Prints requests per second and CPU µs per request for
+ * each. On a machine this small the throughput of every path is bounded by the sum of
+ * those columns, so they say which process to work on; absolute values drift with the
+ * machine, so compare rows of one run.
+ *
+ *   VARIANTS='off:{"METERING":"off"};on:{}' bun test/bench/cpu-per-request.ts
+ *   env: VARIANTS  label:JSON-env pairs separated by ";" (default: metering on and off)
+ *        CROSS=1   request mock-anthropic (cross protocol) instead of mock-openai
+ *        SLICES, SLICE_MS  interleaved slices per path and their length (3, 2500)
+ */
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { cleanupAll, firstLineWithin, spawnChild, waitForPing } from "./children";
+import { runLanes, type Target } from "./load";
+import { startDatabase, startSwitchyard, type SwitchyardProcess } from "./switchyard-process";
+
+const MOCK_KEY = "bench-mock-key";
+const HERE = import.meta.dir;
+/** Linux reports CPU time in clock ticks of 1/100 s. */
+const TICKS_PER_SECOND = 100;
+
+function cpuTicks(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return Number(fields[11]) + Number(fields[12]); // utime + stime
+  } catch {
+    return 0;
+  }
+}
+
+function postgresTicks(): number {
+  let total = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() === "postgres") total += cpuTicks(Number(entry));
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return total;
+}
+
+function parseVariants(spec: string): Array<{ mode: string; env: Record<string, string> }> {
+  return spec.split(";").filter(Boolean).map((part) => {
+    const colon = part.indexOf(":");
+    if (colon <= 0) throw new Error(`VARIANTS entry "${part}" is not label:{json env}`);
+    return { mode: part.slice(0, colon), env: JSON.parse(part.slice(colon + 1)) as Record<string, string> };
+  });
+}
+
+function chatTarget(name: string, baseUrl: string, token: string, model: string): Target {
+  return {
+    name,
+    url: `${baseUrl}/v1/chat/completions`,
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({ model, messages: [{ role: "system", content: "You are terse." }, { role: "user", content: "Say hello to the benchmark." }], max_tokens: 64 }),
+  };
+}
+
+interface Tally {
+  completed: number;
+  seconds: number;
+  errors: number;
+  ticks: { loadgen: number; mock: number; gateway: number; postgres: number };
+}
+
+async function main(): Promise<void> {
+  const slices = Number(process.env.SLICES ?? 3);
+  const sliceMs = Number(process.env.SLICE_MS ?? 2_500);
+  const mockChild = spawnChild("mock upstreams", [process.execPath, join(HERE, "start-mock.ts"), MOCK_KEY]);
+  const mockUrls = JSON.parse(await firstLineWithin(mockChild, 30_000)) as Record<string, string>;
+  const proxyChild = spawnChild("bare proxy", [process.execPath, join(HERE, "bare-proxy.ts"), mockUrls["openai-chat"]!]);
+  const proxyUrl = await firstLineWithin(proxyChild, 30_000);
+  await waitForPing(proxyUrl, proxyChild, 30_000);
+  const database = await startDatabase();
+  const mocks = [
+    { protocol: "openai-chat" as const, baseUrl: mockUrls["openai-chat"]! },
+    { protocol: "anthropic-messages" as const, baseUrl: mockUrls["anthropic-messages"]! },
+  ];
+  const switchyards: SwitchyardProcess[] = [];
+  for (const variant of parseVariants(process.env.VARIANTS ?? 'metering off:{"METERING":"off"};metering on:{}')) {
+    switchyards.push(await startSwitchyard({ ...variant, database, mocks, mockKey: MOCK_KEY }));
+  }
+  const model = process.env.CROSS === "1" ? "mock-anthropic/claude-sonnet-4-5" : "mock-openai/gpt-4o-mini";
+  const paths = [
+    { target: chatTarget("bare proxy", proxyUrl, MOCK_KEY, "gpt-4o-mini"), pid: proxyChild.process.pid },
+    ...switchyards.map((s) => ({ target: chatTarget(s.mode, s.url, s.apiKey, model), pid: s.pid })),
+  ];
+  const tallies = new Map<string, Tally>(paths.map((p) => [p.target.name, { completed: 0, seconds: 0, errors: 0, ticks: { loadgen: 0, mock: 0, gateway: 0, postgres: 0 } }]));
+  const sample = (pid: number) => ({ loadgen: cpuTicks(process.pid), mock: cpuTicks(mockChild.process.pid), gateway: cpuTicks(pid), postgres: postgresTicks() });
+  try {
+    for (let slice = 0; slice < slices; slice++) {
+      for (const { target, pid } of paths) {
+        await runLanes(target, 64, 400); // warm-up, untimed
+        const before = sample(pid);
+        const run = await runLanes(target, 64, sliceMs);
+        const after = sample(pid);
+        const tally = tallies.get(target.name)!;
+        tally.completed += run.completed;
+        tally.seconds += run.seconds;
+        tally.errors += run.errors.count;
+        for (const key of Object.keys(tally.ticks) as Array<keyof Tally["ticks"]>) tally.ticks[key] += after[key] - before[key];
+      }
+    }
+    const proxyRps = tallies.get("bare proxy")!.completed / tallies.get("bare proxy")!.seconds;
+    console.log(`| path | rps @ 64 | ÷ bare proxy | CPU µs/request: load generator | mock | gateway | PostgreSQL | errors |`);
+    console.log(`|---|--:|--:|--:|--:|--:|--:|--:|`);
+    for (const [name, tally] of tallies) {
+      const rps = tally.completed / tally.seconds;
+      const us = (ticks: number) => ((ticks / TICKS_PER_SECOND) * 1e6 / Math.max(1, tally.completed)).toFixed(1);
+      console.log(`| ${name} | ${Math.round(rps).toLocaleString("en-US")} | ${(rps / proxyRps).toFixed(2)}× | ${us(tally.ticks.loadgen)} | ${us(tally.ticks.mock)} | ${us(tally.ticks.gateway)} | ${us(tally.ticks.postgres)} | ${tally.errors} |`);
+    }
+  } finally {
+    await Promise.all(switchyards.map((s) => s.stop()));
+    cleanupAll();
+  }
+}
+
+await main();
+process.exit(0);
