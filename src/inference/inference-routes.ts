@@ -37,10 +37,10 @@ async function handleInference(services: Services, input: InferenceInput): Promi
  * does with `<provider>/<model>`.
  */
 function generateContent(services: Services, request: Request, encodedTail: string): Promise<Response> | Response {
-  const tail = decodeURIComponent(encodedTail);
-  const colon = tail.lastIndexOf(":");
-  const action = colon === -1 ? "" : tail.slice(colon + 1);
-  if (colon <= 0 || (action !== "generateContent" && action !== "streamGenerateContent")) {
+  const tail = decodePath(encodedTail);
+  const colon = tail === undefined ? -1 : tail.lastIndexOf(":");
+  const action = colon === -1 ? "" : tail!.slice(colon + 1);
+  if (tail === undefined || colon <= 0 || (action !== "generateContent" && action !== "streamGenerateContent")) {
     const error = irError("invalid_request", "google path must be 'models/{model}:generateContent' or ':streamGenerateContent'");
     return errorInProtocol("google-generate-content", error, requestIdFrom(request.headers));
   }
@@ -49,6 +49,15 @@ function generateContent(services: Services, request: Request, encodedTail: stri
     request,
     injected: { model: tail.slice(0, colon), stream: action === "streamGenerateContent" },
   });
+}
+
+/** A percent-encoded path segment, decoded once; undefined when the encoding is malformed (`%E0%A4`). */
+function decodePath(encoded: string): string | undefined {
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    return undefined;
+  }
 }
 
 interface InferenceEndpoint {

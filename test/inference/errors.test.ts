@@ -100,6 +100,13 @@ describe("inference errors in each client's protocol", () => {
     expectProtocolError("google-generate-content", response, 400);
   });
 
+  test("a google path with malformed percent-encoding is 400 in Google's shape, not a 500", async () => {
+    for (const path of ["/v1beta/models/mock-openai%2Fgpt%E0%A4:generateContent", "/v1beta/mock-openai/%ZZ:generateContent", "/v1/models/%:generateContent"]) {
+      const response = await harness.server.api("POST", path, { token: harness.account.apiKey, body: { contents: [] } });
+      expectProtocolError("google-generate-content", response, 400);
+    }
+  });
+
   test("the /v1/models/{model}:generateContent path the current Google SDK calls works too", async () => {
     const response = await harness.server.api("POST", "/v1/models/mock-anthropic/claude-sonnet-4-5:generateContent", {
       headers: { "x-goog-api-key": harness.account.apiKey },
