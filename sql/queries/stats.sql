@@ -2,7 +2,7 @@
 
 -- name: platformUsageByDayAndModel
 -- GET /v1/stats/usage: succeeded requests created in [$1, $2), one row per UTC day and
--- model, in a single scan (the partial index requests_created_succeeded serves it).
+-- model, in a single scan (the BRIN index requests_created_brin serves the range).
 -- completion_tokens already includes reasoning_tokens; total = prompt + completion.
 select to_char(date_trunc('day', created_at at time zone 'UTC'), 'YYYY-MM-DD') as day,
        coalesce(model_id, '') as model_id,
