@@ -82,7 +82,7 @@ export function spawnChild(name: string, argv: string[], options: { env?: Record
     const decoder = new TextDecoder();
     for await (const chunk of stream) {
       const text = decoder.decode(chunk, { stream: true });
-      output = (output + text).slice(-20_000);
+      output = (output + text).slice(-(Number(process.env.CHILD_OUTPUT_KEEP) || 20_000));
       if (isStdout && pending !== undefined) {
         pending += text;
         const newline = pending.indexOf("\n");

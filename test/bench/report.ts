@@ -28,7 +28,7 @@ export interface ReportInput {
   date: Date;
   machine: string;
   database: string;
-  settings: { latencyRounds: number; probeRounds: number; ttfbRounds: number; lanes: number; sliceMs: number; slices: number; warmupMs: number };
+  settings: { steadyWarmupMs: number; latencyRounds: number; probeRounds: number; ttfbRounds: number; lanes: number; sliceMs: number; slices: number; warmupMs: number };
   quick: boolean;
   direct: PathResult;
   proxy: PathResult;
@@ -151,6 +151,7 @@ export function renderReport(input: ReportInput): { markdown: string; errors: nu
     "Everything on 127.0.0.1, one run: the mock upstreams (test/helpers/mock-upstreams), a bare Bun proxy " +
       "(test/bench/bare-proxy.ts: forwards the bytes, no auth, no parsing) and both Switchyards (`bun src/main.ts`, default pool size) " +
       "are separate processes; the load generator is Bun `fetch` with keep-alive from one more process. " +
+      `Before any measurement every path gets ${(settings.steadyWarmupMs / 1000).toFixed(1)} s of untimed load at ${settings.lanes} connections (steady state, not JIT warm-up). ` +
       `Latency: non-streaming chat completions at concurrency 1, ${settings.latencyRounds} requests per path, the paths interleaved request by request; ` +
       "added = p50 (p99) via − p50 (p99) direct. " +
       `Throughput: ${settings.lanes} concurrent connections, ${((settings.sliceMs * settings.slices) / 1000).toFixed(1)} s per path in ${settings.slices} interleaved slices (each after ${settings.warmupMs} ms of warm-up). ` +
