@@ -53,7 +53,7 @@ with inserted as (
   from json_to_recordset($1::text::json) as e(
     id text, account_id text, namespace_id text, request_record_id text, kind text,
     amount_micro_usd bigint, released_micro_usd bigint, lease_id text)
-  on conflict (request_record_id, kind) do nothing
+  on conflict (id) do nothing
   returning account_id, amount_micro_usd, released_micro_usd, lease_id
 ), per_lease as (
   select lease_id, sum(released_micro_usd) as released from inserted where lease_id is not null group by lease_id

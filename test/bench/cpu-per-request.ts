@@ -12,6 +12,8 @@
  *   env: VARIANTS  label:JSON-env pairs separated by ";" (default: metering on and off)
  *        CROSS=1   request mock-anthropic (cross protocol) instead of mock-openai
  *        SLICES, SLICE_MS  interleaved slices per path and their length (3, 2500)
+ *        WARMUP_MS  untimed load per path before the first slice (6000), so per-flush
+ *                   metering code is JIT-compiled, as in a long-running gateway
  */
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -95,6 +97,7 @@ async function main(): Promise<void> {
   const tallies = new Map<string, Tally>(paths.map((p) => [p.target.name, { completed: 0, seconds: 0, errors: 0, ticks: { loadgen: 0, mock: 0, gateway: 0, postgres: 0 } }]));
   const sample = (pid: number) => ({ loadgen: cpuTicks(process.pid), mock: cpuTicks(mockChild.process.pid), gateway: cpuTicks(pid), postgres: postgresTicks() });
   try {
+    for (const { target } of paths) await runLanes(target, 64, Number(process.env.WARMUP_MS ?? 6_000));
     for (let slice = 0; slice < slices; slice++) {
       for (const { target, pid } of paths) {
         await runLanes(target, 64, 400); // warm-up, untimed

@@ -35,6 +35,26 @@ describe("migrations", () => {
     expect(rows.map((r) => r.version)).toEqual(all);
   });
 
+  test("the tables every request writes carry exactly the indexes their reads need (each one costs an insert per request)", async () => {
+    const sql = client((await freshDatabase()).url);
+    await migrate(sql);
+    const rows = await sql.unsafe(
+      "select tablename, indexname, indexdef from pg_indexes where tablename in ('requests', 'usage_frames', 'billing_audit', 'ledger_entries') order by 1, 2",
+    );
+    expect(rows.map((row) => `${row.tablename}.${row.indexname}`)).toEqual([
+      "billing_audit.billing_audit_pkey",
+      "ledger_entries.ledger_entries_account_created",
+      "ledger_entries.ledger_entries_pkey",
+      "requests.requests_account_created",
+      "requests.requests_account_request_id",
+      "requests.requests_created_brin",
+      "requests.requests_namespace_created",
+      "requests.requests_pkey",
+      "usage_frames.usage_frames_pkey",
+    ]);
+    expect(rows.find((row) => row.indexname === "requests_created_brin")?.indexdef).toContain("USING brin (created_at)");
+  });
+
   test("two instances migrating one database at once apply each migration exactly once", async () => {
     const url = (await freshDatabase()).url;
     const [a, b, c] = [client(url), client(url), client(url)];
