@@ -15,6 +15,7 @@ import { WriteBuffer } from "./metering/write-buffer";
 import { createMeteringSink } from "./metering/metering-sink";
 import { NamespaceAttribution } from "./metering/namespace-attribution";
 import { WalletLeases } from "./metering/wallet-leases";
+import { PendingSettlements } from "./metering/pending-settlements";
 import { AutoTranslator, InlineTranslator, PooledTranslator, type Translator } from "./translation/translator";
 import { WorkerPool } from "./workers/worker-pool";
 
@@ -65,6 +66,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
     meteringSink: createMeteringSink(writeBuffer, { copy: db.kind === "postgres" }),
     namespaces: new NamespaceAttribution(db.sql),
     walletLeases,
+    pendingSettlements: new PendingSettlements(),
   };
   const hooks = createRequestHooks(services);
   const app = createApp(services, hooks);

@@ -11,6 +11,7 @@ import type { MeteringSink } from "./metering/metering-rows";
 import type { NamespaceAttribution } from "./metering/namespace-attribution";
 import type { WriteBuffer } from "./metering/write-buffer";
 import type { WalletLeases } from "./metering/wallet-leases";
+import type { PendingSettlements } from "./metering/pending-settlements";
 
 /** The long-lived parts a route needs; built once in server.ts (or a test) and passed down. */
 export interface Services {
@@ -27,4 +28,5 @@ export interface Services {
   meteringSink: MeteringSink;
   namespaces: NamespaceAttribution;
   walletLeases: WalletLeases;
+  pendingSettlements: PendingSettlements;
 }

@@ -83,12 +83,15 @@ export async function handleInference(services: Services, input: InferenceInput)
     usedCapabilities: [],
   };
   let settlement: Settlement | undefined;
+  // Its settlement receipt says "pending" until the record is in the database.
+  if (metering) services.pendingSettlements.add(outcome);
   /** Settles the request exactly once, whichever way it ends. */
   const settle = (status: RequestOutcome["status"], statusCode: number): Settlement | undefined => {
     if (settlement || !metering) return settlement;
     outcome.status = status;
     outcome.statusCode = statusCode;
     settlement = settleRequest(outcome, services.meteringSink);
+    void services.writeBuffer.whenWritten().then(() => services.pendingSettlements.done(outcome));
     if (outcome.leaseId) services.walletLeases.settle(principal.accountId, outcome.leaseId, outcome.reservedMicroUsd, settlement.chargeMicroUsd);
     return settlement;
   };

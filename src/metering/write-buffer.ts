@@ -92,6 +92,10 @@ export class WriteBuffer {
   private failures = 0;
   private stopping: Promise<void> | undefined;
   private stopped = false;
+  /** Callers of whenWritten() waiting for rows not yet taken by a flush … */
+  private waiting: Array<() => void> = [];
+  /** … and for the rows of the flush running now. */
+  private waitingOnRunning: Array<() => void> = [];
 
   constructor(
     private readonly sql: Sql,
@@ -191,10 +195,26 @@ export class WriteBuffer {
     return this.inFlight;
   }
 
+  /**
+   * Resolves once every row enqueued before the call is committed (at once when none is
+   * pending). Never rejects; while the database is unreachable it waits, like the rows,
+   * and stop() releases whoever still waits.
+   */
+  whenWritten(): Promise<void> {
+    if (this.pendingRows === 0 && this.inFlight === undefined) return Promise.resolve();
+    return new Promise((resolve) => (this.pendingRows > 0 ? this.waiting : this.waitingOnRunning).push(resolve));
+  }
+
   private async flushOnce(): Promise<void> {
     const lanes = this.lanes.filter((lane) => lane.take() > 0);
     this.pendingRows = 0;
-    if (lanes.length === 0) return;
+    // Everyone waiting now waits for the rows this flush has just taken.
+    this.waitingOnRunning = this.waiting;
+    this.waiting = [];
+    if (lanes.length === 0) {
+      this.releaseWaiting();
+      return;
+    }
     try {
       await this.sql.begin(async (transaction) => {
         const tx = transaction as unknown as Sql;
@@ -209,6 +229,9 @@ export class WriteBuffer {
         this.metrics?.writeFailures.inc([lane.name]);
       }
       this.pendingRows = this.lanes.reduce((sum, lane) => sum + lane.pending, 0);
+      // The rows are pending again, and so are those waiting for them.
+      this.waiting = this.waitingOnRunning.concat(this.waiting);
+      this.waitingOnRunning = [];
       this.failures++;
       this.consecutiveFailures++;
       log.warn("write buffer flush failed; rows kept for retry", {
@@ -223,8 +246,15 @@ export class WriteBuffer {
       throw error;
     }
     for (const lane of lanes) lane.commitTaken();
+    this.releaseWaiting();
     if (this.consecutiveFailures > 0) log.info("write buffer flush recovered", { failed_attempts: this.consecutiveFailures });
     this.consecutiveFailures = 0;
+  }
+
+  private releaseWaiting(): void {
+    const released = this.waitingOnRunning;
+    this.waitingOnRunning = [];
+    for (const resolve of released) resolve();
   }
 
   private afterFlush(): void {
@@ -266,6 +296,10 @@ export class WriteBuffer {
       if (outcome === "failed") await sleep(Math.min(this.retryDelayMs(), Math.max(0, deadline - performance.now())));
     }
     this.stopped = true;
+    // Nothing more will be written: nobody waits any longer.
+    for (const resolve of this.waitingOnRunning.concat(this.waiting)) resolve();
+    this.waitingOnRunning = [];
+    this.waiting = [];
     const lost: Record<string, number> = {};
     let total = 0;
     for (const lane of this.lanes) {

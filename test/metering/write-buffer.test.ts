@@ -278,6 +278,49 @@ describe("WriteBuffer failures", () => {
     expect(await committed(sql, name)).toEqual([0, 1, 2, 3, 4]);
   });
 
+  test("whenWritten resolves once the rows enqueued before it are committed, waits through a failed flush, and is released by stop()", async () => {
+    const name = uniqueName("when_written");
+    await createScratchTable(sql, name);
+    let failNext = false;
+    const { table } = scratchTable(name, {
+      async beforeWrite() {
+        if (failNext) {
+          failNext = false;
+          throw new Error("flush fails once");
+        }
+      },
+    });
+    const writes = buffer(sql, { flushIntervalMs: 60_000, retryBaseMs: 60_000 });
+    const enqueue = writes.register(table);
+    await writes.whenWritten(); // nothing pending: at once
+    enqueue({ id: "w1", n: 1 });
+    let written = false;
+    const waiter = writes.whenWritten().then(() => (written = true));
+    await Bun.sleep(20);
+    expect(written).toBe(false);
+    failNext = true;
+    await writes.flush().catch(() => {});
+    await Bun.sleep(20);
+    expect(written).toBe(false); // the flush failed: the row is pending again, and so is the waiter
+    await writes.flush();
+    await waiter;
+    expect(await committed(sql, name)).toEqual([1]);
+    // While a flush runs, a waiter with nothing newer pending waits for that flush.
+    enqueue({ id: "w2", n: 2 });
+    const running = writes.flush();
+    let second = false;
+    const during = writes.whenWritten().then(() => (second = true));
+    await running;
+    await during;
+    expect(second).toBe(true);
+    // A database that never answers: stop() gives up and releases whoever waits.
+    const dead = new WriteBuffer(client("postgres://nobody@127.0.0.1:1/none"), { flushIntervalMs: 60_000, stopTimeoutMs: 200, retryBaseMs: 10 });
+    dead.register(scratchTable(uniqueName("dead")).table)({ id: "x", n: 0 });
+    const released = dead.whenWritten();
+    await dead.stop();
+    await released;
+  });
+
   test("a flush failing mid-way rolls back every table and puts its rows back in front of newer rows, in order", async () => {
     const first = uniqueName("first");
     const second = uniqueName("second");

@@ -570,6 +570,46 @@ describe("GET /v1/requests/{request_id}/settlement", () => {
     expect((await api("GET", `/v1/requests/%E0%A4%A/settlement`, account.apiKey)).status).toBe(400);
   });
 
+  test("pending while the request is still being served (visible to its account only), computed once its record is written", async () => {
+    const alice = await newAccount();
+    const bob = await newAccount();
+    const requestId = unique("in-flight");
+    harness.mocks.openai.queueScenarios({ kind: "slow", delayMs: 0, chunkDelayMs: 150, text: "one two three four" });
+    const response = await fetch(`${harness.server.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${alice.apiKey}`, "content-type": "application/json", "x-request-id": requestId },
+      body: JSON.stringify({ model: "mock-openai/gpt-4o-mini", stream: true, messages: [{ role: "user", content: "Hi" }] }),
+    });
+    const reader = response.body!.getReader();
+    await reader.read(); // the stream is committed and still running
+    const pending = await api("GET", `/v1/requests/${requestId}/settlement`, alice.apiKey);
+    expect([pending.status, pending.body]).toEqual([
+      200,
+      {
+        request_id: requestId,
+        state: "pending",
+        model_id: "mock-openai/gpt-4o-mini",
+        provider_id: "mock-openai",
+        usage: { uncached_input_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, output_tokens: 0, reasoning_tokens: 0 },
+        final_charge_micro_usd: null,
+      },
+    ]);
+    expect((await api("GET", `/v1/requests/${requestId}/settlement`, bob.apiKey)).status).toBe(404);
+    const other = await harness.server.api("POST", "/v1/namespaces", { token: alice.apiKey, body: { name: "elsewhere" } });
+    const bound = await harness.server.mintKey(alice.apiKey, ["usage:read"], other.body.id);
+    expect((await api("GET", `/v1/requests/${requestId}/settlement`, bound)).status).toBe(404);
+    while (!(await reader.read()).done) {
+      // the rest of the stream
+    }
+    await flush();
+    // The record is written: the receipt comes from it, and the pending entry is gone.
+    await Bun.sleep(5);
+    const settled = await api("GET", `/v1/requests/${requestId}/settlement`, alice.apiKey);
+    expect(settled.body).toMatchObject({ request_id: requestId, state: "computed", provider_id: "mock-openai" });
+    expect(settled.body.final_charge_micro_usd).toBeGreaterThan(0);
+    expect(harness.server.server.services.pendingSettlements.find(alice.accountId, requestId, null)).toBeUndefined();
+  });
+
   test("404 request not found for an unknown id, another tenant's id, and another namespace's id for a namespace-bound key", async () => {
     const alice = await newAccount();
     const bob = await newAccount();

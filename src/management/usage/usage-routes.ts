@@ -125,7 +125,7 @@ export function usageRoutes(services: Services) {
         // Elysia percent-decodes the segment; a malformed escape arrives as null.
         const requestId: unknown = params.request_id;
         if (typeof requestId !== "string" || requestId.length === 0) throw badRequest("request_id must be a percent-encoded path segment");
-        return findSettlementReceipt(sql, principal, requestId);
+        return findSettlementReceipt(sql, principal, requestId, services.pendingSettlements);
       },
       {
         scope: "usage:read",

@@ -8,6 +8,7 @@ import {
   type SettlementRow,
 } from "../../db/queries/usage";
 import { settlementUsage, type SettlementUsage } from "../../metering/usage-evidence";
+import type { PendingSettlements } from "../../metering/pending-settlements";
 import { notFound } from "../../errors/api-error";
 import type { Principal } from "../../auth/principal";
 import type { Pagination, UsageWindow } from "./query-params";
@@ -189,16 +190,26 @@ export function settlementReceipt(requestId: string, row: SettlementRow): Settle
 }
 
 /**
- * The settlement receipt of the newest record with this client-visible request id,
+ * The settlement receipt of the newest request with this client-visible request id,
  * visible only within the caller's account and, for a namespace-bound credential,
  * its namespace; anything else is the same 404 as an id never seen.
  *
- * "pending" is part of the receipt vocabulary but is not produced: a request is
- * settled when its response ends and its record reaches the database within one
- * write-buffer flush (~25 ms); until then the id is unknown here and answers 404,
- * which settlement clients retry.
+ * A request this instance is still serving, or whose record waits for the next
+ * write-buffer flush, is newer than any record: it is "pending", with no charge and
+ * zero usage yet. (Another instance knows it only once its record is written.)
  */
-export async function findSettlementReceipt(sql: Sql, principal: Principal, requestId: string): Promise<SettlementReceipt> {
+export async function findSettlementReceipt(sql: Sql, principal: Principal, requestId: string, pending?: PendingSettlements): Promise<SettlementReceipt> {
+  const inFlight = pending?.find(principal.accountId, requestId, principal.namespaceId);
+  if (inFlight !== undefined) {
+    return {
+      request_id: requestId,
+      state: "pending",
+      model_id: inFlight.modelId,
+      provider_id: inFlight.providerId,
+      usage: settlementUsage({}),
+      final_charge_micro_usd: null,
+    };
+  }
   const row = await findSettlement(sql, principal.accountId, requestId, principal.namespaceId);
   if (!row) throw notFound("request");
   return settlementReceipt(requestId, row);

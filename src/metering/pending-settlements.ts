@@ -1,0 +1,70 @@
+import type { RequestOutcome } from "./request-outcome";
+
+/** What a pending receipt shows of a request still being served or not yet written. */
+export interface PendingRequest {
+  namespaceId: string | null;
+  modelId: string | null;
+  providerId: string | null;
+}
+
+/**
+ * Requests this instance has admitted whose record is not in the database yet: still
+ * being served, or settled and waiting for the write buffer's next flush. The settlement
+ * endpoint answers `state: "pending"` for them instead of a 404 (reference §4.5). Only the
+ * serving instance knows a request before its record lands; another instance answers 404
+ * for those few milliseconds. Keyed by account and the client-visible request id; a
+ * reused id counts its requests, and the newest one is what a receipt describes.
+ */
+export class PendingSettlements {
+  private readonly byKey = new Map<string, RequestOutcome[]>();
+
+  /**
+   * A bound for the case that should not happen (a request that throws past its own
+   * settlement and is never `done`): beyond this many ids the oldest are forgotten.
+   */
+  constructor(private readonly maxIds = 100_000) {}
+
+  private static key(accountId: string, requestId: string): string {
+    return `${accountId}\u0000${requestId}`;
+  }
+
+  /** From admission until `done` (the record committed). */
+  add(outcome: RequestOutcome): void {
+    const key = PendingSettlements.key(outcome.principal.accountId, outcome.requestId);
+    const list = this.byKey.get(key);
+    if (list === undefined) this.byKey.set(key, [outcome]);
+    else list.push(outcome);
+    if (this.byKey.size > this.maxIds) this.byKey.delete(this.byKey.keys().next().value!);
+  }
+
+  done(outcome: RequestOutcome): void {
+    const key = PendingSettlements.key(outcome.principal.accountId, outcome.requestId);
+    const list = this.byKey.get(key);
+    if (list === undefined) return;
+    const index = list.indexOf(outcome);
+    if (index !== -1) list.splice(index, 1);
+    if (list.length === 0) this.byKey.delete(key);
+  }
+
+  /** The newest pending request with this id in the account (and namespace, when given). */
+  find(accountId: string, requestId: string, namespaceId: string | null): PendingRequest | undefined {
+    const list = this.byKey.get(PendingSettlements.key(accountId, requestId));
+    if (list === undefined) return undefined;
+    for (let i = list.length - 1; i >= 0; i--) {
+      const outcome = list[i]!;
+      if (namespaceId !== null && outcome.namespaceId !== namespaceId) continue;
+      // The attempt serving it, or the one being tried now.
+      const candidate = (outcome.serving ?? outcome.attempts.at(-1))?.candidate;
+      return {
+        namespaceId: outcome.namespaceId,
+        modelId: candidate?.modelId ?? outcome.requestedModel ?? null,
+        providerId: candidate?.providerId ?? null,
+      };
+    }
+    return undefined;
+  }
+
+  get size(): number {
+    return this.byKey.size;
+  }
+}

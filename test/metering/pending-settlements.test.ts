@@ -1,0 +1,54 @@
+import { describe, expect, test } from "bun:test";
+import { PendingSettlements } from "../../src/metering/pending-settlements";
+import type { RequestOutcome } from "../../src/metering/request-outcome";
+
+function outcome(accountId: string, requestId: string, namespaceId: string | null, requestedModel = "p/m"): RequestOutcome {
+  return {
+    recordId: `rq_${Math.random()}`,
+    requestId,
+    principal: { kind: "api_key", id: "k", accountId, namespaceId: null, scopes: [], expiresAt: null },
+    namespaceId,
+    clientProtocol: "openai-chat",
+    streamed: true,
+    createdAt: new Date(),
+    startedAt: 0,
+    status: "failed",
+    statusCode: 500,
+    requestedModel,
+    attempts: [],
+    promptChars: 0,
+    clientDisconnected: false,
+    reservedMicroUsd: 0,
+    funding: "wallet",
+    warnings: [],
+    usedCapabilities: [],
+  };
+}
+
+describe("PendingSettlements", () => {
+  test("finds the newest pending request of an id within the account (and namespace), until it is done", () => {
+    const pending = new PendingSettlements();
+    const first = outcome("a", "id-1", "ns_1", "p/first");
+    const second = outcome("a", "id-1", "ns_2", "p/second");
+    pending.add(first);
+    pending.add(second);
+    expect(pending.find("a", "id-1", null)?.modelId).toBe("p/second");
+    expect(pending.find("a", "id-1", "ns_1")?.modelId).toBe("p/first");
+    expect(pending.find("b", "id-1", null)).toBeUndefined();
+    expect(pending.find("a", "id-2", null)).toBeUndefined();
+    pending.done(second);
+    expect(pending.find("a", "id-1", null)?.modelId).toBe("p/first");
+    pending.done(first);
+    pending.done(first); // twice is harmless
+    expect(pending.find("a", "id-1", null)).toBeUndefined();
+    expect(pending.size).toBe(0);
+  });
+
+  test("never holds more ids than its bound: the oldest are forgotten first", () => {
+    const pending = new PendingSettlements(3);
+    for (let i = 0; i < 5; i++) pending.add(outcome("a", `id-${i}`, null));
+    expect(pending.size).toBe(3);
+    expect(pending.find("a", "id-0", null)).toBeUndefined();
+    expect(pending.find("a", "id-4", null)).toBeDefined();
+  });
+});
