@@ -7,10 +7,9 @@ import { publicRoutes } from "./public/public-routes";
 import { adminRoutes } from "./admin/admin-routes";
 import { namespaceRoutes } from "./management/namespaces/namespace-routes";
 import { keyRoutes } from "./management/keys/key-routes";
-import { inferenceProtocolOf, inferenceRoutes, pathOf, type RequestHooks } from "./inference/inference-routes";
-import { errorInProtocol } from "./inference/inference-error";
-import { requestIdFrom } from "./inference/request-id";
-import { irError } from "./ir";
+import { inferenceRoutes } from "./inference/inference-routes";
+import { createRequestHooks, type RequestHooks } from "./request-hooks";
+import { pathOf } from "./request-path";
 import { usageRoutes } from "./management/usage/usage-routes";
 import { billingRoutes } from "./management/billing/billing-routes";
 import { discoveryRoutes } from "./public/discovery-routes";
@@ -24,34 +23,6 @@ function describeValidation(error: unknown): string {
   const field = first.path ? first.path.replace(/^\//, "").replace(/\//g, ".") : "body";
   if (first.message?.includes("Unexpected property") || first.summary?.includes("Unexpected property")) return `unknown field: ${field}`;
   return `${field || "body"}: ${first.summary ?? first.message ?? "invalid value"}`;
-}
-
-/**
- * What happens around every request, whichever router serves it (Elysia, or Bun's own
- * for the inference paths): the body limit from Content-Length, before anything reads
- * the body, and the HTTP metrics.
- */
-export function createRequestHooks(services: Services): RequestHooks {
-  const { config, metrics } = services;
-  return {
-    before(request, path) {
-      metrics.inFlight.inc();
-      const length = Number(request.headers.get("content-length") ?? 0);
-      if (length <= 0) return undefined;
-      const protocol = inferenceProtocolOf(path);
-      const limit = protocol ? config.maxInferenceBodyBytes : config.maxManagementBodyBytes;
-      if (length <= limit) return undefined;
-      const description = `request body exceeds ${limit} bytes`;
-      // An inference client gets the error in its own protocol, like every other inference error.
-      if (protocol) return errorInProtocol(protocol, irError("payload_too_large", description), requestIdFrom(request.headers));
-      return errorResponse(new ApiError("payload_too_large", description));
-    },
-    after(route, method, status, startedAt) {
-      metrics.inFlight.dec();
-      metrics.httpRequests.inc([route, method, String(status)]);
-      metrics.httpDuration.observe([route, method], (performance.now() - startedAt) / 1000);
-    },
-  };
 }
 
 const startTimes = new WeakMap<Request, number>();

@@ -6,6 +6,8 @@ import { log } from "../observability/log";
 import { errorInProtocol } from "./inference-error";
 import { requestIdFrom } from "./request-id";
 import { countTokens } from "./count-tokens";
+import type { RequestHooks } from "../request-hooks";
+import { pathOf } from "../request-path";
 
 const SCOPE_DOC = { "x-scope": "inference:invoke" };
 
@@ -122,21 +124,6 @@ export function inferenceRoutes(services: Services) {
     });
   }
   return app;
-}
-
-/** The path of an absolute request URL without a full URL parse (this runs per request). */
-export function pathOf(url: string): string {
-  const start = url.indexOf("/", url.indexOf("//") + 2);
-  if (start === -1) return "/";
-  const query = url.indexOf("?", start);
-  return query === -1 ? url.slice(start) : url.slice(start, query);
-}
-
-/** What the server does around every request, whichever router serves it (app.ts). */
-export interface RequestHooks {
-  /** A response that ends the request before its handler runs (body too large), or undefined. */
-  before(request: Request, path: string): Response | undefined;
-  after(route: string, method: string, status: number, startedAt: number): void;
 }
 
 /**
