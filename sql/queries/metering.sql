@@ -14,7 +14,7 @@ select id, request_id, account_id, namespace_id, api_key_id, status, status_code
   finish_reason, first_token_kind, prompt_tokens, completion_tokens, reasoning_tokens,
   cache_read_tokens, cache_write_tokens, final_charge_micro_usd, request_duration_ms,
   upstream_duration_ms, generation_duration_ms, ttft_ms,
-  array(select json_array_elements_text(used_capabilities)), usage_evidence, warnings, created_at, completed_at
+  array(select json_array_elements_text(used_capabilities)), usage_evidence::text, warnings::text, created_at, completed_at
 from json_to_recordset($1::text::json) as r(
   id text, request_id text, account_id text, namespace_id text, api_key_id text, status text,
   status_code integer, billing_status text, model_id text, provider_id text, provider_model_id text,
@@ -28,7 +28,7 @@ on conflict (id) do nothing;
 
 -- name: insertUsageFrames
 insert into usage_frames (request_record_id, attempt_ordinal, frame_ordinal, account_id, account_label, frame_kind, provider_id, provider_model_id, usage)
-select request_record_id, attempt_ordinal, frame_ordinal, account_id, account_label, frame_kind, provider_id, provider_model_id, usage
+select request_record_id, attempt_ordinal, frame_ordinal, account_id, account_label, frame_kind, provider_id, provider_model_id, usage::text
 from json_to_recordset($1::text::json) as f(
   request_record_id text, attempt_ordinal integer, frame_ordinal integer, account_id text, account_label text,
   frame_kind text, provider_id text, provider_model_id text, usage json)
@@ -36,7 +36,7 @@ on conflict do nothing;
 
 -- name: insertBillingAudit
 insert into billing_audit (request_record_id, account_id, namespace_id, charge_micro_usd, pricing, buckets)
-select request_record_id, account_id, namespace_id, charge_micro_usd, pricing, buckets
+select request_record_id, account_id, namespace_id, charge_micro_usd, pricing::text, buckets::text
 from json_to_recordset($1::text::json) as a(
   request_record_id text, account_id text, namespace_id text, charge_micro_usd bigint, pricing json, buckets json)
 on conflict do nothing;

@@ -6,6 +6,7 @@ import { createMeteringSink } from "../../src/metering/metering-sink";
 import type { BillingAuditRow, LedgerRow, RequestRow, UsageFrameRow } from "../../src/metering/metering-rows";
 import { WriteBuffer } from "../../src/metering/write-buffer";
 import { createTestDatabase } from "../helpers/test-database";
+import { normaliseRow } from "./metering-support";
 
 let sql: Sql;
 let drop: () => Promise<void>;
@@ -79,16 +80,16 @@ describe("metering sink on PostgreSQL (COPY first, idempotent insert on retry)",
       expect(await balance()).toBe(balanceBefore - 25);
       const [request] = await sql.unsafe("select * from requests where id = $1", [id]);
       const read = {
-        ...request,
+        ...normaliseRow(request!),
         final_charge_micro_usd: Number(request!.final_charge_micro_usd), // int8 reads as a string on this plain client
         created_at: (request!.created_at as Date).toISOString(),
         completed_at: (request!.completed_at as Date).toISOString(),
       };
       expect(read).toEqual(rows.request as never);
       const [frame] = await sql.unsafe("select request_record_id, attempt_ordinal, frame_ordinal, account_id, account_label, frame_kind, provider_id, provider_model_id, usage from usage_frames where request_record_id = $1", [id]);
-      expect(frame).toEqual(rows.usageFrame as never);
+      expect(normaliseRow(frame!)).toEqual(rows.usageFrame as never);
       const [audit] = await sql.unsafe("select request_record_id, account_id, namespace_id, charge_micro_usd::int, pricing, buckets from billing_audit where request_record_id = $1", [id]);
-      expect(audit).toEqual(rows.audit as never);
+      expect(normaliseRow(audit!)).toEqual(rows.audit as never);
       expect(await countsFor(id)).toEqual({ requests: 1, frames: 1, audits: 1, ledger: 1 });
     });
   }

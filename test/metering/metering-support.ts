@@ -199,10 +199,15 @@ export async function recordsFor(sql: postgres.Sql, requestId: string): Promise<
   return rows.map(normaliseRow);
 }
 
-/** bigint columns as numbers (all far below 2^53 here). */
+/** Metering documents are stored as JSON text (migration 0009). */
+const JSON_TEXT_COLUMNS = new Set(["usage_evidence", "warnings", "usage", "pricing", "buckets"]);
+
+/** bigint columns as numbers (all far below 2^53 here), JSON text columns parsed. */
 export function normaliseRow(row: Record<string, unknown>): any {
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(row)) out[key] = typeof value === "bigint" ? Number(value) : value;
+  for (const [key, value] of Object.entries(row)) {
+    out[key] = typeof value === "bigint" ? Number(value) : JSON_TEXT_COLUMNS.has(key) && typeof value === "string" ? JSON.parse(value) : value;
+  }
   return out;
 }
 
