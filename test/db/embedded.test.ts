@@ -1,8 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { spawnServer } from "../helpers/spawn-server";
+import { catalogFor, mockProviderEnv, startMockUpstream } from "../helpers/mock-upstreams";
 
 describe("the embedded default database", () => {
   test("boots without DATABASE_URL, serves an operator-created key, and keeps data in DATA_DIR across restarts", async () => {
@@ -38,6 +39,53 @@ describe("the embedded default database", () => {
         await second.exited;
       }
     } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  test("meters inference on the embedded database too (its write path takes the insert statements, not COPY)", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "switchyard-data-"));
+    const mock = await startMockUpstream("openai-chat", { apiKey: "embedded-mock-key" });
+    const providersFile = join(dataDir, "providers.json");
+    writeFileSync(providersFile, JSON.stringify(catalogFor([mock])));
+    const server = await spawnServer({ DATABASE_URL: "", DATA_DIR: dataDir, ADMIN_TOKEN: "op", PROVIDERS_FILE: providersFile, ...mockProviderEnv("embedded-mock-key") }, 60_000);
+    try {
+      const created = await fetch(`${server.url}/admin/accounts`, {
+        method: "POST",
+        headers: { authorization: "Bearer op", "content-type": "application/json" },
+        body: JSON.stringify({ email: "metered@example.test", credit_micro_usd: 1_000_000 }),
+      }).then((r) => r.json() as Promise<any>);
+      const headers = { authorization: `Bearer ${created.api_key}`, "content-type": "application/json" };
+      for (const stream of [false, true]) {
+        const response = await fetch(`${server.url}/v1/chat/completions`, {
+          method: "POST",
+          headers: { ...headers, "x-request-id": `embedded-${stream}` },
+          body: JSON.stringify({ model: "mock-openai/gpt-4o-mini", stream, messages: [{ role: "user", content: "Hi" }] }),
+        });
+        expect(response.status).toBe(200);
+        await response.text();
+      }
+      let listed: any;
+      for (let tries = 0; tries < 100; tries++) {
+        listed = await fetch(`${server.url}/v1/namespaces/me/requests`, { headers }).then((r) => r.json());
+        if (listed.data?.length === 2) break;
+        await Bun.sleep(20);
+      }
+      expect(listed.data).toHaveLength(2);
+      for (const record of listed.data) {
+        expect(record.usage_evidence).toMatchObject({ source: "provider_reported" });
+        expect(record.usage_evidence.raw_usage_frames.length).toBeGreaterThan(0);
+        expect(record.final_charge_micro_usd).toBeGreaterThan(0);
+      }
+      const receipt = await fetch(`${server.url}/v1/requests/embedded-true/settlement`, { headers }).then((r) => r.json() as Promise<any>);
+      expect(receipt).toMatchObject({ request_id: "embedded-true", state: "computed" });
+      const balance = await fetch(`${server.url}/v1/billing/balance`, { headers }).then((r) => r.json() as Promise<any>);
+      const charged = listed.data.reduce((sum: number, record: any) => sum + record.final_charge_micro_usd, 0);
+      expect(balance.balance_micro_usd).toBe(1_000_000 - charged);
+    } finally {
+      server.process.kill("SIGTERM");
+      await server.exited;
+      await mock.close();
       rmSync(dataDir, { recursive: true, force: true });
     }
   }, 120_000);
