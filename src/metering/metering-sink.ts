@@ -20,12 +20,12 @@ interface CopyTarget<Row> {
  * the whole batch as one JSON parameter.
  */
 function batchTable<Row>(name: string, insertQuery: string, copy: CopyTarget<Row> | undefined): BatchTable<Row> {
-  const line = copy === undefined ? undefined : copyLineWriter(copy.columns, copy.kinds);
+  const copyRows = copy === undefined ? undefined : copyWriter(copy);
   return {
     name,
     async write(sql: Sql, rows: Row[], retry: boolean) {
-      if (copy !== undefined && line !== undefined && !retry) {
-        await copyInto(sql, copy.table, copy.columns, rows.map(line));
+      if (copyRows !== undefined && !retry) {
+        await copyRows(sql, rows);
         return;
       }
       await runQuery(sql, insertQuery, [JSON.stringify(rows)]);
@@ -35,6 +35,12 @@ function batchTable<Row>(name: string, insertQuery: string, copy: CopyTarget<Row
       log.error("metering rows dropped", { table: name, count: rows.length, reason });
     },
   };
+}
+
+/** Writes rows of one table with COPY, each rendered by a line writer compiled once. */
+function copyWriter<Row>(copy: CopyTarget<Row>): (sql: Sql, rows: Row[]) => Promise<void> {
+  const line = copyLineWriter(copy.columns, copy.kinds);
+  return (sql, rows) => copyInto(sql, copy.table, copy.columns, rows.map(line));
 }
 
 const REQUEST_COPY: CopyTarget<RequestRow> = {

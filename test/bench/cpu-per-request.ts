@@ -18,7 +18,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupAll, firstLineWithin, spawnChild, waitForPing } from "./children";
-import { runLanes, type Target } from "./load";
+import { chatTarget, runLanes } from "./load";
 import { startDatabase, startSwitchyard, type SwitchyardProcess } from "./switchyard-process";
 
 const MOCK_KEY = "bench-mock-key";
@@ -54,15 +54,6 @@ function parseVariants(spec: string): Array<{ mode: string; env: Record<string, 
     if (colon <= 0) throw new Error(`VARIANTS entry "${part}" is not label:{json env}`);
     return { mode: part.slice(0, colon), env: JSON.parse(part.slice(colon + 1)) as Record<string, string> };
   });
-}
-
-function chatTarget(name: string, baseUrl: string, token: string, model: string): Target {
-  return {
-    name,
-    url: `${baseUrl}/v1/chat/completions`,
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: JSON.stringify({ model, messages: [{ role: "system", content: "You are terse." }, { role: "user", content: "Say hello to the benchmark." }], max_tokens: 64 }),
-  };
 }
 
 interface Tally {

@@ -27,6 +27,22 @@ export interface Samples {
   errors: ErrorTally;
 }
 
+const BENCH_MESSAGES = [
+  { role: "system", content: "You are terse." },
+  { role: "user", content: "Say hello to the benchmark." },
+];
+
+/** The request every bench sends: a short chat completion (streamed or not) at `baseUrl`/v1/chat/completions. */
+export function chatTarget(name: string, baseUrl: string, token: string, model: string, stream = false, expectStatus = 200): Target {
+  return {
+    name,
+    url: `${baseUrl}/v1/chat/completions`,
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({ model, messages: BENCH_MESSAGES, max_tokens: 64, ...(stream ? { stream: true } : {}) }),
+    expectStatus,
+  };
+}
+
 function noteError(tally: ErrorTally, message: string): void {
   tally.count++;
   tally.first ??= message;

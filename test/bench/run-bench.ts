@@ -15,7 +15,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { UpstreamProtocol } from "../helpers/mock-upstreams";
 import { cleanupAll, firstLineWithin, spawnChild, waitForPing } from "./children";
-import { measureFirstByte, measureLatency, measureThroughput, requestOnce, runLanes, type Target } from "./load";
+import { chatTarget, measureFirstByte, measureLatency, measureThroughput, requestOnce, runLanes, type Target } from "./load";
 import { renderReport, type ModeResult, type PathResult, type Probe } from "./report";
 import { startDatabase, startSwitchyard, type SwitchyardProcess } from "./switchyard-process";
 
@@ -26,25 +26,6 @@ const SETTINGS = quick
 
 const MOCK_KEY = "bench-mock-key";
 const HERE = import.meta.dir;
-const MESSAGES = [
-  { role: "system", content: "You are terse." },
-  { role: "user", content: "Say hello to the benchmark." },
-];
-
-function chatBody(model: string, stream: boolean): string {
-  return JSON.stringify({ model, messages: MESSAGES, max_tokens: 64, ...(stream ? { stream: true } : {}) });
-}
-
-function chatTarget(name: string, baseUrl: string, token: string, model: string, stream: boolean, expectStatus = 200): Target {
-  return {
-    name,
-    url: `${baseUrl}/v1/chat/completions`,
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: chatBody(model, stream),
-    expectStatus,
-  };
-}
-
 /** One request per target before measuring: the answer must be a real chat completion (or stream). */
 async function sanityCheck(target: Target, stream: boolean): Promise<void> {
   const response = await fetch(target.url, { method: "POST", headers: target.headers, body: target.body });
