@@ -34,7 +34,22 @@ export async function copyInto(sql: Sql, table: string, columns: readonly string
 export function copyField(value: string | number | boolean | null | undefined): string {
   if (value === null || value === undefined) return "\\N";
   if (typeof value !== "string") return String(value);
-  return /[\\\n\r\t]/.test(value) ? value.replace(/[\\\n\r\t]/g, escapeChar) : value;
+  // A char-code scan: most fields (ids, names, timestamps) need no escaping, and this
+  // costs a fraction of a regular expression test on every one of them.
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code === 92 || code === 10 || code === 13 || code === 9) return value.replace(/[\\\n\r\t]/g, escapeChar);
+  }
+  return value;
+}
+
+/**
+ * A JSON document as one COPY field. JSON.stringify already escapes every control
+ * character, so only backslashes need doubling, and most documents have none.
+ */
+export function copyJson(value: unknown): string {
+  const json = JSON.stringify(value);
+  return json.includes("\\") ? json.replaceAll("\\", "\\\\") : json;
 }
 
 function escapeChar(char: string): string {
@@ -58,24 +73,29 @@ export function copyTextArray(values: readonly string[]): string {
 /** How each column of a row is written: as is, as JSON, or as a text array. */
 export type CopyColumnKind = "value" | "json" | "text[]";
 
-function fieldOf(value: unknown, kind: CopyColumnKind): string {
-  if (value === null || value === undefined) return "\\N";
-  if (kind === "json") return copyField(JSON.stringify(value));
-  if (kind === "text[]") return copyTextArray(value as string[]);
-  return copyField(value as string | number | boolean);
-}
+/** Renders one column's value as a COPY field, by its kind; null and undefined are `\N`. */
+const FIELD_BY_KIND: Record<CopyColumnKind, (value: never) => string> = {
+  value: copyField,
+  json: (value: unknown) => (value === null || value === undefined ? "\\N" : copyJson(value)),
+  "text[]": (value: readonly string[] | null | undefined) => (value === null || value === undefined ? "\\N" : copyTextArray(value)),
+};
 
 const COLUMN_NAME = /^[a-z_][a-z0-9_]*$/;
 
 /**
  * A function that renders a row as one COPY line, `columns` in order. It is compiled once
- * per table so each column is a plain property load (`row.status`) rather than a keyed
- * lookup by name: ~25 % less CPU on the 31-column request record, which every metered
- * request writes. Column names are checked to be plain identifiers first.
+ * per table so each column is a plain property load (`row.status`) passed to its kind's
+ * renderer, rather than a keyed lookup by name and a test of the kind: ~25 % less CPU on
+ * the 31-column request record, which every metered request writes. Column names are
+ * checked to be plain identifiers first.
  */
 export function copyLineWriter<Row>(columns: readonly (keyof Row & string)[], kinds: Partial<Record<keyof Row & string, CopyColumnKind>>): (row: Row) => string {
   for (const column of columns) if (!COLUMN_NAME.test(column)) throw new Error(`not a plain column name: ${column}`);
-  const fields = columns.map((column) => `field(row.${column}, ${JSON.stringify(kinds[column] ?? "value")})`);
-  const render = new Function("field", `return (row) => ${fields.join(' + "\\t" + ')} + "\\n";`) as (field: typeof fieldOf) => (row: Row) => string;
-  return render(fieldOf);
+  const fields = columns.map((column) => `${kindName(kinds[column] ?? "value")}(row.${column})`);
+  const render = new Function("value", "json", "textArray", `return (row) => ${fields.join(' + "\\t" + ')} + "\\n";`);
+  return render(FIELD_BY_KIND.value, FIELD_BY_KIND.json, FIELD_BY_KIND["text[]"]) as (row: Row) => string;
+}
+
+function kindName(kind: CopyColumnKind): string {
+  return kind === "text[]" ? "textArray" : kind;
 }
