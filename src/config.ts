@@ -26,6 +26,11 @@ export interface Config {
   /** Longest a metering row waits in memory before its batch is written. */
   meteringFlushIntervalMs: number;
   /**
+   * Metering flushes that run at once, each on its own connection, rows sharded by
+   * account (a real PostgreSQL only, and at most the pool size less one).
+   */
+  meteringWriteConnections: number;
+  /**
    * Where protocol translation runs: "auto" (small payloads inline, large ones in the
    * worker pool — the benchmark's answer), "pool" (always workers) or "inline".
    */
@@ -78,6 +83,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel,
     meteringEnabled: env.METERING !== "off",
     meteringFlushIntervalMs: integer("METERING_FLUSH_INTERVAL_MS", 25, env),
+    meteringWriteConnections: integer("METERING_WRITE_CONNECTIONS", 2, env),
     translationMode: translationMode(env.TRANSLATION_MODE),
     translationInlineMaxBytes: integer("TRANSLATION_INLINE_MAX_BYTES", 16 * 1024, env),
     workerPoolSize: integer("WORKER_POOL_SIZE", 2, env),

@@ -12,7 +12,7 @@ import type { Services } from "./services";
 import { loadCatalog } from "./providers/catalog";
 import { EndpointStats } from "./routing/endpoint-stats";
 import { ConnectCheck } from "./routing/connect-check";
-import { WriteBuffer } from "./metering/write-buffer";
+import { ShardedWriteBuffer } from "./metering/sharded-write-buffer";
 import { createMeteringSink } from "./metering/metering-sink";
 import { NamespaceAttribution } from "./metering/namespace-attribution";
 import { WalletLeases } from "./metering/wallet-leases";
@@ -49,7 +49,9 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
   const lastUsed = new LastUsedTracker(db.sql);
   lastUsed.start();
   const metrics = new Metrics();
-  const writeBuffer = new WriteBuffer(db.sql, { metrics, flushIntervalMs: Math.max(1, config.meteringFlushIntervalMs) });
+  // Metering flushes run on this many connections at once (the embedded database has one).
+  const writeConnections = db.kind === "postgres" ? Math.max(1, Math.min(config.meteringWriteConnections, config.databasePoolSize - 1)) : 1;
+  const writeBuffer = new ShardedWriteBuffer(db.sql, writeConnections, { metrics, flushIntervalMs: Math.max(1, config.meteringFlushIntervalMs) });
   const walletLeases = new WalletLeases(db.sql);
   walletLeases.start();
   const services: Services = {

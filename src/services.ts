@@ -9,7 +9,7 @@ import type { Translator } from "./translation/translator";
 import type { ConnectCheck } from "./routing/connect-check";
 import type { MeteringSink } from "./metering/metering-rows";
 import type { NamespaceAttribution } from "./metering/namespace-attribution";
-import type { WriteBuffer } from "./metering/write-buffer";
+import type { ShardedWriteBuffer } from "./metering/sharded-write-buffer";
 import type { WalletLeases } from "./metering/wallet-leases";
 import type { PendingSettlements } from "./metering/pending-settlements";
 
@@ -24,7 +24,7 @@ export interface Services {
   endpointStats: EndpointStats;
   translator: Translator;
   connectCheck: ConnectCheck;
-  writeBuffer: WriteBuffer;
+  writeBuffer: ShardedWriteBuffer;
   meteringSink: MeteringSink;
   namespaces: NamespaceAttribution;
   walletLeases: WalletLeases;

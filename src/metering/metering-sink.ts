@@ -3,7 +3,8 @@ import { copyInto, copyLineWriter, type CopyColumnKind } from "../db/copy-rows";
 import { runQuery } from "../db/queries/run-query";
 import { log } from "../observability/log";
 import type { BillingAuditRow, LedgerRow, MeteringSink, RequestRow, UsageFrameRow } from "./metering-rows";
-import type { BatchTable, WriteBuffer } from "./write-buffer";
+import type { RowRouter } from "./sharded-write-buffer";
+import type { BatchTable } from "./write-buffer";
 
 /** A table written by COPY on first attempts: its columns in order, and which hold JSON or arrays. */
 interface CopyTarget<Row> {
@@ -102,17 +103,23 @@ function ledgerTable(copy: boolean): BatchTable<LedgerRow> {
 /**
  * The metering write path: request records, usage frames, billing audit and ledger
  * entries go into the batched write buffer, registered in this order so one flush
- * writes a request's rows in one transaction.
+ * writes a request's rows in one transaction. Every row is keyed by its account: with
+ * several buffers side by side, a request's rows (all of one account) stay together,
+ * and an account's wallet and lease are only ever updated by one of them.
  */
-export function createMeteringSink(buffer: WriteBuffer, options: { copy: boolean }): MeteringSink {
-  const request = buffer.register(batchTable<RequestRow>("requests", "insertRequestRecords", options.copy ? REQUEST_COPY : undefined));
-  const usageFrame = buffer.register(batchTable<UsageFrameRow>("usage_frames", "insertUsageFrames", options.copy ? USAGE_FRAME_COPY : undefined));
-  const billingAudit = buffer.register(batchTable<BillingAuditRow>("billing_audit", "insertBillingAudit", options.copy ? BILLING_AUDIT_COPY : undefined));
-  const ledger = buffer.register(ledgerTable(options.copy));
+export function createMeteringSink(buffer: RowRouter, options: { copy: boolean }): MeteringSink {
+  const request = buffer.register(batchTable<RequestRow>("requests", "insertRequestRecords", options.copy ? REQUEST_COPY : undefined), accountOf);
+  const usageFrame = buffer.register(batchTable<UsageFrameRow>("usage_frames", "insertUsageFrames", options.copy ? USAGE_FRAME_COPY : undefined), accountOf);
+  const billingAudit = buffer.register(batchTable<BillingAuditRow>("billing_audit", "insertBillingAudit", options.copy ? BILLING_AUDIT_COPY : undefined), accountOf);
+  const ledger = buffer.register(ledgerTable(options.copy), accountOf);
   return {
     request: (row) => void request(row),
     usageFrame: (row) => void usageFrame(row),
     billingAudit: (row) => void billingAudit(row),
     ledger: (row) => void ledger(row),
   };
+}
+
+function accountOf(row: { account_id: string }): string {
+  return row.account_id;
 }

@@ -35,12 +35,20 @@ class Gauge {
   constructor(readonly name: string, readonly help: string, readonly labelNames: readonly string[] = []) {}
   inc(): void { this.value++; }
   dec(): void { this.value--; }
-  /** A gauge whose value is read from elsewhere at scrape time (buffer sizes). */
+  /**
+   * A gauge whose value is read from elsewhere at scrape time (buffer sizes). Readers
+   * tracked with the same labels add up to one series (a table's rows in every shard).
+   */
   track(labels: string[], read: () => number): void { this.readers.push({ labels, read }); }
   render(): string {
     let out = `# HELP ${this.name} ${this.help}\n# TYPE ${this.name} gauge\n`;
     if (this.readers.length === 0) return out + `${this.name} ${this.value}\n`;
-    for (const { labels, read } of this.readers) out += `${this.name}${labelText(this.labelNames, labels)} ${read()}\n`;
+    const series = new Map<string, number>();
+    for (const { labels, read } of this.readers) {
+      const key = labelText(this.labelNames, labels);
+      series.set(key, (series.get(key) ?? 0) + read());
+    }
+    for (const [labels, value] of series) out += `${this.name}${labels} ${value}\n`;
     return out;
   }
 }

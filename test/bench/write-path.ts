@@ -1,13 +1,14 @@
 /**
  * `bun test/bench/write-path.ts [requests]`: throughput of the metering write path as
  * production runs it — the real schema (migrations), the real sink (createMeteringSink)
- * and WriteBuffer defaults, and rows made by settleRequest for a typical request: one
+ * and write-buffer defaults, and rows made by settleRequest for a typical request: one
  * request record, one usage frame, one billing-audit entry and one ledger entry that
  * debits a wallet. Into a real PostgreSQL: TEST_DATABASE_URL's cluster when set, else a
- * throwaway cluster started like test/run-tests.ts does (fsync off). Both statement
- * shapes: COPY (first attempts on PostgreSQL) and the idempotent insert (retries, and the
- * embedded database). Not a test: the target (≥ 20,000 request records per second) is
- * read by a person, on this machine.
+ * throwaway cluster started like test/run-tests.ts does (fsync off). Three shapes: COPY
+ * on the default number of write connections (production on PostgreSQL), COPY on one,
+ * and the idempotent insert on one (the embedded database; also every retry). Not a
+ * test: the target (≥ 20,000 request records per second) is read by a person, on this
+ * machine.
  *
  * Two loads per shape: bursts of 500 requests per event-loop turn, faster than any
  * database takes them (the drain rate, first enqueue to last commit), and a steady
@@ -22,7 +23,8 @@ import { createMeteringSink } from "../../src/metering/metering-sink";
 import type { MeteringSink } from "../../src/metering/metering-rows";
 import type { RequestOutcome } from "../../src/metering/request-outcome";
 import { settleRequest } from "../../src/metering/settle-request";
-import { WriteBuffer } from "../../src/metering/write-buffer";
+import { ShardedWriteBuffer } from "../../src/metering/sharded-write-buffer";
+import { loadConfig } from "../../src/config";
 import type { AttemptRecord } from "../../src/inference/handle-inference";
 import type { AttemptCandidate } from "../../src/routing/plan-attempts";
 import { cleanupAll } from "./children";
@@ -30,6 +32,7 @@ import { startDatabase } from "./switchyard-process";
 
 const REQUESTS = Number(process.argv[2] ?? 100_000);
 const BURST = 500;
+const WARMUP_REQUESTS = 40_000;
 /** The issue's target rate, offered 20 requests per millisecond. */
 const PACED_PER_SECOND = 20_000;
 const ACCOUNTS = 50;
@@ -106,30 +109,30 @@ interface Result {
  * Settles REQUESTS requests, `perTick` per turn of the event loop, a turn every `tickMs`
  * (0: back to back, which measures the drain rate), and waits for the last commit.
  */
-async function measure(sql: Sql, copy: boolean, perTick: number, tickMs: number): Promise<Result> {
-  const writes = new WriteBuffer(sql);
+async function measure(sql: Sql, copy: boolean, connections: number, perTick: number, tickMs: number, requests = REQUESTS): Promise<Result> {
+  const writes = new ShardedWriteBuffer(sql, connections);
   const sink: MeteringSink = createMeteringSink(writes, { copy });
-  const outcomes = Array.from({ length: REQUESTS }, (_, i) => outcomeFor(i));
+  const outcomes = Array.from({ length: requests }, (_, i) => outcomeFor(i));
   const [before] = await sql.unsafe("select count(*)::int as n from requests");
   let maxBuffered = 0;
   const started = performance.now();
-  for (let next = 0, tick = 1; next < REQUESTS; next += perTick, tick++) {
-    for (let i = next; i < Math.min(next + perTick, REQUESTS); i++) settleRequest(outcomes[i]!, sink);
+  for (let next = 0, tick = 1; next < requests; next += perTick, tick++) {
+    for (let i = next; i < Math.min(next + perTick, requests); i++) settleRequest(outcomes[i]!, sink);
     maxBuffered = Math.max(maxBuffered, writes.stats().buffered.requests ?? 0);
     const wait = started + tick * tickMs - performance.now();
     await (wait > 0 ? Bun.sleep(wait) : new Promise((resolve) => setImmediate(resolve)));
   }
   const lastEnqueue = performance.now();
   const written = () => Object.values(writes.stats().written).reduce((sum, n) => sum + n, 0);
-  while (written() < REQUESTS * 4) {
+  while (written() < requests * 4) {
     if (writes.stats().rejected.requests) throw new Error("the buffer refused rows");
     await Bun.sleep(1);
   }
   const finished = performance.now();
   await writes.stop();
   const [after] = await sql.unsafe("select count(*)::int as n from requests");
-  if (Number(after?.n) - Number(before?.n) !== REQUESTS) throw new Error(`requests grew by ${Number(after?.n) - Number(before?.n)}, expected ${REQUESTS}`);
-  return { requestsPerSecond: (REQUESTS * 1_000) / (finished - started), maxBuffered, tailMs: finished - lastEnqueue };
+  if (Number(after?.n) - Number(before?.n) !== requests) throw new Error(`requests grew by ${Number(after?.n) - Number(before?.n)}, expected ${requests}`);
+  return { requestsPerSecond: (requests * 1_000) / (finished - started), maxBuffered, tailMs: finished - lastEnqueue };
 }
 
 async function main(): Promise<void> {
@@ -153,11 +156,20 @@ async function main(): Promise<void> {
       { load: "as fast as settled", perTick: BURST, tickMs: 0 },
       { load: `paced ${PACED_PER_SECOND.toLocaleString("en-US")}/s`, perTick: PACED_PER_SECOND / 1_000, tickMs: 1 },
     ];
-    for (const [shape, copy] of [["COPY", true], ["insert", false]] as const) {
+    const defaultConnections = loadConfig({}).meteringWriteConnections;
+    // Untimed: settling and rendering rows need a few seconds before the JIT compiles them.
+    await measure(sql, true, defaultConnections, BURST, 0, WARMUP_REQUESTS);
+    await measure(sql, false, 1, BURST, 0, WARMUP_REQUESTS / 4);
+    const shapes = [
+      { shape: `COPY, ${defaultConnections} connections (the default)`, copy: true, connections: defaultConnections },
+      { shape: "COPY, 1 connection", copy: true, connections: 1 },
+      { shape: "insert, 1 connection (embedded database)", copy: false, connections: 1 },
+    ];
+    for (const { shape, copy, connections } of shapes) {
       for (const { load, perTick, tickMs } of loads) {
-        const result = await measure(sql, copy, perTick, tickMs);
+        const result = await measure(sql, copy, connections, perTick, tickMs);
         console.log(
-          `${shape.padEnd(7)} ${load.padEnd(20)} ${Math.round(result.requestsPerSecond).toLocaleString("en-US").padStart(7)} request records/s` +
+          `${shape.padEnd(42)} ${load.padEnd(20)} ${Math.round(result.requestsPerSecond).toLocaleString("en-US").padStart(7)} request records/s` +
             `   max buffered ${String(result.maxBuffered).padStart(6)}   last commit ${result.tailMs.toFixed(0)} ms after last enqueue`,
         );
       }

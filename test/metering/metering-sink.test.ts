@@ -4,6 +4,7 @@ import type { Sql } from "../../src/db/connect-database";
 import { migrate } from "../../src/db/migrate";
 import { createMeteringSink } from "../../src/metering/metering-sink";
 import type { BillingAuditRow, LedgerRow, RequestRow, UsageFrameRow } from "../../src/metering/metering-rows";
+import { ShardedWriteBuffer, shardIndex } from "../../src/metering/sharded-write-buffer";
 import { WriteBuffer } from "../../src/metering/write-buffer";
 import { createTestDatabase } from "../helpers/test-database";
 import { normaliseRow } from "./metering-support";
@@ -23,11 +24,11 @@ afterAll(async () => {
   await drop();
 });
 
-function rowsFor(id: string) {
+function rowsFor(id: string, account = "acct_sink") {
   const usage = { cache_read_tokens: 2, cache_write_tokens: 0, completion_tokens: 7, prompt_tokens: 11, reasoning_tokens: 3, web_search_count: 0 };
   const frame = { account_label: "platform", attempt_ordinal: 1, frame_kind: "usage", frame_ordinal: 1, provider_id: "p", provider_model_id: "m\tx", usage };
   const request: RequestRow = {
-    id, request_id: `client "id"\\${id}`, account_id: "acct_sink", namespace_id: null, api_key_id: "k_1", status: "succeeded", status_code: 200,
+    id, request_id: `client "id"\\${id}`, account_id: account, namespace_id: null, api_key_id: "k_1", status: "succeeded", status_code: 200,
     billing_status: "computed", model_id: "p/m", provider_id: "p", provider_model_id: "m\tx", routing_profile: "balanced", funding_source: "wallet",
     streamed: true, finish_reason: "stop", first_token_kind: "text", prompt_tokens: 11, completion_tokens: 7, reasoning_tokens: 3,
     cache_read_tokens: 2, cache_write_tokens: 0, final_charge_micro_usd: 25, request_duration_ms: 12, upstream_duration_ms: 10,
@@ -36,9 +37,9 @@ function rowsFor(id: string) {
     warnings: [{ code: "dropped_field", field: "seed\nnote" }],
     created_at: "2026-11-22T10:00:00.000Z", completed_at: "2026-11-22T10:00:01.000Z",
   };
-  const usageFrame: UsageFrameRow = { request_record_id: id, ...frame, account_id: "acct_sink" };
-  const audit: BillingAuditRow = { request_record_id: id, account_id: "acct_sink", namespace_id: null, charge_micro_usd: 25, pricing: { input: "0.15" }, buckets: { output: 7 } };
-  const ledger: LedgerRow = { id: `le_${id}`, account_id: "acct_sink", namespace_id: null, request_record_id: id, kind: "usage", amount_micro_usd: -25, released_micro_usd: 0, lease_id: null };
+  const usageFrame: UsageFrameRow = { request_record_id: id, ...frame, account_id: account };
+  const audit: BillingAuditRow = { request_record_id: id, account_id: account, namespace_id: null, charge_micro_usd: 25, pricing: { input: "0.15" }, buckets: { output: 7 } };
+  const ledger: LedgerRow = { id: `le_${id}`, account_id: account, namespace_id: null, request_record_id: id, kind: "usage", amount_micro_usd: -25, released_micro_usd: 0, lease_id: null };
   return { request, usageFrame, audit, ledger };
 }
 
@@ -146,5 +147,47 @@ describe("metering sink on PostgreSQL (COPY first, idempotent insert on retry)",
     }
     expect(results[0]).toEqual({ balance: 10000 - 240, reserved: 3000 - 200, leases: [2000 - 200] });
     expect(results[1]).toEqual(results[0]);
+  });
+
+  test("on two write connections, each request's four rows commit in one transaction, and each account's wallet moves on one connection", async () => {
+    // Two accounts on different shards.
+    const accounts: string[] = [];
+    for (let i = 0; accounts.length < 2; i++) {
+      const account = `acct_shard_${i}`;
+      if (accounts.length === 0 || shardIndex(account, 2) !== shardIndex(accounts[0]!, 2)) accounts.push(account);
+    }
+    for (const account of accounts) {
+      await sql.unsafe("insert into accounts (id, email) values ($1, $2)", [account, `${account}@example.test`]);
+      await sql.unsafe("insert into wallets (account_id, balance_micro_usd) values ($1, 1000)", [account]);
+    }
+    const writes = new ShardedWriteBuffer(sql, 2, { flushIntervalMs: 60_000 });
+    const sink = createMeteringSink(writes, { copy: true });
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const id = `rq_shard_${i}`;
+      ids.push(id);
+      const rows = rowsFor(id, accounts[i % 2]);
+      sink.request(rows.request);
+      sink.usageFrame(rows.usageFrame);
+      sink.billingAudit(rows.audit);
+      sink.ledger(rows.ledger);
+    }
+    await writes.flush();
+    await writes.stop();
+    const transactions = await sql.unsafe(
+      `select r.id, r.account_id, r.xmin::text as request, f.xmin::text as frame, a.xmin::text as audit, l.xmin::text as ledger
+         from requests r join usage_frames f on f.request_record_id = r.id join billing_audit a on a.request_record_id = r.id
+         join ledger_entries l on l.request_record_id = r.id
+        where r.id = any($1) order by r.id`,
+      [ids],
+    );
+    expect(transactions).toHaveLength(6);
+    for (const row of transactions) expect([row.frame, row.audit, row.ledger]).toEqual([row.request, row.request, row.request]);
+    const byAccount = new Map<string, Set<string>>();
+    for (const row of transactions) byAccount.set(row.account_id, (byAccount.get(row.account_id) ?? new Set()).add(row.request));
+    expect([...byAccount.values()].map((set) => set.size)).toEqual([1, 1]);
+    expect(new Set(transactions.map((row) => row.request)).size).toBe(2);
+    const balances = await sql.unsafe("select balance_micro_usd::int as b from wallets where account_id = any($1)", [accounts]);
+    expect(balances.map((row) => row.b)).toEqual([1000 - 75, 1000 - 75]);
   });
 });

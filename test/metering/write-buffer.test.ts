@@ -3,6 +3,7 @@ import postgres from "postgres";
 import { randomBytes } from "node:crypto";
 import type { Sql } from "../../src/db/connect-database";
 import { WriteBuffer, type BatchTable, type DropReason, type WriteBufferOptions } from "../../src/metering/write-buffer";
+import { ShardedWriteBuffer, shardIndex } from "../../src/metering/sharded-write-buffer";
 import { Metrics } from "../../src/observability/metrics";
 import { createTestDatabase } from "../helpers/test-database";
 
@@ -387,5 +388,103 @@ describe("WriteBuffer failures", () => {
     expect(writes.stats().buffered.requests).toBe(0);
     expect(dropped.map((drop) => drop.reason)).toEqual(["stopped"]);
     expect(dropped[0]?.rows.map((row) => row.n)).toEqual(range(0, 10));
+  });
+});
+
+/** Two keys that hash to different shards of two, and more keys for each. */
+function keysByShard(count: number): [string[], string[]] {
+  const shards: [string[], string[]] = [[], []];
+  for (let i = 0; shards[0].length < count || shards[1].length < count; i++) {
+    const key = `acct_${i}`;
+    const list = shards[shardIndex(key, 2)]!;
+    if (list.length < count) list.push(key);
+  }
+  return shards;
+}
+
+function sharded(on: Sql, shards: number, options: WriteBufferOptions): ShardedWriteBuffer {
+  const created = new ShardedWriteBuffer(on, shards, { stopTimeoutMs: 1_000, ...options });
+  cleanups.unshift(() => created.stop());
+  return created;
+}
+
+describe("ShardedWriteBuffer", () => {
+  test("rows of one key stay in one shard, in enqueue order; the shards write in separate transactions", async () => {
+    const name = uniqueName("sharded");
+    await createScratchTable(sql, name);
+    const { table, calls } = scratchTable(name);
+    const writes = sharded(sql, 2, { flushIntervalMs: 60_000 });
+    const keyOf = (row: { id: string }) => row.id.slice(0, row.id.indexOf(":"));
+    const enqueue = writes.register(table, keyOf);
+    const [left, right] = keysByShard(3);
+    const keys = [...left, ...right];
+    for (let n = 0; n < 60; n++) enqueue({ id: `${keys[n % keys.length]}:${n}`, n });
+    await writes.flush();
+    expect(new Set(calls.map((call) => call.transactionId)).size).toBe(2);
+    const rows = await sql.unsafe(`select id, n, xmin::text as transaction from ${name} order by seq`);
+    for (const key of keys) {
+      const own = rows.filter((row) => keyOf(row as unknown as ScratchRow) === key);
+      expect(own.map((row) => Number(row.n))).toEqual(range(0, 60).filter((n) => keys[n % keys.length] === key));
+      expect(new Set(own.map((row) => row.transaction)).size).toBe(1);
+    }
+    // Keys of the same shard share its transaction; keys of different shards do not.
+    const transactionOf = (key: string) => rows.find((row) => keyOf(row as unknown as ScratchRow) === key)!.transaction;
+    expect(new Set(left.map(transactionOf)).size).toBe(1);
+    expect(new Set(right.map(transactionOf)).size).toBe(1);
+    expect(transactionOf(left[0]!)).not.toBe(transactionOf(right[0]!));
+    expect(writes.stats()).toMatchObject({ buffered: { [name]: 0 }, written: { [name]: 60 }, rejected: { [name]: 0 }, failures: 0 });
+  });
+
+  test("a shard stuck on a slow write holds back only its own keys; whenWritten waits for every shard", async () => {
+    const name = uniqueName("sharded_slow");
+    await createScratchTable(sql, name);
+    const [[slowKey], [fastKey]] = keysByShard(1);
+    let release: () => void = () => {};
+    const stuck = new Promise<void>((resolve) => (release = resolve));
+    const { table } = scratchTable(name, {
+      async beforeWrite(rows) {
+        if (rows.some((row) => row.id.startsWith(`${slowKey}:`))) await stuck;
+      },
+    });
+    const writes = sharded(sql, 2, { flushIntervalMs: 5 });
+    const enqueue = writes.register(table, (row) => row.id.slice(0, row.id.indexOf(":")));
+    enqueue({ id: `${slowKey}:1`, n: 1 });
+    enqueue({ id: `${fastKey}:2`, n: 2 });
+    let allWritten = false;
+    const waiter = writes.whenWritten().then(() => (allWritten = true));
+    await waitFor(async () => (await committed(sql, name)).includes(2));
+    expect(await committed(sql, name)).toEqual([2]);
+    expect(allWritten).toBe(false);
+    expect(writes.stats().buffered[name]).toBe(1);
+    release();
+    await waiter;
+    expect(await committed(sql, name)).toEqual([2, 1]);
+  });
+
+  test("metrics show one series per table, summed over the shards; one shard is a plain WriteBuffer", async () => {
+    const name = uniqueName("sharded_metrics");
+    await createScratchTable(sql, name);
+    const metrics = new Metrics();
+    const writes = sharded(sql, 2, { flushIntervalMs: 60_000, metrics });
+    const enqueue = writes.register(scratchTable(name).table, (row) => row.id.slice(0, row.id.indexOf(":")));
+    const [left, right] = keysByShard(1);
+    for (let n = 0; n < 5; n++) enqueue({ id: `${left[0]}:${n}`, n });
+    for (let n = 5; n < 8; n++) enqueue({ id: `${right[0]}:${n}`, n });
+    const series = metrics.render().split("\n").filter((line) => line.startsWith(`switchyard_buffered_rows{table="${name}"}`));
+    expect(series).toEqual([`switchyard_buffered_rows{table="${name}"} 8`]);
+    await writes.flush();
+    expect(metrics.render()).toContain(`switchyard_buffered_rows{table="${name}"} 0`);
+    expect(() => new ShardedWriteBuffer(sql, 0)).toThrow("at least one shard");
+    expect(new ShardedWriteBuffer(sql, 1).shardCount).toBe(1);
+  });
+
+  test("shardIndex is stable and spreads keys over every shard", () => {
+    const counts = [0, 0, 0];
+    for (let i = 0; i < 3_000; i++) {
+      const index = shardIndex(`acct_${i.toString(36)}`, 3);
+      expect(index).toBe(shardIndex(`acct_${i.toString(36)}`, 3));
+      counts[index]!++;
+    }
+    for (const count of counts) expect(count).toBeGreaterThan(800);
   });
 });
