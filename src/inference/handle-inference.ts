@@ -91,7 +91,7 @@ export async function handleInference(services: Services, input: InferenceInput)
     outcome.status = status;
     outcome.statusCode = statusCode;
     settlement = settleRequest(outcome, services.meteringSink);
-    void services.writeBuffer.whenWritten().then(() => services.pendingSettlements.done(outcome));
+    services.writeBuffer.onWritten(principal.accountId, () => services.pendingSettlements.done(outcome));
     if (outcome.leaseId) services.walletLeases.settle(principal.accountId, outcome.leaseId, outcome.reservedMicroUsd, settlement.chargeMicroUsd);
     return settlement;
   };

@@ -48,8 +48,16 @@ export class ShardedWriteBuffer implements RowRouter {
 
   /** Resolves once every row enqueued before the call, in every shard, is committed. Never rejects. */
   async whenWritten(): Promise<void> {
-    if (this.shards.length === 1) return this.shards[0]!.whenWritten();
     await Promise.all(this.shards.map((shard) => shard.whenWritten()));
+  }
+
+  /**
+   * `callback` runs once every row enqueued before the call under `shardKey` (and all other
+   * rows of its shard) is committed; see WriteBuffer.onWritten. One per metered request.
+   */
+  onWritten(shardKey: string, callback: () => void): void {
+    const shard = this.shards.length === 1 ? this.shards[0]! : this.shards[shardIndex(shardKey, this.shards.length)]!;
+    shard.onWritten(callback);
   }
 
   /** Stops every shard (see WriteBuffer.stop); they drain in parallel. */

@@ -201,8 +201,16 @@ export class WriteBuffer {
    * and stop() releases whoever still waits.
    */
   whenWritten(): Promise<void> {
-    if (this.pendingRows === 0 && this.inFlight === undefined) return Promise.resolve();
-    return new Promise((resolve) => (this.pendingRows > 0 ? this.waiting : this.waitingOnRunning).push(resolve));
+    return new Promise((resolve) => this.onWritten(resolve));
+  }
+
+  /**
+   * whenWritten without a promise, for the per-request path: `callback` runs once every
+   * row enqueued before the call is committed — synchronously when none is pending.
+   */
+  onWritten(callback: () => void): void {
+    if (this.pendingRows === 0 && this.inFlight === undefined) return callback();
+    (this.pendingRows > 0 ? this.waiting : this.waitingOnRunning).push(callback);
   }
 
   private async flushOnce(): Promise<void> {

@@ -452,13 +452,22 @@ describe("ShardedWriteBuffer", () => {
     enqueue({ id: `${fastKey}:2`, n: 2 });
     let allWritten = false;
     const waiter = writes.whenWritten().then(() => (allWritten = true));
+    const written: string[] = [];
+    writes.onWritten(slowKey!, () => written.push("slow"));
+    writes.onWritten(fastKey!, () => written.push("fast"));
     await waitFor(async () => (await committed(sql, name)).includes(2));
     expect(await committed(sql, name)).toEqual([2]);
+    await waitFor(() => written.length > 0);
+    expect(written).toEqual(["fast"]);
     expect(allWritten).toBe(false);
     expect(writes.stats().buffered[name]).toBe(1);
     release();
     await waiter;
     expect(await committed(sql, name)).toEqual([2, 1]);
+    expect(written).toEqual(["fast", "slow"]);
+    // Nothing pending: the callback runs at once.
+    writes.onWritten(slowKey!, () => written.push("now"));
+    expect(written.at(-1)).toBe("now");
   });
 
   test("metrics show one series per table, summed over the shards; one shard is a plain WriteBuffer", async () => {
