@@ -1,6 +1,7 @@
 import type { IrFinish } from "../ir";
 import { buildUsageEvidence, type AttemptUsage } from "./usage-evidence";
 import { computeCharge, type ChargeResult } from "./compute-charge";
+import { isoTimestamp } from "./iso-timestamp";
 import type { MeteringSink } from "./metering-rows";
 import { finishText, type RequestOutcome } from "./request-outcome";
 
@@ -78,8 +79,8 @@ export function settleRequest(outcome: RequestOutcome, sink: MeteringSink, now =
     used_capabilities: outcome.usedCapabilities,
     usage_evidence: evidence,
     warnings: outcome.warnings,
-    created_at: outcome.createdAt.toISOString(),
-    completed_at: new Date(now).toISOString(),
+    created_at: isoTimestamp(outcome.createdAt.getTime()),
+    completed_at: isoTimestamp(now),
   });
   for (const frame of evidence.raw_usage_frames) {
     sink.usageFrame({
