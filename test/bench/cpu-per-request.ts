@@ -4,7 +4,8 @@
  * run-bench.ts) and reads each process's CPU time from /proc/<pid>/stat around every
  * slice: the load generator (this process), the mock upstream, the gateway, and
  * PostgreSQL (all its processes). Prints requests per second and CPU µs per request for
- * each. On a machine this small the throughput of every path is bounded by the sum of
+ * each, then the gateway's CPU by thread (its JavaScript thread, Bun's HTTP-client thread,
+ * the GC's threads) and how much of the machine sat idle. On a machine this small the throughput of every path is bounded by the sum of
  * those columns, so they say which process to work on; absolute values drift with the
  * machine, so compare rows of one run.
  *
@@ -35,6 +36,36 @@ function cpuTicks(pid: number): number {
   }
 }
 
+/**
+ * CPU ticks of each thread of a process, by thread: "main" for the JavaScript thread,
+ * else the kernel's thread name (Bun's "HTTP Client", JSC's "HeapHelper" GC threads, …).
+ */
+function threadTicks(pid: number): Map<string, number> {
+  const byThread = new Map<string, number>();
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return byThread;
+  }
+  for (const task of tasks) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, "utf8");
+      const name = task === String(pid) ? "main" : stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      byThread.set(name, (byThread.get(name) ?? 0) + Number(fields[11]) + Number(fields[12]));
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return byThread;
+}
+
+/** Idle CPU ticks of the whole machine, all cores (/proc/stat). */
+function idleTicks(): number {
+  return Number(readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/)[4]);
+}
+
 function postgresTicks(): number {
   let total = 0;
   for (const entry of readdirSync("/proc")) {
@@ -61,6 +92,9 @@ interface Tally {
   seconds: number;
   errors: number;
   ticks: { loadgen: number; mock: number; gateway: number; postgres: number };
+  /** The gateway's CPU ticks by thread, and the machine's idle ticks. */
+  threads: Map<string, number>;
+  idle: number;
 }
 
 async function main(): Promise<void> {
@@ -85,7 +119,7 @@ async function main(): Promise<void> {
     { target: chatTarget("bare proxy", proxyUrl, MOCK_KEY, "gpt-4o-mini"), pid: proxyChild.process.pid },
     ...switchyards.map((s) => ({ target: chatTarget(s.mode, s.url, s.apiKey, model), pid: s.pid })),
   ];
-  const tallies = new Map<string, Tally>(paths.map((p) => [p.target.name, { completed: 0, seconds: 0, errors: 0, ticks: { loadgen: 0, mock: 0, gateway: 0, postgres: 0 } }]));
+  const tallies = new Map<string, Tally>(paths.map((p) => [p.target.name, { completed: 0, seconds: 0, errors: 0, ticks: { loadgen: 0, mock: 0, gateway: 0, postgres: 0 }, threads: new Map(), idle: 0 }]));
   const sample = (pid: number) => ({ loadgen: cpuTicks(process.pid), mock: cpuTicks(mockChild.process.pid), gateway: cpuTicks(pid), postgres: postgresTicks() });
   try {
     for (const { target } of paths) await runLanes(target, 64, Number(process.env.WARMUP_MS ?? 6_000));
@@ -93,9 +127,13 @@ async function main(): Promise<void> {
       for (const { target, pid } of paths) {
         await runLanes(target, 64, 400); // warm-up, untimed
         const before = sample(pid);
+        const [threadsBefore, idleBefore] = [threadTicks(pid), idleTicks()];
         const run = await runLanes(target, 64, sliceMs);
         const after = sample(pid);
+        const [threadsAfter, idleAfter] = [threadTicks(pid), idleTicks()];
         const tally = tallies.get(target.name)!;
+        tally.idle += idleAfter - idleBefore;
+        for (const [thread, ticks] of threadsAfter) tally.threads.set(thread, (tally.threads.get(thread) ?? 0) + ticks - (threadsBefore.get(thread) ?? 0));
         tally.completed += run.completed;
         tally.seconds += run.seconds;
         tally.errors += run.errors.count;
@@ -109,6 +147,19 @@ async function main(): Promise<void> {
       const rps = tally.completed / tally.seconds;
       const us = (ticks: number) => ((ticks / TICKS_PER_SECOND) * 1e6 / Math.max(1, tally.completed)).toFixed(1);
       console.log(`| ${name} | ${Math.round(rps).toLocaleString("en-US")} | ${(rps / proxyRps).toFixed(2)}× | ${us(tally.ticks.loadgen)} | ${us(tally.ticks.mock)} | ${us(tally.ticks.gateway)} | ${us(tally.ticks.postgres)} | ${tally.errors} |`);
+    }
+    // Is one thread the bottleneck, or the machine? A main thread near 100 % of a core says
+    // the first; idle cores near 0 say the second.
+    console.log(`\n| path | gateway main thread: % of a core | µs/request | HTTP client thread µs/request | GC threads µs/request | other threads µs/request | machine idle, cores |`);
+    console.log(`|---|--:|--:|--:|--:|--:|--:|`);
+    for (const [name, tally] of tallies) {
+      const us = (ticks: number) => ((ticks / TICKS_PER_SECOND) * 1e6 / Math.max(1, tally.completed)).toFixed(1);
+      const main = tally.threads.get("main") ?? 0;
+      const http = tally.threads.get("HTTP Client") ?? 0;
+      const gc = tally.threads.get("HeapHelper") ?? 0;
+      const other = [...tally.threads.values()].reduce((sum, ticks) => sum + ticks, 0) - main - http - gc;
+      const share = (ticks: number) => ((100 * ticks) / TICKS_PER_SECOND / tally.seconds).toFixed(0);
+      console.log(`| ${name} | ${share(main)} % | ${us(main)} | ${us(http)} | ${us(gc)} | ${us(other)} | ${(tally.idle / TICKS_PER_SECOND / tally.seconds).toFixed(2)} |`);
     }
   } finally {
     await Promise.all(switchyards.map((s) => s.stop()));
