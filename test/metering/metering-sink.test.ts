@@ -3,7 +3,7 @@ import postgres from "postgres";
 import type { Sql } from "../../src/db/connect-database";
 import { migrate } from "../../src/db/migrate";
 import { createMeteringSink } from "../../src/metering/metering-sink";
-import type { BillingAuditRow, LedgerRow, RequestRow, UsageFrameRow } from "../../src/metering/metering-rows";
+import type { BillingAuditRow, LedgerRow, MeteringSink, RequestRow, UsageFrameRow } from "../../src/metering/metering-rows";
 import { ShardedWriteBuffer, shardIndex } from "../../src/metering/sharded-write-buffer";
 import { WriteBuffer } from "../../src/metering/write-buffer";
 import { createTestDatabase } from "../helpers/test-database";
@@ -43,14 +43,18 @@ function rowsFor(id: string, account = "acct_sink") {
   return { request, usageFrame, audit, ledger };
 }
 
-/** Writes one request's four rows through a fresh buffer and sink, and stops it. */
-async function writeOnce(rows: ReturnType<typeof rowsFor>, copy: boolean): Promise<void> {
-  const writes = new WriteBuffer(sql, { flushIntervalMs: 60_000 });
-  const sink = createMeteringSink(writes, { copy });
+/** Hands one request's four rows to a sink, as settleRequest does. */
+function enqueueRows(sink: MeteringSink, rows: ReturnType<typeof rowsFor>): void {
   sink.request(rows.request);
   sink.usageFrame(rows.usageFrame);
   sink.billingAudit(rows.audit);
   sink.ledger(rows.ledger);
+}
+
+/** Writes one request's four rows through a fresh buffer and sink, and stops it. */
+async function writeOnce(rows: ReturnType<typeof rowsFor>, copy: boolean): Promise<void> {
+  const writes = new WriteBuffer(sql, { flushIntervalMs: 60_000 });
+  enqueueRows(createMeteringSink(writes, { copy }), rows);
   await writes.flush();
   await writes.stop();
 }
@@ -103,12 +107,7 @@ describe("metering sink on PostgreSQL (COPY first, idempotent insert on retry)",
     const fresh = rowsFor("rq_fresh");
     // The "lost acknowledgement" flush: these rows are already in the database.
     await writeOnce(landed, false);
-    for (const rows of [landed, fresh]) {
-      sink.request(rows.request);
-      sink.usageFrame(rows.usageFrame);
-      sink.billingAudit(rows.audit);
-      sink.ledger(rows.ledger);
-    }
+    for (const rows of [landed, fresh]) enqueueRows(sink, rows);
     await expect(writes.flush()).rejects.toThrow();
     await writes.flush();
     await writes.stop();
@@ -166,11 +165,7 @@ describe("metering sink on PostgreSQL (COPY first, idempotent insert on retry)",
     for (let i = 0; i < 6; i++) {
       const id = `rq_shard_${i}`;
       ids.push(id);
-      const rows = rowsFor(id, accounts[i % 2]);
-      sink.request(rows.request);
-      sink.usageFrame(rows.usageFrame);
-      sink.billingAudit(rows.audit);
-      sink.ledger(rows.ledger);
+      enqueueRows(sink, rowsFor(id, accounts[i % 2]));
     }
     await writes.flush();
     await writes.stop();
