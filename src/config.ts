@@ -94,3 +94,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
   };
 }
+
+/**
+ * How many metering flushes run at once: METERING_WRITE_CONNECTIONS on a real PostgreSQL,
+ * leaving at least one pooled connection for everything else; the embedded database has
+ * one connection, so one.
+ */
+export function meteringWriteConnections(config: Pick<Config, "meteringWriteConnections" | "databasePoolSize">, database: "postgres" | "embedded"): number {
+  if (database !== "postgres") return 1;
+  return Math.max(1, Math.min(config.meteringWriteConnections, config.databasePoolSize - 1));
+}

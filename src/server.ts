@@ -1,4 +1,4 @@
-import { loadConfig, type Config } from "./config";
+import { loadConfig, meteringWriteConnections, type Config } from "./config";
 import { connectDatabase } from "./db/connect-database";
 import { migrate } from "./db/migrate";
 import { CredentialResolver } from "./auth/credential-resolver";
@@ -49,9 +49,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
   const lastUsed = new LastUsedTracker(db.sql);
   lastUsed.start();
   const metrics = new Metrics();
-  // Metering flushes run on this many connections at once (the embedded database has one).
-  const writeConnections = db.kind === "postgres" ? Math.max(1, Math.min(config.meteringWriteConnections, config.databasePoolSize - 1)) : 1;
-  const writeBuffer = new ShardedWriteBuffer(db.sql, writeConnections, { metrics, flushIntervalMs: Math.max(1, config.meteringFlushIntervalMs) });
+  const writeBuffer = new ShardedWriteBuffer(db.sql, meteringWriteConnections(config, db.kind), { metrics, flushIntervalMs: Math.max(1, config.meteringFlushIntervalMs) });
   const walletLeases = new WalletLeases(db.sql);
   walletLeases.start();
   const services: Services = {
