@@ -1,5 +1,8 @@
 import { startServer } from "./server";
+import { installConnectionLossGuard } from "./db/connection-loss-guard";
 import { log } from "./observability/log";
+
+installConnectionLossGuard();
 
 let server: Awaited<ReturnType<typeof startServer>>;
 try {

@@ -31,7 +31,10 @@ function clientOptions(max: number) {
     max,
     types: BIGINT_AS_NUMBER,
     onnotice: () => {},
-    connect_timeout: 10,
+    // A connection whose backend dies during its start-up hangs until this: it bounds how
+    // long a metering flush can be stuck, so it must stay well inside the 10 s that
+    // shutdown gives the write buffer.
+    connect_timeout: 5,
     idle_timeout: 0,
     // Named queries are prepared once per connection and reused.
     prepare: true,

@@ -2,13 +2,16 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import postgres from "postgres";
 import type { Sql } from "../../src/db/connect-database";
 import { copyField, copyInto, copyLineWriter, copyTextArray } from "../../src/db/copy-rows";
+import { installConnectionLossGuard } from "../../src/db/connection-loss-guard";
 import { createTestDatabase } from "../helpers/test-database";
 
 let sql: Sql;
+let databaseUrl: string;
 let drop: () => Promise<void>;
 beforeAll(async () => {
   const database = await createTestDatabase();
   drop = database.drop;
+  databaseUrl = database.url;
   sql = postgres(database.url, { max: 2, onnotice: () => {} }) as unknown as Sql;
   await sql.unsafe("create table copied (id text primary key, n bigint, flag boolean, tags text[], doc json, at timestamptz)");
 });
@@ -87,6 +90,39 @@ describe("copyInto", () => {
     expect((await sql.unsafe("select count(*) as c from copied where id = 'fresh'"))[0]!.c).toBe("0");
     const answers = await Promise.all([sql.unsafe("select 1 as x"), sql.unsafe("select 2 as x")]);
     expect(answers.map((rows) => rows[0]!.x)).toEqual([1, 2]);
+  });
+
+  test("a refused COPY of a batch larger than the socket buffers rejects; it never hangs", async () => {
+    // The server refuses the first line while the rest is still being sent.
+    const rows = Array.from({ length: 30_000 }, (_, i): Copied => ({ id: i === 0 ? "dup" : `big${i}`, n: i, flag: true, tags: ["x".repeat(40)], doc: { pad: "y".repeat(200) }, at: "2026-11-22T00:00:00.000Z" }));
+    const outcome = await Promise.race([
+      sql.begin((tx) => copyInto(tx as unknown as Sql, "copied", COLUMNS, rows.map(line))).then(() => "committed", (error: unknown) => `rejected: ${String(error)}`),
+      Bun.sleep(10_000).then(() => "hung"),
+    ]);
+    expect(outcome).toStartWith("rejected");
+    expect((await sql.unsafe("select count(*)::int as c from copied where id like 'big%'"))[0]!.c).toBe(0);
+  });
+
+  test("a connection killed in the middle of a large COPY rejects; it never hangs, and what escapes the driver is only connection loss", async () => {
+    const rows = Array.from({ length: 60_000 }, (_, i): Copied => ({ id: `killed${i}`, n: i, flag: true, tags: [], doc: { pad: "z".repeat(300) }, at: "2026-11-22T00:00:00.000Z" }));
+    const victim = postgres(databaseUrl, { max: 1, onnotice: () => {} }) as unknown as Sql;
+    // As main.ts runs the server: the driver's stray connection-loss errors are dropped, anything else would exit.
+    const exits: number[] = [];
+    const uninstall = installConnectionLossGuard((code) => exits.push(code));
+    try {
+      const [{ pid }] = (await victim.unsafe("select pg_backend_pid() as pid")) as unknown as [{ pid: number }];
+      const copying = victim.begin((tx) => copyInto(tx as unknown as Sql, "copied", COLUMNS, rows.map(line)));
+      await Bun.sleep(5);
+      await sql.unsafe("select pg_terminate_backend($1)", [pid]);
+      const outcome = await Promise.race([copying.then(() => "committed", () => "rejected"), Bun.sleep(10_000).then(() => "hung")]);
+      // It may have finished before the kill on a fast machine; it must never hang.
+      expect(["rejected", "committed"]).toContain(outcome);
+      await Bun.sleep(50); // stray errors arrive from timers
+      expect(exits).toEqual([]);
+    } finally {
+      uninstall();
+      await victim.end({ timeout: 1 }).catch(() => {});
+    }
   });
 
   test("a large batch (20,000 lines) goes through in one COPY", async () => {

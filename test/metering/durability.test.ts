@@ -135,6 +135,66 @@ describe("SIGTERM", () => {
       await server.exited;
     }
   }, 30_000);
+  test("backends killed again and again under load (mid-flush, mid-transaction): the process survives, and SIGTERM then writes every record once", async () => {
+    const { server, accountId, apiKey } = await startServer();
+    try {
+      const second = await fetch(`${server.url}/admin/accounts`, {
+        method: "POST",
+        headers: { authorization: "Bearer op", "content-type": "application/json" },
+        body: JSON.stringify({ email: `killed-${crypto.randomUUID()}@example.test`, credit_micro_usd: CREDIT }),
+      }).then((r) => r.json() as Promise<any>);
+      const accounts = [
+        { accountId, apiKey },
+        { accountId: second.account_id as string, apiKey: second.api_key as string },
+      ];
+      const admin = database(process.env.TEST_DATABASE_URL!);
+      const dbName = new URL(db.url).pathname.slice(1);
+      const answered = new Map<string, string[]>(accounts.map((a) => [a.accountId, []]));
+      const until = performance.now() + 2_500;
+      const clients = Array.from({ length: 8 }, async (_, lane) => {
+        const account = accounts[lane % 2]!;
+        while (performance.now() < until) {
+          const sent = await send(server.url, account.apiKey, "openai-chat", UPSTREAM["openai-chat"].model);
+          // 200, or a clean 503 while admission could not reach the database.
+          expect([200, 503]).toContain(sent.status);
+          answered.get(account.accountId)!.push(sent.requestId);
+        }
+      });
+      let kills = 0;
+      const killer = (async () => {
+        await Bun.sleep(200);
+        while (performance.now() < until - 200) {
+          await admin`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${dbName} and pid <> pg_backend_pid()`;
+          kills++;
+          await Bun.sleep(15);
+        }
+      })();
+      await Promise.all([...clients, killer]);
+      expect(kills).toBeGreaterThan(20);
+      expect(server.process.exitCode).toBeNull();
+      server.process.kill("SIGTERM");
+      expect(await server.exited).toBe(0);
+      expect(server.output()).not.toContain("uncaught exception");
+      expect(server.output()).not.toContain("they are lost");
+
+      const sql = database(db.url);
+      for (const { accountId: account } of accounts) {
+        const ids = answered.get(account)!;
+        expect(ids.length).toBeGreaterThan(20);
+        const records = (await sql`select request_id, status, final_charge_micro_usd from requests where account_id = ${account}`).map(normaliseRow);
+        expect(records.map((r) => r.request_id).sort()).toEqual([...ids].sort());
+        const total = records.reduce((sum, r) => sum + Number(r.final_charge_micro_usd ?? 0), 0);
+        expect(await wallet(sql, account)).toEqual({ balance: CREDIT - total, reserved: 0 });
+      }
+    } catch (error) {
+      // Why it failed is in the server's own log (a crash, or rows it could not write).
+      console.log(`server output (exit code ${server.process.exitCode}):\n${server.output().slice(-4_000)}`);
+      throw error;
+    } finally {
+      server.process.kill("SIGKILL");
+      await server.exited;
+    }
+  }, 30_000);
 });
 
 describe("database outage", () => {

@@ -1,0 +1,50 @@
+import { describe, expect, test } from "bun:test";
+import { installConnectionLossGuard, isDatabaseConnectionLoss } from "../../src/db/connection-loss-guard";
+
+function coded(code: string, name = "Error", message = code): Error {
+  const error = new Error(message) as Error & { code: string };
+  error.name = name;
+  error.code = code;
+  return error;
+}
+
+describe("database connection loss", () => {
+  test("socket and driver connection errors, and PostgreSQL's classes 08 and 57, are connection loss; data and query errors are not", () => {
+    for (const code of ["ECONNRESET", "EPIPE", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT"]) expect(isDatabaseConnectionLoss(coded(code))).toBe(true);
+    expect(isDatabaseConnectionLoss(coded("57P01", "PostgresError", "terminating connection due to administrator command"))).toBe(true);
+    expect(isDatabaseConnectionLoss(coded("08006", "PostgresError"))).toBe(true);
+    expect(isDatabaseConnectionLoss(coded("23505", "PostgresError", "duplicate key value"))).toBe(false);
+    expect(isDatabaseConnectionLoss(coded("57014", "PostgresError", "canceling statement due to statement timeout"))).toBe(false);
+    expect(isDatabaseConnectionLoss(coded("57P01"))).toBe(false); // a SQLSTATE on something that is not a PostgresError
+    expect(isDatabaseConnectionLoss(new Error("boom"))).toBe(false);
+    expect(isDatabaseConnectionLoss("ECONNRESET")).toBe(false);
+    expect(isDatabaseConnectionLoss(undefined)).toBe(false);
+  });
+
+  test("the driver's write to a dropped socket is recognised by where it comes from, not by its message alone", () => {
+    const fromDriver = new TypeError("null is not an object (evaluating 'socket.write')");
+    fromDriver.stack = `${fromDriver.message}\n    at nextWrite (/app/node_modules/postgres/src/connection.js:255:15)`;
+    expect(isDatabaseConnectionLoss(fromDriver)).toBe(true);
+    const ours = new TypeError("null is not an object (evaluating 'socket.write')");
+    ours.stack = `${ours.message}\n    at relay (/app/src/inference/relay-stream.ts:10:1)`;
+    expect(isDatabaseConnectionLoss(ours)).toBe(false);
+  });
+
+  test("the guard drops connection loss and exits with status 1 on anything else, for exceptions and rejections alike", () => {
+    const listeners = () => process.listeners("uncaughtException").length + process.listeners("unhandledRejection").length;
+    const before = listeners();
+    const exits: number[] = [];
+    const uninstall = installConnectionLossGuard((code) => exits.push(code));
+    try {
+      process.emit("uncaughtException", coded("ECONNRESET"));
+      process.emit("unhandledRejection", coded("57P01", "PostgresError"), Promise.resolve());
+      expect(exits).toEqual([]);
+      process.emit("uncaughtException", new Error("a real bug"));
+      process.emit("unhandledRejection", new RangeError("another"), Promise.resolve());
+      expect(exits).toEqual([1, 1]);
+    } finally {
+      uninstall();
+    }
+    expect(listeners()).toBe(before);
+  });
+});
