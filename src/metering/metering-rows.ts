@@ -1,3 +1,5 @@
+import type { UsageCounts, UsageEvidence } from "./usage-evidence";
+
 /** Row shapes written by the metering batches (sql/queries/metering.sql), snake_case as stored. */
 export interface RequestRow {
   id: string;
@@ -27,7 +29,7 @@ export interface RequestRow {
   generation_duration_ms: number | null;
   ttft_ms: number | null;
   used_capabilities: string[];
-  usage_evidence: unknown;
+  usage_evidence: UsageEvidence;
   warnings: unknown[];
   created_at: string;
   completed_at: string;
@@ -42,7 +44,7 @@ export interface UsageFrameRow {
   frame_kind: string;
   provider_id: string;
   provider_model_id: string;
-  usage: unknown;
+  usage: UsageCounts;
 }
 
 export interface BillingAuditRow {

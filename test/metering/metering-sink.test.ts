@@ -8,6 +8,7 @@ import { ShardedWriteBuffer, shardIndex } from "../../src/metering/sharded-write
 import { WriteBuffer } from "../../src/metering/write-buffer";
 import { createTestDatabase } from "../helpers/test-database";
 import { normaliseRow } from "./metering-support";
+import type { UsageFrameRecord } from "../../src/metering/usage-evidence";
 
 let sql: Sql;
 let drop: () => Promise<void>;
@@ -26,14 +27,21 @@ afterAll(async () => {
 
 function rowsFor(id: string, account = "acct_sink") {
   const usage = { cache_read_tokens: 2, cache_write_tokens: 0, completion_tokens: 7, prompt_tokens: 11, reasoning_tokens: 3, web_search_count: 0 };
-  const frame = { account_label: "platform", attempt_ordinal: 1, frame_kind: "usage", frame_ordinal: 1, provider_id: "p", provider_model_id: "m\tx", usage };
+  // Awkward bytes where the gateway copies them from outside: a provider model id with a tab, quote and backslash.
+  const frame: UsageFrameRecord = { account_label: "platform", attempt_ordinal: 1, frame_kind: "usage", frame_ordinal: 1, provider_id: "p", provider_model_id: 'm\tx"\\é', usage };
   const request: RequestRow = {
     id, request_id: `client "id"\\${id}`, account_id: account, namespace_id: null, api_key_id: "k_1", status: "succeeded", status_code: 200,
     billing_status: "computed", model_id: "p/m", provider_id: "p", provider_model_id: "m\tx", routing_profile: "balanced", funding_source: "wallet",
     streamed: true, finish_reason: "stop", first_token_kind: "text", prompt_tokens: 11, completion_tokens: 7, reasoning_tokens: 3,
     cache_read_tokens: 2, cache_write_tokens: 0, final_charge_micro_usd: 25, request_duration_ms: 12, upstream_duration_ms: 10,
     generation_duration_ms: null, ttft_ms: 4, used_capabilities: ["text", "tools"],
-    usage_evidence: { source: "provider_reported", raw_usage: usage, raw_usage_frames: [frame] },
+    usage_evidence: {
+      source: "provider_reported",
+      effective_usage: { ...usage, media_input_count: 0, media_output_count: 0 },
+      raw_usage: usage,
+      estimator: { chars_per_token: 4, version: "chars4-v1" },
+      raw_usage_frames: [frame],
+    },
     warnings: [{ code: "dropped_field", field: "seed\nnote" }],
     created_at: "2026-11-22T10:00:00.000Z", completed_at: "2026-11-22T10:00:01.000Z",
   };
