@@ -55,6 +55,22 @@ describe("migrations", () => {
     expect(rows.find((row) => row.indexname === "requests_created_brin")?.indexdef).toContain("USING brin (created_at)");
   });
 
+  test("every id column compares byte by byte (collation C), so B-tree keys skip the linguistic comparison", async () => {
+    const sql = client((await freshDatabase()).url);
+    await migrate(sql);
+    const ids = await sql.unsafe(
+      `select c.table_name || '.' || c.column_name as name, c.collation_name as collation
+         from information_schema.columns c join information_schema.tables t using (table_schema, table_name)
+        where c.table_schema = current_schema() and t.table_type = 'BASE TABLE' and c.data_type = 'text'
+          and (c.column_name = 'id' or c.column_name like '%\\_id') and c.table_name <> 'schema_migrations'`,
+    );
+    expect(ids.map((row) => row.name)).toContain("requests.id");
+    expect(ids.map((row) => row.name)).toContain("ledger_entries.request_record_id");
+    expect(ids.filter((row) => row.collation !== "C").map((row) => row.name)).toEqual([]);
+    // Joins across tables still work: one collation on both sides.
+    await sql.unsafe("select r.id from requests r join billing_audit a on a.request_record_id = r.id join accounts c on c.id = r.account_id limit 1");
+  });
+
   test("two instances migrating one database at once apply each migration exactly once", async () => {
     const url = (await freshDatabase()).url;
     const [a, b, c] = [client(url), client(url), client(url)];
