@@ -35,7 +35,7 @@ describe("migrations", () => {
     expect(rows.map((r) => r.version)).toEqual(all);
   });
 
-  test("the tables every request writes carry exactly the indexes their reads need (each one costs an insert per request)", async () => {
+  test("the tables every request writes carry exactly the indexes their reads need (each one costs an insert per request), and no foreign keys", async () => {
     const sql = client((await freshDatabase()).url);
     await migrate(sql);
     const rows = await sql.unsafe(
@@ -53,6 +53,11 @@ describe("migrations", () => {
       "usage_frames.usage_frames_pkey",
     ]);
     expect(rows.find((row) => row.indexname === "requests_created_brin")?.indexdef).toContain("USING brin (created_at)");
+    // Nor a foreign-key trigger per row.
+    const keys = await sql.unsafe("select conrelid::regclass::text as t from pg_constraint where contype = 'f' and conrelid::regclass::text in ('requests', 'usage_frames', 'billing_audit', 'ledger_entries')");
+    expect(keys).toEqual([]);
+    const kept = await sql.unsafe("select count(*)::int as n from pg_constraint where contype = 'f' and conrelid::regclass::text in ('namespaces', 'api_keys', 'wallets')");
+    expect(kept[0]!.n).toBeGreaterThanOrEqual(4);
   });
 
   test("every id column compares byte by byte (collation C), so B-tree keys skip the linguistic comparison", async () => {
