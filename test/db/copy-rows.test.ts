@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
 import postgres from "postgres";
 import type { Sql } from "../../src/db/connect-database";
 import { copyField, copyInto, copyLineWriter, copyTextArray } from "../../src/db/copy-rows";
-import { installConnectionLossGuard } from "../../src/db/connection-loss-guard";
 import { createTestDatabase } from "../helpers/test-database";
 
 let sql: Sql;
@@ -103,27 +103,17 @@ describe("copyInto", () => {
     expect((await sql.unsafe("select count(*)::int as c from copied where id like 'big%'"))[0]!.c).toBe(0);
   });
 
-  test("a connection killed in the middle of a large COPY rejects; it never hangs, and what escapes the driver is only connection loss", async () => {
-    const rows = Array.from({ length: 60_000 }, (_, i): Copied => ({ id: `killed${i}`, n: i, flag: true, tags: [], doc: { pad: "z".repeat(300) }, at: "2026-11-22T00:00:00.000Z" }));
-    const victim = postgres(databaseUrl, { max: 1, onnotice: () => {} }) as unknown as Sql;
-    // As main.ts runs the server: the driver's stray connection-loss errors are dropped, anything else would exit.
-    const exits: number[] = [];
-    const uninstall = installConnectionLossGuard((code) => exits.push(code));
-    try {
-      const [{ pid }] = (await victim.unsafe("select pg_backend_pid() as pid")) as unknown as [{ pid: number }];
-      const copying = victim.begin((tx) => copyInto(tx as unknown as Sql, "copied", COLUMNS, rows.map(line)));
-      await Bun.sleep(5);
-      await sql.unsafe("select pg_terminate_backend($1)", [pid]);
-      const outcome = await Promise.race([copying.then(() => "committed", () => "rejected"), Bun.sleep(10_000).then(() => "hung")]);
-      // It may have finished before the kill on a fast machine; it must never hang.
-      expect(["rejected", "committed"]).toContain(outcome);
-      await Bun.sleep(50); // stray errors arrive from timers
-      expect(exits).toEqual([]);
-    } finally {
-      uninstall();
-      await victim.end({ timeout: 1 }).catch(() => {});
-    }
-  });
+  test("a connection killed in the middle of a large COPY rejects; it never hangs, and the process lives on", async () => {
+    // In a process of its own, guarded as src/main.ts guards the server (a test runner has its own handlers).
+    const child = Bun.spawn([process.execPath, join(import.meta.dir, "../helpers/copy-killed-connection.ts"), databaseUrl], { stdout: "pipe", stderr: "pipe" });
+    const [stdout, stderr, exitCode] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+    expect(stderr).not.toContain("uncaught");
+    expect(exitCode).toBe(0);
+    const report = JSON.parse(stdout.trim().split("\n").at(-1)!) as { outcome: string; escaped: string[] };
+    // It may have finished before the kill on a fast machine; it must never hang.
+    expect(["rejected", "committed"]).toContain(report.outcome);
+    expect(report.escaped).toEqual([]);
+  }, 30_000);
 
   test("a large batch (20,000 lines) goes through in one COPY", async () => {
     const rows = Array.from({ length: 20_000 }, (_, i): Copied => ({ id: `bulk${i}`, n: i, flag: i % 2 === 0, tags: ["x"], doc: { i }, at: "2026-11-22T00:00:00.000Z" }));
