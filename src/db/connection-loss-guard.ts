@@ -1,16 +1,14 @@
 import { log } from "../observability/log";
 
-/** postgres.js's own codes for a lost connection, and the socket errors beneath them. */
-const CONNECTION_LOSS_CODES = new Set([
-  "CONNECTION_CLOSED",
-  "CONNECTION_ENDED",
-  "CONNECTION_DESTROYED",
-  "CONNECT_TIMEOUT",
-  "ECONNRESET",
-  "EPIPE",
-  "ECONNREFUSED",
-  "ETIMEDOUT",
-]);
+/** postgres.js's own codes for a lost connection. */
+const DRIVER_CONNECTION_CODES = new Set(["CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT"]);
+
+/**
+ * The socket errors beneath them, as node:net reports them (with the failing syscall).
+ * A fetch to an upstream fails with the same codes but no syscall, so a forgotten
+ * upstream promise is not mistaken for the database.
+ */
+const SOCKET_CODES = new Set(["ECONNRESET", "EPIPE", "ECONNREFUSED", "ETIMEDOUT"]);
 
 /**
  * A database connection went away under the driver: the socket errors, postgres.js's
@@ -24,7 +22,8 @@ export function isDatabaseConnectionLoss(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === "string") {
-    if (CONNECTION_LOSS_CODES.has(code)) return true;
+    if (DRIVER_CONNECTION_CODES.has(code)) return true;
+    if (SOCKET_CODES.has(code) && typeof (error as { syscall?: unknown }).syscall === "string") return true;
     if (error.name === "PostgresError" && /^(08...|57P0[1235])$/.test(code)) return true;
   }
   return error instanceof TypeError && /socket\.write|reading 'write'/.test(error.message) && /postgres[\\/]src[\\/]connection\.js/.test(error.stack ?? "");

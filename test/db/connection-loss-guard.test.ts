@@ -1,16 +1,20 @@
 import { describe, expect, test } from "bun:test";
 import { installConnectionLossGuard, isDatabaseConnectionLoss } from "../../src/db/connection-loss-guard";
 
-function coded(code: string, name = "Error", message = code): Error {
-  const error = new Error(message) as Error & { code: string };
+function coded(code: string, name = "Error", message = code, syscall?: string): Error {
+  const error = new Error(message) as Error & { code: string; syscall?: string };
   error.name = name;
   error.code = code;
+  if (syscall !== undefined) error.syscall = syscall;
   return error;
 }
 
 describe("database connection loss", () => {
   test("socket and driver connection errors, and PostgreSQL's classes 08 and 57, are connection loss; data and query errors are not", () => {
-    for (const code of ["ECONNRESET", "EPIPE", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT"]) expect(isDatabaseConnectionLoss(coded(code))).toBe(true);
+    for (const code of ["CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT"]) expect(isDatabaseConnectionLoss(coded(code))).toBe(true);
+    for (const code of ["ECONNRESET", "EPIPE"]) expect(isDatabaseConnectionLoss(coded(code, "Error", `read ${code}`, "read"))).toBe(true);
+    // An upstream fetch fails with the same code but no syscall: that is not the database.
+    expect(isDatabaseConnectionLoss(Object.assign(new TypeError("ECONNRESET: The socket connection was closed unexpectedly"), { code: "ECONNRESET" }))).toBe(false);
     expect(isDatabaseConnectionLoss(coded("57P01", "PostgresError", "terminating connection due to administrator command"))).toBe(true);
     expect(isDatabaseConnectionLoss(coded("08006", "PostgresError"))).toBe(true);
     expect(isDatabaseConnectionLoss(coded("23505", "PostgresError", "duplicate key value"))).toBe(false);
@@ -36,7 +40,7 @@ describe("database connection loss", () => {
     const exits: number[] = [];
     const uninstall = installConnectionLossGuard((code) => exits.push(code));
     try {
-      process.emit("uncaughtException", coded("ECONNRESET"));
+      process.emit("uncaughtException", coded("ECONNRESET", "Error", "write ECONNRESET", "write"));
       process.emit("unhandledRejection", coded("57P01", "PostgresError"), Promise.resolve());
       expect(exits).toEqual([]);
       process.emit("uncaughtException", new Error("a real bug"));
