@@ -9,9 +9,8 @@ import { asIrError, authorizeInference, errorInProtocol } from "./inference-erro
 import { requestIdFrom } from "./request-id";
 import { relayStream } from "./relay-stream";
 import { log } from "../observability/log";
-import { newTimeOrderedId } from "../auth/tokens";
 import { promptChars, tokensFromChars } from "../metering/estimate-tokens";
-import { usedCapabilities, type RequestOutcome } from "../metering/request-outcome";
+import { arrivingRequest, usedCapabilities, type RequestOutcome } from "../metering/request-outcome";
 import { settleRequest, type Settlement } from "../metering/settle-request";
 import { reservationFor } from "../metering/admission";
 import { withUsageCost } from "../metering/usage-cost";
@@ -63,25 +62,7 @@ export async function handleInference(services: Services, input: InferenceInput)
   const principal = authorized.principal;
 
   const metering = services.config.meteringEnabled;
-  const outcome: RequestOutcome = {
-    recordId: newTimeOrderedId("rq"),
-    requestId,
-    principal,
-    namespaceId: principal.namespaceId,
-    clientProtocol: protocol,
-    streamed: false,
-    createdAt,
-    startedAt,
-    status: "failed",
-    statusCode: 500,
-    attempts: [],
-    promptChars: 0,
-    clientDisconnected: false,
-    reservedMicroUsd: 0,
-    funding: "wallet",
-    warnings: [],
-    usedCapabilities: [],
-  };
+  const outcome = arrivingRequest({ requestId, principal, clientProtocol: protocol, createdAt, startedAt });
   let settlement: Settlement | undefined;
   // Its settlement receipt says "pending" until the record is in the database.
   if (metering) services.pendingSettlements.add(outcome);

@@ -1,6 +1,7 @@
 import type { IrFinish, IrRequest, IrWarning, ProtocolId } from "../ir";
 import type { Principal } from "../auth/principal";
 import type { AttemptRecord } from "../inference/handle-inference";
+import { newTimeOrderedId } from "../auth/tokens";
 
 /** Everything settlement needs to know about one finished inference request. */
 export interface RequestOutcome {
@@ -34,6 +35,29 @@ export interface RequestOutcome {
   funding: "wallet" | "byok";
   warnings: IrWarning[];
   usedCapabilities: string[];
+}
+
+/**
+ * A request as it arrives, before anything about it is known: no attempts, nothing
+ * reserved, wallet funding, and a 500 until it ends some other way. Its record id is new
+ * and time-ordered (see newTimeOrderedId).
+ */
+export function arrivingRequest(input: Pick<RequestOutcome, "requestId" | "principal" | "clientProtocol" | "createdAt" | "startedAt">): RequestOutcome {
+  return {
+    ...input,
+    recordId: newTimeOrderedId("rq"),
+    namespaceId: input.principal.namespaceId,
+    streamed: false,
+    status: "failed",
+    statusCode: 500,
+    attempts: [],
+    promptChars: 0,
+    clientDisconnected: false,
+    reservedMicroUsd: 0,
+    funding: "wallet",
+    warnings: [],
+    usedCapabilities: [],
+  };
 }
 
 /** The capability names (catalog vocabulary) a request exercises, for usage aggregates. */

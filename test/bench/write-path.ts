@@ -18,10 +18,9 @@
 import postgres from "postgres";
 import type { Sql } from "../../src/db/connect-database";
 import { migrate } from "../../src/db/migrate";
-import { newTimeOrderedId } from "../../src/auth/tokens";
 import { createMeteringSink } from "../../src/metering/metering-sink";
 import type { MeteringSink } from "../../src/metering/metering-rows";
-import type { RequestOutcome } from "../../src/metering/request-outcome";
+import { arrivingRequest, type RequestOutcome } from "../../src/metering/request-outcome";
 import { settleRequest } from "../../src/metering/settle-request";
 import { ShardedWriteBuffer } from "../../src/metering/sharded-write-buffer";
 import { loadConfig } from "../../src/config";
@@ -74,15 +73,11 @@ function outcomeFor(i: number): RequestOutcome {
     endedAt: now - 5,
   };
   const account = `acct_bench_${i % ACCOUNTS}`;
+  const principal = { kind: "api_key" as const, id: `k_bench_${i % ACCOUNTS}`, accountId: account, namespaceId: null, scopes: ["inference:invoke"], expiresAt: null };
   return {
-    recordId: newTimeOrderedId("rq"),
-    requestId: Bun.randomUUIDv7(),
-    principal: { kind: "api_key", id: `k_bench_${i % ACCOUNTS}`, accountId: account, namespaceId: null, scopes: ["inference:invoke"], expiresAt: null },
+    ...arrivingRequest({ requestId: Bun.randomUUIDv7(), principal, clientProtocol: "openai-chat", createdAt: new Date(), startedAt: now - 1_000 }),
     namespaceId: `ns_bench_${i % ACCOUNTS}`,
-    clientProtocol: "openai-chat",
     streamed: i % 2 === 0,
-    createdAt: new Date(),
-    startedAt: now - 1_000,
     status: "succeeded",
     statusCode: 200,
     requestedModel: "openai/gpt-4.1-mini",
@@ -90,10 +85,6 @@ function outcomeFor(i: number): RequestOutcome {
     attempts: [attempt],
     serving: attempt,
     promptChars: prompt * 4,
-    clientDisconnected: false,
-    reservedMicroUsd: 0,
-    funding: "wallet",
-    warnings: [],
     usedCapabilities: i % 5 === 0 ? ["tools"] : [],
   };
 }

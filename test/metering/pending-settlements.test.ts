@@ -1,28 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { PendingSettlements } from "../../src/metering/pending-settlements";
-import type { RequestOutcome } from "../../src/metering/request-outcome";
+import { arrivingRequest, type RequestOutcome } from "../../src/metering/request-outcome";
 
 function outcome(accountId: string, requestId: string, namespaceId: string | null, requestedModel = "p/m"): RequestOutcome {
-  return {
-    recordId: `rq_${Math.random()}`,
-    requestId,
-    principal: { kind: "api_key", id: "k", accountId, namespaceId: null, scopes: [], expiresAt: null },
-    namespaceId,
-    clientProtocol: "openai-chat",
-    streamed: true,
-    createdAt: new Date(),
-    startedAt: 0,
-    status: "failed",
-    statusCode: 500,
-    requestedModel,
-    attempts: [],
-    promptChars: 0,
-    clientDisconnected: false,
-    reservedMicroUsd: 0,
-    funding: "wallet",
-    warnings: [],
-    usedCapabilities: [],
-  };
+  const principal = { kind: "api_key" as const, id: "k", accountId, namespaceId: null, scopes: [], expiresAt: null };
+  return { ...arrivingRequest({ requestId, principal, clientProtocol: "openai-chat", createdAt: new Date(), startedAt: 0 }), namespaceId, streamed: true, requestedModel };
 }
 
 describe("PendingSettlements", () => {
