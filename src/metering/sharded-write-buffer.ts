@@ -38,7 +38,11 @@ export class ShardedWriteBuffer implements RowRouter {
   register<Row>(table: BatchTable<Row>, shardKey: (row: Row) => string): (row: Row) => boolean {
     const enqueues = this.shards.map((shard) => shard.register(table));
     if (enqueues.length === 1) return enqueues[0]!;
-    return (row) => enqueues[shardIndex(shardKey(row), enqueues.length)]!(row);
+    return (row) => enqueues[this.indexOf(shardKey(row))]!(row);
+  }
+
+  private indexOf(shardKey: string): number {
+    return this.shards.length === 1 ? 0 : shardIndex(shardKey, this.shards.length);
   }
 
   /** Writes every row buffered when called, in every shard; rejects if any shard's write fails. */
@@ -56,8 +60,7 @@ export class ShardedWriteBuffer implements RowRouter {
    * rows of its shard) is committed; see WriteBuffer.onWritten. One per metered request.
    */
   onWritten(shardKey: string, callback: () => void): void {
-    const shard = this.shards.length === 1 ? this.shards[0]! : this.shards[shardIndex(shardKey, this.shards.length)]!;
-    shard.onWritten(callback);
+    this.shards[this.indexOf(shardKey)]!.onWritten(callback);
   }
 
   /** Stops every shard (see WriteBuffer.stop); they drain in parallel. */

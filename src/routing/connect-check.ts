@@ -39,13 +39,13 @@ export class ConnectCheck {
   ) {}
 
   /** True when the origin answered a connect recently: no check needed (synchronous, for the hot path). */
-  isFresh(url: string): boolean {
-    return (this.reachableUntil.get(originOf(url)) ?? 0) > this.now();
+  isFresh(url: string, originKey = originOf(url)): boolean {
+    return (this.reachableUntil.get(originKey) ?? 0) > this.now();
   }
 
   /** Undefined when the origin is reachable; otherwise the retryable error to record. */
   async check(url: string, originKey = originOf(url)): Promise<IrError | undefined> {
-    if ((this.reachableUntil.get(originKey) ?? 0) > this.now()) return undefined;
+    if (this.isFresh(url, originKey)) return undefined;
     const { hostname, port, protocol } = new URL(url);
     const numericPort = Number(port) || (protocol === "https:" ? 443 : 80);
     let timer: ReturnType<typeof setTimeout> | undefined;
