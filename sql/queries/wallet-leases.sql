@@ -1,7 +1,27 @@
+-- Lock order. A grant, a settlement (the write buffer's ledger flush), a return and a
+-- sweep each change a wallet row and lease rows. Every one of them locks the wallet rows
+-- first, in account order, then the lease rows, in id order; taken in opposite orders
+-- (a grant: wallet then lease; a settlement: lease then wallet) they deadlock under load,
+-- and PostgreSQL aborts one: a 503 at admission or a failed flush.
+
+-- name: lockWallets
+select account_id from wallets where account_id = any($1::text[]) order by account_id for update;
+
+-- name: lockLeases
+select id from wallet_leases where id = any($1::text[]) order by id for update;
+
+-- name: lockExpiredLeases
+-- The expired leases of wallets this transaction has locked (lockWallets), in id order.
+select id from wallet_leases where expires_at < now() and account_id = any($1::text[]) order by id for update;
+
+-- name: accountsWithExpiredLeases
+select distinct account_id from wallet_leases where expires_at < now();
+
 -- name: acquireLease
 -- Grants this instance's lease at least $2 (what the waiting request still needs) and
 -- up to half of what is available, capped at $3, in one statement: the wallet row is
 -- locked, so concurrent grants on every instance together never exceed the balance.
+-- The lease row is written from the wallet's update, so it is locked after the wallet.
 with available as (
   select account_id, least(greatest($2::bigint, (balance_micro_usd - reserved_micro_usd) / 2), $3::bigint) as amount
     from wallets
@@ -24,10 +44,11 @@ with available as (
 select amount from reserved;
 
 -- name: renewLeases
+-- After lockLeases on the same ids.
 update wallet_leases set expires_at = now() + make_interval(secs => $2::int) where id = any($1::text[]);
 
 -- name: returnLease
--- Gives back an unused part of a lease.
+-- Gives back an unused part of a lease. After lockWallets on its account.
 with lease as (
   update wallet_leases set amount_micro_usd = amount_micro_usd - $2::bigint
    where id = $1
@@ -39,9 +60,10 @@ update wallets w
  where w.account_id = lease.account_id;
 
 -- name: sweepExpiredLeases
--- Leases whose instance stopped renewing them go back to their wallets.
+-- Leases whose instance stopped renewing them go back to their wallets: those of $1,
+-- locked by lockExpiredLeases after their wallets.
 with expired as (
-  delete from wallet_leases where expires_at < now()
+  delete from wallet_leases where id = any($1::text[])
   returning account_id, amount_micro_usd
 ), totals as (
   select account_id, sum(greatest(amount_micro_usd, 0)) as amount from expired group by account_id

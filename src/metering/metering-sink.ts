@@ -1,6 +1,7 @@
 import type { Sql } from "../db/connect-database";
 import { copyInto, copyLineWriter, type CopyColumnKind } from "../db/copy-rows";
 import { runQuery } from "../db/queries/run-query";
+import { lockWalletsThenLeases } from "../db/queries/wallet-locks";
 import { log } from "../observability/log";
 import type { BillingAuditRow, LedgerRow, MeteringSink, RequestRow, UsageFrameRow } from "./metering-rows";
 import type { RowRouter } from "./sharded-write-buffer";
@@ -76,25 +77,27 @@ const LEDGER_COPY: CopyTarget<LedgerRow> = {
 };
 
 /**
- * Ledger entries move wallet balances and leases. A first attempt COPYs the entries and
- * applies their totals, summed here per account and per lease, in one small statement;
- * a retry takes `applyLedgerEntries`, which moves a balance only for the entries it
- * actually inserted, so a batch that had committed can never debit twice.
+ * Ledger entries move wallet balances and leases. Their wallets and leases are locked
+ * first, in the one order every grant and return also takes (lockWalletsThenLeases).
+ * A first attempt COPYs the entries and applies their totals, summed here per account
+ * and per lease, in one small statement; a retry takes `applyLedgerEntries`, which
+ * moves a balance only for the entries it actually inserted, so a batch that had
+ * committed can never debit twice.
  */
 function ledgerTable(copy: boolean): BatchTable<LedgerRow> {
   const base = batchTable<LedgerRow>("ledger_entries", "applyLedgerEntries", copy ? LEDGER_COPY : undefined);
-  if (!copy) return base;
   return {
     ...base,
     async write(sql: Sql, rows: LedgerRow[], retry: boolean) {
-      await base.write(sql, rows, retry);
-      if (retry) return;
       const amounts = new Map<string, number>();
       const released = new Map<string, number>();
       for (const row of rows) {
         amounts.set(row.account_id, (amounts.get(row.account_id) ?? 0) + row.amount_micro_usd);
         if (row.lease_id !== null) released.set(row.lease_id, (released.get(row.lease_id) ?? 0) + row.released_micro_usd);
       }
+      await lockWalletsThenLeases(sql, amounts.keys(), released.keys());
+      await base.write(sql, rows, retry);
+      if (!copy || retry) return;
       await runQuery(sql, "applyLedgerTotals", [[...amounts.keys()], [...amounts.values()], [...released.keys()], [...released.values()]]);
     },
   };

@@ -1,5 +1,6 @@
 import type { Sql } from "../db/connect-database";
 import { runQuery } from "../db/queries/run-query";
+import { lockWalletsThenLeases } from "../db/queries/wallet-locks";
 import { newId } from "../auth/tokens";
 import { log } from "../observability/log";
 
@@ -35,6 +36,8 @@ export interface WalletLeaseOptions {
  * requests against it in memory. A settled charge leaves the lease in the same
  * statement that debits the balance (applyLedgerEntries). Idle leases are returned;
  * leases of an instance that died stop being renewed and are swept after ttlSeconds.
+ * Every change locks wallets before leases (lockWalletsThenLeases), as the ledger
+ * flush does, so none of them can deadlock with another.
  */
 export class WalletLeases {
   private readonly leases = new Map<string, LocalLease>();
@@ -66,42 +69,48 @@ export class WalletLeases {
    * wallet cannot cover it (402). Throws when the database is unreachable.
    */
   async admit(accountId: string, amount: number): Promise<string | undefined> {
-    let lease = this.leases.get(accountId);
-    if (!lease) {
-      lease = { id: newId("wl", 20), accountId, held: 0, available: 0, inFlight: 0, lastUsed: Date.now() };
-      this.leases.set(accountId, lease);
-    }
-    // One grant in flight per lease; others wait for it and look again, since a grant
-    // may cover several of them (or be used up by requests that got there first).
-    while (lease.available < amount) {
+    // The lease is looked up again after every wait: the one seen before it may have been
+    // returned meanwhile (idle), and a reservation on it would no longer be backed.
+    for (;;) {
+      const lease = this.currentLease(accountId);
+      if (lease.available >= amount) {
+        lease.available -= amount;
+        lease.inFlight++;
+        lease.lastUsed = Date.now();
+        return lease.id;
+      }
+      // One grant in flight per lease; others wait for it and look again, since a grant
+      // may cover several of them (or be used up by requests that got there first).
       if (lease.granting) {
         await lease.granting;
         continue;
       }
       const needed = amount - Math.max(lease.available, 0);
       const chunk = Math.max(needed, this.minChunk, amount * this.chunkMultiple);
-      const current = lease;
-      current.granting = runQuery<{ amount: number }>(this.sql, "acquireLease", [accountId, needed, chunk, current.id, this.ttlSeconds]).then(
-        ([row]) => {
-          if (row) {
-            current.held += row.amount;
-            current.available += row.amount;
-          }
-          return row !== undefined;
-        },
-      );
+      lease.granting = runQuery<{ amount: number }>(this.sql, "acquireLease", [accountId, needed, chunk, lease.id, this.ttlSeconds]).then(([row]) => {
+        if (row) {
+          lease.held += row.amount;
+          lease.available += row.amount;
+        }
+        return row !== undefined;
+      });
       let granted: boolean;
       try {
-        granted = await current.granting;
+        granted = await lease.granting;
       } finally {
-        current.granting = undefined;
+        lease.granting = undefined;
       }
       if (!granted && lease.available < amount) return undefined;
     }
-    lease.available -= amount;
-    lease.inFlight++;
-    lease.lastUsed = Date.now();
-    return lease.id;
+  }
+
+  private currentLease(accountId: string): LocalLease {
+    let lease = this.leases.get(accountId);
+    if (!lease) {
+      lease = { id: newId("wl", 20), accountId, held: 0, available: 0, inFlight: 0, lastUsed: Date.now() };
+      this.leases.set(accountId, lease);
+    }
+    return lease;
   }
 
   /** A request admitted with `reserved` finished and cost `charge` (null: unknown, nothing debited). */
@@ -118,11 +127,17 @@ export class WalletLeases {
   async tick(now = Date.now()): Promise<void> {
     try {
       const ids = [...this.leases.values()].map((lease) => lease.id);
-      if (ids.length > 0) await runQuery(this.sql, "renewLeases", [ids, this.ttlSeconds]);
-      for (const lease of [...this.leases.values()]) {
-        if (lease.inFlight === 0 && now - lease.lastUsed >= this.idleReturnMs) await this.returnLease(lease);
+      if (ids.length > 0) {
+        await this.inTransaction(async (tx) => {
+          await lockWalletsThenLeases(tx, [], ids);
+          await runQuery(tx, "renewLeases", [ids, this.ttlSeconds]);
+        });
       }
-      await runQuery(this.sql, "sweepExpiredLeases", []);
+      for (const lease of [...this.leases.values()]) {
+        // Not while a grant is on its way: its amount would land on a lease nobody holds.
+        if (lease.inFlight === 0 && lease.granting === undefined && now - lease.lastUsed >= this.idleReturnMs) await this.returnLease(lease);
+      }
+      await this.sweepExpiredLeases();
     } catch (error) {
       log.warn("wallet lease maintenance failed", { error: error instanceof Error ? error.message : String(error) });
     }
@@ -144,6 +159,26 @@ export class WalletLeases {
   private async returnLease(lease: LocalLease): Promise<void> {
     this.leases.delete(lease.accountId);
     const unused = Math.max(lease.available, 0);
-    if (unused > 0) await runQuery(this.sql, "returnLease", [lease.id, unused]);
+    if (unused === 0) return;
+    await this.inTransaction(async (tx) => {
+      await lockWalletsThenLeases(tx, [lease.accountId]);
+      await runQuery(tx, "returnLease", [lease.id, unused]);
+    });
+  }
+
+  /** Any instance's expired leases, wallets locked before leases like every other change. */
+  private async sweepExpiredLeases(): Promise<void> {
+    const accounts = await runQuery<{ account_id: string }>(this.sql, "accountsWithExpiredLeases", []);
+    if (accounts.length === 0) return;
+    await this.inTransaction(async (tx) => {
+      const accountIds = accounts.map((row) => row.account_id);
+      await lockWalletsThenLeases(tx, accountIds);
+      const expired = await runQuery<{ id: string }>(tx, "lockExpiredLeases", [accountIds]);
+      if (expired.length > 0) await runQuery(tx, "sweepExpiredLeases", [expired.map((row) => row.id)]);
+    });
+  }
+
+  private async inTransaction(work: (tx: Sql) => Promise<void>): Promise<void> {
+    await this.sql.begin((transaction) => work(transaction as unknown as Sql));
   }
 }

@@ -3,6 +3,8 @@ import postgres from "postgres";
 import type { Sql } from "../../src/db/connect-database";
 import { migrate } from "../../src/db/migrate";
 import { WalletLeases } from "../../src/metering/wallet-leases";
+import { createMeteringSink } from "../../src/metering/metering-sink";
+import { ShardedWriteBuffer } from "../../src/metering/sharded-write-buffer";
 import { createTestDatabase } from "../helpers/test-database";
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -82,5 +84,59 @@ describe("WalletLeases", () => {
     expect((await wallet(id)).reserved).toBe(0);
     expect(await alive.admit(id, 1_500)).toBeDefined();
     await alive.stop();
+  });
+
+  test("lease grants, settlements, returns and sweeps on one wallet at once never deadlock", async () => {
+    // A grant locks the wallet, then the lease; a flush settles charges into both. Taken in
+    // opposite orders, the two deadlock under load, and PostgreSQL kills one of them: an
+    // admission error (a 503 to the client) or a failed flush. Small grants make every
+    // admission a grant, and a flush runs every millisecond, so they overlap constantly.
+    const id = await account(1_000_000_000);
+    // An instance that died holding a lease on the same wallet: swept a second in.
+    const dead = new WalletLeases(sql, { ttlSeconds: 1 });
+    expect(await dead.admit(id, 100)).toBeDefined();
+    // Idle leases are returned on every tick (a new lease id is granted next).
+    const leases = new WalletLeases(sql, { chunkMultiple: 1, minChunkMicroUsd: 1, idleReturnMs: 0 });
+    const buffer = new ShardedWriteBuffer(sql, 1, { flushIntervalMs: 1, retryBaseMs: 1 });
+    const sink = createMeteringSink(buffer, { copy: true });
+    const admissionErrors: unknown[] = [];
+    let settled = 0;
+    const until = performance.now() + 1_500;
+    const requester = async (lane: number) => {
+      for (let i = 0; performance.now() < until; i++) {
+        let leaseId: string | undefined;
+        try {
+          leaseId = await leases.admit(id, 100);
+        } catch (error) {
+          admissionErrors.push(error);
+          continue;
+        }
+        expect(leaseId).toBeDefined();
+        const record = `rq_deadlock_${lane}_${i}`;
+        sink.ledger({ id: `le_${record}`, account_id: id, namespace_id: null, request_record_id: record, kind: "usage", amount_micro_usd: -60, released_micro_usd: 60, lease_id: leaseId! });
+        leases.settle(id, leaseId!, 100, 60);
+        settled++;
+        if (i % 8 === 0) await Bun.sleep(0);
+      }
+    };
+    // Lease maintenance (renewal, idle return, the sweep) runs alongside, as its timer would.
+    const maintenance = async () => {
+      while (performance.now() < until) {
+        await leases.tick();
+        await Bun.sleep(5);
+      }
+    };
+    await Promise.all([...Array.from({ length: 8 }, (_, lane) => requester(lane)), maintenance()]);
+    // The dead instance's lease was swept meanwhile.
+    const [expired] = await sql<{ n: number }[]>`select count(*)::int as n from wallet_leases where account_id = ${id} and expires_at < now()`;
+    expect(expired!.n).toBe(0);
+    await buffer.flush();
+    await leases.stop();
+    await buffer.stop();
+    expect(admissionErrors.map(String)).toEqual([]);
+    expect(buffer.stats().failures).toBe(0);
+    expect(settled).toBeGreaterThan(100);
+    // Every charge reached the balance and every reservation was given back.
+    expect(await wallet(id)).toEqual({ balance: 1_000_000_000 - 60 * settled, reserved: 0 });
   });
 });
