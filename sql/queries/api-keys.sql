@@ -19,6 +19,12 @@ update api_keys set revoked_at = coalesce(revoked_at, now())
  where id = $1 and namespace_id = $2 and account_id = $3
 returning id;
 
+-- name: lockKeysForTouch
+-- Before touchKeysLastUsed, in its transaction: the rows in id order. Every instance
+-- flushes the keys its requests used, and the batches overlap; rows updated in the order
+-- of each batch would deadlock between instances.
+select id from api_keys where id = any($1::text[]) order by id for update;
+
 -- name: touchKeysLastUsed
 -- One statement for a whole batch of keys: ids and times as parallel arrays.
 update api_keys k set last_used_at = greatest(coalesce(k.last_used_at, u.used_at), u.used_at)

@@ -25,16 +25,19 @@ export class LastUsedTracker {
     this.pending.set(keyId, at);
   }
 
-  async flush(): Promise<void> {
-    if (this.pending.size === 0) return;
+  /** Writes the uses noted so far; false when that failed and they wait for the next tick. */
+  async flush(): Promise<boolean> {
+    if (this.pending.size === 0) return true;
     const batch = this.pending;
     this.pending = new Map();
     try {
       await touchKeysLastUsed(this.sql, [...batch.keys()], [...batch.values()].map((ms) => new Date(ms)));
+      return true;
     } catch (error) {
       // Put the batch back (newer uses win) and try again on the next tick.
       for (const [id, at] of batch) if (!this.pending.has(id)) this.pending.set(id, at);
       log.warn("last_used_at flush failed", { error: String(error) });
+      return false;
     }
   }
 

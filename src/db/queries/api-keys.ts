@@ -61,7 +61,12 @@ export async function revokeNamespaceKey(sql: Sql, keyId: string, namespaceId: s
   return rows.length > 0;
 }
 
+/** Last-used times for a batch of keys, rows locked in id order first (lockKeysForTouch). */
 export async function touchKeysLastUsed(sql: Sql, ids: string[], usedAt: Date[]): Promise<void> {
-  // Times travel as ISO strings: postgres.js binds a string[] reliably as text[] for the ::timestamptz[] cast.
-  await runQuery(sql, "touchKeysLastUsed", [ids, usedAt.map((date) => date.toISOString())]);
+  await sql.begin(async (transaction) => {
+    const tx = transaction as unknown as Sql;
+    await runQuery(tx, "lockKeysForTouch", [ids]);
+    // Times travel as ISO strings: postgres.js binds a string[] reliably as text[] for the ::timestamptz[] cast.
+    await runQuery(tx, "touchKeysLastUsed", [ids, usedAt.map((date) => date.toISOString())]);
+  });
 }

@@ -1,0 +1,45 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import postgres from "postgres";
+import type { Sql } from "../../src/db/connect-database";
+import { migrate } from "../../src/db/migrate";
+import { LastUsedTracker } from "../../src/auth/last-used-tracker";
+import { createTestDatabase } from "../helpers/test-database";
+
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let sql: Sql;
+beforeAll(async () => {
+  database = await createTestDatabase();
+  sql = postgres(database.url, { max: 4, onnotice: () => {} }) as unknown as Sql;
+  await migrate(sql);
+});
+afterAll(async () => {
+  await sql.end();
+  await database.drop();
+});
+
+test("instances flushing the same keys at once never deadlock, and the latest use wins", async () => {
+  // Every instance flushes the keys its requests used; with several instances the batches
+  // overlap. Rows locked in a different order by two of them deadlock, and PostgreSQL
+  // fails one flush (its batch waits for the next tick).
+  await sql`insert into accounts (id, email) values ('acct_lu', 'lu@example.test')`;
+  const keys = Array.from({ length: 200 }, (_, i) => `key_lu_${String(i).padStart(3, "0")}`);
+  for (const id of keys) {
+    await sql`insert into api_keys (id, account_id, display_name, key_prefix, token_hash, scopes) values (${id}, 'acct_lu', 'k', 'p', ${Buffer.alloc(32)}, ${["inference:invoke"]})`;
+  }
+  const instances = [new LastUsedTracker(sql), new LastUsedTracker(sql), new LastUsedTracker(sql)];
+  let failedFlushes = 0;
+  const base = Date.UTC(2026, 0, 1);
+  let latest = base;
+  for (let round = 0; round < 40; round++) {
+    instances.forEach((tracker, n) => {
+      // Each instance notes the keys in its own order, as its requests happened to come.
+      const order = n === 0 ? keys : n === 1 ? [...keys].reverse() : keys.slice(100).concat(keys.slice(0, 100));
+      for (const id of order) tracker.note(id, (latest = base + round * 1_000 + n));
+    });
+    const written = await Promise.all(instances.map((tracker) => tracker.flush()));
+    failedFlushes += written.filter((ok) => !ok).length;
+  }
+  expect(failedFlushes).toBe(0);
+  const rows = await sql<{ last_used_at: Date }[]>`select distinct last_used_at from api_keys where account_id = 'acct_lu'`;
+  expect(rows.map((row) => row.last_used_at.getTime())).toEqual([latest]);
+});
