@@ -25,6 +25,12 @@ select id from namespaces where account_id = $1 and archived_at is null order by
 update namespaces set archived_at = now() where id = $1 and account_id = $2 and archived_at is null
 returning id;
 
+-- name: lockNamespaceKeys
+-- Before destroyNamespaceKeys: the keys in id order, the order last_used_at flushes lock
+-- them in (lockKeysForTouch); deleted in whatever order the plan finds them, they could
+-- deadlock with a flush.
+select id from api_keys where namespace_id = $1 order by id for update;
+
 -- name: destroyNamespaceKeys
 delete from api_keys where namespace_id = $1 returning id;
 

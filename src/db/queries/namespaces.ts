@@ -41,6 +41,7 @@ export function archiveNamespace(sql: Sql, namespaceId: string, accountId: strin
     if (!live.some((row) => row.id === namespaceId)) return { outcome: "not_found" } as const;
     if (live.length <= 1) return { outcome: "last_namespace" } as const;
     await runQuery(tx, "archiveNamespace", [namespaceId, accountId]);
+    await runQuery(tx, "lockNamespaceKeys", [namespaceId]);
     const keys = await runQuery<{ id: string }>(tx, "destroyNamespaceKeys", [namespaceId]);
     await runQuery(tx, "destroyNamespaceOauthTokens", [namespaceId]);
     await runQuery(tx, "destroyNamespaceOauthClients", [namespaceId]);
