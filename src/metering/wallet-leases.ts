@@ -7,9 +7,10 @@ import { log } from "../observability/log";
 interface LocalLease {
   id: string;
   accountId: string;
-  /** This lease's amount as this instance knows it: granted minus charges settled. */
-  held: number;
-  /** What new requests may still reserve: held minus in-flight reservations. */
+  /**
+   * What new requests may still reserve: the lease's amount as this instance knows it
+   * (granted minus charges settled) less the reservations of requests in flight.
+   */
   available: number;
   inFlight: number;
   lastUsed: number;
@@ -89,7 +90,6 @@ export class WalletLeases {
       const chunk = Math.max(needed, this.minChunk, amount * this.chunkMultiple);
       lease.granting = runQuery<{ amount: number }>(this.sql, "acquireLease", [accountId, needed, chunk, lease.id, this.ttlSeconds]).then(([row]) => {
         if (row) {
-          lease.held += row.amount;
           lease.available += row.amount;
         }
         return row !== undefined;
@@ -107,7 +107,7 @@ export class WalletLeases {
   private currentLease(accountId: string): LocalLease {
     let lease = this.leases.get(accountId);
     if (!lease) {
-      lease = { id: newId("wl", 20), accountId, held: 0, available: 0, inFlight: 0, lastUsed: Date.now() };
+      lease = { id: newId("wl", 20), accountId, available: 0, inFlight: 0, lastUsed: Date.now() };
       this.leases.set(accountId, lease);
     }
     return lease;
@@ -120,7 +120,6 @@ export class WalletLeases {
     if (!lease || lease.id !== leaseId) return; // already returned: its row carries the charge on its own
     lease.inFlight--;
     lease.available += reserved - spent;
-    lease.held -= spent;
   }
 
   /** Renews held leases, returns idle ones, sweeps expired leases of dead instances. */
