@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import type { Config } from "../../src/config";
 import { catalogFor, mockProviderEnv, startAllMockUpstreams, type MockUpstreamSet } from "./mock-upstreams";
 import { startTestServer, type TestAccount, type TestServer } from "./test-server";
+import { spawnServer, type SpawnedServer } from "./spawn-server";
 
 export const MOCK_KEY = "mock-platform-key";
 
@@ -20,9 +21,7 @@ export interface InferenceHarness {
  */
 export async function startInferenceHarness(overrides: Partial<Config> = {}): Promise<InferenceHarness> {
   const mocks = await startAllMockUpstreams({ apiKey: MOCK_KEY });
-  const directory = mkdtempSync(join(tmpdir(), "switchyard-catalog-"));
-  const providersFile = join(directory, "providers.json");
-  writeFileSync(providersFile, JSON.stringify(catalogFor(mocks)));
+  const providersFile = writeMockCatalog(mocks);
   Object.assign(process.env, mockProviderEnv(MOCK_KEY));
   const server = await startTestServer({ providersFile, ...overrides });
   const account = await server.createAccount(undefined, 100_000_000);
@@ -35,4 +34,16 @@ export async function startInferenceHarness(overrides: Partial<Config> = {}): Pr
       await mocks.close();
     },
   };
+}
+
+/** The mocks' catalog (their "@scenario" models included) as a PROVIDERS_FILE; returns its path. */
+export function writeMockCatalog(mocks: MockUpstreamSet): string {
+  const providersFile = join(mkdtempSync(join(tmpdir(), "switchyard-catalog-")), "providers.json");
+  writeFileSync(providersFile, JSON.stringify(catalogFor(mocks)));
+  return providersFile;
+}
+
+/** `bun src/main.ts` as its own process (spawnServer), serving `mocks`' catalog with their platform keys. */
+export function spawnServerOnMocks(mocks: MockUpstreamSet, env: Record<string, string | undefined>): Promise<SpawnedServer> {
+  return spawnServer({ PROVIDERS_FILE: writeMockCatalog(mocks), ...mockProviderEnv(MOCK_KEY), ...env });
 }

@@ -1,12 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import postgres from "postgres";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { tmpdir } from "node:os";
-import { MOCK_KEY, startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
-import { catalogFor, mockProviderEnv, startAllMockUpstreams, type MockUpstreamSet } from "../helpers/mock-upstreams";
+import { MOCK_KEY, spawnServerOnMocks, startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
+import { startAllMockUpstreams, type MockUpstreamSet } from "../helpers/mock-upstreams";
 import { createTestDatabase } from "../helpers/test-database";
-import { spawnServer } from "../helpers/spawn-server";
 import { UPSTREAM, closeClients, database, flush, normaliseRow, returnIdleReservations, send, sseJson, wallet, type Protocol } from "./metering-support";
 
 afterAll(() => closeClients());
@@ -49,16 +45,7 @@ describe("SIGTERM", () => {
   });
 
   async function startServer() {
-    const providersFile = join(mkdtempSync(join(tmpdir(), "switchyard-metering-")), "providers.json");
-    writeFileSync(providersFile, JSON.stringify(catalogFor(mocks)));
-    const server = await spawnServer({
-      DATABASE_URL: db.url,
-      PROVIDERS_FILE: providersFile,
-      ADMIN_TOKEN: "op",
-      SHUTDOWN_GRACE_MS: "10000",
-      LOG_LEVEL: "warn",
-      ...mockProviderEnv(MOCK_KEY),
-    });
+    const server = await spawnServerOnMocks(mocks, { DATABASE_URL: db.url, ADMIN_TOKEN: "op", SHUTDOWN_GRACE_MS: "10000", LOG_LEVEL: "warn" });
     const created = await fetch(`${server.url}/admin/accounts`, {
       method: "POST",
       headers: { authorization: "Bearer op", "content-type": "application/json" },

@@ -1,12 +1,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import postgres from "postgres";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { tmpdir } from "node:os";
-import { MOCK_KEY } from "../helpers/inference-harness";
-import { catalogFor, mockProviderEnv, startAllMockUpstreams, type MockUpstreamSet } from "../helpers/mock-upstreams";
+import { MOCK_KEY, spawnServerOnMocks } from "../helpers/inference-harness";
+import { startAllMockUpstreams, type MockUpstreamSet } from "../helpers/mock-upstreams";
 import { createTestDatabase } from "../helpers/test-database";
-import { spawnServer } from "../helpers/spawn-server";
 
 /**
  * The books balance under everything at once: a Switchyard process, several accounts
@@ -40,17 +36,13 @@ interface Account {
 }
 
 test("under failures, fallbacks and abandoned streams, every account's books balance after shutdown", async () => {
-  const providersFile = join(mkdtempSync(join(tmpdir(), "switchyard-ledger-")), "providers.json");
-  writeFileSync(providersFile, JSON.stringify(catalogFor(mocks)));
-  const server = await spawnServer({
+  const server = await spawnServerOnMocks(mocks, {
     DATABASE_URL: db.url,
-    PROVIDERS_FILE: providersFile,
     ADMIN_TOKEN: "op",
     LOG_LEVEL: "warn",
     UPSTREAM_FIRST_BYTE_TIMEOUT_MS: "300",
     UPSTREAM_IDLE_TIMEOUT_MS: "300",
     SHUTDOWN_GRACE_MS: "5000",
-    ...mockProviderEnv(MOCK_KEY),
   });
   const accounts: Account[] = [];
   for (const credit of CREDITS) {
