@@ -1,5 +1,6 @@
 import type { IrFinish, IrUsage } from "./ir-response";
 import type { IrError } from "./ir-error";
+import type { ProtocolId } from "./protocol-id";
 
 /**
  * Stream parts with a start/delta/end lifecycle. Decoders produce them from an
@@ -8,13 +9,16 @@ import type { IrError } from "./ir-error";
  * Tool calls are keyed by `index` (order of appearance in the turn, from 0).
  * `tool_call_start` always carries the name; decoders buffer argument fragments
  * that arrive before the name is known.
+ *
+ * A signature or redacted reasoning names the protocol that produced it (as
+ * `IrReasoningPart.signatureProtocol` does): it is only meaningful to that vendor.
  */
 export type IrStreamPart =
   | { type: "start"; id?: string; model?: string }
   | { type: "text_delta"; text: string }
   | { type: "reasoning_delta"; text: string }
-  | { type: "reasoning_signature"; signature: string }
-  | { type: "redacted_reasoning"; data: string }
+  | { type: "reasoning_signature"; signature: string; protocol: ProtocolId }
+  | { type: "redacted_reasoning"; data: string; protocol: ProtocolId }
   | { type: "tool_call_start"; index: number; id: string; name: string }
   | { type: "tool_call_delta"; index: number; argumentsDelta: string }
   | { type: "tool_call_end"; index: number }

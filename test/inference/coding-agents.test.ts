@@ -92,6 +92,67 @@ describe("Claude Code (Anthropic SDK, beta Messages API, bearer token)", () => {
   });
 });
 
+describe("Claude Code streaming extended thinking from every upstream (reference §11.2: thinking only with an Anthropic signature)", () => {
+  const claudeCode = () => new Anthropic({ authToken: harness.account.apiKey, apiKey: null, baseURL: harness.server.url, maxRetries: 0 });
+  const request = (model: string) => ({
+    model,
+    max_tokens: 4_096,
+    thinking: { type: "enabled" as const, budget_tokens: 1_024 },
+    messages: [{ role: "user" as const, content: "Say hello." }],
+  });
+
+  /** The raw event order with block and delta types, consecutive repeats collapsed. */
+  async function streamShape(model: string): Promise<{ shape: string[]; indexes: number[]; content: Anthropic.ContentBlock[] }> {
+    const stream = claudeCode().messages.stream(request(model));
+    const shape: string[] = [];
+    const indexes: number[] = [];
+    for await (const event of stream) {
+      let name: string = event.type;
+      if (event.type === "content_block_start") {
+        name += `:${event.content_block.type}`;
+        indexes.push(event.index);
+      } else if (event.type === "content_block_delta") name += `:${event.delta.type}`;
+      if (shape.at(-1) !== name) shape.push(name);
+    }
+    return { shape, indexes, content: (await stream.finalMessage()).content };
+  }
+
+  for (const upstream of ["openai-chat", "openai-responses", "google-generate-content"] as const) {
+    test(`reasoning from ${upstream} opens no unsigned thinking block: exact event order, contiguous indexes`, async () => {
+      const { shape, indexes, content } = await streamShape(`${UPSTREAMS[upstream]}@reasoning`);
+      expect(shape).toEqual([
+        "message_start",
+        "content_block_start:text",
+        "content_block_delta:text_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+      ]);
+      expect(indexes).toEqual([0]);
+      expect(content.map((block) => block.type)).toEqual(["text"]);
+    });
+  }
+
+  test("an Anthropic upstream keeps its signed thinking block ahead of the text", async () => {
+    const { shape, indexes, content } = await streamShape(`${UPSTREAMS["anthropic-messages"]}@reasoning`);
+    expect(shape).toEqual([
+      "message_start",
+      "content_block_start:thinking",
+      "content_block_delta:thinking_delta",
+      "content_block_delta:signature_delta",
+      "content_block_stop",
+      "content_block_start:text",
+      "content_block_delta:text_delta",
+      "content_block_stop",
+      "message_delta",
+      "message_stop",
+    ]);
+    expect(indexes).toEqual([0, 1]);
+    const thinking = content[0];
+    expect(thinking?.type === "thinking" && thinking.signature.length > 0 && thinking.thinking.length > 0).toBe(true);
+  });
+});
+
 describe("Codex (OpenAI SDK, Responses API, streamed)", () => {
   const codex = () => new OpenAI({ apiKey: harness.account.apiKey, baseURL: `${harness.server.url}/v1`, maxRetries: 0 });
 

@@ -333,10 +333,15 @@ function checkChatWire(view: ClientStreamView, success: boolean, askedUsage: boo
   if (!askedUsage) expect(usageChunks).toHaveLength(0);
 }
 
-/** Messages (§11.8): message_start first, blocks with increasing indexes that never interleave, message_delta + message_stop last. */
+/**
+ * Messages (§11.8): message_start first, blocks with increasing indexes that never interleave, message_delta +
+ * message_stop last; a thinking block is closed only after its signature_delta (§11.2).
+ */
 function checkAnthropicWire(view: ClientStreamView, success: boolean): void {
   const names = eventNames(view);
   let open: number | undefined;
+  let openThinking = false;
+  let signed = false;
   let next = 0;
   for (const event of view.events) {
     const data = dataOf(event);
@@ -345,12 +350,16 @@ function checkAnthropicWire(view: ClientStreamView, success: boolean): void {
       expect(open).toBeUndefined();
       expect(data.index).toBe(next++);
       open = data.index as number;
+      openThinking = record(data.content_block).type === "thinking";
+      signed = false;
     } else if (event.event === "content_block_delta") {
       expect(data.index).toBe(open);
       const delta = record(data.delta);
       if (delta.type === "text_delta") expect(String(delta.text)).not.toBe("");
+      if (delta.type === "signature_delta") signed = true;
     } else if (event.event === "content_block_stop") {
       expect(data.index).toBe(open);
+      if (openThinking) expect(signed).toBe(true);
       open = undefined;
     } else if (event.event === "message_delta" || event.event === "message_stop") {
       expect(open).toBeUndefined();
@@ -538,7 +547,8 @@ describe("streams: upstream SSE in protocol B reaches a protocol A client intact
         for (const { seed, maxPieces } of SPLITS) {
           const view = readClientStream(client, run(streamCase, options, seed, maxPieces).out);
           expect(view.text).toBe(streamCase.text);
-          if (client === "anthropic-messages") expect([streamCase.reasoning, ""]).toContain(view.reasoning);
+          // No other vendor signs reasoning for Anthropic, and unsigned thinking is dropped on the Messages wire (§11.2).
+          if (client === "anthropic-messages") expect(view.reasoning).toBe("");
           else expect(view.reasoning).toBe(streamCase.reasoning);
           expect(view.calls.map((call) => call.name)).toEqual(streamCase.calls.map((call) => call.name));
           view.calls.forEach((call, index) => argsMatch(client, call.args, streamCase.calls[index]?.args ?? "null"));
@@ -683,6 +693,27 @@ describe("streams: a tool call is never opened before its name, even when the up
         argsMatch(client, view.calls[0]?.args ?? "", '{"city": "Oslo"}');
         expect(view.finish?.reason).toBe("tool_calls");
         expect(canonicalOf(view.usage)).toEqual(expectedDecodedUsage(client, { prompt: 5, completion: 6 }));
+      }
+    });
+  }
+});
+
+describe("streams: signed thinking on the Messages wire", () => {
+  const signedCases = CASES.filter((streamCase) => streamCase.upstream === "anthropic-messages" && streamCase.error === undefined);
+  for (const streamCase of signedCases) {
+    test(`${label(streamCase)} re-encoded for a Messages client keeps thinking and its signature in one block`, () => {
+      const options: RunOptions = { upstream: "anthropic-messages", client: "anthropic-messages", passthrough: false, clientAskedUsage: true };
+      const upstreamView = readClientStream("anthropic-messages", upstreamText(streamCase));
+      for (const { seed, maxPieces } of SPLITS) {
+        const view = readClientStream("anthropic-messages", run(streamCase, options, seed, maxPieces).out);
+        checkWire("anthropic-messages", view, true, true, true);
+        expect(view.reasoning).toBe(streamCase.reasoning);
+        const blockTypes = (client: ClientStreamView) =>
+          client.events.filter((event) => event.event === "content_block_start").map((event) => record(dataOf(event).content_block).type);
+        expect(blockTypes(view)).toEqual(blockTypes(upstreamView));
+        const signatures = (client: ClientStreamView) =>
+          client.events.map((event) => record(dataOf(event).delta)).filter((delta) => delta.type === "signature_delta");
+        expect(signatures(view)).toEqual(signatures(upstreamView));
       }
     });
   }

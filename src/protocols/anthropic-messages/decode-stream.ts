@@ -39,7 +39,7 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
     } else if (block.type === "thinking" && typeof block.thinking === "string" && block.thinking !== "") {
       parts.push({ type: "reasoning_delta", text: block.thinking });
     } else if (block.type === "redacted_thinking" && typeof block.data === "string") {
-      parts.push({ type: "redacted_reasoning", data: block.data });
+      parts.push({ type: "redacted_reasoning", data: block.data, protocol: "anthropic-messages" });
     } else if (block.type === "tool_use" && typeof block.id === "string" && typeof block.name === "string") {
       const index = toolCount++;
       toolIndexByBlock.set(data.index, index);
@@ -63,7 +63,7 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
         if (typeof delta.thinking === "string" && delta.thinking !== "") parts.push({ type: "reasoning_delta", text: delta.thinking });
         break;
       case "signature_delta":
-        if (typeof delta.signature === "string") parts.push({ type: "reasoning_signature", signature: delta.signature });
+        if (typeof delta.signature === "string") parts.push({ type: "reasoning_signature", signature: delta.signature, protocol: "anthropic-messages" });
         break;
       case "input_json_delta": {
         const index = typeof data.index === "number" ? toolIndexByBlock.get(data.index) : undefined;

@@ -14,7 +14,7 @@ interface ToolState {
   opened: boolean;
 }
 
-type OpenBlock = { kind: "text" | "thinking"; index: number } | { kind: "tool"; index: number; tool: number };
+type OpenBlock = { kind: "text"; index: number } | { kind: "tool"; index: number; tool: number };
 
 /**
  * IR stream parts -> Anthropic Messages SSE in the exact order of reference §11.8:
@@ -27,6 +27,12 @@ type OpenBlock = { kind: "text" | "thinking"; index: number } | { kind: "tool"; 
  * usage in message_delta (pitfall: cross-protocol streams ending with zero usage).
  * A tool call that starts while another is still open is queued and written as its own
  * block once the open one ends, so no argument fragment is ever dropped.
+ *
+ * Thinking goes out only with an Anthropic signature: the client replays its thinking
+ * blocks on the next turn, and Anthropic rejects one that is unsigned or signed by
+ * another vendor. A signature arrives at the end of its block, so thinking deltas are
+ * held until it comes and then written as one whole block; reasoning that ends without
+ * one (every non-Anthropic upstream) is dropped, as the non-streaming encoder drops it.
  */
 export function createAnthropicStreamEncoder(context: CodecContext): StreamEncoder {
   let started = false;
@@ -38,6 +44,8 @@ export function createAnthropicStreamEncoder(context: CodecContext): StreamEncod
   let finish: IrFinish | undefined;
   let sawToolCall = false;
   let done = false;
+  /** Thinking deltas of the current block, held until its signature arrives. */
+  let heldThinking: string[] = [];
 
   const ensureStarted = (): string => {
     if (started) return "";
@@ -100,18 +108,35 @@ export function createAnthropicStreamEncoder(context: CodecContext): StreamEncod
     return out;
   };
 
-  const openContent = (kind: "text" | "thinking"): string => {
-    if (open?.kind === kind) return "";
+  const openText = (): string => {
+    if (open?.kind === "text") return "";
     let out = drainQueue(true);
     const index = nextIndex++;
-    open = { kind, index };
-    const block = kind === "text" ? { type: "text", text: "" } : { type: "thinking", thinking: "" };
-    out += sseEvent("content_block_start", { type: "content_block_start", index, content_block: block });
+    open = { kind: "text", index };
+    out += sseEvent("content_block_start", { type: "content_block_start", index, content_block: { type: "text", text: "" } });
     return out;
   };
 
   const delta = (payload: Record<string, unknown>): string =>
     sseEvent("content_block_delta", { type: "content_block_delta", index: open?.index ?? 0, delta: payload });
+
+  /** Writes the held thinking as one complete block closed by its signature. */
+  const writeSignedThinking = (signature: string): string => {
+    let out = drainQueue(true);
+    const index = nextIndex++;
+    const deltaEvent = (payload: Record<string, unknown>) =>
+      sseEvent("content_block_delta", { type: "content_block_delta", index, delta: payload });
+    out += sseEvent("content_block_start", { type: "content_block_start", index, content_block: { type: "thinking", thinking: "" } });
+    for (const text of heldThinking) out += deltaEvent({ type: "thinking_delta", thinking: text });
+    heldThinking = [];
+    out += deltaEvent({ type: "signature_delta", signature });
+    return out + sseEvent("content_block_stop", { type: "content_block_stop", index });
+  };
+
+  /** Every part but a thinking delta or its signature ends the held thinking block: unsigned, it is dropped. */
+  const dropUnsignedThinking = (part: IrStreamPart): void => {
+    if (part.type !== "reasoning_delta" && part.type !== "reasoning_signature" && part.type !== "usage") heldThinking = [];
+  };
 
   const onPart = (part: IrStreamPart): string => {
     switch (part.type) {
@@ -122,14 +147,20 @@ export function createAnthropicStreamEncoder(context: CodecContext): StreamEncod
         return "";
       case "text_delta":
         if (part.text === "") return ""; // never open an empty text block
-        return ensureStarted() + openContent("text") + delta({ type: "text_delta", text: part.text });
+        return ensureStarted() + openText() + delta({ type: "text_delta", text: part.text });
       case "reasoning_delta":
         if (part.text === "") return "";
-        return ensureStarted() + openContent("thinking") + delta({ type: "thinking_delta", thinking: part.text });
+        heldThinking.push(part.text);
+        return ensureStarted();
       case "reasoning_signature":
-        // Signatures only come from the Anthropic decoder; they close the thinking block they sign.
-        return ensureStarted() + openContent("thinking") + delta({ type: "signature_delta", signature: part.signature });
+        // A Gemini or OpenAI signature is no Anthropic signature: the held thinking stays unsigned.
+        if (part.protocol !== "anthropic-messages") {
+          heldThinking = [];
+          return "";
+        }
+        return ensureStarted() + writeSignedThinking(part.signature);
       case "redacted_reasoning": {
+        if (part.protocol !== "anthropic-messages") return "";
         let out = ensureStarted() + drainQueue(true);
         const index = nextIndex++;
         out += sseEvent("content_block_start", { type: "content_block_start", index, content_block: { type: "redacted_thinking", data: part.data } });
@@ -172,7 +203,9 @@ export function createAnthropicStreamEncoder(context: CodecContext): StreamEncod
 
   return {
     push(part: IrStreamPart): string {
-      return done ? "" : onPart(part);
+      if (done) return "";
+      dropUnsignedThinking(part);
+      return onPart(part);
     },
     end(): string {
       if (done) return "";

@@ -13,8 +13,8 @@ import { isRecord, type JsonObject } from "../shared/json-fields";
  * at once, with a synthesised id), usageMetadata is cumulative, and finishReason ends the
  * turn. A trailing `data: [DONE]` (some proxies) is tolerated.
  *
- * Thought signatures are not emitted: `reasoning_signature` carries no protocol, and a
- * Gemini signature replayed to Anthropic as a thinking signature would be rejected.
+ * Thought signatures are not emitted: no client stream encoder can use a Gemini signature
+ * (a Gemini client's own stream is relayed byte for byte).
  */
 export function createGeminiStreamDecoder(): StreamDecoder {
   let started = false;

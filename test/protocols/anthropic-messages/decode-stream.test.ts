@@ -31,7 +31,7 @@ describe("anthropic-messages stream decoder: thinking, text and two tool calls",
       expect(parts[0]).toEqual({ type: "start", id: "msg_01XFDUDYJgAACzvnptvVoYEL", model: "claude-sonnet-4-5-20250929" });
       const reasoning = parts.flatMap((part) => (part.type === "reasoning_delta" ? [part.text] : [])).join("");
       expect(reasoning).toBe("The user wants the weather and the local time in Paris. Both tools can run in parallel.");
-      expect(parts[4]).toMatchObject({ type: "reasoning_signature", signature: expect.stringMatching(/^EqQBCkYIBxgCKkBd7pX0.*iIwX9$/) });
+      expect(parts[4]).toMatchObject({ type: "reasoning_signature", protocol: "anthropic-messages", signature: expect.stringMatching(/^EqQBCkYIBxgCKkBd7pX0.*iIwX9$/) });
       const text = parts.flatMap((part) => (part.type === "text_delta" ? [part.text] : [])).join("");
       expect(text).toBe("I'll check the weather and the time in Paris — é ✓.");
       expect(parts.filter((part) => part.type === "tool_call_start")).toEqual([
@@ -59,7 +59,7 @@ describe("anthropic-messages stream decoder: redacted thinking and max_tokens", 
   test("emits redacted reasoning, ignores pings and finishes with length", () => {
     replayEverySplit("stream-redacted-max-tokens.sse", (parts) => {
       expect(types(parts)).toEqual(["start", "usage", "redacted_reasoning", "text_delta", "text_delta", "usage", "finish"]);
-      expect(parts[2]).toEqual({ type: "redacted_reasoning", data: "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmKDxH4mPnZ5sQ7vB8Zk3" });
+      expect(parts[2]).toEqual({ type: "redacted_reasoning", data: "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmKDxH4mPnZ5sQ7vB8Zk3", protocol: "anthropic-messages" });
       expect(parts.at(-1)).toEqual({ type: "finish", finish: { reason: "length", raw: "max_tokens" } });
       expect(parts.at(-2)).toMatchObject({ type: "usage", usage: { promptTokens: 25, completionTokens: 16, cacheReadTokens: 0, cacheWriteTokens: 0, webSearchCount: 0 } });
     });

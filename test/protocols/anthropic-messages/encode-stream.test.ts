@@ -164,9 +164,9 @@ describe("anthropic-messages stream encoder", () => {
   test("thinking is written as thinking_delta then signature_delta in one block, redacted thinking as its own block", () => {
     const events = eventsOf(
       encode([
-        { type: "redacted_reasoning", data: "opaque" },
+        { type: "redacted_reasoning", data: "opaque", protocol: "anthropic-messages" },
         { type: "reasoning_delta", text: "hmm" },
-        { type: "reasoning_signature", signature: "sig" },
+        { type: "reasoning_signature", signature: "sig", protocol: "anthropic-messages" },
         { type: "text_delta", text: "ok" },
         { type: "finish", finish: { reason: "stop" } },
       ]),
@@ -183,13 +183,87 @@ describe("anthropic-messages stream encoder", () => {
     ]);
   });
 
+  test("reasoning without an Anthropic signature opens no thinking block; the next blocks keep contiguous indexes", () => {
+    const events = eventsOf(
+      encode([
+        { type: "start", id: "chatcmpl-1", model: "deepseek-reasoner" },
+        { type: "reasoning_delta", text: "The user wants " },
+        { type: "reasoning_delta", text: "the weather." },
+        { type: "text_delta", text: "Checking." },
+        { type: "reasoning_delta", text: "Now call the tool." },
+        { type: "tool_call_start", index: 0, id: "call_a", name: "get_weather" },
+        { type: "tool_call_delta", index: 0, argumentsDelta: '{"location":"Paris"}' },
+        { type: "tool_call_end", index: 0 },
+        { type: "reasoning_delta", text: "trailing thought" },
+        { type: "finish", finish: { reason: "tool_calls", raw: "tool_calls" } },
+      ]),
+    );
+    expect(events.map((event) => [event.event, event.data.index ?? null])).toEqual([
+      ["message_start", null],
+      ["content_block_start", 0],
+      ["content_block_delta", 0],
+      ["content_block_stop", 0],
+      ["content_block_start", 1],
+      ["content_block_delta", 1],
+      ["content_block_stop", 1],
+      ["message_delta", null],
+      ["message_stop", null],
+    ]);
+    const blocks = events.filter((event) => event.event === "content_block_start").map((event) => event.data.content_block);
+    expect(blocks).toEqual([{ type: "text", text: "" }, { type: "tool_use", id: "call_a", name: "get_weather", input: {} }]);
+    expect(JSON.stringify(events)).not.toContain("thinking");
+  });
+
+  test("a signature or redacted reasoning from another vendor is never passed off as Anthropic's", () => {
+    const events = eventsOf(
+      encode([
+        { type: "reasoning_delta", text: "Gemini thought" },
+        { type: "reasoning_signature", signature: "gemini-thought-signature", protocol: "google-generate-content" },
+        { type: "redacted_reasoning", data: "openai-encrypted-content", protocol: "openai-responses" },
+        { type: "text_delta", text: "Answer." },
+        { type: "finish", finish: { reason: "stop" } },
+      ]),
+    );
+    const blocks = events.filter((event) => event.event === "content_block_start").map((event) => [event.data.index, event.data.content_block]);
+    expect(blocks).toEqual([[0, { type: "text", text: "" }]]);
+    const text = JSON.stringify(events);
+    for (const foreign of ["thinking", "gemini-thought-signature", "openai-encrypted-content"]) expect(text).not.toContain(foreign);
+  });
+
+  test("signed thinking is written whole when its signature arrives, and an empty signed block is kept", () => {
+    const encoder = codec.createStreamEncoder(CONTEXT, { includeUsage: false });
+    const first = encoder.push({ type: "reasoning_delta", text: "step one" });
+    const held = encoder.push({ type: "reasoning_delta", text: ", step two" });
+    expect(eventsOf(first).map((event) => event.event)).toEqual(["message_start"]);
+    expect(held).toBe("");
+    const signed = eventsOf(encoder.push({ type: "reasoning_signature", signature: "sig-1", protocol: "anthropic-messages" }));
+    expect(signed.map((event) => [event.event, event.data.index, event.data.content_block ?? event.data.delta ?? null])).toEqual([
+      ["content_block_start", 0, { type: "thinking", thinking: "" }],
+      ["content_block_delta", 0, { type: "thinking_delta", thinking: "step one" }],
+      ["content_block_delta", 0, { type: "thinking_delta", thinking: ", step two" }],
+      ["content_block_delta", 0, { type: "signature_delta", signature: "sig-1" }],
+      ["content_block_stop", 0, null],
+    ]);
+    // A thinking block whose text was omitted still carries its signature (a second block here).
+    const omitted = eventsOf(encoder.push({ type: "reasoning_signature", signature: "sig-2", protocol: "anthropic-messages" }));
+    expect(omitted.map((event) => [event.event, event.data.index])).toEqual([
+      ["content_block_start", 1],
+      ["content_block_delta", 1],
+      ["content_block_stop", 1],
+    ]);
+    expect(omitted[1]?.data.delta).toEqual({ type: "signature_delta", signature: "sig-2" });
+  });
+
   test("a Gemini upstream stream reaches an Anthropic client with tool_use, full arguments and cache-exclusive usage", () => {
     const gemini = readFixture("../google-generate-content/stream-thinking-parallel-calls.sse");
     for (const seed of REPLAY_SEEDS) {
       const parts = decodePieces(googleGenerateContentCodec.createStreamDecoder(), splitAtRandom(gemini, seed));
       const events = eventsOf(encode(parts));
       const blocks = events.filter((event) => event.event === "content_block_start").map((event) => (event.data.content_block as { type: string }).type);
-      expect(blocks).toEqual(["thinking", "text", "tool_use", "tool_use"]);
+      // Gemini's thoughts carry no Anthropic signature: no thinking block, and the indexes stay contiguous.
+      expect(blocks).toEqual(["text", "tool_use", "tool_use"]);
+      const indexes = events.filter((event) => event.event === "content_block_start").map((event) => event.data.index);
+      expect(indexes).toEqual([0, 1, 2]);
       const json = events
         .filter((event) => (event.data.delta as { type?: string } | undefined)?.type === "input_json_delta")
         .map((event) => JSON.parse((event.data.delta as { partial_json: string }).partial_json));

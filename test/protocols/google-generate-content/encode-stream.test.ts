@@ -24,7 +24,7 @@ describe("google-generate-content stream encoder", () => {
       encode([
         { type: "start", id: "msg_1", model: "claude" },
         { type: "reasoning_delta", text: "Thinking…" },
-        { type: "reasoning_signature", signature: "anthropic-only" },
+        { type: "reasoning_signature", signature: "anthropic-only", protocol: "anthropic-messages" },
         { type: "text_delta", text: "Let me check." },
         { type: "text_delta", text: "" },
         { type: "tool_call_start", index: 0, id: "toolu_1", name: "get_weather" },
