@@ -25,6 +25,7 @@ export type IrToolChoice =
 export type IrResponseFormat =
   | { type: "text" }
   | { type: "json_object" }
+  /** `schema` is JSON Schema, whatever the client's protocol wrote. */
   | { type: "json_schema"; name: string; description?: string; schema: Record<string, unknown>; strict?: boolean };
 
 export type IrReasoningEffort = "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
 import Anthropic from "@anthropic-ai/sdk";
-import { GoogleGenAI } from "@google/genai";
+import { GoogleGenAI, Type } from "@google/genai";
 import { DEFAULT_TEXT, DEFAULT_TOOL_ARGS, DEFAULT_TOOL_NAME } from "../helpers/mock-upstreams";
 import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
 
@@ -156,3 +156,80 @@ for (const client of Object.keys(UPSTREAM_MODELS)) {
     }
   });
 }
+
+describe("a @google/genai client's schemas reach every upstream in that upstream's schema language", () => {
+  /** Built with the SDK's own `Type` enum, as its documentation shows. */
+  const reportSchema = {
+    type: Type.OBJECT,
+    properties: {
+      temp_c: { type: Type.NUMBER },
+      city: { type: Type.STRING, description: "City name" },
+      alerts: { type: Type.ARRAY, items: { type: Type.STRING, enum: ["rain", "wind"] }, nullable: true },
+    },
+    propertyOrdering: ["city", "temp_c", "alerts"],
+    required: ["city", "temp_c"],
+  };
+  const jsonSchema = {
+    type: "object",
+    properties: {
+      city: { type: "string", description: "City name" },
+      temp_c: { type: "number" },
+      alerts: { type: ["array", "null"], items: { type: "string", enum: ["rain", "wind"] } },
+    },
+    required: ["city", "temp_c"],
+  };
+  type Json = Record<string, unknown>;
+  /** Follows `keys` through nested objects and arrays (numeric keys index arrays). */
+  const at = (value: unknown, ...keys: Array<string | number>): unknown =>
+    keys.reduce<unknown>((node, key) => (typeof node === "object" && node !== null ? (node as Json)[key] : undefined), value);
+  const each = (value: unknown, ...keys: string[]): unknown[] => (Array.isArray(value) ? value.map((item) => at(item, ...keys)) : []);
+  const received: Record<string, (body: unknown) => unknown[]> = {
+    "openai-chat": (body) => [at(body, "response_format", "json_schema", "schema"), ...each(at(body, "tools"), "function", "parameters")],
+    "openai-responses": (body) => [at(body, "text", "format", "schema"), ...each(at(body, "tools"), "parameters")],
+    "anthropic-messages": (body) => [at(body, "output_config", "format", "schema"), ...each(at(body, "tools"), "input_schema")],
+    "google-generate-content": (body) => [at(body, "generationConfig", "responseSchema"), ...each(at(body, "tools", 0, "functionDeclarations"), "parameters")],
+  };
+  const mockFor = { "openai-chat": "openai", "openai-responses": "responses", "anthropic-messages": "anthropic", "google-generate-content": "google" } as const;
+
+  for (const [upstream, model] of Object.entries(UPSTREAM_MODELS) as Array<[keyof typeof UPSTREAM_MODELS, string]>) {
+    for (const stream of [false, true]) {
+      test(`${upstream} upstream (${stream ? "stream" : "sync"}): response schema and tool parameters`, async () => {
+        const google = new GoogleGenAI({ apiKey: harness.account.apiKey, httpOptions: { baseUrl: harness.server.url } });
+        const request = {
+          model,
+          contents: "Weather report for Paris as JSON.",
+          config: {
+            responseMimeType: "application/json",
+            responseSchema: reportSchema,
+            tools: [{ functionDeclarations: [{ name: "file_report", description: "File a report", parameters: reportSchema }] }],
+          },
+        };
+        let text = "";
+        if (stream) for await (const chunk of await google.models.generateContentStream(request)) text += chunk.text ?? "";
+        else text = (await google.models.generateContent(request)).text ?? "";
+        expect(text).toBe(DEFAULT_TEXT);
+        const schemas = received[upstream]!(harness.mocks[mockFor[upstream]].requests.at(-1)?.body);
+        expect(schemas).toHaveLength(2);
+        for (const schema of schemas) {
+          if (upstream === "google-generate-content") {
+            // Back to Gemini's Schema: the same meaning, nullable and the declared order kept.
+            expect(schema).toEqual({
+              type: "object",
+              properties: {
+                city: { type: "string", description: "City name" },
+                temp_c: { type: "number" },
+                alerts: { type: "array", nullable: true, items: { type: "string", enum: ["rain", "wind"] } },
+              },
+              propertyOrdering: ["city", "temp_c", "alerts"],
+              required: ["city", "temp_c"],
+            });
+          } else {
+            expect(schema).toEqual(jsonSchema);
+            expect(Object.keys((schema as { properties: object }).properties)).toEqual(["city", "temp_c", "alerts"]);
+            expect(JSON.stringify(schema)).not.toMatch(/"(OBJECT|STRING|NUMBER|ARRAY)"|nullable|propertyOrdering/);
+          }
+        }
+      });
+    }
+  }
+});

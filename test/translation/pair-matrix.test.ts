@@ -354,6 +354,85 @@ describe("structured output (json_schema) follows the §11.4 mapping on every pa
   }
 });
 
+/** A Gemini client's OpenAPI-subset schema, as the @google/genai SDK sends it. */
+const GEMINI_CLIENT_SCHEMA: Json = {
+  type: "OBJECT",
+  properties: {
+    temp_c: { type: "NUMBER", format: "double" },
+    city: { type: "STRING", description: "City name", example: "Paris" },
+    alerts: { type: "ARRAY", items: { type: "STRING", enum: ["rain", "wind"] }, maxItems: "3", nullable: true },
+    source: { anyOf: [{ type: "STRING" }, { type: "INTEGER" }], nullable: true },
+  },
+  propertyOrdering: ["city", "temp_c", "alerts", "source"],
+  required: ["city", "temp_c"],
+};
+/** The same schema in JSON Schema, properties in the client's propertyOrdering. */
+const GEMINI_CLIENT_AS_JSON_SCHEMA: Json = {
+  type: "object",
+  properties: {
+    city: { type: "string", description: "City name", examples: ["Paris"] },
+    temp_c: { type: "number", format: "double" },
+    alerts: { type: ["array", "null"], items: { type: "string", enum: ["rain", "wind"] }, maxItems: 3 },
+    source: { anyOf: [{ type: "string" }, { type: "integer" }, { type: "null" }] },
+  },
+  required: ["city", "temp_c"],
+};
+
+/** OpenAPI-only keywords or upper-case types anywhere in a schema tree. */
+function openApiLeftovers(schema: unknown, path = "$"): string[] {
+  if (Array.isArray(schema)) return schema.flatMap((item, index) => openApiLeftovers(item, `${path}[${index}]`));
+  if (typeof schema !== "object" || schema === null) return [];
+  const node = schema as Json;
+  const found = ["nullable", "propertyOrdering", "example"].filter((key) => key in node).map((key) => `${path}.${key}`);
+  for (const type of [node.type].flat()) if (typeof type === "string" && type !== type.toLowerCase()) found.push(`${path}.type=${type}`);
+  return [...found, ...Object.entries(node).flatMap(([key, value]) => openApiLeftovers(value, `${path}.${key}`))];
+}
+
+describe("a Gemini client's schemas reach every other upstream as JSON Schema", () => {
+  const body: Json = {
+    model: CLIENT_MODEL,
+    contents: [{ role: "user", parts: [{ text: "Weather report for Paris as JSON." }] }],
+    tools: [{ functionDeclarations: [{ name: "report", description: "File a report", parameters: GEMINI_CLIENT_SCHEMA }] }],
+    generationConfig: { responseMimeType: "application/json", responseSchema: GEMINI_CLIENT_SCHEMA },
+  };
+  const outputSchema: Record<Exclude<ProtocolId, "google-generate-content">, (body: Json) => unknown> = {
+    "openai-chat": (upstreamBody) => record(record(upstreamBody.response_format).json_schema).schema,
+    "openai-responses": (upstreamBody) => record(record(upstreamBody.text).format).schema,
+    "anthropic-messages": (upstreamBody) => record(record(upstreamBody.output_config).format).schema,
+  };
+  for (const [upstream, readSchema] of Object.entries(outputSchema) as Array<[ProtocolId, (body: Json) => unknown]>) {
+    test(`google-generate-content → ${upstream}: the output schema and every tool's parameters are lower-case JSON Schema`, () => {
+      const translated = translateBody("google-generate-content", upstream, body);
+      const schemas = [readSchema(translated.body), ...upstreamTools(upstream, translated.body).map((tool) => tool.parameters)];
+      expect(schemas).toHaveLength(2);
+      for (const schema of schemas) {
+        expect(schema).toEqual(GEMINI_CLIENT_AS_JSON_SCHEMA);
+        expect(Object.keys(record(record(schema).properties))).toEqual(["city", "temp_c", "alerts", "source"]);
+        expect(openApiLeftovers(schema)).toEqual([]);
+      }
+      expect(translated.warnings).toEqual([]);
+    });
+  }
+
+  test("google-generate-content → google-generate-content: the schema keeps its meaning and its property order", () => {
+    const translated = translateBody("google-generate-content", "google-generate-content", body);
+    const expected = {
+      type: "object",
+      properties: {
+        city: { type: "string", description: "City name", example: "Paris" },
+        temp_c: { type: "number", format: "double" },
+        alerts: { type: "array", nullable: true, items: { type: "string", enum: ["rain", "wind"] }, maxItems: 3 },
+        source: { anyOf: [{ type: "string" }, { type: "integer" }], nullable: true },
+      },
+      propertyOrdering: ["city", "temp_c", "alerts", "source"],
+      required: ["city", "temp_c"],
+    };
+    expect(record(translated.body.generationConfig).responseSchema).toEqual(expected);
+    expect(upstreamTools("google-generate-content", translated.body).map((tool) => tool.parameters)).toEqual([expected]);
+    expect(translated.warnings).toEqual([]);
+  });
+});
+
 // ------------------------------------------------------------ generation params
 
 const ALL_PARAMS: Required<ParamsSpec> = {

@@ -8,6 +8,7 @@ import {
   type IrWarning,
 } from "../../ir";
 import { decodeGeminiContents } from "./decode-content";
+import { decodeGeminiSchema } from "./decode-schema";
 import {
   isRecord,
   readBoolean,
@@ -40,8 +41,15 @@ function decodeSystemInstruction(value: unknown, request: IrRequest, warnings: I
   request.system = texts.join("\n");
 }
 
+/** A declaration's arguments schema as JSON Schema: `parameters` is a Gemini Schema, `parametersJsonSchema` already JSON Schema. */
+function declarationParameters(declaration: JsonObject, path: string, warnings: IrWarning[]): JsonObject {
+  const parameters = readObject(declaration, "parameters", `${path}.parameters`);
+  if (parameters !== undefined) return decodeGeminiSchema(parameters, `${path}.parameters`, warnings);
+  return readObject(declaration, "parametersJsonSchema", `${path}.parametersJsonSchema`) ?? { type: "object", properties: {} };
+}
+
 /** functionDeclarations become IrTools; googleSearch, codeExecution, urlContext, … only exist on this wire. */
-function decodeTools(value: unknown, serverTools: JsonObject[]): IrTool[] {
+function decodeTools(value: unknown, serverTools: JsonObject[], warnings: IrWarning[]): IrTool[] {
   if (!Array.isArray(value)) throw new IrDecodeError("tools must be an array");
   const tools: IrTool[] = [];
   value.forEach((tool, index) => {
@@ -56,9 +64,11 @@ function decodeTools(value: unknown, serverTools: JsonObject[]): IrTool[] {
       if (!isRecord(declaration)) throw new IrDecodeError(`${declarationPath} must be an object`);
       const name = readString(declaration, "name", `${declarationPath}.name`);
       if (name === undefined) throw new IrDecodeError(`${declarationPath}.name must be a string`);
-      const parameters =
-        readObject(declaration, "parameters", `${declarationPath}.parameters`) ??
-        readObject(declaration, "parametersJsonSchema", `${declarationPath}.parametersJsonSchema`) ?? { type: "object", properties: {} };
+      const parameters = declarationParameters(declaration, declarationPath, warnings);
+      for (const key of ["response", "responseJsonSchema"]) {
+        if (declaration[key] === undefined) continue;
+        warnings.push({ code: "unsupported_field", field: `${declarationPath}.${key}`, message: "a function's response schema has no place in the translated request" });
+      }
       const irTool: IrTool = { name, parameters };
       const description = readString(declaration, "description", `${declarationPath}.description`);
       if (description !== undefined) irTool.description = description;
@@ -113,7 +123,7 @@ function decodeThinkingConfig(thinkingConfig: JsonObject, request: IrRequest, re
   if (Object.keys(thinkingRest).length > 0) rest.thinkingConfig = thinkingRest;
 }
 
-function decodeGenerationConfig(config: JsonObject, request: IrRequest, extras: JsonObject): void {
+function decodeGenerationConfig(config: JsonObject, request: IrRequest, extras: JsonObject, warnings: IrWarning[]): void {
   const path = (key: string) => `generationConfig.${key}`;
   const params = request.params;
   const rest: JsonObject = {};
@@ -137,8 +147,13 @@ function decodeGenerationConfig(config: JsonObject, request: IrRequest, extras: 
   if (stop !== undefined) params.stop = stop;
 
   const mimeType = readString(config, "responseMimeType", path("responseMimeType"));
-  const schema = readObject(config, "responseSchema", path("responseSchema")) ?? readObject(config, "responseJsonSchema", path("responseJsonSchema"));
   if (mimeType === "application/json") {
+    // responseSchema is a Gemini Schema, responseJsonSchema already JSON Schema.
+    const geminiSchema = readObject(config, "responseSchema", path("responseSchema"));
+    const schema =
+      geminiSchema === undefined
+        ? readObject(config, "responseJsonSchema", path("responseJsonSchema"))
+        : decodeGeminiSchema(geminiSchema, path("responseSchema"), warnings);
     // Gemini schemas are unnamed; "response" is the name OpenAI wires require (reference §11.4).
     request.responseFormat = schema === undefined ? { type: "json_object" } : { type: "json_schema", name: "response", schema };
   } else if (mimeType !== undefined && mimeType !== "text/plain") {
@@ -172,14 +187,14 @@ export function decodeGeminiRequest(body: unknown): Encoded<IrRequest> {
   const extras: JsonObject = {};
   const serverTools: JsonObject[] = [];
   if (body.tools !== undefined && body.tools !== null) {
-    const tools = decodeTools(body.tools, serverTools);
+    const tools = decodeTools(body.tools, serverTools, warnings);
     if (tools.length > 0) request.tools = tools;
   }
   if (serverTools.length > 0) extras.tools = serverTools;
   const toolConfig = readObject(body, "toolConfig");
   if (toolConfig !== undefined) decodeToolConfig(toolConfig, request, warnings, extras);
   const generationConfig = readObject(body, "generationConfig");
-  if (generationConfig !== undefined) decodeGenerationConfig(generationConfig, request, extras);
+  if (generationConfig !== undefined) decodeGenerationConfig(generationConfig, request, extras, warnings);
 
   for (const [key, value] of Object.entries(body)) if (!MAPPED_FIELDS.has(key)) extras[key] = value;
   if (Object.keys(extras).length > 0) request.extras = { protocol: "google-generate-content", fields: extras };

@@ -3,8 +3,8 @@ import { isRecord, type JsonObject } from "../shared/json-fields";
 /**
  * Gemini's `Schema` is an OpenAPI 3.0 subset (https://ai.google.dev/api/caching#Schema) and
  * rejects unknown keywords with a 400, so JSON Schema from other protocols is rewritten:
- * only these keys survive; `$schema`, `additionalProperties`, `strict`, `$id`, `examples`,
- * `allOf`, `not`, … are dropped.
+ * only these keys survive; `$schema`, `additionalProperties`, `strict`, `$id`, `allOf`,
+ * `not`, … are dropped (the first of `examples` becomes `example`).
  */
 const ALLOWED_KEYS = new Set([
   "type", "format", "title", "description", "nullable", "enum", "maxItems", "minItems", "properties", "required",
@@ -22,6 +22,21 @@ function resolveRef(ref: string, definitions: Definitions): unknown {
     if (ref.startsWith(prefix)) return definitions[ref.slice(prefix.length)];
   }
   return undefined;
+}
+
+/** JSON Schema says "may be null" with a null enum member or a `{type: "null"}` branch; Gemini with `nullable`. */
+function foldNullIntoNullable(result: JsonObject): void {
+  if (Array.isArray(result.enum) && result.enum.includes(null)) {
+    result.enum = result.enum.filter((value) => value !== null);
+    result.nullable = true;
+  }
+  if (Array.isArray(result.anyOf) && result.anyOf.length > 1) {
+    const branches = result.anyOf.filter((branch) => !(isRecord(branch) && branch.type === "null" && Object.keys(branch).length === 1));
+    if (branches.length < result.anyOf.length && branches.length > 0) {
+      result.anyOf = branches;
+      result.nullable = true;
+    }
+  }
 }
 
 function sanitizeNode(node: unknown, definitions: Definitions, depth: number): JsonObject {
@@ -53,6 +68,13 @@ function sanitizeNode(node: unknown, definitions: Definitions, depth: number): J
     }
   }
   if (node.const !== undefined && result.enum === undefined && typeof node.const === "string") result.enum = [node.const];
+  foldNullIntoNullable(result);
+  if (Array.isArray(node.examples) && node.examples.length > 0 && result.example === undefined) result.example = node.examples[0];
+  // JSON Schema's order is the key order of `properties`; Gemini orders alphabetically unless told.
+  const names = isRecord(result.properties) ? Object.keys(result.properties) : [];
+  if (result.propertyOrdering === undefined && names.some((name, index) => index > 0 && (names[index - 1] ?? "") > name)) {
+    result.propertyOrdering = names;
+  }
   // `required` may only name declared properties.
   if (Array.isArray(result.required)) {
     const declared = isRecord(result.properties) ? result.properties : {};

@@ -126,6 +126,8 @@ describe("google-generate-content encodeRequest", () => {
                 filter: { type: "object", properties: { tag: { enum: ["news"] } } },
                 additionalProperties: { type: "string" },
               },
+              // Declared order, which Gemini would otherwise replace with alphabetical order.
+              propertyOrdering: ["query", "limit", "filter", "additionalProperties"],
               required: ["query"],
             },
           },
