@@ -43,6 +43,10 @@ function decodeSystemInstruction(value: unknown, request: IrRequest, warnings: I
 
 /** A declaration's arguments schema as JSON Schema: `parameters` is a Gemini Schema, `parametersJsonSchema` already JSON Schema. */
 function declarationParameters(declaration: JsonObject, path: string, warnings: IrWarning[]): JsonObject {
+  // Gemini refuses both at once; so does this decoder, rather than pick one.
+  if (declaration.parameters !== undefined && declaration.parametersJsonSchema !== undefined) {
+    throw new IrDecodeError(`${path} accepts parameters or parametersJsonSchema, not both`);
+  }
   const parameters = readObject(declaration, "parameters", `${path}.parameters`);
   if (parameters !== undefined) return decodeGeminiSchema(parameters, `${path}.parameters`, warnings);
   return readObject(declaration, "parametersJsonSchema", `${path}.parametersJsonSchema`) ?? { type: "object", properties: {} };
@@ -148,7 +152,10 @@ function decodeGenerationConfig(config: JsonObject, request: IrRequest, extras: 
 
   const mimeType = readString(config, "responseMimeType", path("responseMimeType"));
   if (mimeType === "application/json") {
-    // responseSchema is a Gemini Schema, responseJsonSchema already JSON Schema.
+    // responseSchema is a Gemini Schema, responseJsonSchema already JSON Schema; Gemini refuses both at once.
+    if (config.responseSchema !== undefined && config.responseJsonSchema !== undefined) {
+      throw new IrDecodeError("generationConfig accepts responseSchema or responseJsonSchema, not both");
+    }
     const geminiSchema = readObject(config, "responseSchema", path("responseSchema"));
     const schema =
       geminiSchema === undefined

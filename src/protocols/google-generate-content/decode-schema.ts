@@ -41,6 +41,11 @@ interface SchemaContext {
   warnings: IrWarning[];
 }
 
+/** Plain assignment of a "__proto__" key would set the prototype instead of a property. */
+function setOwn(target: JsonObject, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 function convertType(value: unknown, path: string): string[] {
   const names = Array.isArray(value) ? value : [value];
   const types: string[] = [];
@@ -99,7 +104,7 @@ function convertNode(node: JsonObject, path: string, depth: number, context: Sch
   for (const [key, value] of Object.entries(node)) {
     if (COUNT_KEYS.has(key)) result[key] = convertNumber(value, `${path}.${key}`, true);
     else if (BOUND_KEYS.has(key)) result[key] = convertNumber(value, `${path}.${key}`, false);
-    else if (!HANDLED_KEYS.has(key)) result[key] = value;
+    else if (!HANDLED_KEYS.has(key)) setOwn(result, key, value);
   }
   if (node.format !== undefined && node.format !== "enum") result.format = node.format;
   if (node.example !== undefined && result.examples === undefined) result.examples = [node.example];
@@ -111,7 +116,7 @@ function convertNode(node: JsonObject, path: string, depth: number, context: Sch
     if (!isRecord(node.properties)) throw new IrDecodeError(`${path}.properties must be an object`);
     const properties: JsonObject = {};
     for (const name of orderedPropertyNames(node, node.properties, path, context)) {
-      properties[name] = convertChild(node.properties[name], `${path}.properties.${name}`, depth, context);
+      setOwn(properties, name, convertChild(node.properties[name], `${path}.properties.${name}`, depth, context));
     }
     result.properties = properties;
   }

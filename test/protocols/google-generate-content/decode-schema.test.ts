@@ -154,6 +154,22 @@ describe("Gemini request decoding carries JSON Schema in the IR", () => {
     expect(withJson.responseFormat).toEqual({ type: "json_schema", name: "response", schema: jsonSchema });
   });
 
+  test("a Gemini Schema and a JSON Schema for the same thing at once are refused, as Gemini refuses them", () => {
+    const schema = { type: "OBJECT", properties: { a: { type: "STRING" } } };
+    expect(() =>
+      codec.decodeRequest({ ...base, generationConfig: { responseMimeType: "application/json", responseSchema: schema, responseJsonSchema: schema } }),
+    ).toThrow("generationConfig accepts responseSchema or responseJsonSchema, not both");
+    expect(() => codec.decodeRequest({ ...base, tools: [{ functionDeclarations: [{ name: "f", parameters: schema, parametersJsonSchema: schema }] }] })).toThrow(
+      "tools[0].functionDeclarations[0] accepts parameters or parametersJsonSchema, not both",
+    );
+  });
+
+  test("a property named __proto__ stays a property", () => {
+    const schema = JSON.parse('{"type":"OBJECT","properties":{"__proto__":{"type":"STRING"},"b":{"type":"INTEGER"}}}') as Json;
+    const converted = convert(schema).schema;
+    expect(JSON.stringify(converted)).toBe('{"type":"object","properties":{"__proto__":{"type":"string"},"b":{"type":"integer"}}}');
+  });
+
   test("a bad nested schema is a decode error naming the declaration", () => {
     const bad = { ...base, tools: [{ functionDeclarations: [{ name: "f", parameters: { type: "OBJECT", properties: { a: { type: "WORD" } } } }] }] };
     expect(() => codec.decodeRequest(bad)).toThrow("tools[0].functionDeclarations[0].parameters.properties.a.type must be one of");
