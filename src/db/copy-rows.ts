@@ -13,9 +13,24 @@ import { MAX_STORED_TEXT_CHARS, storableJson, storableText } from "./storable-te
  * sent, then runs a sentinel query on the same connection. The sentinel is answered
  * after the COPY: it fails if the COPY failed (the transaction is aborted) or the
  * connection closed, and the caller's transaction rolls back as for any other error.
+ *
+ * The sentinel's own error says only "transaction is aborted" (25P02). The COPY's real
+ * one (a refused value, 22xxx; a duplicate key, 23505) reaches the COPY query's `reject`
+ * after its promise has already resolved with the writable, where it would be lost; it
+ * is caught there and thrown instead, so the caller can tell refused data from an outage.
  */
 export async function copyInto(sql: Sql, table: string, columns: readonly string[], lines: readonly string[]): Promise<void> {
-  const writable = (await sql.unsafe(`copy ${table} (${columns.join(", ")}) from stdin`).writable()) as unknown as Writable & {
+  const query = sql.unsafe(`copy ${table} (${columns.join(", ")}) from stdin`);
+  let copyError: unknown;
+  const internals = query as unknown as { reject?: (error: unknown) => void };
+  const reject = internals.reject;
+  if (typeof reject === "function") {
+    internals.reject = (error) => {
+      copyError = error;
+      reject(error);
+    };
+  }
+  const writable = (await query.writable()) as unknown as Writable & {
     _final(callback: (error?: Error | null) => void): void;
   };
   const copyDoneSent = new Promise<void>((resolve, reject) => {
@@ -28,7 +43,11 @@ export async function copyInto(sql: Sql, table: string, columns: readonly string
   });
   writable.end(lines.join(""));
   await copyDoneSent;
-  await sql`select 1`;
+  try {
+    await sql`select 1`;
+  } catch (error) {
+    throw copyError ?? error;
+  }
 }
 
 /**

@@ -11,7 +11,7 @@
  *   is cut (never inside a surrogate pair) and ends in "…". A megabyte model name is not
  *   worth storing whole, and no id column's B-tree entry can then outgrow its page.
  * - A JSON document is stored as produced up to MAX_DOCUMENT_CHARS; a longer one has
- *   every string inside it cut like a column. Keys and numbers are kept.
+ *   every string inside it, keys included, cut like a column.
  *
  * The common value needs none of it, so each function first checks cheaply and returns
  * its input untouched.
@@ -58,22 +58,28 @@ export function truncated(value: string, maxChars: number): string {
 export function storableJson(value: unknown): string {
   const json = JSON.stringify(value);
   if (json === undefined) return json as unknown as string;
-  // Nothing to do unless something was escaped as \u…, or the document is oversized.
-  if (json.length <= MAX_DOCUMENT_CHARS && !json.includes("\\u")) return json;
-  const rendered = json.length <= MAX_DOCUMENT_CHARS ? json : JSON.stringify(value, storableStrings);
-  // Control characters other than NUL stay escaped as they are; keys with NUL are rewritten here too.
-  return rendered.includes("\\u") ? rendered.replace(UNSTORABLE_ESCAPE, (escape) => (escape === "\\\\" ? escape : "\\ufffd")) : rendered;
-}
-
-function storableStrings(_key: string, value: unknown): unknown {
-  return typeof value === "string" ? storableText(value) : value;
+  if (json.length > MAX_DOCUMENT_CHARS) return JSON.stringify(mapStrings(JSON.parse(json), storableText));
+  // Nothing to rewrite unless something was escaped as \u…: a control character, or worse.
+  return json.includes("\\u") ? json.replace(UNSTORABLE_ESCAPE, (escape) => (escape === "\\\\" ? escape : "\\ufffd")) : json;
 }
 
 /**
  * JSON text that keeps a value as it was, for the dead-letter table: NUL and lone
  * surrogates stay visible as JSON.stringify's `\u0000` / `\udXXX` escapes (plain ASCII,
- * so the text itself is always storable), and strings longer than `maxChars` are cut.
+ * so the text itself is always storable), and strings (keys too) longer than `maxChars`
+ * are cut.
  */
 export function escapedJson(value: unknown, maxChars: number): string {
-  return JSON.stringify(value, (_key, item: unknown) => (typeof item === "string" && item.length > maxChars ? truncated(item, maxChars) : item)) ?? "null";
+  const json = JSON.stringify(value) ?? "null";
+  if (json.length <= maxChars) return json;
+  return JSON.stringify(mapStrings(JSON.parse(json), (text) => (text.length > maxChars ? truncated(text, maxChars) : text)));
+}
+
+/** A copy of a parsed JSON value with `map` applied to every string in it, keys included. */
+function mapStrings(value: unknown, map: (text: string) => string): unknown {
+  if (typeof value === "string") return map(value);
+  if (Array.isArray(value)) return value.map((item) => mapStrings(item, map));
+  if (value === null || typeof value !== "object") return value;
+  // fromEntries defines own properties, so a "__proto__" key stays a key.
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [map(key), mapStrings(item, map)]));
 }
