@@ -127,7 +127,9 @@ class Isolation {
     const columns: [string[], Array<string | null>, string[], Array<string | null>, string[]] = [[], [], [], [], []];
     for (const { row, error } of refused) {
       columns[0].push(row.lane.name);
-      columns[1].push(row.lane.groupKeyOf(row.index) ?? null);
+      const key = row.lane.groupKeyOf(row.index);
+      // The key is the row's own text (a record id): it may be what the database refused.
+      columns[1].push(key === undefined ? null : storableText(key));
       columns[2].push(row.lane.describeTaken(row.index));
       columns[3].push(sqlState(error) ?? null);
       columns[4].push(storableText(error instanceof Error ? error.message : String(error)));

@@ -75,7 +75,7 @@ export interface Lane {
 }
 
 /** Longest string of a dead-lettered row kept in its description. */
-const DEAD_LETTER_MAX_STRING_CHARS = 65_536;
+const DEAD_LETTER_MAX_STRING_CHARS = 16_384;
 
 export class TableLane<Row> implements Lane {
   private rows: Row[] = [];
