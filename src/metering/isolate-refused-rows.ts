@@ -50,7 +50,7 @@ function groupsOf(lanes: readonly Lane[]): Group[] {
   const byKey = new Map<string, Group>();
   const groups: Group[] = [];
   for (const lane of lanes) {
-    for (let index = 0; index < lane.inFlight; index++) {
+    for (let index = 0; index < lane.takenCount; index++) {
       const key = lane.groupKeyOf(index);
       const existing = key === undefined ? undefined : byKey.get(key);
       if (existing !== undefined) {

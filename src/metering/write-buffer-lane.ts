@@ -44,6 +44,7 @@ export interface BatchTable<Row> {
 export interface Lane {
   readonly name: string;
   readonly pending: number;
+  /** Rows of the flush running now not yet settled (committed or dead-lettered). */
   readonly inFlight: number;
   readonly written: number;
   rejected: number;
@@ -59,6 +60,8 @@ export interface Lane {
   discard(reason: DropReason): number;
 
   // Isolating bad rows: the taken rows addressed by index, settled a few at a time.
+  /** Rows taken by the flush running now, settled ones included (inFlight excludes them). */
+  readonly takenCount: number;
   /** The group key of taken row `index` (see BatchTable.groupKey); undefined: it stands alone. */
   groupKeyOf(index: number): string | undefined;
   /** Writes the taken rows at `indices` (ascending), in chunks of `chunkRows`. */
@@ -99,6 +102,9 @@ export class TableLane<Row> implements Lane {
     return this.rows.length;
   }
   get inFlight(): number {
+    return this.taken.length - this.settledCount;
+  }
+  get takenCount(): number {
     return this.taken.length;
   }
   get written(): number {

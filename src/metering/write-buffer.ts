@@ -1,7 +1,8 @@
 import type { Sql } from "../db/connect-database";
 import { isDataRejection, sqlState } from "../db/errors";
 import { log } from "../observability/log";
-import { Counter, type Metrics } from "../observability/metrics";
+import type { Counter, Metrics } from "../observability/metrics";
+import { tableCounter } from "./write-buffer-counters";
 import { isolateRefusedRows } from "./isolate-refused-rows";
 import { TableLane, type BatchTable, type Lane } from "./write-buffer-lane";
 
@@ -35,32 +36,6 @@ export interface WriteBufferStats {
 }
 
 const REJECT_LOG_EVERY_MS = 10_000;
-
-/** One rejected-rows counter per Metrics registry, however many buffers share it. */
-const rejectedCounters = new WeakMap<Metrics, Counter>();
-function rejectedCounter(metrics: Metrics): Counter {
-  let counter = rejectedCounters.get(metrics);
-  if (counter === undefined) {
-    counter = metrics.register(
-      new Counter("switchyard_write_rejected_rows_total", "Rows refused by a full (or stopped) write buffer and never written, by table.", ["table"]),
-    );
-    rejectedCounters.set(metrics, counter);
-  }
-  return counter;
-}
-
-/** One dead-letter counter per Metrics registry, however many buffers share it. */
-const deadLetterCounters = new WeakMap<Metrics, Counter>();
-function deadLetterCounter(metrics: Metrics): Counter {
-  let counter = deadLetterCounters.get(metrics);
-  if (counter === undefined) {
-    counter = metrics.register(
-      new Counter("switchyard_metering_dead_letters_total", "Rows the database refused for their data, moved to metering_dead_letters instead of written, by table.", ["table"]),
-    );
-    deadLetterCounters.set(metrics, counter);
-  }
-  return counter;
-}
 
 /**
  * Buffered, batched writes for append-mostly rows (request records, usage frames,
@@ -129,8 +104,10 @@ export class WriteBuffer {
     this.retryMaxMs = options.retryMaxMs ?? 2_000;
     this.stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
     this.metrics = options.metrics;
-    this.rejectedRows = options.metrics === undefined ? undefined : rejectedCounter(options.metrics);
-    this.deadLetters = options.metrics === undefined ? undefined : deadLetterCounter(options.metrics);
+    const metrics = options.metrics;
+    this.rejectedRows = metrics && tableCounter(metrics, "switchyard_write_rejected_rows_total", "Rows refused by a full (or stopped) write buffer and never written, by table.");
+    this.deadLetters =
+      metrics && tableCounter(metrics, "switchyard_metering_dead_letters_total", "Rows the database refused for their data, moved to metering_dead_letters instead of written, by table.");
   }
 
   /** Adds a table (flushed after the ones registered before it); returns its enqueue function. */
