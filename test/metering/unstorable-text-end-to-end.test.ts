@@ -90,6 +90,12 @@ describe("a request whose record carries text PostgreSQL cannot store", () => {
         else expect(model.includes("\ufffd")).toBe(true);
       }
 
+      // No flush failed on the way, and nothing needed dead-lettering.
+      const metrics = await fetch(`${server.url}/metrics`).then((r) => r.text());
+      expect(metrics).toContain("# TYPE switchyard_metering_dead_letters_total counter");
+      expect(metrics).not.toMatch(/^switchyard_write_failures_total\{/m);
+      expect(metrics).not.toMatch(/^switchyard_metering_dead_letters_total\{/m);
+
       server.process.kill("SIGTERM");
       expect(await server.exited).toBe(0);
       expect(server.output()).not.toContain("they are lost");
