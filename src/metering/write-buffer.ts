@@ -233,6 +233,8 @@ export class WriteBuffer {
       for (const lane of lanes) this.metrics?.writeFailures.inc([lane.name]);
       // Rows the database refuses would fail every retry: write the rest without them.
       if (!isDataRejection(flushError)) this.failed(lanes, flushError);
+      // No values: the SQLSTATE says what kind of data (isolateRefusedRows logs what it dead-letters).
+      log.warn("write buffer flush refused by the database; writing it in parts to isolate the refused rows", { tables: lanes.map((lane) => lane.name), code: sqlState(flushError) });
       try {
         await isolateRefusedRows(this.sql, lanes, flushError, retry, { chunkRows: this.maxBatchRows, onDeadLetter: this.countDeadLetter });
       } catch (isolationError) {
