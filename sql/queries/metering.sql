@@ -97,3 +97,10 @@ update wallets w
   from unnest($1::text[], $2::int8[]) as t(account_id, amount)
   left join released r on r.account_id = t.account_id
  where w.account_id = t.account_id;
+
+-- name: insertMeteringDeadLetters
+-- Rows isolated from a batch the database refused (see 0012_metering_dead_letters.sql):
+-- parallel arrays of the destination table, request record id, escaped row values,
+-- SQLSTATE and error message.
+insert into metering_dead_letters (table_name, request_record_id, row_values, error_code, error_message)
+select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]);

@@ -1,5 +1,6 @@
 import type { Writable } from "node:stream";
 import type { Sql } from "./connect-database";
+import { MAX_STORED_TEXT_CHARS, storableJson, storableText } from "./storable-text";
 
 /**
  * `COPY … FROM STDIN` (text format) through postgres.js: for the metering write path,
@@ -12,9 +13,24 @@ import type { Sql } from "./connect-database";
  * sent, then runs a sentinel query on the same connection. The sentinel is answered
  * after the COPY: it fails if the COPY failed (the transaction is aborted) or the
  * connection closed, and the caller's transaction rolls back as for any other error.
+ *
+ * The sentinel's own error says only "transaction is aborted" (25P02). The COPY's real
+ * one (a refused value, 22xxx; a duplicate key, 23505) reaches the COPY query's `reject`
+ * after its promise has already resolved with the writable, where it would be lost; it
+ * is caught there and thrown instead, so the caller can tell refused data from an outage.
  */
 export async function copyInto(sql: Sql, table: string, columns: readonly string[], lines: readonly string[]): Promise<void> {
-  const writable = (await sql.unsafe(`copy ${table} (${columns.join(", ")}) from stdin`).writable()) as unknown as Writable & {
+  const query = sql.unsafe(`copy ${table} (${columns.join(", ")}) from stdin`);
+  let copyError: unknown;
+  const internals = query as unknown as { reject?: (error: unknown) => void };
+  const reject = internals.reject;
+  if (typeof reject === "function") {
+    internals.reject = (error) => {
+      copyError = error;
+      reject(error);
+    };
+  }
+  const writable = (await query.writable()) as unknown as Writable & {
     _final(callback: (error?: Error | null) => void): void;
   };
   const copyDoneSent = new Promise<void>((resolve, reject) => {
@@ -27,28 +43,45 @@ export async function copyInto(sql: Sql, table: string, columns: readonly string
   });
   writable.end(lines.join(""));
   await copyDoneSent;
-  await sql`select 1`;
+  try {
+    await sql`select 1`;
+  } catch (error) {
+    throw copyError ?? error;
+  }
 }
 
-/** One field in COPY text format: `\N` for null, and backslash, newline, CR and tab escaped. */
+/**
+ * One field in COPY text format: `\N` for null; a string made storable (storable-text.ts:
+ * NUL and lone surrogates replaced, length capped), then backslash, newline, CR and tab
+ * escaped.
+ */
 export function copyField(value: string | number | boolean | null | undefined): string {
   if (value === null || value === undefined) return "\\N";
   if (typeof value !== "string") return String(value);
-  // A char-code scan: most fields (ids, names, timestamps) need no escaping, and this
-  // costs a fraction of a regular expression test on every one of them.
+  if (value.length > MAX_STORED_TEXT_CHARS) return copyEscaped(storableText(value));
+  // A char-code scan: most fields (ids, names, timestamps) need nothing, and this costs a
+  // fraction of a regular expression test on every one of them.
   for (let i = 0; i < value.length; i++) {
     const code = value.charCodeAt(i);
-    if (code === 92 || code === 10 || code === 13 || code === 9) return value.replace(/[\\\n\r\t]/g, escapeChar);
+    if (code < 14 ? code === 0 || code === 9 || code === 10 || code === 13 : code === 92 || (code >= 0xd800 && code <= 0xdfff)) {
+      return copyEscaped(storableText(value));
+    }
   }
   return value;
 }
 
+/** Backslash, newline, CR and tab escaped for COPY text format; nothing else changed. */
+function copyEscaped(value: string): string {
+  return value.replace(/[\\\n\r\t]/g, escapeChar);
+}
+
 /**
- * A JSON document as one COPY field. JSON.stringify already escapes every control
- * character, so only backslashes need doubling, and most documents have none.
+ * A JSON document as one COPY field, made storable (storableJson). JSON.stringify already
+ * escapes every control character, so only backslashes need doubling, and most documents
+ * have none.
  */
 export function copyJson(value: unknown): string {
-  const json = JSON.stringify(value);
+  const json = storableJson(value);
   return json.includes("\\") ? json.replaceAll("\\", "\\\\") : json;
 }
 
@@ -65,9 +98,9 @@ function escapeChar(char: string): string {
   }
 }
 
-/** A text[] field: `{"a","b"}` with array quoting, then COPY escaping. */
+/** A text[] field: each element made storable, `{"a","b"}` with array quoting, then COPY escaping. */
 export function copyTextArray(values: readonly string[]): string {
-  return copyField(`{${values.map((v) => `"${v.replace(/["\\]/g, "\\$&")}"`).join(",")}}`);
+  return copyEscaped(`{${values.map((v) => `"${storableText(v).replace(/["\\]/g, "\\$&")}"`).join(",")}}`);
 }
 
 /** How each column of a row is written: as is, as JSON, or as a text array. */
@@ -90,10 +123,15 @@ const COLUMN_NAME = /^[a-z_][a-z0-9_]*$/;
  * checked to be plain identifiers first.
  */
 export function copyLineWriter<Row>(columns: readonly (keyof Row & string)[], kinds: Partial<Record<keyof Row & string, CopyColumnKind>>): (row: Row) => string {
-  for (const column of columns) if (!COLUMN_NAME.test(column)) throw new Error(`not a plain column name: ${column}`);
+  assertPlainColumnNames(columns);
   const fields = columns.map((column) => `${kindName(kinds[column] ?? "value")}(row.${column})`);
   const render = new Function("value", "json", "textArray", `return (row) => ${fields.join(' + "\\t" + ')} + "\\n";`);
   return render(FIELD_BY_KIND.value, FIELD_BY_KIND.json, FIELD_BY_KIND["text[]"]) as (row: Row) => string;
+}
+
+/** Throws unless every name is a plain lower-case identifier (names are compiled into renderers). */
+export function assertPlainColumnNames(columns: readonly string[]): void {
+  for (const column of columns) if (!COLUMN_NAME.test(column)) throw new Error(`not a plain column name: ${column}`);
 }
 
 function kindName(kind: CopyColumnKind): string {

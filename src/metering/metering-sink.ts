@@ -1,5 +1,6 @@
 import type { Sql } from "../db/connect-database";
 import { copyInto, copyLineWriter, type CopyColumnKind } from "../db/copy-rows";
+import { jsonRowsWriter } from "../db/json-rows";
 import { runQuery } from "../db/queries/run-query";
 import { lockWalletsThenLeases } from "../db/queries/wallet-locks";
 import { log } from "../observability/log";
@@ -7,7 +8,7 @@ import type { BillingAuditRow, LedgerRow, MeteringSink, RequestRow, UsageFrameRo
 import type { RowRouter } from "./sharded-write-buffer";
 import type { BatchTable } from "./write-buffer";
 
-/** A table written by COPY on first attempts: its columns in order, and which hold JSON or arrays. */
+/** A table's columns in order, and which hold JSON or arrays: for its COPY lines and its JSON batches. */
 interface CopyTarget<Row> {
   table: string;
   columns: readonly (keyof Row & string)[];
@@ -19,10 +20,14 @@ interface CopyTarget<Row> {
  * (PostgreSQL spends about half the CPU it spends on the insert); after a failed flush,
  * and on the embedded database (whose socket bridge has no COPY), the named
  * `insert … from json_to_recordset($1)` statement, idempotent on the record id, takes
- * the whole batch as one JSON parameter.
+ * the whole batch as one JSON parameter. Both render every value by the same rule
+ * (src/db/storable-text.ts), so no text a client or upstream sent can make a row
+ * unwritable. Rows are grouped by request record id: if the database refuses a batch
+ * anyway, a request's rows are kept together while the bad ones are isolated.
  */
-function batchTable<Row>(name: string, insertQuery: string, copy: CopyTarget<Row> | undefined): BatchTable<Row> {
-  const copyRows = copy === undefined ? undefined : copyWriter(copy);
+function batchTable<Row>(name: string, insertQuery: string, target: CopyTarget<Row>, useCopy: boolean, recordIdOf: (row: Row) => string): BatchTable<Row> {
+  const copyRows = useCopy ? copyWriter(target) : undefined;
+  const jsonRows = jsonRowsWriter(target.columns, target.kinds);
   return {
     name,
     async write(sql: Sql, rows: Row[], retry: boolean) {
@@ -30,12 +35,13 @@ function batchTable<Row>(name: string, insertQuery: string, copy: CopyTarget<Row
         await copyRows(sql, rows);
         return;
       }
-      await runQuery(sql, insertQuery, [JSON.stringify(rows)]);
+      await runQuery(sql, insertQuery, [jsonRows(rows)]);
     },
     onDrop(rows, reason) {
       // Never the rows themselves: they carry no prompts, but keep logs to counts.
       log.error("metering rows dropped", { table: name, count: rows.length, reason });
     },
+    groupKey: recordIdOf,
   };
 }
 
@@ -83,24 +89,41 @@ const LEDGER_COPY: CopyTarget<LedgerRow> = {
  * and per lease, in one small statement; a retry takes `applyLedgerEntries`, which
  * moves a balance only for the entries it actually inserted, so a batch that had
  * committed can never debit twice.
+ *
+ * An entry the database refused (dead-lettered, see isolateRefusedRows) debits nothing,
+ * but its charge still leaves the lease and the reservation, as applyLedgerTotals with a
+ * zero amount: the money is not held back from the wallet, and the charge is kept in
+ * metering_dead_letters for an operator to recover.
  */
 function ledgerTable(copy: boolean): BatchTable<LedgerRow> {
-  const base = batchTable<LedgerRow>("ledger_entries", "applyLedgerEntries", copy ? LEDGER_COPY : undefined);
+  const base = batchTable<LedgerRow>("ledger_entries", "applyLedgerEntries", LEDGER_COPY, copy, (row) => row.request_record_id ?? row.id);
   return {
     ...base,
     async write(sql: Sql, rows: LedgerRow[], retry: boolean) {
-      const amounts = new Map<string, number>();
-      const released = new Map<string, number>();
-      for (const row of rows) {
-        amounts.set(row.account_id, (amounts.get(row.account_id) ?? 0) + row.amount_micro_usd);
-        if (row.lease_id !== null) released.set(row.lease_id, (released.get(row.lease_id) ?? 0) + row.released_micro_usd);
-      }
+      const { amounts, released } = ledgerTotals(rows);
       await lockWalletsThenLeases(sql, amounts.keys(), released.keys());
       await base.write(sql, rows, retry);
       if (!copy || retry) return;
       await runQuery(sql, "applyLedgerTotals", [[...amounts.keys()], [...amounts.values()], [...released.keys()], [...released.values()]]);
     },
+    async onDeadLetter(sql: Sql, rows: readonly LedgerRow[]) {
+      const { amounts, released } = ledgerTotals(rows);
+      if (released.size === 0) return;
+      await lockWalletsThenLeases(sql, amounts.keys(), released.keys());
+      await runQuery(sql, "applyLedgerTotals", [[...amounts.keys()], [...amounts.keys()].map(() => 0), [...released.keys()], [...released.values()]]);
+    },
   };
+}
+
+/** The entries' amounts summed per account, and what they release summed per lease. */
+function ledgerTotals(rows: readonly LedgerRow[]): { amounts: Map<string, number>; released: Map<string, number> } {
+  const amounts = new Map<string, number>();
+  const released = new Map<string, number>();
+  for (const row of rows) {
+    amounts.set(row.account_id, (amounts.get(row.account_id) ?? 0) + row.amount_micro_usd);
+    if (row.lease_id !== null) released.set(row.lease_id, (released.get(row.lease_id) ?? 0) + row.released_micro_usd);
+  }
+  return { amounts, released };
 }
 
 /**
@@ -111,9 +134,9 @@ function ledgerTable(copy: boolean): BatchTable<LedgerRow> {
  * and an account's wallet and lease are only ever updated by one of them.
  */
 export function createMeteringSink(buffer: RowRouter, options: { copy: boolean }): MeteringSink {
-  const request = buffer.register(batchTable<RequestRow>("requests", "insertRequestRecords", options.copy ? REQUEST_COPY : undefined), accountOf);
-  const usageFrame = buffer.register(batchTable<UsageFrameRow>("usage_frames", "insertUsageFrames", options.copy ? USAGE_FRAME_COPY : undefined), accountOf);
-  const billingAudit = buffer.register(batchTable<BillingAuditRow>("billing_audit", "insertBillingAudit", options.copy ? BILLING_AUDIT_COPY : undefined), accountOf);
+  const request = buffer.register(batchTable<RequestRow>("requests", "insertRequestRecords", REQUEST_COPY, options.copy, (row) => row.id), accountOf);
+  const usageFrame = buffer.register(batchTable<UsageFrameRow>("usage_frames", "insertUsageFrames", USAGE_FRAME_COPY, options.copy, recordIdOf), accountOf);
+  const billingAudit = buffer.register(batchTable<BillingAuditRow>("billing_audit", "insertBillingAudit", BILLING_AUDIT_COPY, options.copy, recordIdOf), accountOf);
   const ledger = buffer.register(ledgerTable(options.copy), accountOf);
   return {
     request: (row) => void request(row),
@@ -125,4 +148,8 @@ export function createMeteringSink(buffer: RowRouter, options: { copy: boolean }
 
 function accountOf(row: { account_id: string }): string {
   return row.account_id;
+}
+
+function recordIdOf(row: { request_record_id: string }): string {
+  return row.request_record_id;
 }

@@ -70,11 +70,11 @@ export class ShardedWriteBuffer implements RowRouter {
 
   /** Every shard's counts, summed per table. */
   stats(): WriteBufferStats {
-    const total: WriteBufferStats = { buffered: {}, written: {}, rejected: {}, failures: 0 };
+    const total: WriteBufferStats = { buffered: {}, written: {}, rejected: {}, deadLettered: {}, failures: 0 };
     for (const shard of this.shards) {
       const stats = shard.stats();
       total.failures += stats.failures;
-      for (const key of ["buffered", "written", "rejected"] as const) {
+      for (const key of ["buffered", "written", "rejected", "deadLettered"] as const) {
         for (const [table, count] of Object.entries(stats[key])) total[key][table] = (total[key][table] ?? 0) + count;
       }
     }

@@ -1,4 +1,5 @@
 import type { Sql } from "../db/connect-database";
+import { escapedJson } from "../db/storable-text";
 
 /** Why rows were handed to `BatchTable.onDrop` instead of the database. */
 export type DropReason = "buffer_full" | "stopped";
@@ -20,6 +21,19 @@ export interface BatchTable<Row> {
   write(sql: Sql, rows: Row[], retry: boolean): Promise<void>;
   /** Rows the buffer will never write: refused when full, or left at shutdown. Optional. */
   onDrop?(rows: readonly Row[], reason: DropReason): void;
+  /**
+   * Rows with the same key — across every table of the buffer — belong together (a
+   * request's record, frames and ledger entry: its record id). When a batch the database
+   * refused is split to find the bad rows, each key's rows stay in one transaction.
+   * Without it every row stands alone.
+   */
+  groupKey?(row: Row): string;
+  /**
+   * Runs in the transaction that moves `rows` to the dead-letter table, instead of
+   * `write`: for what must happen even though the rows are not written (the ledger gives
+   * a dead-lettered charge's reservation back to its wallet). Optional.
+   */
+  onDeadLetter?(sql: Sql, rows: readonly Row[]): Promise<void>;
 }
 
 /**
@@ -30,6 +44,7 @@ export interface BatchTable<Row> {
 export interface Lane {
   readonly name: string;
   readonly pending: number;
+  /** Rows of the flush running now not yet settled (committed or dead-lettered). */
   readonly inFlight: number;
   readonly written: number;
   rejected: number;
@@ -43,12 +58,36 @@ export interface Lane {
   restoreTaken(): void;
   /** Empties the lane (pending and taken) and hands the rows to onDrop; returns how many. */
   discard(reason: DropReason): number;
+
+  // Isolating bad rows: the taken rows addressed by index, settled a few at a time.
+  /** Rows taken by the flush running now, settled ones included (inFlight excludes them). */
+  readonly takenCount: number;
+  /** The group key of taken row `index` (see BatchTable.groupKey); undefined: it stands alone. */
+  groupKeyOf(index: number): string | undefined;
+  /** Writes the taken rows at `indices` (ascending), in chunks of `chunkRows`. */
+  writeTakenAt(sql: Sql, indices: readonly number[], chunkRows: number, retry: boolean): Promise<void>;
+  /** The rows at `indices` committed in a transaction of their own. */
+  markWritten(indices: readonly number[]): void;
+  /** Taken row `index` as JSON text for the dead-letter table (escapedJson). */
+  describeTaken(index: number): string;
+  /** Runs the table's onDeadLetter for the rows at `indices`, in `sql`'s transaction. */
+  beforeDeadLetter(sql: Sql, indices: readonly number[]): Promise<void>;
+  /** The rows at `indices` are in the dead-letter table: settled, never to be written. */
+  markDeadLettered(indices: readonly number[]): void;
+  readonly deadLettered: number;
 }
+
+/** Longest string of a dead-lettered row kept in its description. */
+const DEAD_LETTER_MAX_STRING_CHARS = 16_384;
 
 export class TableLane<Row> implements Lane {
   private rows: Row[] = [];
   private taken: Row[] = [];
+  /** Taken rows settled one group at a time while isolating bad rows; undefined until then. */
+  private settled: boolean[] | undefined;
+  private settledCount = 0;
   private writtenCount = 0;
+  private deadLetteredCount = 0;
   rejected = 0;
   /** Rejections not yet logged, and when the last log line was written (performance.now()). */
   rejectedSinceLog = 0;
@@ -63,10 +102,16 @@ export class TableLane<Row> implements Lane {
     return this.rows.length;
   }
   get inFlight(): number {
+    return this.taken.length - this.settledCount;
+  }
+  get takenCount(): number {
     return this.taken.length;
   }
   get written(): number {
     return this.writtenCount;
+  }
+  get deadLettered(): number {
+    return this.deadLetteredCount;
   }
 
   /** O(1); returns the pending count after the push. */
@@ -92,20 +137,67 @@ export class TableLane<Row> implements Lane {
   }
 
   commitTaken(): void {
-    this.writtenCount += this.taken.length;
-    this.taken = [];
+    this.writtenCount += this.taken.length - this.settledCount;
+    this.clearTaken();
   }
 
   restoreTaken(): void {
-    if (this.taken.length === 0) return;
-    this.rows = this.rows.length === 0 ? this.taken : this.taken.concat(this.rows);
+    const settled = this.settled;
+    const unsettled = settled === undefined ? this.taken : this.taken.filter((_, index) => !settled[index]);
+    this.clearTaken();
+    if (unsettled.length === 0) return;
+    this.rows = this.rows.length === 0 ? unsettled : unsettled.concat(this.rows);
+  }
+
+  private clearTaken(): void {
     this.taken = [];
+    this.settled = undefined;
+    this.settledCount = 0;
+  }
+
+  groupKeyOf(index: number): string | undefined {
+    return this.table.groupKey?.(this.taken[index]!);
+  }
+
+  async writeTakenAt(sql: Sql, indices: readonly number[], chunkRows: number, retry: boolean): Promise<void> {
+    for (let start = 0; start < indices.length; start += chunkRows) {
+      await this.table.write(sql, indices.slice(start, start + chunkRows).map((index) => this.taken[index]!), retry);
+    }
+  }
+
+  markWritten(indices: readonly number[]): void {
+    this.writtenCount += this.settle(indices);
+  }
+
+  describeTaken(index: number): string {
+    return escapedJson(this.taken[index], DEAD_LETTER_MAX_STRING_CHARS);
+  }
+
+  async beforeDeadLetter(sql: Sql, indices: readonly number[]): Promise<void> {
+    await this.table.onDeadLetter?.(sql, indices.map((index) => this.taken[index]!));
+  }
+
+  markDeadLettered(indices: readonly number[]): void {
+    this.deadLetteredCount += this.settle(indices);
+  }
+
+  /** Marks taken rows settled; returns how many were not already. */
+  private settle(indices: readonly number[]): number {
+    const settled = (this.settled ??= new Array<boolean>(this.taken.length).fill(false));
+    let count = 0;
+    for (const index of indices) {
+      if (settled[index]) continue;
+      settled[index] = true;
+      count++;
+    }
+    this.settledCount += count;
+    return count;
   }
 
   discard(reason: DropReason): number {
-    const rows = this.taken.length === 0 ? this.rows : this.taken.concat(this.rows);
+    this.restoreTaken();
+    const rows = this.rows;
     this.rows = [];
-    this.taken = [];
     if (rows.length > 0) this.drop(rows, reason);
     return rows.length;
   }

@@ -1,6 +1,9 @@
 import type { Sql } from "../db/connect-database";
+import { isDataRejection, sqlState } from "../db/errors";
 import { log } from "../observability/log";
-import { Counter, type Metrics } from "../observability/metrics";
+import type { Counter, Metrics } from "../observability/metrics";
+import { tableCounter } from "./write-buffer-counters";
+import { isolateRefusedRows } from "./isolate-refused-rows";
 import { TableLane, type BatchTable, type Lane } from "./write-buffer-lane";
 
 export type { BatchTable, DropReason } from "./write-buffer-lane";
@@ -26,24 +29,13 @@ export interface WriteBufferStats {
   written: Record<string, number>;
   /** Rows refused by enqueue (buffer full, or after stop), by table. */
   rejected: Record<string, number>;
+  /** Rows the database refused, moved to metering_dead_letters, by table. */
+  deadLettered: Record<string, number>;
   /** Failed flush attempts since start. */
   failures: number;
 }
 
 const REJECT_LOG_EVERY_MS = 10_000;
-
-/** One rejected-rows counter per Metrics registry, however many buffers share it. */
-const rejectedCounters = new WeakMap<Metrics, Counter>();
-function rejectedCounter(metrics: Metrics): Counter {
-  let counter = rejectedCounters.get(metrics);
-  if (counter === undefined) {
-    counter = metrics.register(
-      new Counter("switchyard_write_rejected_rows_total", "Rows refused by a full (or stopped) write buffer and never written, by table.", ["table"]),
-    );
-    rejectedCounters.set(metrics, counter);
-  }
-  return counter;
-}
 
 /**
  * Buffered, batched writes for append-mostly rows (request records, usage frames,
@@ -61,11 +53,14 @@ function rejectedCounter(metrics: Metrics): Counter {
  * except by design when a table holds maxBufferedRows: then NEW rows are refused
  * (enqueue returns false, switchyard_write_rejected_rows_total, log.error, onDrop),
  * keeping the oldest rows, whose requests already happened, and memory bounded.
- * Any error is retried, so a row (or a statement) the database can never accept stalls
- * every later flush: tables validate rows before enqueueing, and a stall is loud —
- * switchyard_write_failures_total and switchyard_buffered_rows climb, each attempt logs
- * its SQLSTATE (class 22/23: the data; 08/57/3D: an outage). Dropping rows automatically
- * would turn a bug in a statement into silent data loss.
+ * Rows the database refuses for their data (SQLSTATE class 22/23/54, isDataRejection)
+ * would fail every retry and hold back every later row of the buffer, other accounts'
+ * included. So such a flush does not wait for a retry: isolateRefusedRows splits it,
+ * commits everything else (a request's rows still together) and moves the refused rows
+ * to metering_dead_letters, counted in switchyard_metering_dead_letters_total. Any other
+ * error (an outage: 08/57/3D…, a deadlock, a driver error) is retried as above, loudly
+ * (switchyard_write_failures_total and switchyard_buffered_rows climb, each attempt
+ * logs its SQLSTATE).
  *
  * Background timers are unref'd; stop()'s own waits are not, so an awaited stop()
  * finishes before the process exits.
@@ -80,6 +75,7 @@ export class WriteBuffer {
   private readonly stopTimeoutMs: number;
   private readonly metrics: Metrics | undefined;
   private readonly rejectedRows: Counter | undefined;
+  private readonly deadLetters: Counter | undefined;
 
   /** Pending rows of all tables (not in flight). */
   private pendingRows = 0;
@@ -108,7 +104,10 @@ export class WriteBuffer {
     this.retryMaxMs = options.retryMaxMs ?? 2_000;
     this.stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
     this.metrics = options.metrics;
-    this.rejectedRows = options.metrics === undefined ? undefined : rejectedCounter(options.metrics);
+    const metrics = options.metrics;
+    this.rejectedRows = metrics && tableCounter(metrics, "switchyard_write_rejected_rows_total", "Rows refused by a full (or stopped) write buffer and never written, by table.");
+    this.deadLetters =
+      metrics && tableCounter(metrics, "switchyard_metering_dead_letters_total", "Rows the database refused for their data, moved to metering_dead_letters instead of written, by table.");
   }
 
   /** Adds a table (flushed after the ones registered before it); returns its enqueue function. */
@@ -223,40 +222,61 @@ export class WriteBuffer {
       this.releaseWaiting();
       return;
     }
+    const retry = this.consecutiveFailures > 0;
     try {
       await this.sql.begin(async (transaction) => {
         const tx = transaction as unknown as Sql;
-        const retry = this.consecutiveFailures > 0;
         for (const lane of lanes) await lane.writeTaken(tx, this.maxBatchRows, retry);
       });
-    } catch (error) {
-      let rows = 0;
-      for (const lane of lanes) {
-        rows += lane.inFlight;
-        lane.restoreTaken();
-        this.metrics?.writeFailures.inc([lane.name]);
-      }
-      this.pendingRows = this.lanes.reduce((sum, lane) => sum + lane.pending, 0);
-      // The rows are pending again, and so are those waiting for them.
-      this.waiting = this.waitingOnRunning.concat(this.waiting);
-      this.waitingOnRunning = [];
+    } catch (flushError) {
       this.failures++;
-      this.consecutiveFailures++;
-      log.warn("write buffer flush failed; rows kept for retry", {
-        tables: lanes.map((lane) => lane.name),
-        rows,
-        attempt: this.consecutiveFailures,
-        retry_in_ms: this.retryDelayMs(),
-        error: String(error),
-        // SQLSTATE: 08/57/3D… is an outage; 22/23 means a row the database refuses, and will keep refusing.
-        code: sqlState(error),
-      });
-      throw error;
+      for (const lane of lanes) this.metrics?.writeFailures.inc([lane.name]);
+      // Rows the database refuses would fail every retry: write the rest without them.
+      if (!isDataRejection(flushError)) this.failed(lanes, flushError);
+      // No values: the SQLSTATE says what kind of data (isolateRefusedRows logs what it dead-letters).
+      log.warn("write buffer flush refused by the database; writing it in parts to isolate the refused rows", { tables: lanes.map((lane) => lane.name), code: sqlState(flushError) });
+      try {
+        await isolateRefusedRows(this.sql, lanes, flushError, retry, { chunkRows: this.maxBatchRows, onDeadLetter: this.countDeadLetter });
+      } catch (isolationError) {
+        this.failed(lanes, isolationError);
+      }
     }
     for (const lane of lanes) lane.commitTaken();
     this.releaseWaiting();
     if (this.consecutiveFailures > 0) log.info("write buffer flush recovered", { failed_attempts: this.consecutiveFailures });
     this.consecutiveFailures = 0;
+  }
+
+  private readonly countDeadLetter = (table: string): void => {
+    this.deadLetters?.inc([table]);
+  };
+
+  /**
+   * The flush failed for a reason a retry may fix: its rows not yet settled go back in
+   * front of newer ones, to be retried with backoff. Throws `error`.
+   */
+  private failed(lanes: readonly Lane[], error: unknown): never {
+    let rows = 0;
+    for (const lane of lanes) {
+      const before = lane.pending;
+      lane.restoreTaken();
+      rows += lane.pending - before;
+    }
+    this.pendingRows = this.lanes.reduce((sum, lane) => sum + lane.pending, 0);
+    // The rows are pending again, and so are those waiting for them.
+    this.waiting = this.waitingOnRunning.concat(this.waiting);
+    this.waitingOnRunning = [];
+    this.consecutiveFailures++;
+    log.warn("write buffer flush failed; rows kept for retry", {
+      tables: lanes.map((lane) => lane.name),
+      rows,
+      attempt: this.consecutiveFailures,
+      retry_in_ms: this.retryDelayMs(),
+      error: String(error),
+      // SQLSTATE: 08/57/3D… is an outage. (22/23/54, the data refused, are isolated instead.)
+      code: sqlState(error),
+    });
+    throw error;
   }
 
   private releaseWaiting(): void {
@@ -328,19 +348,15 @@ export class WriteBuffer {
   }
 
   stats(): WriteBufferStats {
-    const stats: WriteBufferStats = { buffered: {}, written: {}, rejected: {}, failures: this.failures };
+    const stats: WriteBufferStats = { buffered: {}, written: {}, rejected: {}, deadLettered: {}, failures: this.failures };
     for (const lane of this.lanes) {
+      stats.deadLettered[lane.name] = lane.deadLettered;
       stats.buffered[lane.name] = lane.pending + lane.inFlight;
       stats.written[lane.name] = lane.written;
       stats.rejected[lane.name] = lane.rejected;
     }
     return stats;
   }
-}
-
-function sqlState(error: unknown): string | undefined {
-  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
-  return typeof code === "string" ? code : undefined;
 }
 
 /** Deliberately NOT unref'd: an awaited stop() must keep the process alive until it is done. */
