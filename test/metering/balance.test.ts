@@ -82,11 +82,12 @@ describe("wallet settlement", () => {
 });
 
 describe("admission against a small balance", () => {
-  // 400 prompt characters → 100 estimated tokens; max_tokens 1000 on gpt-4o-mini (0.15 in, 0.6 out):
-  // reservation = ceil(100 × 0.15 + 1000 × 0.6) = 615 µUSD.
+  // A 400-byte prompt in one message bounds the prompt at 64 + 16 + 8 + 400 = 488 tokens
+  // (request, message and part allowances plus its bytes); max_tokens 1000 on gpt-4o-mini
+  // (0.15 in, 0.6 out): reservation = ceil(488 × 0.15 + 1000 × 0.6) = ceil(673.2) = 674 µUSD.
   const PROMPT = "x".repeat(400);
   const MAX_TOKENS = 1000;
-  const RESERVATION = 615;
+  const RESERVATION = 674;
   const AFFORDABLE = 3;
   // The mock's default usage (12 prompt, 5 completion): 12 × 0.15 + 5 × 0.6 = 4.8 → 5 µUSD.
   const CHARGE = 5;
@@ -142,17 +143,17 @@ describe("admission against a small balance", () => {
   });
 
   test("a request whose most expensive outcome costs exactly the balance is admitted (no float noise in the reservation)", async () => {
-    // o4-mini (1.1 in, 4.4 out): 40 characters → 10 tokens, max_output_tokens 100:
-    // 10 × 1.1 + 100 × 4.4 = 451 µUSD exactly (451.00000000000006 in floating point).
-    const account = await harness.server.createAccount(undefined, 451);
+    // o4-mini (1.1 in, 4.4 out): 82 bytes → 64 + 16 + 8 + 82 = 170 prompt tokens at most,
+    // max_output_tokens 100: 170 × 1.1 + 100 × 4.4 = 627 µUSD exactly (627.0000000000001 in floating point).
+    const account = await harness.server.createAccount(undefined, 627);
     const before = harness.mocks.responses.requests.length;
-    const sent = await send(harness.server.url, account.apiKey, "openai-responses", "mock-responses/o4-mini", { prompt: "y".repeat(40), maxTokens: 100 });
+    const sent = await send(harness.server.url, account.apiKey, "openai-responses", "mock-responses/o4-mini", { prompt: "y".repeat(82), maxTokens: 100 });
     expect(sent.status).toBe(200);
     expect(harness.mocks.responses.requests.length - before).toBe(1);
     await flush(harness);
     await returnIdleReservations(harness);
     // Default mock usage 12 + 5: 12 × 1.1 + 5 × 4.4 = 35.2 → 35 µUSD.
-    expect(await wallet(sql, account.accountId)).toEqual({ balance: 451 - 35, reserved: 0 });
+    expect(await wallet(sql, account.accountId)).toEqual({ balance: 627 - 35, reserved: 0 });
   });
 
   const REFUSAL_SHAPE: Record<Protocol, (body: any) => void> = {
