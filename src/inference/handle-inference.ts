@@ -108,7 +108,10 @@ export async function handleInference(services: Services, input: InferenceInput)
     try {
       outcome.namespaceId = await services.namespaces.namespaceFor(principal);
       const leaseId = await services.walletLeases.admit(principal.accountId, reservation);
-      if (leaseId === undefined) return failAndSettle(irError("payment_required", "insufficient balance for this request: add credit to the account"));
+      if (leaseId === undefined) {
+        // The ceiling tells the client what it would take: a smaller max tokens or prompt may fit.
+        return failAndSettle(irError("payment_required", `insufficient balance for this request, which can cost up to ${reservation} micro-USD: add credit to the account`));
+      }
       outcome.leaseId = leaseId;
     } catch (error) {
       // Budgets cannot be overspent: without the database nothing is admitted (fail closed).
