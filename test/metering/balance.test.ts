@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type postgres from "postgres";
 import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
+import { DEFAULT_MAX_OUTPUT_TOKENS } from "../../src/metering/admission";
 import { PROTOCOLS, UPSTREAM, catalogPricing, closeClients, database, flush, handCharge, normaliseRow, returnIdleReservations, send, wallet, type Protocol } from "./metering-support";
 
 let harness: InferenceHarness;
@@ -183,4 +184,29 @@ describe("admission against a small balance", () => {
       expect(await wallet(sql, account.accountId)).toEqual({ balance: 0, reserved: 0 });
     });
   }
+});
+
+describe("the output limit admission reserves for", () => {
+  // The mocks' catalog states no max_output_tokens, so a request without a limit is
+  // reserved for the default and the default is sent: the upstream cannot bill more.
+  const lastBody = (mock: { requests: Array<{ body: unknown }> }) => mock.requests.at(-1)!.body as Record<string, any>;
+
+  test("a chat request without max tokens is sent upstream with the reserved default; one with a limit keeps its own", async () => {
+    const account = await harness.server.createAccount(undefined, 10_000_000);
+    expect((await send(harness.server.url, account.apiKey, "openai-chat", "mock-openai/gpt-4o-mini", { prompt: "hi" })).status).toBe(200);
+    expect(lastBody(harness.mocks.openai).max_completion_tokens).toBe(DEFAULT_MAX_OUTPUT_TOKENS);
+    expect((await send(harness.server.url, account.apiKey, "openai-chat", "mock-openai/gpt-4o-mini", { prompt: "hi", maxTokens: 50 })).status).toBe(200);
+    expect(lastBody(harness.mocks.openai).max_completion_tokens).toBe(50);
+  });
+
+  test("so does a generateContent request towards Responses, and the reservation covers that output", async () => {
+    // 88 + 2 prompt tokens at 0.25 plus 4096 output tokens at 2 on gpt-5-mini: ceil(22.5 + 8192) = 8215.
+    const account = await harness.server.createAccount(undefined, 8_214);
+    const refused = await send(harness.server.url, account.apiKey, "google-generate-content", "mock-responses/gpt-5-mini", { prompt: "hi" });
+    expect(refused.status).toBe(402);
+    expect(refused.text).toContain("can cost up to 8215 micro-USD");
+    await harness.server.api("POST", `/admin/accounts/${account.accountId}/credits`, { token: "test-admin-token", body: { amount_micro_usd: 1 } });
+    expect((await send(harness.server.url, account.apiKey, "google-generate-content", "mock-responses/gpt-5-mini", { prompt: "hi" })).status).toBe(200);
+    expect(lastBody(harness.mocks.responses).max_output_tokens).toBe(DEFAULT_MAX_OUTPUT_TOKENS);
+  });
 });
