@@ -72,7 +72,9 @@ export async function handleInference(services: Services, input: InferenceInput)
     outcome.status = status;
     outcome.statusCode = statusCode;
     settlement = settleRequest(outcome, services.meteringSink);
-    if (settlement.uncappedMicroUsd !== undefined) {
+    // An estimate above the ceiling (characters of an abandoned stream) is the estimator's
+    // error; a report above it means a bound in admission is wrong for this upstream.
+    if (settlement.uncappedMicroUsd !== undefined && settlement.reported) {
       log.warn("charge capped at the admission reservation", { requestId, reservedMicroUsd: outcome.reservedMicroUsd, computedMicroUsd: settlement.uncappedMicroUsd });
     }
     services.writeBuffer.onWritten(principal.accountId, () => services.pendingSettlements.done(outcome));
@@ -132,7 +134,7 @@ export async function handleInference(services: Services, input: InferenceInput)
     attempts.push(attempt);
     let body: string;
     try {
-      // The output limit admission reserved for, when the client set none (metering README "Admission").
+      // The output limit admission reserved for, when the client set none (src/metering/README.md).
       const maxTokens = upstreamMaxTokens(ir, candidate);
       const attemptIr = maxTokens === undefined ? ir : { ...ir, params: { ...ir.params, maxTokens } };
       const encoded = await services.translator.encodeRequest(candidate.protocol, attemptIr, candidate.providerModelId, ir.stream);

@@ -2,7 +2,7 @@ import type { IrContentPart, IrRequest } from "../ir";
 import type { ModelTokenLimits } from "../providers/catalog";
 
 /**
- * An upper bound on the prompt tokens a request can bill, for admission (README "Admission").
+ * An upper bound on the prompt tokens a request can bill, for admission (src/metering/README.md).
  *
  * The argument: every tokenizer the upstreams use (byte-level BPE, SentencePiece with byte
  * fallback) turns n bytes of UTF-8 into at most n tokens. What an upstream tokenizes is the
@@ -33,8 +33,12 @@ export const DEFAULT_TOKENS_PER_FILE = 2_000_000;
 /** The context window assumed for a model the catalog gives none. */
 export const DEFAULT_CONTEXT_WINDOW_TOKENS = 2_000_000;
 
-/** Extras fields whose prompt lives upstream (stored responses, caches, hosted tools, MCP servers). */
-const UPSTREAM_CONTEXT_FIELDS = ["previous_response_id", "conversation", "prompt", "cachedContent", "cached_content", "tools", "mcp_servers", "container"];
+/**
+ * Extras fields whose prompt lives upstream: stored responses and prompts, caches, and
+ * server-side tools (every wire's non-function tools ride in extras `tools`; their
+ * results, e.g. search pages, are billed as input).
+ */
+const UPSTREAM_CONTEXT_FIELDS = ["previous_response_id", "conversation", "prompt", "cachedContent", "cached_content", "tools", "web_search_options", "mcp_servers", "container"];
 
 /** The candidate-independent part of the bound: text bytes, template allowance, media items. */
 export interface PromptShape {

@@ -11,6 +11,8 @@ export interface Settlement {
   chargeMicroUsd: number | null;
   /** The computed charge when it exceeded the reservation and was capped to it. */
   uncappedMicroUsd?: number;
+  /** Whether the usage priced was the upstream's report (else an estimate). */
+  reported: boolean;
 }
 
 const round = (ms: number | undefined) => (ms === undefined ? null : Math.max(0, Math.round(ms)));
@@ -54,7 +56,7 @@ export function settleRequest(outcome: RequestOutcome, sink: MeteringSink, now =
   const chargeMicroUsd = uncapped !== null && reserved !== undefined && uncapped > reserved ? reserved : uncapped;
   const capped = chargeMicroUsd !== uncapped;
   const warnings = capped
-    ? [...outcome.warnings, { code: "charge_capped", message: `computed charge ${uncapped} micro-USD exceeds the ${reserved} micro-USD reserved at admission; ${reserved} debited` }]
+    ? [...outcome.warnings, { code: "charge_capped", message: `computed charge ${uncapped} micro-USD (${evidence.source} usage) exceeds the ${reserved} micro-USD reserved at admission; ${reserved} debited` }]
     : outcome.warnings;
   const account = outcome.principal.accountId;
 
@@ -131,5 +133,6 @@ export function settleRequest(outcome: RequestOutcome, sink: MeteringSink, now =
       lease_id: outcome.leaseId ?? null,
     });
   }
-  return capped && uncapped !== null ? { charge, chargeMicroUsd, uncappedMicroUsd: uncapped } : { charge, chargeMicroUsd };
+  const reported = evidence.source === "provider_reported";
+  return capped && uncapped !== null ? { charge, chargeMicroUsd, uncappedMicroUsd: uncapped, reported } : { charge, chargeMicroUsd, reported };
 }
