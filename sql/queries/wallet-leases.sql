@@ -52,8 +52,12 @@ with available as (
 select amount, per_request from reserved;
 
 -- name: renewLeases
--- After lockLeases on the same ids.
-update wallet_leases set expires_at = now() + make_interval(secs => $2::int) where id = any($1::text[]);
+-- After lockLeases on the same ids. Returns what each lease's wallet has available, so
+-- an instance holding a chunk learns that the balance became low (read, not locked).
+update wallet_leases l set expires_at = now() + make_interval(secs => $2::int)
+  from wallets w
+ where l.id = any($1::text[]) and w.account_id = l.account_id
+returning l.id, w.balance_micro_usd - w.reserved_micro_usd as free;
 
 -- name: returnLease
 -- Gives back an unused part of a lease. After lockWallets on its account.

@@ -20,6 +20,8 @@ interface LocalLease {
    * request leaves unspent goes straight back to the wallet instead of staying here.
    */
   perRequest: boolean;
+  /** Below this much available in the wallet, the balance is low (two chunks, at the last grant). */
+  lowBalance: number;
   /** The grant being fetched, shared by every request waiting on this lease. */
   granting?: Promise<boolean>;
 }
@@ -104,6 +106,7 @@ export class WalletLeases {
       const chunk = Math.max(needed, this.minChunk, amount * this.chunkMultiple);
       // Below two chunks the wallet is low: a chunk would hold half of what is left.
       const lowBalance = 2 * chunk;
+      lease.lowBalance = lowBalance;
       const grant = runQuery<{ amount: number; per_request: boolean }>(this.sql, "acquireLease", [accountId, needed, chunk, lease.id, this.ttlSeconds, lowBalance]);
       lease.granting = grant.then(([row]) => {
         if (row) lease.available += row.amount;
@@ -128,7 +131,7 @@ export class WalletLeases {
   private currentLease(accountId: string): LocalLease {
     let lease = this.leases.get(accountId);
     if (!lease) {
-      lease = { id: newId("wl", 20), accountId, available: 0, inFlight: 0, lastUsed: Date.now(), perRequest: false };
+      lease = { id: newId("wl", 20), accountId, available: 0, inFlight: 0, lastUsed: Date.now(), perRequest: false, lowBalance: 0 };
       this.leases.set(accountId, lease);
     }
     return lease;
@@ -172,16 +175,27 @@ export class WalletLeases {
     try {
       const ids = [...this.leases.values()].map((lease) => lease.id);
       if (ids.length > 0) {
-        await this.inTransaction(async (tx) => {
+        const renewed = await this.inTransaction(async (tx) => {
           await lockWalletsThenLeases(tx, [], ids);
-          await runQuery(tx, "renewLeases", [ids, this.ttlSeconds]);
+          return runQuery<{ id: string; free: number }>(tx, "renewLeases", [ids, this.ttlSeconds]);
         });
+        // A chunk leased while the balance was high goes back once it has become low, so
+        // that other instances' requests can use it (at most one tick later).
+        const free = new Map(renewed.map((row) => [row.id, Number(row.free)]));
+        for (const lease of this.leases.values()) {
+          const available = free.get(lease.id);
+          if (!lease.perRequest && available !== undefined && available < lease.lowBalance) {
+            lease.perRequest = true;
+            this.giveBack(lease);
+          }
+        }
       }
       for (const lease of [...this.leases.values()]) {
         // Not while a grant is on its way: its amount would land on a lease nobody holds.
         if (lease.inFlight === 0 && lease.granting === undefined && now - lease.lastUsed >= this.idleReturnMs) await this.returnLease(lease);
       }
       await this.sweepExpiredLeases();
+      await Promise.all(this.givingBack);
     } catch (error) {
       log.warn("wallet lease maintenance failed", { error: error instanceof Error ? error.message : String(error) });
     }
@@ -223,7 +237,7 @@ export class WalletLeases {
     });
   }
 
-  private async inTransaction(work: (tx: Sql) => Promise<void>): Promise<void> {
-    await this.sql.begin((transaction) => work(transaction as unknown as Sql));
+  private async inTransaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
+    return (await this.sql.begin((transaction) => work(transaction as unknown as Sql))) as T;
   }
 }

@@ -94,6 +94,20 @@ describe("WalletLeases", () => {
     await b.stop();
   });
 
+  test("a chunk leased while the balance was high goes back at the next renewal once the balance is low", async () => {
+    const id = await account(10_000);
+    const a = new WalletLeases(sql, { minChunkMicroUsd: 1, chunkMultiple: 4, idleReturnMs: 60_000 });
+    const b = new WalletLeases(sql);
+    expect(await a.admit(id, 100)).toBeDefined(); // a chunk of 400
+    expect(await b.admit(id, 9_500)).toBeDefined(); // 100 left: low for a (below two chunks)
+    expect(await b.admit(id, 400)).toBeUndefined();
+    await a.tick(); // a's request is still in flight, so the lease is not idle
+    expect(await wallet(id)).toEqual({ balance: 10_000, reserved: 9_600 });
+    expect(await b.admit(id, 400)).toBeDefined();
+    await a.stop();
+    await b.stop();
+  });
+
   test("settling gives the unspent reservation back to the lease and an idle lease back to the wallet", async () => {
     const id = await account(5_000);
     const leases = new WalletLeases(sql, { idleReturnMs: 0 });
