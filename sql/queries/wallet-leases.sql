@@ -18,21 +18,29 @@ select id from wallet_leases where expires_at < now() and account_id = any($1::t
 select distinct account_id from wallet_leases where expires_at < now();
 
 -- name: acquireLease
--- Grants this instance's lease at least $2 (what the waiting request still needs) and
--- up to half of what is available, capped at $3, in one statement: the wallet row is
--- locked, so concurrent grants on every instance together never exceed the balance.
--- The lease row is written from the wallet's update, so it is locked after the wallet.
+-- Grants this instance's lease at least $2 (what the waiting request still needs) in one
+-- statement: the wallet row is locked, so concurrent grants on every instance together
+-- never exceed the balance. While at least $6 is available the grant is a chunk, up to
+-- half of what is available and capped at $3; below $6 the balance is low and the grant
+-- is exactly $2, a per-request reservation (`per_request`), so no instance holds money
+-- another one could use. The lease row is written from the wallet's update, so it is
+-- locked after the wallet.
 with available as (
-  select account_id, least(greatest($2::bigint, (balance_micro_usd - reserved_micro_usd) / 2), $3::bigint) as amount
+  select account_id, balance_micro_usd - reserved_micro_usd as free
     from wallets
    where account_id = $1 and balance_micro_usd - reserved_micro_usd >= $2::bigint
    for update
+), granted as (
+  select account_id, free < $6::bigint as per_request,
+         case when free < $6::bigint then $2::bigint
+              else least(greatest($2::bigint, free / 2), $3::bigint) end as amount
+    from available
 ), reserved as (
   update wallets w
-     set reserved_micro_usd = w.reserved_micro_usd + a.amount, updated_at = now()
-    from available a
-   where w.account_id = a.account_id
-  returning a.amount
+     set reserved_micro_usd = w.reserved_micro_usd + g.amount, updated_at = now()
+    from granted g
+   where w.account_id = g.account_id
+  returning g.amount, g.per_request
 ), lease as (
   insert into wallet_leases (id, account_id, amount_micro_usd, expires_at)
   select $4, $1, amount, now() + make_interval(secs => $5::int) from reserved
@@ -41,11 +49,15 @@ with available as (
          expires_at = excluded.expires_at
   returning 1
 )
-select amount from reserved;
+select amount, per_request from reserved;
 
 -- name: renewLeases
--- After lockLeases on the same ids.
-update wallet_leases set expires_at = now() + make_interval(secs => $2::int) where id = any($1::text[]);
+-- After lockLeases on the same ids. Returns what each lease's wallet has available, so
+-- an instance holding a chunk learns that the balance became low (read, not locked).
+update wallet_leases l set expires_at = now() + make_interval(secs => $2::int)
+  from wallets w
+ where l.id = any($1::text[]) and w.account_id = l.account_id
+returning l.id, w.balance_micro_usd - w.reserved_micro_usd as free;
 
 -- name: returnLease
 -- Gives back an unused part of a lease. After lockWallets on its account.

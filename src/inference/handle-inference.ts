@@ -12,7 +12,7 @@ import { log } from "../observability/log";
 import { promptChars, tokensFromChars } from "../metering/estimate-tokens";
 import { arrivingRequest, usedCapabilities, type RequestOutcome } from "../metering/request-outcome";
 import { settleRequest, type Settlement } from "../metering/settle-request";
-import { reservationFor } from "../metering/admission";
+import { reservationFor, upstreamMaxTokens } from "../metering/admission";
 import { withUsageCost } from "../metering/usage-cost";
 import { recordAttempt } from "../routing/record-attempt";
 
@@ -72,6 +72,11 @@ export async function handleInference(services: Services, input: InferenceInput)
     outcome.status = status;
     outcome.statusCode = statusCode;
     settlement = settleRequest(outcome, services.meteringSink);
+    // An estimate above the ceiling (characters of an abandoned stream) is the estimator's
+    // error; a report above it means a bound in admission is wrong for this upstream.
+    if (settlement.uncappedMicroUsd !== undefined && settlement.reported) {
+      log.warn("charge capped at the admission reservation", { requestId, reservedMicroUsd: outcome.reservedMicroUsd, computedMicroUsd: settlement.uncappedMicroUsd });
+    }
     services.writeBuffer.onWritten(principal.accountId, () => services.pendingSettlements.done(outcome));
     if (outcome.leaseId) services.walletLeases.settle(principal.accountId, outcome.leaseId, outcome.reservedMicroUsd, settlement.chargeMicroUsd);
     return settlement;
@@ -101,11 +106,14 @@ export async function handleInference(services: Services, input: InferenceInput)
   outcome.routingProfile = plan.candidates[0]?.routingProfile;
 
   if (metering) {
-    const reservation = reservationFor(ir, plan.candidates, estimatedPromptTokens);
+    const reservation = reservationFor(ir, plan.candidates);
     try {
       outcome.namespaceId = await services.namespaces.namespaceFor(principal);
       const leaseId = await services.walletLeases.admit(principal.accountId, reservation);
-      if (leaseId === undefined) return failAndSettle(irError("payment_required", "insufficient balance for this request: add credit to the account"));
+      if (leaseId === undefined) {
+        // The ceiling tells the client what it would take: a smaller max tokens or prompt may fit.
+        return failAndSettle(irError("payment_required", `insufficient balance for this request, which can cost up to ${reservation} micro-USD: add credit to the account`));
+      }
       outcome.leaseId = leaseId;
     } catch (error) {
       // Budgets cannot be overspent: without the database nothing is admitted (fail closed).
@@ -126,7 +134,10 @@ export async function handleInference(services: Services, input: InferenceInput)
     attempts.push(attempt);
     let body: string;
     try {
-      const encoded = await services.translator.encodeRequest(candidate.protocol, ir, candidate.providerModelId, ir.stream);
+      // The output limit admission reserved for, when the client set none (src/metering/README.md).
+      const maxTokens = upstreamMaxTokens(ir, candidate);
+      const attemptIr = maxTokens === undefined ? ir : { ...ir, params: { ...ir.params, maxTokens } };
+      const encoded = await services.translator.encodeRequest(candidate.protocol, attemptIr, candidate.providerModelId, ir.stream);
       body = encoded.body;
       warnings.push(...encoded.warnings);
     } catch (error) {

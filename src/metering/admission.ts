@@ -1,23 +1,80 @@
 import type { IrRequest } from "../ir";
-import { pricingForPromptTokens } from "../providers/pricing";
+import type { CatalogPricing } from "../providers/pricing";
 import type { AttemptCandidate } from "../routing/plan-attempts";
-
-/** Output tokens reserved for a request that sets no max tokens. */
-export const DEFAULT_RESERVED_OUTPUT_TOKENS = 4096;
+import { promptShape, promptTokenCeiling } from "./prompt-token-ceiling";
 
 /**
- * The most this request can cost on any of its candidates: the reservation that
- * admission takes from the wallet. Prompt tokens come from the 4-chars estimate,
- * output from the request's max tokens (or DEFAULT_RESERVED_OUTPUT_TOKENS).
+ * The output limit sent upstream when the client set none and the catalog does not know
+ * the model's maximum (and always towards Messages, which requires one): the Messages
+ * default, plus the thinking budget when there is one, since the budget must fit below it.
  */
-export function reservationFor(request: IrRequest, candidates: AttemptCandidate[], estimatedPromptTokens: number): number {
-  const outputTokens = request.params.maxTokens ?? DEFAULT_RESERVED_OUTPUT_TOKENS;
+export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
+
+type Limits = Pick<AttemptCandidate, "protocol" | "limits">;
+
+/**
+ * The output limit admission sends upstream for this candidate, or undefined when the
+ * request's own (or the model's maximum, which no upstream default exceeds) already
+ * bounds the output. Encoders send it as max_tokens / max_output_tokens / maxOutputTokens.
+ */
+export function upstreamMaxTokens(request: IrRequest, candidate: Limits): number | undefined {
+  if (request.params.maxTokens !== undefined) return undefined;
+  if (candidate.limits.maxOutputTokens !== undefined && candidate.protocol !== "anthropic-messages") return undefined;
+  const fallback = (request.params.thinkingBudgetTokens ?? 0) + DEFAULT_MAX_OUTPUT_TOKENS;
+  return candidate.limits.maxOutputTokens === undefined ? fallback : Math.min(fallback, candidate.limits.maxOutputTokens);
+}
+
+/**
+ * The most completion tokens (reasoning included) the request can be billed on this
+ * candidate: its output limit (the client's, the one admission sends, or the model's
+ * maximum), times the completions it asks for. Every upstream counts reasoning within
+ * that limit (OpenAI's max_completion_tokens / max_output_tokens, Anthropic's budget below
+ * max_tokens, Gemini's maxOutputTokens).
+ */
+export function outputTokenCeiling(request: IrRequest, candidate: Limits): number {
+  const modelMax = candidate.limits.maxOutputTokens;
+  const requested = request.params.maxTokens ?? upstreamMaxTokens(request, candidate) ?? modelMax ?? DEFAULT_MAX_OUTPUT_TOKENS;
+  const limit = modelMax === undefined ? requested : Math.min(requested, modelMax);
+  return limit * completionsRequested(request);
+}
+
+/** OpenAI `n`, Gemini `candidateCount`: each completion bills its own output. They ride in extras. */
+function completionsRequested(request: IrRequest): number {
+  const fields = request.extras?.fields;
+  if (fields === undefined) return 1;
+  const config = fields.generationConfig;
+  const counts = [fields.n, typeof config === "object" && config !== null ? (config as Record<string, unknown>).candidateCount : undefined];
+  return Math.max(1, ...counts.map((count) => (typeof count === "number" && Number.isSafeInteger(count) ? count : 1)));
+}
+
+/**
+ * The highest input-side and output rates any prompt of up to `promptTokens` can be billed
+ * at: the base rates and every context tier that such a prompt can reach. Cache reads and
+ * writes are input tokens, so the input rate is the highest of the three.
+ */
+export function highestRates(pricing: CatalogPricing, promptTokens: number): { input: number; output: number } {
+  let input = Math.max(pricing.input, pricing.cacheRead ?? 0, pricing.cacheWrite ?? 0);
+  let output = pricing.output;
+  for (const tier of pricing.contextTiers) {
+    if (tier.aboveInputTokens >= promptTokens) continue; // no prompt within the bound reaches it
+    input = Math.max(input, tier.input ?? 0, tier.cacheRead ?? 0, tier.cacheWrite ?? 0);
+    output = Math.max(output, tier.output ?? 0);
+  }
+  return { input, output };
+}
+
+/**
+ * The most this request can cost on any of its candidates: the reservation admission takes
+ * from the wallet, a ceiling and not an estimate (src/metering/README.md). Settlement never
+ * debits more than it.
+ */
+export function reservationFor(request: IrRequest, candidates: readonly AttemptCandidate[]): number {
+  const shape = promptShape(request);
   let ceiling = 0;
   for (const candidate of candidates) {
-    const rates = pricingForPromptTokens(candidate.pricing, estimatedPromptTokens);
-    // Input at the highest input-side rate, output at the output rate (reasoning bills as output).
-    const inputRate = Math.max(rates.input, rates.cacheWrite ?? 0);
-    ceiling = Math.max(ceiling, estimatedPromptTokens * inputRate + outputTokens * rates.output);
+    const promptTokens = promptTokenCeiling(shape, candidate.limits);
+    const rates = highestRates(candidate.pricing, promptTokens);
+    ceiling = Math.max(ceiling, promptTokens * rates.input + outputTokenCeiling(request, candidate) * rates.output);
   }
   // Float products of decimal rates land a hair above exact values (10 × 1.1 + 100 × 4.4 =
   // 451.00000000000006): drop that noise before rounding up, or an affordable request is refused.

@@ -9,6 +9,10 @@ export interface Settlement {
   charge: ChargeResult;
   /** What the client is told (usage.cost) and what the ledger debits; null when unknown. */
   chargeMicroUsd: number | null;
+  /** The computed charge when it exceeded the reservation and was capped to it. */
+  uncappedMicroUsd?: number;
+  /** Whether the usage priced was the upstream's report (else an estimate). */
+  reported: boolean;
 }
 
 const round = (ms: number | undefined) => (ms === undefined ? null : Math.max(0, Math.round(ms)));
@@ -43,7 +47,17 @@ export function settleRequest(outcome: RequestOutcome, sink: MeteringSink, now =
       : {}),
   });
   const charge: ChargeResult = serving ? computeCharge(usage, serving.candidate.pricing) : { status: "not_charged", chargeMicroUsd: 0 };
-  const chargeMicroUsd = charge.chargeMicroUsd;
+  // A wallet is never debited more than admission reserved, so concurrent requests cannot
+  // overspend it. The reservation bounds every honest report; usage above it (an upstream
+  // reporting more than it could bill, an estimate for an abandoned stream) is kept in the
+  // record and its frames, and the record says the charge was capped.
+  const reserved = outcome.leaseId === undefined ? undefined : outcome.reservedMicroUsd;
+  const uncapped = charge.chargeMicroUsd;
+  const chargeMicroUsd = uncapped !== null && reserved !== undefined && uncapped > reserved ? reserved : uncapped;
+  const capped = chargeMicroUsd !== uncapped;
+  const warnings = capped
+    ? [...outcome.warnings, { code: "charge_capped", message: `computed charge ${uncapped} micro-USD (${evidence.source} usage) exceeds the ${reserved} micro-USD reserved at admission; ${reserved} debited` }]
+    : outcome.warnings;
   const account = outcome.principal.accountId;
 
   const firstToken = serving?.signals.find((s) => s.firstToken)?.firstToken ?? null;
@@ -78,7 +92,7 @@ export function settleRequest(outcome: RequestOutcome, sink: MeteringSink, now =
     ttft_ms: serving?.firstTokenAt !== undefined ? round(serving.firstTokenAt - serving.startedAt) : null,
     used_capabilities: outcome.usedCapabilities,
     usage_evidence: evidence,
-    warnings: outcome.warnings,
+    warnings,
     created_at: isoTimestamp(outcome.createdAt.getTime()),
     completed_at: isoTimestamp(now),
   });
@@ -100,7 +114,7 @@ export function settleRequest(outcome: RequestOutcome, sink: MeteringSink, now =
       request_record_id: outcome.recordId,
       account_id: account,
       namespace_id: outcome.namespaceId,
-      charge_micro_usd: charge.chargeMicroUsd,
+      charge_micro_usd: chargeMicroUsd ?? charge.chargeMicroUsd,
       pricing: serving.candidate.pricing,
       buckets: charge.buckets,
     });
@@ -119,5 +133,6 @@ export function settleRequest(outcome: RequestOutcome, sink: MeteringSink, now =
       lease_id: outcome.leaseId ?? null,
     });
   }
-  return { charge, chargeMicroUsd };
+  const reported = evidence.source === "provider_reported";
+  return capped && uncapped !== null ? { charge, chargeMicroUsd, uncappedMicroUsd: uncapped, reported } : { charge, chargeMicroUsd, reported };
 }

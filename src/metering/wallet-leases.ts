@@ -14,6 +14,14 @@ interface LocalLease {
   available: number;
   inFlight: number;
   lastUsed: number;
+  /**
+   * The wallet is low (its last grant was below the low-balance threshold, or it could not
+   * cover a request): grants are exactly one request's reservation, and whatever a settled
+   * request leaves unspent goes straight back to the wallet instead of staying here.
+   */
+  perRequest: boolean;
+  /** Below this much available in the wallet, the balance is low (two chunks, at the last grant). */
+  lowBalance: number;
   /** The grant being fetched, shared by every request waiting on this lease. */
   granting?: Promise<boolean>;
 }
@@ -39,9 +47,17 @@ export interface WalletLeaseOptions {
  * leases of an instance that died stop being renewed and are swept after ttlSeconds.
  * Every change locks wallets before leases (lockWalletsThenLeases), as the ledger
  * flush does, so none of them can deadlock with another.
+ *
+ * A low balance (less than two chunks available) is shared request by request instead:
+ * each admission reserves exactly its ceiling in the database and each settlement gives
+ * the unspent rest back at once, so no instance's lease holds money a request on another
+ * instance could use, and a refusal means the balance minus what requests in flight
+ * reserved cannot cover the request.
  */
 export class WalletLeases {
   private readonly leases = new Map<string, LocalLease>();
+  /** Low-balance give-backs under way; maintenance and stop wait for them. */
+  private readonly givingBack = new Set<Promise<void>>();
   private timer: ReturnType<typeof setInterval> | undefined;
   private readonly ttlSeconds: number;
   private readonly tickMs: number;
@@ -88,10 +104,14 @@ export class WalletLeases {
       }
       const needed = amount - Math.max(lease.available, 0);
       const chunk = Math.max(needed, this.minChunk, amount * this.chunkMultiple);
-      lease.granting = runQuery<{ amount: number }>(this.sql, "acquireLease", [accountId, needed, chunk, lease.id, this.ttlSeconds]).then(([row]) => {
-        if (row) {
-          lease.available += row.amount;
-        }
+      // Below two chunks the wallet is low: a chunk would hold half of what is left.
+      const lowBalance = 2 * chunk;
+      lease.lowBalance = lowBalance;
+      const grant = runQuery<{ amount: number; per_request: boolean }>(this.sql, "acquireLease", [accountId, needed, chunk, lease.id, this.ttlSeconds, lowBalance]);
+      lease.granting = grant.then(([row]) => {
+        if (row) lease.available += row.amount;
+        // A wallet that cannot cover one request is as low as it gets.
+        lease.perRequest = row?.per_request ?? true;
         return row !== undefined;
       });
       let granted: boolean;
@@ -100,14 +120,18 @@ export class WalletLeases {
       } finally {
         lease.granting = undefined;
       }
-      if (!granted && lease.available < amount) return undefined;
+      if (!granted && lease.available < amount) {
+        // What is left here cannot serve this request; a smaller one elsewhere may fit it.
+        this.giveBack(lease);
+        return undefined;
+      }
     }
   }
 
   private currentLease(accountId: string): LocalLease {
     let lease = this.leases.get(accountId);
     if (!lease) {
-      lease = { id: newId("wl", 20), accountId, available: 0, inFlight: 0, lastUsed: Date.now() };
+      lease = { id: newId("wl", 20), accountId, available: 0, inFlight: 0, lastUsed: Date.now(), perRequest: false, lowBalance: 0 };
       this.leases.set(accountId, lease);
     }
     return lease;
@@ -120,23 +144,58 @@ export class WalletLeases {
     if (!lease || lease.id !== leaseId) return; // already returned: its row carries the charge on its own
     lease.inFlight--;
     lease.available += reserved - spent;
+    if (lease.perRequest) this.giveBack(lease);
+  }
+
+  /**
+   * Returns what a low-balance lease holds beyond its requests in flight to the wallet now.
+   * The amount leaves `available` before the round trip, so nothing admits against it
+   * meanwhile; if the database fails, it comes back and the next settlement or the idle
+   * return gives it back.
+   */
+  private giveBack(lease: LocalLease): void {
+    const unused = lease.available;
+    if (unused <= 0) return;
+    lease.available -= unused;
+    const done = this.inTransaction(async (tx) => {
+      await lockWalletsThenLeases(tx, [lease.accountId]);
+      await runQuery(tx, "returnLease", [lease.id, unused]);
+    })
+      .catch((error: unknown) => {
+        lease.available += unused;
+        log.warn("could not give a low-balance reservation back; the lease keeps it", { error: error instanceof Error ? error.message : String(error) });
+      })
+      .finally(() => this.givingBack.delete(done));
+    this.givingBack.add(done);
   }
 
   /** Renews held leases, returns idle ones, sweeps expired leases of dead instances. */
   async tick(now = Date.now()): Promise<void> {
+    await Promise.all(this.givingBack);
     try {
       const ids = [...this.leases.values()].map((lease) => lease.id);
       if (ids.length > 0) {
-        await this.inTransaction(async (tx) => {
+        const renewed = await this.inTransaction(async (tx) => {
           await lockWalletsThenLeases(tx, [], ids);
-          await runQuery(tx, "renewLeases", [ids, this.ttlSeconds]);
+          return runQuery<{ id: string; free: number }>(tx, "renewLeases", [ids, this.ttlSeconds]);
         });
+        // A chunk leased while the balance was high goes back once it has become low, so
+        // that other instances' requests can use it (at most one tick later).
+        const free = new Map(renewed.map((row) => [row.id, Number(row.free)]));
+        for (const lease of this.leases.values()) {
+          const available = free.get(lease.id);
+          if (!lease.perRequest && available !== undefined && available < lease.lowBalance) {
+            lease.perRequest = true;
+            this.giveBack(lease);
+          }
+        }
       }
       for (const lease of [...this.leases.values()]) {
         // Not while a grant is on its way: its amount would land on a lease nobody holds.
         if (lease.inFlight === 0 && lease.granting === undefined && now - lease.lastUsed >= this.idleReturnMs) await this.returnLease(lease);
       }
       await this.sweepExpiredLeases();
+      await Promise.all(this.givingBack);
     } catch (error) {
       log.warn("wallet lease maintenance failed", { error: error instanceof Error ? error.message : String(error) });
     }
@@ -146,6 +205,7 @@ export class WalletLeases {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    await Promise.all(this.givingBack);
     for (const lease of [...this.leases.values()]) {
       try {
         await this.returnLease(lease);
@@ -177,7 +237,7 @@ export class WalletLeases {
     });
   }
 
-  private async inTransaction(work: (tx: Sql) => Promise<void>): Promise<void> {
-    await this.sql.begin((transaction) => work(transaction as unknown as Sql));
+  private async inTransaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
+    return (await this.sql.begin((transaction) => work(transaction as unknown as Sql))) as T;
   }
 }

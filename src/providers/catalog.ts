@@ -51,9 +51,15 @@ export interface CatalogModel {
   readonly capabilities: readonly string[];
   readonly maxInputTokens?: number;
   readonly maxOutputTokens?: number;
+  /** The most prompt tokens one image / one file can bill (admission's per-item bound). */
+  readonly maxTokensPerImage?: number;
+  readonly maxTokensPerFile?: number;
   /** At least one, in catalog order. */
   readonly endpoints: readonly CatalogEndpoint[];
 }
+
+/** What admission needs from a model to bound a request's cost (src/metering/admission.ts). */
+export type ModelTokenLimits = Pick<CatalogModel, "maxInputTokens" | "maxOutputTokens" | "maxTokensPerImage" | "maxTokensPerFile">;
 
 /** A catalog that failed to load; `issues` lists every problem found (each already prefixed). */
 export class CatalogError extends Error {
@@ -198,6 +204,8 @@ function resolveModel(raw: CatalogFileModel, where: string, providers: Map<strin
     capabilities: raw.capabilities ?? [],
     ...(raw.max_input_tokens === undefined ? {} : { maxInputTokens: raw.max_input_tokens }),
     ...(raw.max_output_tokens === undefined ? {} : { maxOutputTokens: raw.max_output_tokens }),
+    ...(raw.max_tokens_per_image === undefined ? {} : { maxTokensPerImage: raw.max_tokens_per_image }),
+    ...(raw.max_tokens_per_file === undefined ? {} : { maxTokensPerFile: raw.max_tokens_per_file }),
     endpoints,
   };
 }

@@ -1,5 +1,5 @@
 import { irError, type IrError, type IrRequest } from "../ir";
-import type { CatalogEndpoint } from "../providers/catalog";
+import type { CatalogEndpoint, ModelTokenLimits } from "../providers/catalog";
 import type { CatalogPricing } from "../providers/pricing";
 import type { Services } from "../services";
 import { parseModelRef, ModelRefError, type RoutingProfile } from "./parse-model-ref";
@@ -14,6 +14,8 @@ export interface AttemptCandidate extends UpstreamTarget {
   /** Telemetry key `${provider}/${providerModelId}`. */
   statsKey: string;
   pricing: CatalogPricing;
+  /** The served model's token limits from the catalog: admission's ceilings (src/metering/admission.ts). */
+  limits: ModelTokenLimits;
   funding: "platform";
   routingProfile: RoutingProfile;
 }
@@ -68,7 +70,7 @@ export function planAttempts(services: Services, request: IrRequest, estimatedPr
         unfunded.add(endpoint.provider);
         continue;
       }
-      candidates.push(candidateFor(endpoint, apiKey, profile));
+      candidates.push(candidateFor(endpoint, apiKey, profile, services.catalog.getModel(endpoint.modelId) ?? {}));
       if (candidates.length >= MAX_ATTEMPTS) break;
     }
   }
@@ -79,7 +81,7 @@ export function planAttempts(services: Services, request: IrRequest, estimatedPr
   return { ok: true, requestedModel: requested[0]!, candidates };
 }
 
-function candidateFor(endpoint: CatalogEndpoint, apiKey: string, profile: RoutingProfile): AttemptCandidate {
+function candidateFor(endpoint: CatalogEndpoint, apiKey: string, profile: RoutingProfile, model: ModelTokenLimits): AttemptCandidate {
   return {
     protocol: endpoint.protocol,
     baseUrl: endpoint.baseUrl,
@@ -89,6 +91,12 @@ function candidateFor(endpoint: CatalogEndpoint, apiKey: string, profile: Routin
     providerId: endpoint.provider,
     statsKey: endpoint.key,
     pricing: endpoint.pricing,
+    limits: {
+      ...(model.maxInputTokens === undefined ? {} : { maxInputTokens: model.maxInputTokens }),
+      ...(model.maxOutputTokens === undefined ? {} : { maxOutputTokens: model.maxOutputTokens }),
+      ...(model.maxTokensPerImage === undefined ? {} : { maxTokensPerImage: model.maxTokensPerImage }),
+      ...(model.maxTokensPerFile === undefined ? {} : { maxTokensPerFile: model.maxTokensPerFile }),
+    },
     funding: "platform",
     routingProfile: profile,
   };

@@ -45,6 +45,7 @@ const candidate: AttemptCandidate = {
   providerId: "openai",
   statsKey: "openai/gpt-4.1-mini",
   pricing: { input: 0.4, output: 1.6, cacheRead: 0.1, contextTiers: [] },
+  limits: {},
   funding: "platform",
   routingProfile: "balanced",
 };

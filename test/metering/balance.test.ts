@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type postgres from "postgres";
 import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
+import { DEFAULT_MAX_OUTPUT_TOKENS } from "../../src/metering/admission";
 import { PROTOCOLS, UPSTREAM, catalogPricing, closeClients, database, flush, handCharge, normaliseRow, returnIdleReservations, send, wallet, type Protocol } from "./metering-support";
 
 let harness: InferenceHarness;
@@ -82,11 +83,12 @@ describe("wallet settlement", () => {
 });
 
 describe("admission against a small balance", () => {
-  // 400 prompt characters → 100 estimated tokens; max_tokens 1000 on gpt-4o-mini (0.15 in, 0.6 out):
-  // reservation = ceil(100 × 0.15 + 1000 × 0.6) = 615 µUSD.
+  // A 400-byte prompt in one message bounds the prompt at 64 + 16 + 8 + 400 = 488 tokens
+  // (request, message and part allowances plus its bytes); max_tokens 1000 on gpt-4o-mini
+  // (0.15 in, 0.6 out): reservation = ceil(488 × 0.15 + 1000 × 0.6) = ceil(673.2) = 674 µUSD.
   const PROMPT = "x".repeat(400);
   const MAX_TOKENS = 1000;
-  const RESERVATION = 615;
+  const RESERVATION = 674;
   const AFFORDABLE = 3;
   // The mock's default usage (12 prompt, 5 completion): 12 × 0.15 + 5 × 0.6 = 4.8 → 5 µUSD.
   const CHARGE = 5;
@@ -142,17 +144,17 @@ describe("admission against a small balance", () => {
   });
 
   test("a request whose most expensive outcome costs exactly the balance is admitted (no float noise in the reservation)", async () => {
-    // o4-mini (1.1 in, 4.4 out): 40 characters → 10 tokens, max_output_tokens 100:
-    // 10 × 1.1 + 100 × 4.4 = 451 µUSD exactly (451.00000000000006 in floating point).
-    const account = await harness.server.createAccount(undefined, 451);
+    // o4-mini (1.1 in, 4.4 out): 82 bytes → 64 + 16 + 8 + 82 = 170 prompt tokens at most,
+    // max_output_tokens 100: 170 × 1.1 + 100 × 4.4 = 627 µUSD exactly (627.0000000000001 in floating point).
+    const account = await harness.server.createAccount(undefined, 627);
     const before = harness.mocks.responses.requests.length;
-    const sent = await send(harness.server.url, account.apiKey, "openai-responses", "mock-responses/o4-mini", { prompt: "y".repeat(40), maxTokens: 100 });
+    const sent = await send(harness.server.url, account.apiKey, "openai-responses", "mock-responses/o4-mini", { prompt: "y".repeat(82), maxTokens: 100 });
     expect(sent.status).toBe(200);
     expect(harness.mocks.responses.requests.length - before).toBe(1);
     await flush(harness);
     await returnIdleReservations(harness);
     // Default mock usage 12 + 5: 12 × 1.1 + 5 × 4.4 = 35.2 → 35 µUSD.
-    expect(await wallet(sql, account.accountId)).toEqual({ balance: 451 - 35, reserved: 0 });
+    expect(await wallet(sql, account.accountId)).toEqual({ balance: 627 - 35, reserved: 0 });
   });
 
   const REFUSAL_SHAPE: Record<Protocol, (body: any) => void> = {
@@ -182,4 +184,29 @@ describe("admission against a small balance", () => {
       expect(await wallet(sql, account.accountId)).toEqual({ balance: 0, reserved: 0 });
     });
   }
+});
+
+describe("the output limit admission reserves for", () => {
+  // The mocks' catalog states no max_output_tokens, so a request without a limit is
+  // reserved for the default and the default is sent: the upstream cannot bill more.
+  const lastBody = (mock: { requests: Array<{ body: unknown }> }) => mock.requests.at(-1)!.body as Record<string, any>;
+
+  test("a chat request without max tokens is sent upstream with the reserved default; one with a limit keeps its own", async () => {
+    const account = await harness.server.createAccount(undefined, 10_000_000);
+    expect((await send(harness.server.url, account.apiKey, "openai-chat", "mock-openai/gpt-4o-mini", { prompt: "hi" })).status).toBe(200);
+    expect(lastBody(harness.mocks.openai).max_completion_tokens).toBe(DEFAULT_MAX_OUTPUT_TOKENS);
+    expect((await send(harness.server.url, account.apiKey, "openai-chat", "mock-openai/gpt-4o-mini", { prompt: "hi", maxTokens: 50 })).status).toBe(200);
+    expect(lastBody(harness.mocks.openai).max_completion_tokens).toBe(50);
+  });
+
+  test("so does a generateContent request towards Responses, and the reservation covers that output", async () => {
+    // 88 + 2 prompt tokens at 0.25 plus 4096 output tokens at 2 on gpt-5-mini: ceil(22.5 + 8192) = 8215.
+    const account = await harness.server.createAccount(undefined, 8_214);
+    const refused = await send(harness.server.url, account.apiKey, "google-generate-content", "mock-responses/gpt-5-mini", { prompt: "hi" });
+    expect(refused.status).toBe(402);
+    expect(refused.text).toContain("can cost up to 8215 micro-USD");
+    await harness.server.api("POST", `/admin/accounts/${account.accountId}/credits`, { token: "test-admin-token", body: { amount_micro_usd: 1 } });
+    expect((await send(harness.server.url, account.apiKey, "google-generate-content", "mock-responses/gpt-5-mini", { prompt: "hi" })).status).toBe(200);
+    expect(lastBody(harness.mocks.responses).max_output_tokens).toBe(DEFAULT_MAX_OUTPUT_TOKENS);
+  });
 });

@@ -26,7 +26,8 @@ async function chat(token: string, requestId: string, usage: { prompt: number; c
   const response = await harness.server.api("POST", "/v1/chat/completions", {
     token,
     headers: { "x-request-id": requestId },
-    body: { model: "mock-openai/gpt-4o-mini", messages: [{ role: "user", content: "Hi" }] },
+    // A prompt as long as the tokens the mock bills: admission never debits more than a request can cost.
+    body: { model: "mock-openai/gpt-4o-mini", messages: [{ role: "user", content: "x".repeat(usage.prompt) }] },
   });
   expect(response.status).toBe(200);
 }

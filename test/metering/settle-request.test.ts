@@ -1,0 +1,82 @@
+import { describe, expect, test } from "bun:test";
+import type { AttemptRecord } from "../../src/inference/handle-inference";
+import type { BillingAuditRow, LedgerRow, MeteringSink, RequestRow } from "../../src/metering/metering-rows";
+import { arrivingRequest, type RequestOutcome } from "../../src/metering/request-outcome";
+import { settleRequest } from "../../src/metering/settle-request";
+import type { AttemptCandidate } from "../../src/routing/plan-attempts";
+
+const candidate: AttemptCandidate = {
+  protocol: "openai-chat",
+  baseUrl: "http://upstream.example/v1",
+  providerModelId: "m",
+  apiKey: "k",
+  modelId: "acme/m",
+  providerId: "acme",
+  statsKey: "acme/m",
+  pricing: { input: 1, output: 2, contextTiers: [] },
+  limits: {},
+  funding: "platform",
+  routingProfile: "balanced",
+};
+
+/** A served request whose upstream reported `prompt` + `completion` tokens (1 and 2 µUSD each). */
+function served(prompt: number, completion: number, reserved: number, leaseId: string | undefined): RequestOutcome {
+  const now = performance.now();
+  const attempt: AttemptRecord = {
+    ordinal: 1,
+    candidate,
+    outcome: "success",
+    status: 200,
+    signals: [{ usageFrames: [{ promptTokens: prompt, completionTokens: completion }], outputChars: 0, toolCalls: 0, finish: { reason: "stop" } }],
+    startedAt: now - 10,
+    endedAt: now,
+  };
+  const principal = { kind: "api_key" as const, id: "k_1", accountId: "acct_1", namespaceId: "ns_1", scopes: ["inference:invoke"], expiresAt: null };
+  return {
+    ...arrivingRequest({ requestId: "req-1", principal, clientProtocol: "openai-chat", createdAt: new Date(), startedAt: now - 20 }),
+    status: "succeeded",
+    statusCode: 200,
+    attempts: [attempt],
+    serving: attempt,
+    reservedMicroUsd: reserved,
+    ...(leaseId === undefined ? {} : { leaseId }),
+  };
+}
+
+function recordingSink() {
+  const rows = { requests: [] as RequestRow[], audits: [] as BillingAuditRow[], ledger: [] as LedgerRow[] };
+  const sink: MeteringSink = {
+    request: (row) => rows.requests.push(row),
+    usageFrame: () => {},
+    billingAudit: (row) => rows.audits.push(row),
+    ledger: (row) => rows.ledger.push(row),
+  };
+  return { rows, sink };
+}
+
+describe("settleRequest against the admission reservation", () => {
+  test("a charge within the reservation is debited as computed", () => {
+    const { rows, sink } = recordingSink();
+    const settlement = settleRequest(served(10, 5, 100, "wl_1"), sink);
+    expect(settlement).toMatchObject({ chargeMicroUsd: 20 });
+    expect(settlement.uncappedMicroUsd).toBeUndefined();
+    expect(rows.ledger).toEqual([expect.objectContaining({ amount_micro_usd: -20, released_micro_usd: 20, lease_id: "wl_1" })]);
+    expect(rows.requests[0]!.warnings).toEqual([]);
+  });
+
+  test("usage above the reservation (an upstream reporting more than it could bill) is capped at it: the wallet cannot go negative", () => {
+    const { rows, sink } = recordingSink();
+    const settlement = settleRequest(served(100, 50, 120, "wl_1"), sink);
+    expect(settlement).toMatchObject({ chargeMicroUsd: 120, uncappedMicroUsd: 200 });
+    expect(rows.ledger).toEqual([expect.objectContaining({ kind: "usage", amount_micro_usd: -120, released_micro_usd: 120, lease_id: "wl_1" })]);
+    expect(rows.audits.map((audit) => audit.charge_micro_usd)).toEqual([120]);
+    // The record keeps the reported usage and says what was computed.
+    expect(rows.requests[0]).toMatchObject({ prompt_tokens: 100, completion_tokens: 50, final_charge_micro_usd: 120 });
+    expect(rows.requests[0]!.warnings).toEqual([expect.objectContaining({ code: "charge_capped", message: expect.stringContaining("200") })]);
+  });
+
+  test("a request admitted without a reservation (metering off, nothing leased) is not capped", () => {
+    const { sink } = recordingSink();
+    expect(settleRequest(served(100, 50, 0, undefined), sink)).toMatchObject({ chargeMicroUsd: 200 });
+  });
+});
