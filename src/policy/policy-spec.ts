@@ -70,12 +70,12 @@ export const GuardrailSpecSchema = Type.Object(
 );
 export type GuardrailSpec = Static<typeof GuardrailSpecSchema>;
 
-/** A preset bundles at most one clause of each kind; absent and null both mean none. */
+/** A preset bundles at most one clause of each kind; on input, absent and null both mean none. */
 export const PresetSpecSchema = Type.Object(
   { guardrail: nullable(GuardrailSpecSchema), budget: nullable(BudgetSpecSchema), rate_limit: nullable(RateLimitSpecSchema) },
   { additionalProperties: false },
 );
-const PRESET_CLAUSES: readonly string[] = ["guardrail", "budget", "rate_limit"];
+const PRESET_CLAUSES: readonly string[] = Object.keys(PresetSpecSchema.properties);
 
 /** A preset as stored: every clause present, null when the preset has none. */
 export interface PresetSpec {
@@ -183,6 +183,8 @@ export function validatePolicySpec(kind: PolicyKind, value: unknown, prefix = "s
       const unknown = Object.keys(value).find((key) => !PRESET_CLAUSES.includes(key));
       if (unknown !== undefined) throw badRequest(`unknown field: ${prefix}.${unknown}`);
       const clauses = validatePresetClauses(value, prefix);
+      // Every clause passed its own kind's rules above; the bundle as a whole must match too.
+      checkShape(PresetSpecSchema, value, prefix);
       return { guardrail: clauses.guardrail ?? null, budget: clauses.budget ?? null, rate_limit: clauses.rate_limit ?? null };
     }
   }
