@@ -316,5 +316,7 @@ describe("isolation, scopes, flat paths, OpenAPI", () => {
         expect({ route: `${method} ${base}${path}`, scope: spec.body.paths[base + path]?.[method]?.["x-scope"] }).toEqual({ route: `${method} ${base}${path}`, scope });
       }
     }
+    const effective = spec.body.paths["/v1/policies/effective"].get.parameters;
+    expect(effective.filter((p: any) => p.in === "query").map((p: any) => [p.name, p.required])).toEqual([["principal_type", true], ["principal_id", true]]);
   });
 });

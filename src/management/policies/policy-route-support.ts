@@ -9,7 +9,16 @@ export const nsidOf = (params: Record<string, string> | undefined): string => pa
 /** A policy's display name: non-empty, no leading or trailing whitespace. */
 export const PolicyName = Type.String({ minLength: 1, maxLength: 200, pattern: "^\\S(.*\\S)?$" });
 
+/** An OpenAPI query parameter (Elysia documents path parameters itself). */
+export function queryParameter(name: string, description: string, required: boolean) {
+  return { name, in: "query" as const, required, description, schema: { type: "string" as const } };
+}
+
 /** The route options every policy route shares: its scope (checked by the auth macro) and its OpenAPI entry. */
-export function routeDoc(scope: "policy:read" | "policy:write", summary: string, body?: ReturnType<typeof bodyValidator>["doc"]) {
-  return { scope, detail: { summary, tags: ["policies"], "x-scope": scope, ...body } };
+export function routeDoc(
+  scope: "policy:read" | "policy:write",
+  summary: string,
+  extra?: ReturnType<typeof bodyValidator>["doc"] | { parameters: ReturnType<typeof queryParameter>[] },
+) {
+  return { scope, detail: { summary, tags: ["policies"], "x-scope": scope, ...extra } };
 }

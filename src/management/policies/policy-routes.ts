@@ -6,7 +6,7 @@ import { isPolicyKind, POLICY_KINDS, validatePolicySpec, type PolicyKind } from 
 import type { Services } from "../../services";
 import { bodyValidator } from "../validate-body";
 import { bindingEnvelope, policyEnvelope } from "./policy-envelopes";
-import { POLICY_BASES, nsidOf, PolicyName, routeDoc } from "./policy-route-support";
+import { POLICY_BASES, nsidOf, PolicyName, queryParameter, routeDoc } from "./policy-route-support";
 import { parsePrincipalType } from "./principal-target";
 import * as service from "./policy-service";
 
@@ -54,7 +54,9 @@ export function policyRoutes(services: Services) {
           const scope = await scopeOf(principal, params);
           return { data: (await service.listPolicyRows(deps, scope, kindFilter(query))).map(policyEnvelope) };
         },
-        routeDoc("policy:read", "List the namespace's policies, disabled ones included; ?kind= filters"),
+        routeDoc("policy:read", "List the namespace's policies, disabled ones included", {
+          parameters: [queryParameter("kind", `Only policies of this kind: ${KIND_LIST}`, false)],
+        }),
       )
       .post(
         `${base}/policies`,
@@ -75,7 +77,12 @@ export function policyRoutes(services: Services) {
           const id = requiredQuery(query, "principal_id");
           return service.effectiveOf(deps, scope, { type, id });
         },
-        routeDoc("policy:read", "The composed policy a request made as this principal gets (its namespace's policies included)"),
+        routeDoc("policy:read", "The composed policy a request made as this principal gets (its namespace's policies included)", {
+          parameters: [
+            queryParameter("principal_type", '"namespace", "api_key", "oauth_token" or "oauth_client"', true),
+            queryParameter("principal_id", "The principal's id", true),
+          ],
+        }),
       )
       .get(
         `${base}/policies/:id`,
