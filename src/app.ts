@@ -12,6 +12,9 @@ import { createRequestHooks, type RequestHooks } from "./request-hooks";
 import { pathOf } from "./request-path";
 import { usageRoutes } from "./management/usage/usage-routes";
 import { billingRoutes } from "./management/billing/billing-routes";
+import { policyRoutes } from "./management/policies/policy-routes";
+import { budgetRoutes } from "./management/policies/budget-routes";
+import { presetRoutes } from "./management/policies/preset-routes";
 import { discoveryRoutes } from "./public/discovery-routes";
 import { statsRoutes } from "./public/stats-routes";
 
@@ -82,6 +85,9 @@ export function createApp(services: Services, hooks: RequestHooks = createReques
     .use(keyRoutes(services))
     .use(usageRoutes(services))
     .use(billingRoutes(services))
+    .use(policyRoutes(services))
+    .use(budgetRoutes(services))
+    .use(presetRoutes(services))
     .use(discoveryRoutes(services))
     .use(statsRoutes(services))
     .use(inferenceRoutes(services));

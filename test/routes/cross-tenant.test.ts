@@ -14,6 +14,28 @@ const VALID_BODIES: Record<string, unknown> = {
   "DELETE /v1/namespaces/{nsid}": undefined,
   "GET /v1/namespaces/{nsid}/requests": undefined,
   "GET /v1/namespaces/{nsid}/usage": undefined,
+  "GET /v1/namespaces/{nsid}/policies": undefined,
+  "POST /v1/namespaces/{nsid}/policies": { name: "x", kind: "budget", spec: { window: "day", limit_micro_usd: 1 } },
+  "GET /v1/namespaces/{nsid}/policies/effective": undefined,
+  "GET /v1/namespaces/{nsid}/policies/{id}": undefined,
+  "PUT /v1/namespaces/{nsid}/policies/{id}": { name: "x" },
+  "DELETE /v1/namespaces/{nsid}/policies/{id}": undefined,
+  "POST /v1/namespaces/{nsid}/policies/{id}/bind": { principal_type: "namespace", principal_id: "ns_x" },
+  "DELETE /v1/namespaces/{nsid}/policies/{id}/bind/{binding_id}": undefined,
+  "GET /v1/namespaces/{nsid}/policies/{id}/bindings": undefined,
+  "POST /v1/namespaces/{nsid}/policies/{id}/disable": undefined,
+  "POST /v1/namespaces/{nsid}/policies/{id}/enable": undefined,
+  "GET /v1/namespaces/{nsid}/principals/{principal_type}/{principal_id}/policies": undefined,
+  "GET /v1/namespaces/{nsid}/budgets": undefined,
+  "POST /v1/namespaces/{nsid}/budgets": { name: "x", window: "day", limit_micro_usd: 1 },
+  "GET /v1/namespaces/{nsid}/budgets/{id}": undefined,
+  "PUT /v1/namespaces/{nsid}/budgets/{id}": { name: "x" },
+  "DELETE /v1/namespaces/{nsid}/budgets/{id}": undefined,
+  "GET /v1/namespaces/{nsid}/presets": undefined,
+  "POST /v1/namespaces/{nsid}/presets": { name: "x" },
+  "GET /v1/namespaces/{nsid}/presets/{id}": undefined,
+  "PUT /v1/namespaces/{nsid}/presets/{id}": { name: "x" },
+  "DELETE /v1/namespaces/{nsid}/presets/{id}": undefined,
 };
 
 let server: TestServer;
@@ -60,7 +82,7 @@ describe("cross-tenant isolation", () => {
 
   test("a namespace-baked credential gets 404 for its own account's other namespaces", async () => {
     const other = await server.api("POST", "/v1/namespaces", { token: alice.apiKey, body: { name: "other" } });
-    const bound = await server.mintKey(alice.apiKey, ["keys:read", "keys:write", "namespace:read", "usage:read"], alice.namespaceId);
+    const bound = await server.mintKey(alice.apiKey, ["keys:read", "keys:write", "namespace:read", "usage:read", "policy:read", "policy:write"], alice.namespaceId);
     for (const route of routes.filter((r) => !r.path.endsWith("/v1/namespaces/{nsid}"))) {
       expect({ route, status: (await attempt(route, other.body.id, bound)).status }).toEqual({ route, status: 404 });
     }

@@ -1,0 +1,71 @@
+import { Elysia } from "elysia";
+import { Type } from "@sinclair/typebox";
+import { authPlugin } from "../../auth/auth-plugin";
+import type { Principal } from "../../auth/principal";
+import { BudgetSpecSchema, checkShape, type BudgetSpec } from "../../policy/policy-spec";
+import type { Services } from "../../services";
+import { bodyValidator } from "../validate-body";
+import { budgetEnvelope } from "./policy-envelopes";
+import { POLICY_BASES, nsidOf, PolicyName, routeDoc } from "./policy-route-support";
+import * as service from "./policy-service";
+
+// Shapes only; the budget rules (and their messages) are BudgetSpecSchema's, checked below.
+const validateCreate = bodyValidator(
+  Type.Object({ name: PolicyName, window: Type.Unknown(), limit_micro_usd: Type.Unknown() }, { additionalProperties: false }),
+);
+const validateUpdate = bodyValidator(
+  Type.Object(
+    { name: Type.Optional(PolicyName), window: Type.Optional(Type.Unknown()), limit_micro_usd: Type.Optional(Type.Unknown()) },
+    { additionalProperties: false },
+  ),
+);
+
+/** Budgets (reference §4.9): typed sugar over policies of kind `budget`; toggled with the generic disable/enable. */
+export function budgetRoutes(services: Services) {
+  const deps: service.PolicyDeps = { sql: services.db.sql, store: services.policies };
+  const scopeOf = (principal: Principal, params: Record<string, string> | undefined) => service.policyScope(deps.sql, principal, nsidOf(params));
+  const routes = new Elysia({ name: "budgets", normalize: false }).use(authPlugin(services));
+  for (const base of POLICY_BASES) {
+    routes
+      .get(
+        `${base}/budgets`,
+        async ({ principal, params }) => ({ data: (await service.listPolicyRows(deps, await scopeOf(principal, params), "budget")).map(budgetEnvelope) }),
+        routeDoc("policy:read", "List the namespace's budgets"),
+      )
+      .get(
+        `${base}/budgets/:id`,
+        async ({ principal, params }) => budgetEnvelope(await service.getPolicy(deps, await scopeOf(principal, params), params.id, "budget")),
+        routeDoc("policy:read", "Get a budget"),
+      )
+      .post(
+        `${base}/budgets`,
+        async ({ principal, params, body }) => {
+          const scope = await scopeOf(principal, params);
+          const input = validateCreate(body);
+          const spec = checkShape(BudgetSpecSchema, { window: input.window, limit_micro_usd: input.limit_micro_usd }, "");
+          return budgetEnvelope(await service.createPolicy(deps, scope, { name: input.name, kind: "budget", spec }));
+        },
+        routeDoc("policy:write", "Create a budget", validateCreate.doc),
+      )
+      .put(
+        `${base}/budgets/:id`,
+        async ({ principal, params, body }) => {
+          const scope = await scopeOf(principal, params);
+          const input = validateUpdate(body);
+          const row = await service.updatePolicy(deps, scope, params.id, "budget", (current) => {
+            const stored = current.spec as BudgetSpec;
+            const merged = { window: input.window ?? stored.window, limit_micro_usd: input.limit_micro_usd ?? stored.limit_micro_usd };
+            return { name: input.name, spec: checkShape(BudgetSpecSchema, merged, "") };
+          });
+          return budgetEnvelope(row);
+        },
+        routeDoc("policy:write", "Change a budget (absent fields unchanged)", validateUpdate.doc),
+      )
+      .delete(
+        `${base}/budgets/:id`,
+        async ({ principal, params }) => service.removePolicy(deps, await scopeOf(principal, params), params.id, "budget"),
+        routeDoc("policy:write", "Delete a budget and its bindings"),
+      );
+  }
+  return routes;
+}

@@ -1,0 +1,135 @@
+import type { Principal } from "../../auth/principal";
+import { resolveNamespace } from "../../auth/resolve-namespace";
+import { newId } from "../../auth/tokens";
+import type { Sql } from "../../db/connect-database";
+import {
+  bindPolicy,
+  deletePolicy,
+  findPolicy,
+  insertPolicy,
+  listBindings,
+  listPolicies,
+  listPrincipalPolicies,
+  setPolicyDisabled,
+  unbindPolicy,
+  updatePolicyWith,
+  type PolicyBindingRow,
+  type PolicyRow,
+} from "../../db/queries/policies";
+import { notFound } from "../../errors/api-error";
+import type { PrincipalRef } from "../../policy/effective-policy";
+import { effectivePolicyView, type EffectivePolicyView } from "../../policy/effective-policy-view";
+import type { PolicyKind, PolicySpec } from "../../policy/policy-spec";
+import type { PolicyStore } from "../../policy/policy-store";
+import { principalsOfTarget, resolvePrincipalTarget } from "./principal-target";
+
+/** What the policy routes need: the database and this instance's policy store (to invalidate it). */
+export interface PolicyDeps {
+  sql: Sql;
+  store: PolicyStore;
+}
+
+/** The caller and the namespace a policy route acts in. */
+export interface PolicyScope {
+  caller: Principal;
+  accountId: string;
+  namespaceId: string;
+}
+
+/** Resolves `{nsid}` (or `me` for the flat paths) first: another tenant's namespace is a 404 before any 400. */
+export async function policyScope(sql: Sql, caller: Principal, nsid: string): Promise<PolicyScope> {
+  const namespace = await resolveNamespace(sql, caller, nsid);
+  return { caller, accountId: caller.accountId, namespaceId: namespace.id };
+}
+
+/** What a missing policy is called in the 404: the typed routes name their own kind. */
+const KIND_LABEL: Record<PolicyKind | "any", string> = { any: "policy", budget: "budget", rate_limit: "policy", guardrail: "policy", preset: "preset" };
+
+export function listPolicyRows(deps: PolicyDeps, scope: PolicyScope, kind: PolicyKind | null): Promise<PolicyRow[]> {
+  return listPolicies(deps.sql, scope, kind);
+}
+
+/** A policy of the scope's namespace (of `kind`, for the typed routes), or a 404. */
+export async function getPolicy(deps: PolicyDeps, scope: PolicyScope, policyId: string, kind?: PolicyKind): Promise<PolicyRow> {
+  const row = await findPolicy(deps.sql, scope, policyId);
+  if (!row || (kind !== undefined && row.kind !== kind)) throw notFound(KIND_LABEL[kind ?? "any"]);
+  return row;
+}
+
+export function createPolicy(deps: PolicyDeps, scope: PolicyScope, input: { name: string; kind: PolicyKind; spec: PolicySpec }): Promise<PolicyRow> {
+  return insertPolicy(deps.sql, scope, { id: newId("pol"), name: input.name, kind: input.kind, spec: input.spec });
+}
+
+/**
+ * Changes a policy's name and/or spec. `change` sees the current row (locked) and
+ * returns what to write; it validates and may throw. A policy of another kind than
+ * `kind` is a 404 for the typed routes.
+ */
+export async function updatePolicy(
+  deps: PolicyDeps,
+  scope: PolicyScope,
+  policyId: string,
+  kind: PolicyKind | undefined,
+  change: (current: PolicyRow) => { name?: string; spec?: PolicySpec },
+): Promise<PolicyRow> {
+  const row = await updatePolicyWith(deps.sql, scope, policyId, (current) => {
+    if (kind !== undefined && current.kind !== kind) throw notFound(KIND_LABEL[kind]);
+    return change(current);
+  });
+  if (!row) throw notFound(KIND_LABEL[kind ?? "any"]);
+  deps.store.policyChanged(policyId);
+  return row;
+}
+
+export async function removePolicy(deps: PolicyDeps, scope: PolicyScope, policyId: string, kind?: PolicyKind): Promise<{ deleted: true }> {
+  if (kind !== undefined) await getPolicy(deps, scope, policyId, kind);
+  if (!(await deletePolicy(deps.sql, scope, policyId))) throw notFound(KIND_LABEL[kind ?? "any"]);
+  deps.store.policyChanged(policyId);
+  return { deleted: true };
+}
+
+export async function setDisabled(deps: PolicyDeps, scope: PolicyScope, policyId: string, disabled: boolean): Promise<{ disabled: boolean }> {
+  if (!(await setPolicyDisabled(deps.sql, scope, policyId, disabled))) throw notFound("policy");
+  deps.store.policyChanged(policyId);
+  return { disabled };
+}
+
+/** Binds a principal the namespace may name; binding one twice returns the first binding's id. */
+export async function bind(deps: PolicyDeps, scope: PolicyScope, policyId: string, principal: PrincipalRef): Promise<{ binding_id: string }> {
+  await getPolicy(deps, scope, policyId);
+  await resolvePrincipalTarget(deps.sql, scope.caller, scope.namespaceId, principal);
+  const bindingId = await bindPolicy(deps.sql, scope, { id: newId("pb"), policyId, principalType: principal.type, principalId: principal.id });
+  // Deleted between the check and the insert.
+  if (bindingId === undefined) throw notFound("policy");
+  deps.store.principalChanged(scope.accountId, principal);
+  return { binding_id: bindingId };
+}
+
+export async function unbind(deps: PolicyDeps, scope: PolicyScope, policyId: string, bindingId: string): Promise<{ unbound: true }> {
+  await getPolicy(deps, scope, policyId);
+  const removed = await unbindPolicy(deps.sql, scope, policyId, bindingId);
+  if (!removed) throw notFound("binding");
+  // The row came from a table whose check constraint allows only the four principal types.
+  deps.store.principalChanged(scope.accountId, { type: removed.principal_type as PrincipalRef["type"], id: removed.principal_id });
+  return { unbound: true };
+}
+
+export async function bindingsOf(deps: PolicyDeps, scope: PolicyScope, policyId: string): Promise<PolicyBindingRow[]> {
+  await getPolicy(deps, scope, policyId);
+  return listBindings(deps.sql, scope, policyId);
+}
+
+/** The namespace's policies bound directly to one principal, disabled ones included. */
+export async function policiesOfPrincipal(deps: PolicyDeps, scope: PolicyScope, principal: PrincipalRef): Promise<PolicyRow[]> {
+  await resolvePrincipalTarget(deps.sql, scope.caller, scope.namespaceId, principal);
+  return listPrincipalPolicies(deps.sql, scope, principal.type, principal.id);
+}
+
+/**
+ * What applies to a request made as this principal: an API key's own policies and its
+ * namespace's, composed — read through the same store the enforcement stage uses.
+ */
+export async function effectiveOf(deps: PolicyDeps, scope: PolicyScope, principal: PrincipalRef): Promise<EffectivePolicyView> {
+  const target = await resolvePrincipalTarget(deps.sql, scope.caller, scope.namespaceId, principal);
+  return effectivePolicyView(await deps.store.effectivePolicy(scope.accountId, principalsOfTarget(target)));
+}

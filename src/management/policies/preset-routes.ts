@@ -1,0 +1,89 @@
+import { Elysia } from "elysia";
+import { Type } from "@sinclair/typebox";
+import { authPlugin } from "../../auth/auth-plugin";
+import type { Principal } from "../../auth/principal";
+import { validatePresetClauses, type PresetSpec } from "../../policy/policy-spec";
+import type { Services } from "../../services";
+import { bodyValidator } from "../validate-body";
+import { presetEnvelope } from "./policy-envelopes";
+import { POLICY_BASES, nsidOf, PolicyName, routeDoc } from "./policy-route-support";
+import * as service from "./policy-service";
+
+// Shapes only; each clause is validated like its own kind (validatePresetClauses).
+const clauses = { guardrail: Type.Optional(Type.Unknown()), budget: Type.Optional(Type.Unknown()), rate_limit: Type.Optional(Type.Unknown()) };
+const validateCreate = bodyValidator(Type.Object({ name: PolicyName, ...clauses }, { additionalProperties: false }));
+const validateUpdate = bodyValidator(
+  Type.Object(
+    {
+      name: Type.Optional(PolicyName),
+      ...clauses,
+      clear_guardrail: Type.Optional(Type.Boolean()),
+      clear_budget: Type.Optional(Type.Boolean()),
+      clear_rate_limit: Type.Optional(Type.Boolean()),
+    },
+    { additionalProperties: false },
+  ),
+);
+
+const CLAUSES = ["guardrail", "budget", "rate_limit"] as const;
+
+/**
+ * Presets (reference §4.10): policies of kind `preset` bundling at most a guardrail, a
+ * budget and a rate limit. PUT: an absent clause is unchanged, and so is a JSON null (it
+ * is not a clear); `clear_<clause>: true` removes the clause, even when the body also
+ * supplies it. A supplied clause replaces the stored one whole.
+ */
+export function presetRoutes(services: Services) {
+  const deps: service.PolicyDeps = { sql: services.db.sql, store: services.policies };
+  const scopeOf = (principal: Principal, params: Record<string, string> | undefined) => service.policyScope(deps.sql, principal, nsidOf(params));
+  const routes = new Elysia({ name: "presets", normalize: false }).use(authPlugin(services));
+  for (const base of POLICY_BASES) {
+    routes
+      .get(
+        `${base}/presets`,
+        async ({ principal, params }) => ({ data: (await service.listPolicyRows(deps, await scopeOf(principal, params), "preset")).map(presetEnvelope) }),
+        routeDoc("policy:read", "List the namespace's presets"),
+      )
+      .get(
+        `${base}/presets/:id`,
+        async ({ principal, params }) => presetEnvelope(await service.getPolicy(deps, await scopeOf(principal, params), params.id, "preset")),
+        routeDoc("policy:read", "Get a preset"),
+      )
+      .post(
+        `${base}/presets`,
+        async ({ principal, params, body }) => {
+          const scope = await scopeOf(principal, params);
+          const input = validateCreate(body);
+          const given = validatePresetClauses(input, "");
+          const spec: PresetSpec = { guardrail: given.guardrail ?? null, budget: given.budget ?? null, rate_limit: given.rate_limit ?? null };
+          return presetEnvelope(await service.createPolicy(deps, scope, { name: input.name, kind: "preset", spec }));
+        },
+        routeDoc("policy:write", "Create a preset (an empty one is a valid no-op)", validateCreate.doc),
+      )
+      .put(
+        `${base}/presets/:id`,
+        async ({ principal, params, body }) => {
+          const scope = await scopeOf(principal, params);
+          const input = validateUpdate(body);
+          const given = validatePresetClauses(input, "");
+          const row = await service.updatePolicy(deps, scope, params.id, "preset", (current) => {
+            const spec = { ...(current.spec as PresetSpec) } as Record<(typeof CLAUSES)[number], unknown>;
+            for (const clause of CLAUSES) {
+              if (input[`clear_${clause}`] === true) spec[clause] = null;
+              else if (given[clause] !== undefined) spec[clause] = given[clause];
+              else spec[clause] ??= null;
+            }
+            return { name: input.name, spec: spec as unknown as PresetSpec };
+          });
+          return presetEnvelope(row);
+        },
+        routeDoc("policy:write", "Change a preset: absent or null = unchanged, clear_<clause> removes one", validateUpdate.doc),
+      )
+      .delete(
+        `${base}/presets/:id`,
+        async ({ principal, params }) => service.removePolicy(deps, await scopeOf(principal, params), params.id, "preset"),
+        routeDoc("policy:write", "Delete a preset and its bindings"),
+      );
+  }
+  return routes;
+}

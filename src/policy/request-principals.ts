@@ -1,0 +1,21 @@
+import type { PrincipalRef } from "./effective-policy";
+
+/** The credential a request presented: an API key or an OAuth token, by its id. */
+export interface RequestCredential {
+  kind: "api_key" | "oauth_token";
+  id: string;
+}
+
+/**
+ * The principals whose policies govern a request: its namespace (the credential's own,
+ * or the one it is attributed to), the API key or OAuth token it presented, and the
+ * OAuth client that token was issued to. The effective policy is the composition of
+ * every enabled policy bound to any of them.
+ */
+export function requestPrincipals(namespaceId: string | null, credential: RequestCredential, oauthClientId: string | null = null): PrincipalRef[] {
+  const principals: PrincipalRef[] = [];
+  if (namespaceId !== null) principals.push({ type: "namespace", id: namespaceId });
+  principals.push({ type: credential.kind, id: credential.id });
+  if (oauthClientId !== null) principals.push({ type: "oauth_client", id: oauthClientId });
+  return principals;
+}
