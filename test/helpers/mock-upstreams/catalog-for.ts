@@ -109,6 +109,8 @@ export const CATALOG_SCENARIO_SUFFIXES = [
   "stream_cut",
   "hang",
   "slow",
+  "stream_error",
+  "flood",
 ] as const;
 
 /** "multi/chat-model": cheaper on mock-openai than on mock-anthropic. */
