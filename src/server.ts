@@ -19,6 +19,7 @@ import { WalletLeases } from "./metering/wallet-leases";
 import { PendingSettlements } from "./metering/pending-settlements";
 import { AutoTranslator, InlineTranslator, PooledTranslator, type Translator } from "./translation/translator";
 import { WorkerPool } from "./workers/worker-pool";
+import { OpenStreams } from "./inference/open-streams";
 
 const TRANSLATE_WORKER = new URL("../workers/translate.worker.ts", import.meta.url);
 
@@ -68,6 +69,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
     namespaces: new NamespaceAttribution(db.sql),
     walletLeases,
     pendingSettlements: new PendingSettlements(),
+    openStreams: new OpenStreams(),
   };
   const hooks = createRequestHooks(services);
   const app = createApp(services, hooks);

@@ -216,10 +216,10 @@ export async function handleInference(services: Services, input: InferenceInput)
       release: call.release,
       headers,
       onFinished: (attemptOutcome, error) => finishAttempt(services, attempt, request.signal.aborted ? "aborted" : attemptOutcome, error),
-      settle: (clientGone, failed) => {
+      settle: (status, interrupted) => {
         outcome.serving = attempt;
-        outcome.clientDisconnected = clientGone;
-        return settle(clientGone ? "cancelled" : failed ? "failed" : "succeeded", 200)?.chargeMicroUsd ?? null;
+        outcome.clientDisconnected = interrupted;
+        return settle(status, 200)?.chargeMicroUsd ?? null;
       },
     });
     if (relayed.ok) return relayed.response;
