@@ -145,13 +145,13 @@ export class CommittedStream implements InterruptibleStream {
     return this.write(framer.take(chunk));
   }
 
-  /** The upstream ended. */
+  /** The upstream ended. An error frame it sent mid-stream makes the request failed (the frame itself was relayed). */
   private async finish(): Promise<void> {
     const { handle, framer, note, costed } = this.state;
     await Promise.all(this.accounting);
     const output = note(await handle.end());
     this.state.ended = true;
-    const error = output.signals.error;
+    const error = output.signals.error ?? this.input.attempt.signals.find((signals) => signals.error)?.error;
     if (this.finished) return;
     this.finished = true;
     this.input.onFinished(this.clientGone ? "aborted" : error ? "provider_error" : "success", error);
