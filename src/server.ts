@@ -20,6 +20,7 @@ import { PendingSettlements } from "./metering/pending-settlements";
 import { AutoTranslator, InlineTranslator, PooledTranslator, type Translator } from "./translation/translator";
 import { WorkerPool } from "./workers/worker-pool";
 import { OpenStreams } from "./inference/open-streams";
+import { irError } from "./ir";
 
 const TRANSLATE_WORKER = new URL("../workers/translate.worker.ts", import.meta.url);
 
@@ -30,6 +31,9 @@ async function createTranslator(config: Config): Promise<Translator> {
   const pooled = new PooledTranslator(pool);
   return config.translationMode === "pool" ? pooled : new AutoTranslator(pooled, config.translationInlineMaxBytes);
 }
+
+/** How long streams ended at the grace limit get to deliver their error frame before connections close. */
+const STREAM_END_FLUSH_MS = 1_000;
 
 export interface RunningServer {
   url: string;
@@ -95,6 +99,13 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
       const drained = server.stop(false);
       const deadline = new Promise<void>((resolve) => setTimeout(resolve, config.shutdownGraceMs).unref?.());
       await Promise.race([drained, deadline]);
+      // Streams still open end with their protocol's error frame and are settled, then get a
+      // moment to reach their clients before the remaining connections are closed.
+      const interrupted = await services.openStreams.interruptAll(irError("internal", "the server is shutting down; retry the request", { status: 503, retryAfter: 1 }));
+      if (interrupted > 0) {
+        log.warn("streams ended by shutdown", { streams: interrupted });
+        await Promise.race([drained, Bun.sleep(STREAM_END_FLUSH_MS)]);
+      }
       server.stop(true);
       await lastUsed.stop();
       // Every buffered record, frame and ledger entry is written before the database closes.
