@@ -1,6 +1,6 @@
 import { irError, type CodecContext, type IrError, type ProtocolId } from "../ir";
 import type { BodyReader } from "../routing/body-reader";
-import type { StreamOutput } from "../translation/translation-types";
+import type { StreamOutput, TranslationSignals } from "../translation/translation-types";
 import type { RequestOutcome } from "../metering/request-outcome";
 import type { Services } from "../services";
 import type { AttemptRecord } from "./handle-inference";
@@ -58,7 +58,12 @@ export async function relayStream(services: Services, input: RelayInput): Promis
   });
   const framer = passthrough ? new PassthroughFramer(input.clientProtocol, input.context.model, input.clientAskedUsage) : undefined;
   const note = (output: StreamOutput) => {
-    attempt.signals.push(output.signals);
+    const signals = output.signals;
+    const last = attempt.signals.at(-1);
+    // Most chunks only add output characters: they fold into the previous entry, so a long
+    // stream does not keep one entry per chunk until it is settled.
+    if (last !== undefined && onlyOutputChars(signals)) last.outputChars += signals.outputChars;
+    else attempt.signals.push(signals);
     if (output.signals.firstToken && attempt.firstTokenAt === undefined) attempt.firstTokenAt = performance.now();
     return output;
   };
@@ -106,4 +111,8 @@ export async function relayStream(services: Services, input: RelayInput): Promis
     new ByteLengthQueuingStrategy({ highWaterMark: STREAM_BUFFER_BYTES }),
   );
   return { ok: true, response: new Response(stream, { status: 200, headers: { ...SSE_HEADERS, ...input.headers } }) };
+}
+
+function onlyOutputChars(signals: TranslationSignals): boolean {
+  return signals.firstToken === undefined && signals.usageFrames.length === 0 && signals.finish === undefined && signals.error === undefined && signals.toolCalls === 0;
 }
