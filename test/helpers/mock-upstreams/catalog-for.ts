@@ -110,7 +110,6 @@ export const CATALOG_SCENARIO_SUFFIXES = [
   "hang",
   "slow",
   "stream_error",
-  "flood",
 ] as const;
 
 /** "multi/chat-model": cheaper on mock-openai than on mock-anthropic. */
