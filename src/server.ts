@@ -32,7 +32,7 @@ async function createTranslator(config: Config): Promise<Translator> {
   return config.translationMode === "pool" ? pooled : new AutoTranslator(pooled, config.translationInlineMaxBytes);
 }
 
-/** How long streams ended at the grace limit get to deliver their error frame before connections close. */
+/** How long streams ended at the grace limit get to settle, and then to deliver their error frame, before connections close. */
 const STREAM_END_FLUSH_MS = 1_000;
 
 export interface RunningServer {
@@ -101,9 +101,10 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
       await Promise.race([drained, deadline]);
       // Streams still open end with their protocol's error frame and are settled, then get a
       // moment to reach their clients before the remaining connections are closed.
-      const interrupted = await services.openStreams.interruptAll(irError("internal", "the server is shutting down; retry the request", { status: 503, retryAfter: 1 }));
-      if (interrupted > 0) {
-        log.warn("streams ended by shutdown", { streams: interrupted });
+      if (services.openStreams.size > 0) {
+        log.warn("streams ended by shutdown", { streams: services.openStreams.size });
+        const shuttingDown = irError("internal", "the server is shutting down; retry the request", { status: 503, retryAfter: 1 });
+        await Promise.race([services.openStreams.interruptAll(shuttingDown), Bun.sleep(STREAM_END_FLUSH_MS)]);
         await Promise.race([drained, Bun.sleep(STREAM_END_FLUSH_MS)]);
       }
       server.stop(true);

@@ -22,10 +22,8 @@ export class OpenStreams {
   }
 
   /** Ends every open stream with `error`; resolves when all are settled. */
-  async interruptAll(error: IrError): Promise<number> {
-    const open = [...this.streams];
-    await Promise.allSettled(open.map((stream) => stream.interrupt(error)));
-    return open.length;
+  async interruptAll(error: IrError): Promise<void> {
+    await Promise.allSettled([...this.streams].map((stream) => stream.interrupt(error)));
   }
 
   get size(): number {
