@@ -152,7 +152,6 @@ export class CommittedStream implements InterruptibleStream {
     const output = note(await handle.end());
     this.state.ended = true;
     const error = output.signals.error ?? this.input.attempt.signals.find((signals) => signals.error)?.error;
-    if (this.finished) return;
     this.finished = true;
     this.input.onFinished(this.clientGone ? "aborted" : error ? "provider_error" : "success", error);
     const charge = this.input.settle(this.clientGone ? "cancelled" : error ? "failed" : "succeeded", this.clientGone);
