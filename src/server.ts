@@ -19,8 +19,7 @@ import { WalletLeases } from "./metering/wallet-leases";
 import { PendingSettlements } from "./metering/pending-settlements";
 import { AutoTranslator, InlineTranslator, PooledTranslator, type Translator } from "./translation/translator";
 import { WorkerPool } from "./workers/worker-pool";
-import { OpenStreams } from "./inference/open-streams";
-import { irError } from "./ir";
+import { InFlightRequests } from "./inference/in-flight-requests";
 
 const TRANSLATE_WORKER = new URL("../workers/translate.worker.ts", import.meta.url);
 
@@ -73,7 +72,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
     namespaces: new NamespaceAttribution(db.sql),
     walletLeases,
     pendingSettlements: new PendingSettlements(),
-    openStreams: new OpenStreams(),
+    inFlight: new InFlightRequests(),
   };
   const hooks = createRequestHooks(services);
   const app = createApp(services, hooks);
@@ -99,12 +98,13 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
       const drained = server.stop(false);
       const deadline = new Promise<void>((resolve) => setTimeout(resolve, config.shutdownGraceMs).unref?.());
       await Promise.race([drained, deadline]);
-      // Streams still open end with their protocol's error frame and are settled, then get a
-      // moment to reach their clients before the remaining connections are closed.
-      if (services.openStreams.size > 0) {
-        log.warn("streams ended by shutdown", { streams: services.openStreams.size });
-        const shuttingDown = irError("internal", "the server is shutting down; retry the request", { status: 503, retryAfter: 1 });
-        await Promise.race([services.openStreams.interruptAll(shuttingDown), Bun.sleep(STREAM_END_FLUSH_MS)]);
+      // What is still in flight ends cleanly and is settled (streams with their protocol's
+      // error frame, requests awaiting an upstream with a 503), then gets a moment to reach
+      // its clients before the remaining connections are closed.
+      const open = server.pendingRequests;
+      if (open > 0) {
+        log.warn("requests ended by shutdown", { requests: open, streams: services.inFlight.openStreams });
+        await Promise.race([services.inFlight.endAll(), Bun.sleep(STREAM_END_FLUSH_MS)]);
         await Promise.race([drained, Bun.sleep(STREAM_END_FLUSH_MS)]);
       }
       server.stop(true);

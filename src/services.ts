@@ -12,7 +12,7 @@ import type { NamespaceAttribution } from "./metering/namespace-attribution";
 import type { ShardedWriteBuffer } from "./metering/sharded-write-buffer";
 import type { WalletLeases } from "./metering/wallet-leases";
 import type { PendingSettlements } from "./metering/pending-settlements";
-import type { OpenStreams } from "./inference/open-streams";
+import type { InFlightRequests } from "./inference/in-flight-requests";
 
 /** The long-lived parts a route needs; built once in server.ts (or a test) and passed down. */
 export interface Services {
@@ -30,6 +30,6 @@ export interface Services {
   namespaces: NamespaceAttribution;
   walletLeases: WalletLeases;
   pendingSettlements: PendingSettlements;
-  /** Committed streams in progress, ended with an error frame at the shutdown grace limit. */
-  openStreams: OpenStreams;
+  /** What is still being served, ended cleanly at the shutdown grace limit. */
+  inFlight: InFlightRequests;
 }

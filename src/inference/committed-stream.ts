@@ -4,7 +4,7 @@ import type { StreamOutput } from "../translation/translation-types";
 import type { Services } from "../services";
 import type { PassthroughFramer } from "./passthrough-framer";
 import type { RelayInput } from "./relay-stream";
-import type { InterruptibleStream } from "./open-streams";
+import type { InterruptibleStream } from "./in-flight-requests";
 import { streamErrorFrame } from "./stream-error-frame";
 import { asIrError } from "./inference-error";
 import { SSE_KEEPALIVE } from "../protocols/sse";
@@ -74,7 +74,7 @@ export class CommittedStream implements InterruptibleStream {
       this.close();
       return;
     }
-    this.services.openStreams.add(this);
+    this.services.inFlight.addStream(this);
     // An upstream that thinks for a long time must not let proxies close an idle connection.
     this.keepalive = setInterval(() => {
       if (this.pulling && performance.now() - this.lastWrite >= KEEPALIVE_MS) this.write(SSE_KEEPALIVE);
@@ -206,7 +206,7 @@ export class CommittedStream implements InterruptibleStream {
     this.finished = true;
     clearInterval(this.keepalive);
     clearTimeout(this.stallTimer);
-    this.services.openStreams.delete(this);
+    this.services.inFlight.deleteStream(this);
     this.input.reader.cancel();
     this.input.release();
     if (!this.clientGone) {

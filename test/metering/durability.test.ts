@@ -122,7 +122,7 @@ describe("SIGTERM", () => {
       await server.exited;
     }
   }, 30_000);
-  test("streams still open at the grace limit end with their protocol's error frame and a clean end, and are recorded as failed", async () => {
+  test("at the grace limit open streams end with their protocol's error frame and a clean end, requests still awaiting an upstream get a 503, and all are recorded as failed", async () => {
     const { server, accountId, apiKey } = await startServer({ SHUTDOWN_GRACE_MS: "500" });
     try {
       // Passthrough and translated, every client protocol; 12 pieces 1 s apart outlast the grace period.
@@ -153,7 +153,22 @@ describe("SIGTERM", () => {
           return { client, requestId, text: response.text().catch((error) => `reset: ${String(error)}`) };
         }),
       );
+      // Two requests whose upstream never answers: a stream before its first token, and a body.
+      const waiting = [
+        { client: "openai-chat" as const, stream: true, requestId: `grace-hang-stream-${crypto.randomUUID()}` },
+        { client: "anthropic-messages" as const, stream: false, requestId: `grace-hang-body-${crypto.randomUUID()}` },
+      ].map((request) => ({
+        ...request,
+        sent: send(server.url, apiKey, request.client, `${UPSTREAM[request.client].model}@hang`, request).catch((error) => ({ status: 0, json: String(error) })),
+      }));
+      await Bun.sleep(200);
       server.process.kill("SIGTERM");
+      for (const { client, sent } of waiting) {
+        const answer = await sent;
+        expect(answer.status).toBe(503);
+        if (client === "openai-chat") expect(answer.json.error.message).toContain("shutting down");
+        else expect(answer.json).toMatchObject({ type: "error", error: { message: expect.stringContaining("shutting down") } });
+      }
       for (const { client, text } of opened) {
         // Read to a clean end, the error frame last.
         const body = await text;
@@ -162,16 +177,20 @@ describe("SIGTERM", () => {
         expect(body).not.toContain("piece11");
       }
       expect(await server.exited).toBe(0);
-      expect(server.output()).toContain("streams ended by shutdown");
+      expect(server.output()).toContain("requests ended by shutdown");
       expect(server.output()).not.toContain("they are lost");
       const sql = database(db.url);
       const records = (await sql`select * from requests where account_id = ${accountId}`).map(normaliseRow);
-      expect(records.map((r) => r.request_id).sort()).toEqual(opened.map((o) => o.requestId).sort());
-      for (const record of records) {
+      expect(records.map((r) => r.request_id).sort()).toEqual([...opened, ...waiting].map((o) => o.requestId).sort());
+      for (const record of records.filter((r) => !r.request_id.startsWith("grace-hang"))) {
         // What was produced before the cut is billed, as an estimate.
         expect(record).toMatchObject({ status: "failed", billing_status: "computed" });
         expect(record.usage_evidence.source).toBe("estimated");
         expect(record.final_charge_micro_usd).toBeGreaterThan(0);
+      }
+      for (const record of records.filter((r) => r.request_id.startsWith("grace-hang"))) {
+        // Nothing was produced: nothing is charged.
+        expect(record).toMatchObject({ status: "failed", status_code: 503, final_charge_micro_usd: 0 });
       }
       const total = records.reduce((sum, r) => sum + r.final_charge_micro_usd, 0);
       expect(await wallet(sql, accountId)).toEqual({ balance: CREDIT - total, reserved: 0 });
