@@ -18,6 +18,11 @@ export interface Config {
   maxManagementBodyBytes: number;
   /** Time SIGTERM gives in-flight requests before the process exits anyway. */
   shutdownGraceMs: number;
+  /**
+   * A committed stream whose client has read nothing for this long (its buffer full) is
+   * ended: the upstream is aborted and the request settled as cancelled. 0: never.
+   */
+  streamStallTimeoutMs: number;
   /** Client pool size for a real PostgreSQL (the embedded one always gets 1). */
   databasePoolSize: number;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
@@ -79,6 +84,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxInferenceBodyBytes: integer("MAX_INFERENCE_BODY_BYTES", 32 * 1024 * 1024, env),
     maxManagementBodyBytes: integer("MAX_MANAGEMENT_BODY_BYTES", 256 * 1024, env),
     shutdownGraceMs: integer("SHUTDOWN_GRACE_MS", 20_000, env),
+    streamStallTimeoutMs: integer("STREAM_STALL_TIMEOUT_MS", 30_000, env),
     databasePoolSize: integer("DATABASE_POOL_SIZE", 10, env),
     logLevel,
     meteringEnabled: env.METERING !== "off",

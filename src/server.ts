@@ -20,6 +20,7 @@ import { PendingSettlements } from "./metering/pending-settlements";
 import { AutoTranslator, InlineTranslator, PooledTranslator, type Translator } from "./translation/translator";
 import { WorkerPool } from "./workers/worker-pool";
 import { PolicyStore } from "./policy/policy-store";
+import { InFlightRequests } from "./inference/in-flight-requests";
 
 const TRANSLATE_WORKER = new URL("../workers/translate.worker.ts", import.meta.url);
 
@@ -30,6 +31,9 @@ async function createTranslator(config: Config): Promise<Translator> {
   const pooled = new PooledTranslator(pool);
   return config.translationMode === "pool" ? pooled : new AutoTranslator(pooled, config.translationInlineMaxBytes);
 }
+
+/** How long streams ended at the grace limit get to settle, and then to deliver their error frame, before connections close. */
+const STREAM_END_FLUSH_MS = 1_000;
 
 export interface RunningServer {
   url: string;
@@ -70,6 +74,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
     walletLeases,
     pendingSettlements: new PendingSettlements(),
     policies: new PolicyStore(db.sql, config.credentialCacheTtlMs),
+    inFlight: new InFlightRequests(),
   };
   const hooks = createRequestHooks(services);
   const app = createApp(services, hooks);
@@ -95,6 +100,15 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
       const drained = server.stop(false);
       const deadline = new Promise<void>((resolve) => setTimeout(resolve, config.shutdownGraceMs).unref?.());
       await Promise.race([drained, deadline]);
+      // What is still in flight ends cleanly and is settled (streams with their protocol's
+      // error frame, requests awaiting an upstream with a 503), then gets a moment to reach
+      // its clients before the remaining connections are closed.
+      const open = server.pendingRequests;
+      if (open > 0) {
+        log.warn("requests ended by shutdown", { requests: open, streams: services.inFlight.openStreams });
+        await Promise.race([services.inFlight.endAll(), Bun.sleep(STREAM_END_FLUSH_MS)]);
+        await Promise.race([drained, Bun.sleep(STREAM_END_FLUSH_MS)]);
+      }
       server.stop(true);
       await lastUsed.stop();
       // Every buffered record, frame and ledger entry is written before the database closes.

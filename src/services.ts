@@ -13,6 +13,7 @@ import type { ShardedWriteBuffer } from "./metering/sharded-write-buffer";
 import type { WalletLeases } from "./metering/wallet-leases";
 import type { PendingSettlements } from "./metering/pending-settlements";
 import type { PolicyStore } from "./policy/policy-store";
+import type { InFlightRequests } from "./inference/in-flight-requests";
 
 /** The long-lived parts a route needs; built once in server.ts (or a test) and passed down. */
 export interface Services {
@@ -32,4 +33,6 @@ export interface Services {
   pendingSettlements: PendingSettlements;
   /** Policies bound to principals, cached; the policy routes invalidate it on every change. */
   policies: PolicyStore;
+  /** What is still being served, ended cleanly at the shutdown grace limit. */
+  inFlight: InFlightRequests;
 }

@@ -792,6 +792,49 @@ describe("connection behaviour", () => {
     expect(() => JSON.parse(whole.text) as unknown).toThrow();
   });
 
+  test("stream_error sends part of the turn, then the vendor's mid-stream error frame, and ends cleanly", async () => {
+    const chat = await readUntilEnd(await post(chatUrl(), { model: "m@stream_error3", messages: [], stream: true }));
+    expect(chat.failed).toBe(false);
+    const chatFrames = parseSse(chat.text);
+    expect(chatFrames).toHaveLength(4);
+    expect(get(JSON.parse(chatFrames[3]!.data), "error", "type")).toBe("server_error");
+
+    const messages = await readUntilEnd(await post(messagesUrl(), { model: "c@stream_error", max_tokens: 64, messages: [], stream: true }, ANTHROPIC_HEADERS));
+    const last = parseSse(messages.text).at(-1)!;
+    expect(last.event).toBe("error");
+    expect(JSON.parse(last.data)).toEqual({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } });
+
+    const responses = parseSse((await readUntilEnd(await post(responsesUrl(), { model: "r@stream_error", input: "x", stream: true }))).text);
+    const failed = JSON.parse(responses.at(-1)!.data);
+    expect(responses.at(-1)!.event).toBe("response.failed");
+    expect(failed).toMatchObject({ type: "response.failed", sequence_number: responses.length - 1, response: { status: "failed", error: { code: "server_error" } } });
+    expect(get(failed, "response", "id")).toBe(get(JSON.parse(responses[0]!.data), "response", "id"));
+
+    const gemini = await readUntilEnd(await post(geminiUrl("g@stream_error", true), { contents: [] }));
+    expect(gemini.text.endsWith('"status":"UNAVAILABLE"}}\r\n\r\n')).toBe(true);
+    expect(get(JSON.parse(parseSse(gemini.text).at(-1)!.data), "error", "code")).toBe(503);
+  });
+
+  test("flood repeats one text delta, renumbering Responses events; it is generated only as it is read", async () => {
+    const responses = parseSse(await (await post(responsesUrl(), { model: "r@flood50", input: "x", stream: true })).text());
+    expect(responses.map((frame) => get(JSON.parse(frame.data), "sequence_number"))).toEqual(responses.map((_, index) => index));
+    expect(responses.filter((frame) => frame.event === "response.output_text.delta")).toHaveLength(51);
+
+    const before = mocks.openai.requests.length;
+    const response = await post(chatUrl(), { model: "m@flood1000000", messages: [], stream: true });
+    const reader = response.body!.getReader();
+    let read = 0;
+    while (read < 256 * 1024) read += (await reader.read()).value!.byteLength;
+    await Bun.sleep(200);
+    const sent = mocks.openai.requests[before]!.streamedBytes;
+    // A million ~1 KB frames; what was sent is what the reader took plus the socket buffers.
+    expect(sent).toBeGreaterThanOrEqual(read);
+    expect(sent).toBeLessThan(100 * 1024 * 1024);
+    await Bun.sleep(200);
+    expect(mocks.openai.requests[before]!.streamedBytes).toBe(sent);
+    await reader.cancel();
+  });
+
   test("slow delays the first byte by delayMs; chunkDelayMs spaces the frames", async () => {
     const started = performance.now();
     const response = await post(chatUrl(), { model: "m@slow200", messages: [] });

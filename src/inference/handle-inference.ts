@@ -8,6 +8,7 @@ import type { Services } from "../services";
 import { asIrError, authorizeInference, errorInProtocol } from "./inference-error";
 import { requestIdFrom } from "./request-id";
 import { relayStream } from "./relay-stream";
+import { shutdownError } from "./in-flight-requests";
 import { log } from "../observability/log";
 import { promptChars, tokensFromChars } from "../metering/estimate-tokens";
 import { arrivingRequest, usedCapabilities, type RequestOutcome } from "../metering/request-outcome";
@@ -129,7 +130,7 @@ export async function handleInference(services: Services, input: InferenceInput)
   let lastError: IrError | undefined;
 
   for (const candidate of plan.candidates) {
-    if (request.signal.aborted && ir.stream) break;
+    if ((request.signal.aborted && ir.stream) || services.inFlight.graceOver.aborted) break;
     const attempt: AttemptRecord = { ordinal: attempts.length + 1, candidate, outcome: "provider_error", signals: [], startedAt: performance.now() };
     attempts.push(attempt);
     let body: string;
@@ -151,10 +152,10 @@ export async function handleInference(services: Services, input: InferenceInput)
       return failAndSettle(internalError(error, requestId));
     }
 
-    const call = await callUpstream(candidate, body, ir.stream, request.headers, requestId, services.config.upstreamTimeouts, request.signal, services.connectCheck);
+    const call = await callUpstream(candidate, body, ir.stream, request.headers, requestId, services.config.upstreamTimeouts, request.signal, services.connectCheck, services.inFlight.graceOver);
     if (!call.ok) {
-      // A stream's client hanging up aborts the upstream call: that says nothing about the provider.
-      const clientLeft = ir.stream && request.signal.aborted;
+      // A stream's client hanging up (or shutdown) aborts the upstream call: that says nothing about the provider.
+      const clientLeft = (ir.stream && request.signal.aborted) || services.inFlight.graceOver.aborted;
       finishAttempt(services, attempt, clientLeft ? "aborted" : call.error.kind === "upstream_timeout" ? "timeout" : "provider_error", call.error);
       lastError = call.error;
       continue;
@@ -227,17 +228,17 @@ export async function handleInference(services: Services, input: InferenceInput)
       release: call.release,
       headers,
       onFinished: (attemptOutcome, error) => finishAttempt(services, attempt, request.signal.aborted ? "aborted" : attemptOutcome, error),
-      settle: (clientGone, failed) => {
+      settle: (status, interrupted) => {
         outcome.serving = attempt;
-        outcome.clientDisconnected = clientGone;
-        return settle(clientGone ? "cancelled" : failed ? "failed" : "succeeded", 200)?.chargeMicroUsd ?? null;
+        outcome.clientDisconnected = interrupted;
+        return settle(status, 200)?.chargeMicroUsd ?? null;
       },
     });
     if (relayed.ok) return relayed.response;
     lastError = relayed.error;
   }
 
-  const finalError = lastError ?? irError("upstream_unavailable", "no upstream could serve the request");
+  const finalError = services.inFlight.graceOver.aborted ? shutdownError() : (lastError ?? irError("upstream_unavailable", "no upstream could serve the request"));
   if (ir.stream && request.signal.aborted) {
     // The client left before anything was sent: its cancel, not a failure (499: client closed request).
     settle("cancelled", 499);

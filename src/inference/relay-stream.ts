@@ -1,14 +1,13 @@
 import { irError, type CodecContext, type IrError, type ProtocolId } from "../ir";
 import type { BodyReader } from "../routing/body-reader";
-import type { StreamHandle } from "../translation/translator";
-import type { StreamOutput } from "../translation/translation-types";
+import type { StreamOutput, TranslationSignals } from "../translation/translation-types";
+import type { RequestOutcome } from "../metering/request-outcome";
 import type { Services } from "../services";
 import type { AttemptRecord } from "./handle-inference";
 import { PassthroughFramer } from "./passthrough-framer";
-import { streamErrorFrame } from "./stream-error-frame";
 import { asIrError } from "./inference-error";
-import { SSE_KEEPALIVE } from "../protocols/sse";
 import { withUsageCost } from "../metering/usage-cost";
+import { CommittedStream, STREAM_BUFFER_BYTES } from "./committed-stream";
 
 export interface RelayInput {
   attempt: AttemptRecord;
@@ -21,36 +20,35 @@ export interface RelayInput {
   release: () => void;
   headers: Record<string, string>;
   onFinished: (outcome: AttemptRecord["outcome"], error?: IrError) => void;
-  /** Settles the request once the stream is over; returns the charge (null when unknown or metering is off). */
-  settle: (clientGone: boolean, failed: boolean) => number | null;
+  /**
+   * Settles the request once the stream is over; returns the charge (null when unknown or
+   * metering is off). `interrupted`: the client left or stalled before the end, so the
+   * output produced so far is estimated.
+   */
+  settle: (status: RequestOutcome["status"], interrupted: boolean) => number | null;
 }
 
 export type RelayResult = { ok: true; response: Response } | { ok: false; error: IrError };
 
-
-/** Idle time after which a committed stream gets an SSE comment (reference §2: `:keepalive`). */
-const KEEPALIVE_MS = 15_000;
-
 const SSE_HEADERS = { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive" };
-const encoder = new TextEncoder();
 
 /**
  * Streams one upstream attempt to the client. Nothing is sent until the first
  * token (or a clean finish) arrives, so a stream that fails before it can still
- * fall through to the next candidate. After that the response is committed:
- * upstream chunks are relayed as they come, and a later failure becomes the
- * protocol's terminal error frame.
+ * fall through to the next candidate. After that the response is committed
+ * (committed-stream.ts): upstream chunks are relayed as the client reads them, and
+ * a later failure becomes the protocol's terminal error frame.
  *
- * Same protocol: the upstream bytes are forwarded (model id rewritten) and a tee'd
- * copy goes to the translation worker for accounting without being awaited.
- * Other protocol: each chunk is translated before it is written.
+ * Same protocol: the upstream bytes are forwarded (model id rewritten) and a copy goes
+ * to the translation session for accounting. Other protocol: each chunk is translated
+ * before it is written.
  */
 export async function relayStream(services: Services, input: RelayInput): Promise<RelayResult> {
   const { attempt, reader, passthrough } = input;
   // Chat clients that asked for usage see the cost in their final usage chunk.
   const showCost = input.clientProtocol === "openai-chat" && input.clientAskedUsage;
   const costed = (text: string, charge: number | null) => (showCost ? withUsageCost(text, charge) : text);
-  const handle: StreamHandle = services.translator.openStream({
+  const handle = services.translator.openStream({
     sessionId: `${input.context.requestId}#${attempt.ordinal}`,
     upstream: attempt.candidate.protocol,
     client: input.clientProtocol,
@@ -60,7 +58,12 @@ export async function relayStream(services: Services, input: RelayInput): Promis
   });
   const framer = passthrough ? new PassthroughFramer(input.clientProtocol, input.context.model, input.clientAskedUsage) : undefined;
   const note = (output: StreamOutput) => {
-    attempt.signals.push(output.signals);
+    const signals = output.signals;
+    const last = attempt.signals.at(-1);
+    // Most chunks only add output characters: they fold into the previous entry, so a long
+    // stream does not keep one entry per chunk until it is settled.
+    if (last !== undefined && onlyOutputChars(signals)) last.outputChars += signals.outputChars;
+    else attempt.signals.push(signals);
     if (output.signals.firstToken && attempt.firstTokenAt === undefined) attempt.firstTokenAt = performance.now();
     return output;
   };
@@ -78,7 +81,7 @@ export async function relayStream(services: Services, input: RelayInput): Promis
           throw output.signals.error ?? irError("upstream_invalid_response", "upstream stream ended before any output");
         }
         // The whole stream arrived before the first token: settle now so the cost is in it.
-        const charge = input.settle(false, false);
+        const charge = input.settle("succeeded", false);
         held.push(costed(framer ? framer.take("") + framer.flush() : output.out, charge));
         break;
       }
@@ -97,78 +100,19 @@ export async function relayStream(services: Services, input: RelayInput): Promis
     return { ok: false, error: irErr };
   }
 
-  // Phase 2: committed.
-  let clientGone = false;
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      let lastWrite = performance.now();
-      const write = (text: string) => {
-        if (!text || clientGone) return;
-        controller.enqueue(encoder.encode(text));
-        lastWrite = performance.now();
-      };
-      // An upstream that thinks for a long time must not let proxies close an idle connection.
-      const keepalive = setInterval(() => {
-        if (performance.now() - lastWrite >= KEEPALIVE_MS) write(SSE_KEEPALIVE);
-      }, KEEPALIVE_MS / 3);
-      for (const text of held) write(text);
-      void pump(write).finally(() => {
-        clearInterval(keepalive);
-        if (!clientGone) controller.close();
-      });
+  // Phase 2: committed. The client's reads drive the upstream reads (see CommittedStream).
+  const committed = new CommittedStream(services, input, { handle, framer, note, costed, held, ended });
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      start: (controller) => committed.start(controller),
+      pull: () => committed.pull(),
+      cancel: () => committed.cancel(),
     },
-    cancel() {
-      clientGone = true;
-      input.abortUpstream();
-      reader.cancel();
-    },
-  });
-
-  async function pump(write: (text: string) => void): Promise<void> {
-    const tees: Promise<unknown>[] = [];
-    try {
-      if (!ended) {
-        for (;;) {
-          const chunk = await reader.next();
-          if (chunk === undefined) break;
-          if (framer) {
-            write(framer.take(chunk));
-            tees.push(handle.push(chunk).then(note));
-          } else {
-            write(note(await handle.push(chunk)).out);
-          }
-        }
-        await Promise.all(tees);
-        const output = note(await handle.end());
-        ended = true;
-        input.onFinished(clientGone ? "aborted" : output.signals.error ? "provider_error" : "success", output.signals.error);
-        const charge = input.settle(clientGone, output.signals.error !== undefined);
-        if (!framer) write(costed(output.out, charge));
-        else {
-          write(costed(framer.flush(), charge));
-          if (output.signals.error) write(streamErrorFrame(input.clientProtocol, output.signals.error, input.context.requestId, input.context.model));
-        }
-      } else {
-        input.onFinished("success");
-      }
-    } catch (error) {
-      const irErr = asIrError(error, irError("upstream_bad_gateway", "upstream stream failed"));
-      await Promise.allSettled(tees);
-      // Always close the translation session, so no worker keeps its state.
-      const output = ended ? undefined : await handle.fail(irErr).catch(() => undefined);
-      if (clientGone) {
-        input.onFinished("aborted", irErr);
-        input.settle(true, false);
-      } else {
-        input.onFinished(irErr.kind === "upstream_timeout" ? "timeout" : "provider_error", irErr);
-        input.settle(false, true);
-        write(framer || !output ? streamErrorFrame(input.clientProtocol, irErr, input.context.requestId, input.context.model) : output.out);
-      }
-      reader.cancel();
-    } finally {
-      input.release();
-    }
-  }
-
+    new ByteLengthQueuingStrategy({ highWaterMark: STREAM_BUFFER_BYTES }),
+  );
   return { ok: true, response: new Response(stream, { status: 200, headers: { ...SSE_HEADERS, ...input.headers } }) };
+}
+
+function onlyOutputChars(signals: TranslationSignals): boolean {
+  return signals.firstToken === undefined && signals.usageFrames.length === 0 && signals.finish === undefined && signals.error === undefined && signals.toolCalls === 0;
 }

@@ -18,7 +18,8 @@ export type UpstreamCall =
 /**
  * Sends one attempt. Resolves when the response head arrives; a network failure or
  * the first-byte deadline becomes a retryable IrError. `clientSignal` (the client
- * hanging up) aborts the upstream request too.
+ * hanging up) aborts the upstream request too, and so does `graceOver` (the shutdown grace
+ * period ran out), streamed or not.
  */
 export async function callUpstream(
   target: UpstreamTarget,
@@ -29,6 +30,7 @@ export async function callUpstream(
   timeouts: UpstreamTimeouts,
   clientSignal: AbortSignal,
   connectCheck?: ConnectCheck,
+  graceOver?: AbortSignal,
 ): Promise<UpstreamCall> {
   const url = upstreamUrl(target, stream);
   if (connectCheck !== undefined && !connectCheck.isFresh(url)) {
@@ -41,6 +43,11 @@ export async function callUpstream(
   // settled even if the client hangs up (reference §9.3), and skipping the listener
   // saves work on the hottest path.
   if (stream) clientSignal.addEventListener("abort", onClientAbort, { once: true });
+  graceOver?.addEventListener("abort", onClientAbort, { once: true });
+  const removeListeners = () => {
+    clientSignal.removeEventListener("abort", onClientAbort);
+    graceOver?.removeEventListener("abort", onClientAbort);
+  };
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
@@ -55,9 +62,9 @@ export async function callUpstream(
       // Upstream redirects are not followed: a provider never redirects an API call.
       redirect: "manual",
     });
-    return { ok: true, response, controller, release: () => clientSignal.removeEventListener("abort", onClientAbort) };
+    return { ok: true, response, controller, release: removeListeners };
   } catch {
-    clientSignal.removeEventListener("abort", onClientAbort);
+    removeListeners();
     if (timedOut) return { ok: false, error: irError("upstream_timeout", `upstream did not answer within ${timeouts.firstByteMs} ms`), retryable: true };
     return { ok: false, error: irError("upstream_unavailable", "upstream connection failed"), retryable: true };
   } finally {

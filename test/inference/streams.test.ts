@@ -130,3 +130,32 @@ describe("TRANSLATION_MODE=auto", () => {
     }
   });
 });
+
+describe("a long stream", () => {
+  test("keeps a few accounting entries, not one per chunk, and still counts every output character", async () => {
+    const services = harness.server.server.services;
+    const outcomes: Array<{ attempts: Array<{ signals: Array<{ outputChars: number }> }> }> = [];
+    const add = services.pendingSettlements.add.bind(services.pendingSettlements);
+    services.pendingSettlements.add = (outcome) => {
+      outcomes.push(outcome);
+      add(outcome);
+    };
+    try {
+      // Frames 2 ms apart reach the gateway as separate chunks.
+      const text = Array.from({ length: 300 }, (_, i) => `w${i}`).join(" ");
+      for (const [path, model] of [
+        ["/v1/chat/completions", "mock-openai/gpt-4o-mini"],
+        ["/v1/messages", "mock-openai/gpt-4o-mini"],
+      ] as const) {
+        harness.mocks.openai.queueScenarios({ kind: "text", text, chunkDelayMs: 2 });
+        const { response } = await stream(path, { model, max_tokens: 50, ...CHAT });
+        expect(response.status).toBe(200);
+        const signals = outcomes.at(-1)!.attempts[0]!.signals;
+        expect(signals.length).toBeLessThan(10);
+        expect(signals.reduce((sum, s) => sum + s.outputChars, 0)).toBe(text.length);
+      }
+    } finally {
+      services.pendingSettlements.add = add;
+    }
+  });
+});

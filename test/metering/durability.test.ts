@@ -3,7 +3,7 @@ import postgres from "postgres";
 import { MOCK_KEY, spawnServerOnMocks, startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
 import { startAllMockUpstreams, type MockUpstreamSet } from "../helpers/mock-upstreams";
 import { createTestDatabase } from "../helpers/test-database";
-import { UPSTREAM, closeClients, database, flush, normaliseRow, returnIdleReservations, send, sseJson, wallet, type Protocol } from "./metering-support";
+import { UPSTREAM, closeClients, database, flush, normaliseRow, requestFor, returnIdleReservations, send, sseJson, wallet, type Protocol } from "./metering-support";
 
 afterAll(() => closeClients());
 
@@ -44,8 +44,8 @@ describe("SIGTERM", () => {
     await db.drop();
   });
 
-  async function startServer() {
-    const server = await spawnServerOnMocks(mocks, { DATABASE_URL: db.url, ADMIN_TOKEN: "op", SHUTDOWN_GRACE_MS: "10000", LOG_LEVEL: "warn" });
+  async function startServer(env: Record<string, string> = {}) {
+    const server = await spawnServerOnMocks(mocks, { DATABASE_URL: db.url, ADMIN_TOKEN: "op", SHUTDOWN_GRACE_MS: "10000", LOG_LEVEL: "warn", ...env });
     const created = await fetch(`${server.url}/admin/accounts`, {
       method: "POST",
       headers: { authorization: "Bearer op", "content-type": "application/json" },
@@ -122,6 +122,84 @@ describe("SIGTERM", () => {
       await server.exited;
     }
   }, 30_000);
+  test("at the grace limit open streams end with their protocol's error frame and a clean end, requests still awaiting an upstream get a 503, and all are recorded as failed", async () => {
+    const { server, accountId, apiKey } = await startServer({ SHUTDOWN_GRACE_MS: "500" });
+    try {
+      // Passthrough and translated, every client protocol; 12 pieces 1 s apart outlast the grace period.
+      const PAIRS: Array<[Protocol, Protocol]> = [
+        ["openai-chat", "openai-chat"],
+        ["anthropic-messages", "openai-responses"],
+        ["openai-responses", "openai-responses"],
+        ["google-generate-content", "anthropic-messages"],
+      ];
+      const ERROR_FRAME: Record<Protocol, RegExp> = {
+        "openai-chat": /data: \{"error":\{[^\n]*shutting down[^\n]*\n\ndata: \[DONE\]\n\n$/,
+        "openai-responses": /event: response\.failed\ndata: \{"type":"response\.failed"[^\n]*shutting down[^\n]*\n\n$/,
+        "anthropic-messages": /event: error\ndata: \{"type":"error","error":\{[^\n]*shutting down[^\n]*\n\n$/,
+        "google-generate-content": /data: \{"error":\{"code":503,[^\n]*shutting down[^\n]*\n\n$/,
+      };
+      const opened = await Promise.all(
+        PAIRS.map(async ([client, upstream]) => {
+          mocks[UPSTREAM[upstream].mock].queueScenarios({ kind: "slow", delayMs: 0, chunkDelayMs: 1_000, text: LONG_TEXT });
+          const requestId = `grace-${client}-${crypto.randomUUID()}`;
+          const { path, body } = requestFor(client, UPSTREAM[upstream].model, { stream: true });
+          const response = await fetch(server.url + path, {
+            method: "POST",
+            headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json", "x-request-id": requestId },
+            body: JSON.stringify(body),
+          });
+          expect(response.status).toBe(200);
+          // A reset (what shutdown did before) is kept as text, so the assertion below names it.
+          return { client, requestId, text: response.text().catch((error) => `reset: ${String(error)}`) };
+        }),
+      );
+      // Two requests whose upstream never answers: a stream before its first token, and a body.
+      const waiting = [
+        { client: "openai-chat" as const, stream: true, requestId: `grace-hang-stream-${crypto.randomUUID()}` },
+        { client: "anthropic-messages" as const, stream: false, requestId: `grace-hang-body-${crypto.randomUUID()}` },
+      ].map((request) => ({
+        ...request,
+        sent: send(server.url, apiKey, request.client, `${UPSTREAM[request.client].model}@hang`, request).catch((error) => ({ status: 0, json: String(error) })),
+      }));
+      await Bun.sleep(200);
+      server.process.kill("SIGTERM");
+      for (const { client, sent } of waiting) {
+        const answer = await sent;
+        expect(answer.status).toBe(503);
+        if (client === "openai-chat") expect(answer.json.error.message).toContain("shutting down");
+        else expect(answer.json).toMatchObject({ type: "error", error: { message: expect.stringContaining("shutting down") } });
+      }
+      for (const { client, text } of opened) {
+        // Read to a clean end, the error frame last.
+        const body = await text;
+        expect(body).toMatch(ERROR_FRAME[client]);
+        expect(body).toContain("piece0");
+        expect(body).not.toContain("piece11");
+      }
+      expect(await server.exited).toBe(0);
+      expect(server.output()).toContain("requests ended by shutdown");
+      expect(server.output()).not.toContain("they are lost");
+      const sql = database(db.url);
+      const records = (await sql`select * from requests where account_id = ${accountId}`).map(normaliseRow);
+      expect(records.map((r) => r.request_id).sort()).toEqual([...opened, ...waiting].map((o) => o.requestId).sort());
+      for (const record of records.filter((r) => !r.request_id.startsWith("grace-hang"))) {
+        // What was produced before the cut is billed, as an estimate.
+        expect(record).toMatchObject({ status: "failed", billing_status: "computed" });
+        expect(record.usage_evidence.source).toBe("estimated");
+        expect(record.final_charge_micro_usd).toBeGreaterThan(0);
+      }
+      for (const record of records.filter((r) => r.request_id.startsWith("grace-hang"))) {
+        // Nothing was produced: nothing is charged.
+        expect(record).toMatchObject({ status: "failed", status_code: 503, final_charge_micro_usd: 0 });
+      }
+      const total = records.reduce((sum, r) => sum + r.final_charge_micro_usd, 0);
+      expect(await wallet(sql, accountId)).toEqual({ balance: CREDIT - total, reserved: 0 });
+    } finally {
+      server.process.kill("SIGKILL");
+      await server.exited;
+    }
+  }, 30_000);
+
   test("backends killed again and again under load (mid-flush, mid-transaction): the process survives, and SIGTERM then writes every record once", async () => {
     const { server, accountId, apiKey } = await startServer();
     try {

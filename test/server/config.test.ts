@@ -15,3 +15,12 @@ describe("metering write connections", () => {
     expect(() => loadConfig({ METERING_WRITE_CONNECTIONS: "two" })).toThrow("METERING_WRITE_CONNECTIONS must be a non-negative integer");
   });
 });
+
+describe("stream stall timeout", () => {
+  test("30 s by default, STREAM_STALL_TIMEOUT_MS to change it, 0 for none", () => {
+    expect(loadConfig({}).streamStallTimeoutMs).toBe(30_000);
+    expect(loadConfig({ STREAM_STALL_TIMEOUT_MS: "1000" }).streamStallTimeoutMs).toBe(1_000);
+    expect(loadConfig({ STREAM_STALL_TIMEOUT_MS: "0" }).streamStallTimeoutMs).toBe(0);
+    expect(() => loadConfig({ STREAM_STALL_TIMEOUT_MS: "-1" })).toThrow("STREAM_STALL_TIMEOUT_MS must be a non-negative integer");
+  });
+});

@@ -109,6 +109,7 @@ export const CATALOG_SCENARIO_SUFFIXES = [
   "stream_cut",
   "hang",
   "slow",
+  "stream_error",
 ] as const;
 
 /** "multi/chat-model": cheaper on mock-openai than on mock-anthropic. */

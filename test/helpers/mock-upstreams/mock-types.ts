@@ -18,7 +18,9 @@ export type MockScenarioKind =
   | "error"
   | "stream_cut"
   | "hang"
-  | "slow";
+  | "slow"
+  | "stream_error"
+  | "flood";
 
 export interface MockUsage {
   /** Prompt tokens, INCLUSIVE of cache reads and writes (reference §9.1). */
@@ -55,6 +57,14 @@ export interface MockScenario {
    * A non-streaming answer is cut halfway through its JSON body.
    */
   cutAfterChunks?: number;
+  /**
+   * Kind "stream_error": the frames sent before the vendor's mid-stream error frame
+   * (default: half of them; never the terminal frame), after which the body ends cleanly.
+   * Non-streaming answers are not affected (nor by "flood").
+   */
+  errorAfterChunks?: number;
+  /** Kind "flood": how many times the text delta frame is sent (default 10,000, ~1 KB each). */
+  floodFrames?: number;
   /** openai-chat streams: put `usage` in the `finish_reason` chunk instead of a `choices: []` chunk. */
   finalChunkHasChoicesAndUsage?: boolean;
 }
@@ -69,6 +79,11 @@ export interface RecordedRequest {
   headers: Record<string, string>;
   /** Parsed JSON body; the raw text when it is not JSON; undefined when empty. */
   body: unknown;
+  /**
+   * Bytes of a streamed answer handed to the server so far. The body is produced only as
+   * the client reads it, so this shows how far a reader that stopped got the mock.
+   */
+  streamedBytes: number;
 }
 
 export interface MockUpstream {

@@ -2,6 +2,7 @@
  * Fills a scenario's defaults and decides what the turn contains, once, so that the four
  * protocol encoders render the same turn (same text, calls and token counts).
  */
+import { DEFAULT_FLOOD_FRAMES, FLOOD_TEXT } from "./flood-frames";
 import type { MockScenario, MockScenarioKind } from "./mock-types";
 
 export const DEFAULT_TEXT = "Hello, world!";
@@ -45,6 +46,8 @@ export interface ResolvedScenario {
   delayMs: number;
   chunkDelayMs: number;
   cutAfterChunks: number | undefined;
+  errorAfterChunks: number | undefined;
+  floodFrames: number;
   finalChunkHasChoicesAndUsage: boolean;
 }
 
@@ -79,7 +82,7 @@ export function resolveScenario(scenario: MockScenario, maxTokens: number | unde
 
   return {
     kind,
-    text: isToolKind ? (scenario.text ?? "") : (scenario.text ?? DEFAULT_TEXT),
+    text: isToolKind ? (scenario.text ?? "") : (scenario.text ?? (kind === "flood" ? FLOOD_TEXT : DEFAULT_TEXT)),
     reasoningText: kind === "reasoning" ? REASONING_TEXT : "",
     toolCalls,
     finish,
@@ -95,6 +98,8 @@ export function resolveScenario(scenario: MockScenario, maxTokens: number | unde
     delayMs: scenario.delayMs ?? (kind === "slow" ? DEFAULT_SLOW_DELAY_MS : 0),
     chunkDelayMs: scenario.chunkDelayMs ?? 0,
     cutAfterChunks: scenario.cutAfterChunks,
+    errorAfterChunks: scenario.errorAfterChunks,
+    floodFrames: scenario.floodFrames ?? DEFAULT_FLOOD_FRAMES,
     finalChunkHasChoicesAndUsage: scenario.finalChunkHasChoicesAndUsage ?? false,
   };
 }

@@ -6,11 +6,14 @@
  *
  *   model-id  = base "@" kind [ number ]
  *   kind      = "text" | "tool_call" | "parallel_tool_calls" | "reasoning"
- *             | "error" | "stream_cut" | "hang" | "slow"          ("-" may replace "_")
+ *             | "error" | "stream_cut" | "hang" | "slow"
+ *             | "stream_error" | "flood"                          ("-" may replace "_")
  *   number    = 1*DIGIT, meaning depends on kind:
  *                 error<N>       HTTP status N          ("m@error429", "m@error529")
  *                 stream_cut<N>  cut after N frames     ("m@stream_cut3")
  *                 slow<N>        N ms before first byte ("m@slow250")
+ *                 stream_error<N> error frame after N frames ("m@stream_error3")
+ *                 flood<N>       N text delta frames    ("m@flood50000")
  *               and is not allowed after the other kinds.
  *
  * Examples: "gpt-4o-mini@tool_call", "claude-sonnet-4-5@reasoning", "m@error500", "m@hang".
@@ -30,9 +33,11 @@ const KINDS: readonly MockScenarioKind[] = [
   "stream_cut",
   "hang",
   "slow",
+  "stream_error",
+  "flood",
 ];
 
-const KINDS_WITH_NUMBER: ReadonlySet<MockScenarioKind> = new Set(["error", "stream_cut", "slow"]);
+const KINDS_WITH_NUMBER: ReadonlySet<MockScenarioKind> = new Set(["error", "stream_cut", "slow", "stream_error", "flood"]);
 
 export interface ModelSelector {
   /** The model id without the "@…" suffix. */
@@ -57,6 +62,8 @@ export function scenarioFromModel(modelId: string): ModelSelector {
     if (kind === "error") selected.status = value;
     if (kind === "stream_cut") selected.cutAfterChunks = value;
     if (kind === "slow") selected.delayMs = value;
+    if (kind === "stream_error") selected.errorAfterChunks = value;
+    if (kind === "flood") selected.floodFrames = value;
   }
   return { baseModel: modelId.slice(0, at), selected };
 }

@@ -20,6 +20,8 @@ import { openaiResponsesMock } from "./openai-responses-mock";
 import { RequestWaits } from "./request-waits";
 import { resolveScenario, type ResolvedScenario } from "./resolve-scenario";
 import { scenarioFromModel } from "./scenario-from-model";
+import { floodFrames } from "./flood-frames";
+import { streamErrorFrame } from "./stream-error-frame";
 import { streamedBody } from "./streamed-body";
 import { vendorErrorResponse } from "./vendor-errors";
 
@@ -45,7 +47,7 @@ function halves(text: string): string[] {
   return [text.slice(0, middle), text.slice(middle)];
 }
 
-function play(wire: MockProtocol, scenario: ResolvedScenario, call: MockCall): Response {
+function play(wire: MockProtocol, scenario: ResolvedScenario, call: MockCall, onBytes: (bytes: number) => void): Response {
   if (scenario.kind === "error") {
     return vendorErrorResponse(wire.protocol, { status: scenario.status, retryAfter: scenario.retryAfter });
   }
@@ -56,10 +58,20 @@ function play(wire: MockProtocol, scenario: ResolvedScenario, call: MockCall): R
   if (scenario.kind === "stream_cut") {
     // Never reach the terminal frame, whatever cutAfterChunks says.
     const cutAfter = Math.min(scenario.cutAfterChunks ?? Math.floor(frames.length / 2), frames.length - 1);
-    return streamedBody(frames, { headers, chunkDelayMs: scenario.chunkDelayMs, cutAfter });
+    return streamedBody(frames, { headers, chunkDelayMs: scenario.chunkDelayMs, cutAfter, onBytes });
   }
   if (!call.stream) return new Response(frames.join(""), { headers });
-  return streamedBody(frames, { headers, chunkDelayMs: scenario.chunkDelayMs });
+  if (scenario.kind === "stream_error") {
+    const sent = frames.slice(0, Math.min(scenario.errorAfterChunks ?? Math.floor(frames.length / 2), frames.length - 1));
+    const closing = call.jsonArrayStream === true ? ["]"] : [];
+    return streamedBody([...sent, streamErrorFrame(wire.protocol, sent, call.jsonArrayStream === true), ...closing], {
+      headers,
+      chunkDelayMs: scenario.chunkDelayMs,
+      onBytes,
+    });
+  }
+  if (scenario.kind === "flood") return streamedBody(floodFrames(frames, scenario.floodFrames), { headers, chunkDelayMs: scenario.chunkDelayMs, onBytes });
+  return streamedBody(frames, { headers, chunkDelayMs: scenario.chunkDelayMs, onBytes });
 }
 
 export async function startMockUpstream(
@@ -78,13 +90,15 @@ export async function startMockUpstream(
     const url = new URL(request.url);
     const text = await request.text();
     const parsed = parseBody(text);
-    requests.push({
+    const recorded: RecordedRequest = {
       method: request.method,
       path: url.pathname,
       search: url.search,
       headers: Object.fromEntries(request.headers.entries()),
       body: parsed,
-    });
+      streamedBytes: 0,
+    };
+    requests.push(recorded);
 
     const body = isJsonObject(parsed) ? parsed : {};
     const route = wire.matchRoute(request.method, url.pathname, url.searchParams, body);
@@ -110,7 +124,7 @@ export async function startMockUpstream(
     if (resolved.kind === "hang") await waits.wait(Number.POSITIVE_INFINITY, request.signal);
     // The client is gone: Bun discards this response.
     if (request.signal.aborted || resolved.kind === "hang") return new Response(null, { status: 499 });
-    return play(wire, resolved, call);
+    return play(wire, resolved, call, (bytes) => (recorded.streamedBytes += bytes));
   }
 
   const server = Bun.serve({

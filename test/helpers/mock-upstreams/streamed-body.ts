@@ -1,7 +1,8 @@
 /**
  * A response body written frame by frame, with an optional delay between frames and an
- * optional abrupt cut. Frames are pulled on demand, so a client that stops reading stops
- * the mock, and cancelling (client gone, server stopped) clears the pending timer.
+ * optional abrupt cut. Frames are pulled on demand (and may be generated lazily), so a
+ * client that stops reading stops the mock, and cancelling (client gone, server stopped)
+ * clears the pending timer.
  */
 
 export interface StreamedBodyOptions {
@@ -11,6 +12,8 @@ export interface StreamedBodyOptions {
   chunkDelayMs: number;
   /** Reset the connection after this many frames instead of finishing the body. */
   cutAfter?: number;
+  /** Told the size of every frame handed to the server. */
+  onBytes?: (bytes: number) => void;
 }
 
 /**
@@ -19,8 +22,9 @@ export interface StreamedBodyOptions {
  */
 const CUT_FLUSH_MS = 15;
 
-export function streamedBody(frames: readonly string[], options: StreamedBodyOptions): Response {
+export function streamedBody(frames: Iterable<string>, options: StreamedBodyOptions): Response {
   const encoder = new TextEncoder();
+  const source = frames[Symbol.iterator]();
   let index = 0;
   let cancelled = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -49,13 +53,15 @@ export function streamedBody(frames: readonly string[], options: StreamedBodyOpt
         controller.error(undefined);
         return;
       }
-      const frame = frames[index];
-      if (frame === undefined) {
+      const next = source.next();
+      if (next.done === true) {
         controller.close();
         return;
       }
       index += 1;
-      controller.enqueue(encoder.encode(frame));
+      const bytes = encoder.encode(next.value);
+      options.onBytes?.(bytes.byteLength);
+      controller.enqueue(bytes);
     },
     cancel() {
       cancelled = true;

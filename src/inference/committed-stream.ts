@@ -1,0 +1,221 @@
+import { irError, type IrError } from "../ir";
+import type { StreamHandle } from "../translation/translator";
+import type { StreamOutput } from "../translation/translation-types";
+import type { Services } from "../services";
+import type { PassthroughFramer } from "./passthrough-framer";
+import type { RelayInput } from "./relay-stream";
+import type { InterruptibleStream } from "./in-flight-requests";
+import { streamErrorFrame } from "./stream-error-frame";
+import { asIrError } from "./inference-error";
+import { SSE_KEEPALIVE } from "../protocols/sse";
+
+/**
+ * Bytes a committed stream queues for its client before it stops reading the upstream
+ * (the ReadableStream's high-water mark). What one stream can hold in memory is this, one
+ * upstream chunk being relayed, and the fetch body's own buffer; the rest waits in the
+ * kernel's socket buffers and, beyond them, at the upstream.
+ */
+export const STREAM_BUFFER_BYTES = 64 * 1024;
+/** Same-protocol streams: upstream chunks sent to the translation session for accounting and not yet answered. */
+const MAX_ACCOUNTING_PUSHES = 4;
+/** Idle time after which a committed stream gets an SSE comment (reference §2: `:keepalive`). */
+const KEEPALIVE_MS = 15_000;
+
+const encoder = new TextEncoder();
+
+/** What phase 1 of relayStream hands over. */
+export interface CommittedState {
+  handle: StreamHandle;
+  framer: PassthroughFramer | undefined;
+  note: (output: StreamOutput) => StreamOutput;
+  costed: (text: string, charge: number | null) => string;
+  /** Client text held back until the first token. */
+  held: string[];
+  /** The upstream already ended (and the request was settled) during phase 1. */
+  ended: boolean;
+}
+
+/**
+ * The committed phase of a stream, as a pull source: the next upstream chunk is read only
+ * when the client's queue has room (Bun calls `pull` as the socket drains), so a client that
+ * stops reading stops the upstream too. When a client has read nothing for
+ * STREAM_STALL_TIMEOUT_MS the upstream is aborted, the request is settled as cancelled with
+ * the output produced so far, and the stream ends with its protocol's error frame. At the
+ * shutdown grace limit (`interrupt`) the stream ends the same way and is settled as failed.
+ */
+export class CommittedStream implements InterruptibleStream {
+  private controller!: ReadableStreamDefaultController<Uint8Array>;
+  /** A pull is running: reading the upstream, translating, or finishing. */
+  private pulling = false;
+  /** Settled and closed (or closing); nothing more is written. */
+  private finished = false;
+  private clientGone = false;
+  /** Why the gateway ended the stream itself: the client stopped reading, or shutdown. */
+  private interruption: { cause: "stall" | "shutdown"; error: IrError } | undefined;
+  private lastWrite = performance.now();
+  private keepalive: ReturnType<typeof setInterval> | undefined;
+  private stallTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Same protocol: accounting pushes in flight, oldest first. */
+  private readonly accounting: Promise<unknown>[] = [];
+  private readonly done = Promise.withResolvers<void>();
+
+  constructor(
+    private readonly services: Services,
+    private readonly input: RelayInput,
+    private readonly state: CommittedState,
+  ) {}
+
+  start(controller: ReadableStreamDefaultController<Uint8Array>): void {
+    this.controller = controller;
+    for (const text of this.state.held) this.write(text);
+    this.state.held.length = 0;
+    if (this.state.ended) {
+      this.input.onFinished("success");
+      this.close();
+      return;
+    }
+    this.services.inFlight.addStream(this);
+    // An upstream that thinks for a long time must not let proxies close an idle connection.
+    this.keepalive = setInterval(() => {
+      if (this.pulling && performance.now() - this.lastWrite >= KEEPALIVE_MS) this.write(SSE_KEEPALIVE);
+    }, KEEPALIVE_MS / 3);
+    const stallMs = this.services.config.streamStallTimeoutMs;
+    if (stallMs > 0) this.stallTimer = setTimeout(this.onStall, stallMs);
+  }
+
+  /** The client's queue has room: relay upstream chunks until something was written or the stream is over. */
+  async pull(): Promise<void> {
+    if (this.finished) return;
+    this.pulling = true;
+    try {
+      while (!this.finished && !(await this.relayNext())) {}
+    } catch (error) {
+      if (!this.finished) await this.fail(asIrError(error, irError("upstream_bad_gateway", "upstream stream failed")));
+    } finally {
+      this.pulling = false;
+      // From here on the stream waits for the client to read.
+      if (!this.finished) this.stallTimer?.refresh();
+    }
+  }
+
+  cancel(): void {
+    this.clientGone = true;
+    this.stop();
+  }
+
+  interrupt(error: IrError): Promise<void> {
+    this.interruption ??= { cause: "shutdown", error };
+    this.stop();
+    return this.done.promise;
+  }
+
+  private readonly onStall = () => {
+    if (this.finished || this.pulling) return;
+    const waited = this.services.config.streamStallTimeoutMs;
+    this.interruption ??= { cause: "stall", error: irError("invalid_request", `the client read nothing for ${waited} ms; the stream was ended`, { status: 408 }) };
+    this.stop();
+  };
+
+  /** Ends the stream from outside a pull: a pull in progress fails on the cancelled read and concludes itself. */
+  private stop(): void {
+    if (this.finished) return;
+    this.input.abortUpstream();
+    this.input.reader.cancel();
+    if (!this.pulling) void this.fail(irError("upstream_bad_gateway", "stream interrupted"));
+  }
+
+  /** Relays one upstream chunk; true when something was written or the stream is over. */
+  private async relayNext(): Promise<boolean> {
+    const { handle, framer, note } = this.state;
+    const chunk = await this.input.reader.next();
+    if (chunk === undefined) {
+      // A read that stop() cut short may end instead of failing.
+      if (this.interruption || this.clientGone) throw irError("upstream_bad_gateway", "stream interrupted");
+      await this.finish();
+      return true;
+    }
+    if (!framer) return this.write(note(await handle.push(chunk)).out);
+    // The accounting copy is decoded on the side; a slow session holds the relay back
+    // instead of queueing chunks without bound.
+    const push = handle.push(chunk).then(note);
+    // Awaited below or when the stream ends; a failure must not go unhandled until then.
+    push.catch(() => {});
+    this.accounting.push(push);
+    if (this.accounting.length > MAX_ACCOUNTING_PUSHES) await this.accounting.shift();
+    return this.write(framer.take(chunk));
+  }
+
+  /** The upstream ended. An error frame it sent mid-stream makes the request failed (the frame itself was relayed). */
+  private async finish(): Promise<void> {
+    const { handle, framer, note, costed } = this.state;
+    await Promise.all(this.accounting);
+    const output = note(await handle.end());
+    this.state.ended = true;
+    const error = output.signals.error ?? this.input.attempt.signals.find((signals) => signals.error)?.error;
+    this.finished = true;
+    this.input.onFinished(this.clientGone ? "aborted" : error ? "provider_error" : "success", error);
+    const charge = this.input.settle(this.clientGone ? "cancelled" : error ? "failed" : "succeeded", this.clientGone);
+    if (!framer) this.write(costed(output.out, charge));
+    else {
+      this.write(costed(framer.flush(), charge));
+      // An upstream that ended early: the passthrough has no encoder to close its stream.
+      if (output.signals.error) this.write(this.errorFrame(output.signals.error));
+    }
+    this.close();
+  }
+
+  private async fail(cause: IrError): Promise<void> {
+    if (this.finished) return;
+    this.finished = true;
+    const { handle, framer } = this.state;
+    const error = this.interruption?.error ?? cause;
+    await Promise.allSettled(this.accounting);
+    // Always close the translation session, so no worker keeps its state.
+    const output = this.state.ended ? undefined : await handle.fail(error).catch(() => undefined);
+    this.state.ended = true;
+    if (this.clientGone || this.interruption) {
+      // Neither the client leaving, nor it stalling, nor shutdown is the provider's doing.
+      this.input.onFinished("aborted", error);
+      // A client that stopped reading is cancelled like one that left; what shutdown cut is failed.
+      const cancelled = this.clientGone || this.interruption?.cause === "stall";
+      this.input.settle(cancelled ? "cancelled" : "failed", cancelled);
+    } else {
+      this.input.onFinished(cause.kind === "upstream_timeout" ? "timeout" : "provider_error", error);
+      this.input.settle("failed", false);
+    }
+    // Bun cannot drop a connection whose client does not read: a stalled client finds the
+    // error frame and the end of the stream behind what was already queued for it.
+    this.write(framer || !output ? this.errorFrame(error) : output.out);
+    this.close();
+  }
+
+  private errorFrame(error: IrError): string {
+    const { clientProtocol, context } = this.input;
+    return streamErrorFrame(clientProtocol, error, context.requestId, context.model);
+  }
+
+  /** Queues text for the client; true when something was queued. */
+  private write(text: string): boolean {
+    if (!text || this.clientGone) return false;
+    this.controller.enqueue(encoder.encode(text));
+    this.lastWrite = performance.now();
+    return true;
+  }
+
+  private close(): void {
+    this.finished = true;
+    clearInterval(this.keepalive);
+    clearTimeout(this.stallTimer);
+    this.services.inFlight.deleteStream(this);
+    this.input.reader.cancel();
+    this.input.release();
+    if (!this.clientGone) {
+      try {
+        this.controller.close();
+      } catch {
+        // Already closed or errored by the runtime.
+      }
+    }
+    this.done.resolve();
+  }
+}
