@@ -79,7 +79,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
     idleTimeout: 255,
     // The inference paths are matched by Bun itself; everything else (and every other
     // method on those paths) goes through Elysia.
-    routes: inferenceServeRoutes(services, hooks),
+    routes: inferenceServeRoutes(services, hooks, (request) => app.handle(request)),
     fetch: (request) => app.handle(request),
     error: () => new Response(JSON.stringify({ error: "internal", error_description: "internal error" }), { status: 500, headers: { "content-type": "application/json" } }),
   });
