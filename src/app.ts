@@ -7,9 +7,10 @@ import { publicRoutes } from "./public/public-routes";
 import { adminRoutes } from "./admin/admin-routes";
 import { namespaceRoutes } from "./management/namespaces/namespace-routes";
 import { keyRoutes } from "./management/keys/key-routes";
-import { inferenceRoutes } from "./inference/inference-routes";
+import { inferenceProtocolOf, inferenceRoutes } from "./inference/inference-routes";
 import { createRequestHooks, type RequestHooks } from "./request-hooks";
 import { pathOf } from "./request-path";
+import { parseManagementBody } from "./management/parse-management-body";
 import { usageRoutes } from "./management/usage/usage-routes";
 import { billingRoutes } from "./management/billing/billing-routes";
 import { discoveryRoutes } from "./public/discovery-routes";
@@ -55,6 +56,12 @@ export function createApp(services: Services, hooks: RequestHooks = createReques
       startTimes.set(request, performance.now());
       return hooks.before(request, pathOf(request.url));
     })
+    // Every Elysia body is read within the management limit, chunked or not. Inference
+    // routes read their own: null marks the body as handled, leaving the stream unread
+    // (undefined would let Elysia's default parser consume it).
+    .onParse({ as: "global" }, ({ request, contentType }) =>
+      inferenceProtocolOf(pathOf(request.url)) ? null : parseManagementBody(request, contentType, services.config.maxManagementBodyBytes),
+    )
     .onAfterResponse(({ request, route, set }) => {
       const status = typeof set.status === "number" ? set.status : 200;
       hooks.after(route || "unmatched", request.method, status, startTimes.get(request) ?? performance.now());
@@ -64,8 +71,11 @@ export function createApp(services: Services, hooks: RequestHooks = createReques
       switch (code) {
         case "VALIDATION":
           return errorResponse(new ApiError("bad_request", describeValidation(error)));
-        case "PARSE":
-          return errorResponse(new ApiError("bad_request", "request body is not valid JSON"));
+        case "PARSE": {
+          // Elysia wraps what the body parser throws (413, invalid JSON) in its ParseError.
+          const cause = (error as { cause?: unknown }).cause;
+          return errorResponse(cause instanceof ApiError ? cause : new ApiError("bad_request", "request body is not valid JSON"));
+        }
         case "NOT_FOUND":
           return errorResponse(new ApiError("not_found", "route not found"));
         default: {

@@ -15,6 +15,7 @@ import { settleRequest, type Settlement } from "../metering/settle-request";
 import { reservationFor } from "../metering/admission";
 import { withUsageCost } from "../metering/usage-cost";
 import { recordAttempt } from "../routing/record-attempt";
+import { BodyTooLargeError, closingConnection, readBodyWithin } from "../request-body";
 
 export interface InferenceInput {
   protocol: ProtocolId;
@@ -83,11 +84,13 @@ export async function handleInference(services: Services, input: InferenceInput)
 
   let ir: IrRequest;
   try {
-    const decoded = await services.translator.decodeRequest(protocol, await request.text(), input.injected);
+    const body = await readBodyWithin(request, services.config.maxInferenceBodyBytes);
+    const decoded = await services.translator.decodeRequest(protocol, body, input.injected);
     ir = decoded.request;
     outcome.warnings.push(...decoded.warnings);
   } catch (error) {
     if (error instanceof IrDecodeError) return failAndSettle(irError("invalid_request", error.message));
+    if (error instanceof BodyTooLargeError) return closingConnection(failAndSettle(irError("payload_too_large", error.message)));
     return failAndSettle(internalError(error, requestId));
   }
   outcome.streamed = ir.stream;
