@@ -7,7 +7,7 @@ import { publicRoutes } from "./public/public-routes";
 import { adminRoutes } from "./admin/admin-routes";
 import { namespaceRoutes } from "./management/namespaces/namespace-routes";
 import { keyRoutes } from "./management/keys/key-routes";
-import { inferenceProtocolOf, inferenceRoutes } from "./inference/inference-routes";
+import { inferenceRoutes, isInferenceRoute } from "./inference/inference-routes";
 import { createRequestHooks, type RequestHooks } from "./request-hooks";
 import { pathOf } from "./request-path";
 import { parseManagementBody } from "./management/parse-management-body";
@@ -57,10 +57,11 @@ export function createApp(services: Services, hooks: RequestHooks = createReques
       return hooks.before(request, pathOf(request.url));
     })
     // Every Elysia body is read within the management limit, chunked or not. Inference
-    // routes read their own: null marks the body as handled, leaving the stream unread
-    // (undefined would let Elysia's default parser consume it).
-    .onParse({ as: "global" }, ({ request, contentType }) =>
-      inferenceProtocolOf(pathOf(request.url)) ? null : parseManagementBody(request, contentType, services.config.maxManagementBodyBytes),
+    // routes (matched by route, so `/v1/messages/` counts too) read their own: null marks
+    // the body as handled, leaving the stream unread (undefined would let Elysia's default
+    // parser consume it).
+    .onParse({ as: "global" }, ({ request, contentType, route }) =>
+      isInferenceRoute(route) ? null : parseManagementBody(request, contentType, services.config.maxManagementBodyBytes),
     )
     .onAfterResponse(({ request, route, set }) => {
       const status = typeof set.status === "number" ? set.status : 200;

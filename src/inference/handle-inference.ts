@@ -43,7 +43,10 @@ const CALLER_ERROR_STATUSES = new Set([400, 413, 422]);
 export function warningsHeader(warnings: IrWarning[]): Record<string, string> {
   if (warnings.length === 0) return {};
   const summary = warnings.map((w) => (w.field ? `${w.code}:${w.field}` : w.code));
-  return { "x-switchyard-warnings": [...new Set(summary)].join(", ").slice(0, 2000) };
+  // Field names come from the client's body: anything outside printable ASCII (a NUL, an
+  // emoji, a newline) would make the header invalid and the response fail, so it is replaced.
+  const value = [...new Set(summary)].join(", ").slice(0, 2000).replace(/[^\x20-\x7e]/g, "?");
+  return { "x-switchyard-warnings": value };
 }
 
 /**

@@ -20,6 +20,11 @@ export function inferenceProtocolOf(path: string): ProtocolId | undefined {
   return undefined;
 }
 
+/** Whether an Elysia route pattern (`context.route`) is one of the inference routes, which read their own bodies. */
+export function isInferenceRoute(route: string): boolean {
+  return INFERENCE_ENDPOINTS.some((endpoint) => endpoint.path === route);
+}
+
 /** Whatever goes wrong, an inference client gets an error in its own protocol, never the management shape. */
 async function handleInference(services: Services, input: InferenceInput): Promise<Response> {
   try {

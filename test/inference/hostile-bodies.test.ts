@@ -117,6 +117,17 @@ describe("integers out of range are a 400 naming the field, not a billing 503", 
   });
 });
 
+describe("field names become header text", () => {
+  test("an unknown field named with a NUL, an emoji and a newline still gets its answer, the warning header in printable ASCII", async () => {
+    const body = JSON.stringify({ model: "mock-anthropic/claude-haiku-4-5", messages: [{ role: "user", content: "hi" }], ["na\u00efve\u0000😀\n"]: 1 });
+    const response = await post("openai-chat", body);
+    expect(response.status).toBe(200);
+    const warnings = response.headers.get("x-switchyard-warnings") ?? "";
+    expect(warnings).toContain("unsupported_field:na?ve???");
+    expect(warnings).toMatch(/^[\x20-\x7e]+$/);
+  });
+});
+
 describe("inference bodies past the limit are a 413 in the client's protocol, chunked or not", () => {
   const host = () => `Host: ${new URL(harness.server.url).host}`;
   for (const protocol of ["openai-chat", "openai-responses", "anthropic-messages", "google-generate-content"] as Protocol[]) {

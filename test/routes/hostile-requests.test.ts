@@ -75,6 +75,14 @@ describe("dot segments sent as is", () => {
     expect(JSON.parse(response.body).object).toBe("chat.completion");
   });
 
+  test("an inference path Elysia matches loosely (a trailing slash) is served, its body read once", async () => {
+    for (const target of ["/v1/chat/completions/", "/v1/messages/"]) {
+      const messages = JSON.stringify({ model: "mock-openai/gpt-4o-mini", max_tokens: 16, messages: [{ role: "user", content: "hi" }] });
+      const response = await rawHttp(harness.server.url, `POST ${target} HTTP/1.1\r\n${host()}\r\nAuthorization: Bearer ${harness.account.apiKey}\r\nContent-Type: application/json\r\nContent-Length: ${messages.length}`, messages);
+      expect(response.status, target).toBe(200);
+    }
+  });
+
   test("every inference path with dot segments or their encoded forms answers without a 5xx", async () => {
     const targets = [
       "/v1/./chat/completions",
