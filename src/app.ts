@@ -82,7 +82,7 @@ export function createApp(services: Services, hooks: RequestHooks = createReques
         default: {
           const status = (error as { status?: unknown }).status;
           if (status === 413) return errorResponse(new ApiError("payload_too_large", "request body is too large"));
-          log.error("unhandled error", { method: request.method, path: new URL(request.url).pathname, error: String(error) });
+          log.error("unhandled error", { method: request.method, path: pathOf(request.url), error: String(error) });
           return errorResponse(new ApiError("internal", "internal error"));
         }
       }

@@ -7,6 +7,7 @@ import { Metrics } from "./observability/metrics";
 import { createApp } from "./app";
 import { createRequestHooks } from "./request-hooks";
 import { inferenceServeRoutes } from "./inference/inference-routes";
+import { withRoutableUrl } from "./request-path";
 import { log, setLogLevel } from "./observability/log";
 import type { Services } from "./services";
 import { loadCatalog } from "./providers/catalog";
@@ -81,8 +82,8 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
     idleTimeout: 255,
     // The inference paths are matched by Bun itself; everything else (and every other
     // method on those paths) goes through Elysia.
-    routes: inferenceServeRoutes(services, hooks, (request) => app.handle(request)),
-    fetch: (request) => app.handle(request),
+    routes: inferenceServeRoutes(services, hooks, (request) => app.handle(withRoutableUrl(request))),
+    fetch: (request) => app.handle(withRoutableUrl(request)),
     error: () => new Response(JSON.stringify({ error: "internal", error_description: "internal error" }), { status: 500, headers: { "content-type": "application/json" } }),
   });
   const port = server.port!;

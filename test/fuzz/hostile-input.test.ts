@@ -78,6 +78,8 @@ interface Sent {
   body?: string | Uint8Array;
   chunked: boolean;
   raw: boolean;
+  /** A Host header other than the server's address (raw requests only). */
+  host?: string;
   pathMutated: boolean;
 }
 
@@ -90,7 +92,7 @@ function describeCase(sent: Sent, received: Received | string): string {
   const body = sent.body === undefined ? "" : typeof sent.body === "string" ? sent.body : `<${sent.body.length} bytes, invalid UTF-8>`;
   const headers = Object.entries(sent.headers).map(([k, v]) => `${k}: ${v.length > 60 ? `${v.slice(0, 60)}…(${v.length})` : v}`);
   const outcome = typeof received === "string" ? received : `${received.status} ${received.text.slice(0, 300)}`;
-  return `${sent.method} ${sent.path.slice(0, 200)}${sent.raw ? " [raw]" : ""}${sent.chunked ? " [chunked]" : ""}\n  headers: ${headers.join("; ")}\n  body: ${body.slice(0, 300)}${body.length > 300 ? `…(${body.length})` : ""}\n  -> ${outcome}`;
+  return `${sent.method} ${sent.path.slice(0, 200)}${sent.raw ? " [raw]" : ""}${sent.host === undefined ? "" : ` [Host: ${sent.host.slice(0, 40)}]`}${sent.chunked ? " [chunked]" : ""}\n  headers: ${headers.join("; ")}\n  body: ${body.slice(0, 300)}${body.length > 300 ? `…(${body.length})` : ""}\n  -> ${outcome}`;
 }
 
 /** The problem with an error body for its expected shape, or undefined when it fits. */
@@ -120,7 +122,7 @@ async function send(sent: Sent): Promise<Received> {
   // fetch refuses a body on GET (and normalizes what `raw` paths keep): those go over a socket.
   const bodyOnGet = sent.body !== undefined && sent.method === "GET";
   if (sent.raw || sent.chunked || bodyOnGet || typeof sent.body !== "string") {
-    const host = new URL(server.url).host;
+    const host = sent.host ?? new URL(server.url).host;
     let head = `${sent.method} ${sent.path} HTTP/1.1\r\nHost: ${host}`;
     for (const [name, value] of Object.entries(sent.headers)) head += `\r\n${name}: ${value}`;
     let payload: string | Uint8Array = "";
@@ -170,7 +172,8 @@ function buildCase(fuzz: Fuzzer, route: RouteCase, fuzzAccount: Account, request
   // A placeholder filled with `..` or `%2e%2e` makes a dot segment: the path may now be another route's.
   const dotSegment = /\/(\.|%2e){1,2}(\/|\?|$)/i.test(path);
   const otherRoute = pathMutated || dotSegment || method !== route.method;
-  return { method, path, headers, body, chunked: body !== undefined && fuzz.chance(0.1), raw, pathMutated: otherRoute };
+  const host = fuzz.chance(0.05) ? fuzz.pick(["x", "api", "a:1", "", "h".repeat(300), "[::1]", "example.test:99999"]) : undefined;
+  return { method, path, headers, body, chunked: body !== undefined && fuzz.chance(0.1), raw: raw || host !== undefined, pathMutated: otherRoute, ...(host === undefined ? {} : { host }) };
 }
 
 test(`hostile input against every route (seed ${SEED}): no 5xx, errors in shape, process alive, billing flowing`, async () => {

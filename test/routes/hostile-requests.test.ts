@@ -105,6 +105,30 @@ describe("dot segments sent as is", () => {
   });
 });
 
+describe("odd Host headers", () => {
+  test("Host: api, x or a:1 still reaches the management routes (Elysia reads the path from a fixed offset)", async () => {
+    for (const shortHost of ["api", "x", "a:1"]) {
+      const named = JSON.stringify({ name: `short-host-${shortHost.replace(":", "")}-${Date.now()}` });
+      const response = await rawHttp(harness.server.url, `POST /v1/namespaces HTTP/1.1\r\nHost: ${shortHost}\r\nAuthorization: Bearer ${harness.account.apiKey}\r\nContent-Type: application/json\r\nContent-Length: ${named.length}`, named);
+      expect(response.status, shortHost).toBe(200);
+    }
+    const listed = await rawHttp(harness.server.url, `GET /v1/namespaces HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${harness.account.apiKey}`);
+    expect(listed.status).toBe(200);
+  });
+
+  test("an empty Host or one with a port past 65535 (Bun then passes a URL new URL() refuses) is served, not a 500 or a 404", async () => {
+    const chat = JSON.stringify({ model: "mock-openai/gpt-4o-mini", messages: [{ role: "user", content: "hi" }] });
+    for (const oddHost of ["", "example.test:99999", "a b"]) {
+      const models = await rawHttp(harness.server.url, `GET /v1/models?provider=mock-openai HTTP/1.1\r\nHost: ${oddHost}`);
+      expect(models.status, `models, Host: ${oddHost}`).toBe(200);
+      const served = await rawHttp(harness.server.url, `POST /v1/chat/completions HTTP/1.1\r\nHost: ${oddHost}\r\nAuthorization: Bearer ${harness.account.apiKey}\r\nContent-Type: application/json\r\nContent-Length: ${chat.length}`, chat);
+      expect(served.status, `chat, Host: ${oddHost}`).toBe(200);
+      const missing = await rawHttp(harness.server.url, `GET /v1/nothing HTTP/1.1\r\nHost: ${oddHost}`);
+      expect(JSON.parse(missing.body)).toEqual({ error: "not_found", error_description: "route not found" });
+    }
+  });
+});
+
 describe("the 256 KiB management body limit holds for chunked bodies", () => {
   const big = (field: string) => JSON.stringify({ [field]: "x".repeat(2 * 1024 * 1024) });
   const cases: Array<[string, string, string]> = [
