@@ -24,11 +24,21 @@ export function exceedsJsonDepth(value: unknown, maxDepth = MAX_JSON_DEPTH): boo
     const container = containers.pop()!;
     const depth = depths.pop()!;
     if (depth > maxDepth) return true;
-    const children = Array.isArray(container) ? container : Object.values(container);
-    for (const child of children) {
-      if (typeof child === "object" && child !== null) {
-        containers.push(child);
-        depths.push(depth + 1);
+    if (Array.isArray(container)) {
+      for (const child of container) {
+        if (typeof child === "object" && child !== null) {
+          containers.push(child);
+          depths.push(depth + 1);
+        }
+      }
+    } else {
+      // A parsed JSON object has only own enumerable keys: for…in without Object.values' array.
+      for (const key in container) {
+        const child = (container as Record<string, unknown>)[key];
+        if (typeof child === "object" && child !== null) {
+          containers.push(child);
+          depths.push(depth + 1);
+        }
       }
     }
   }
