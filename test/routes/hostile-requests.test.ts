@@ -64,6 +64,25 @@ describe("ids that cannot exist are 404 before SQL; text PostgreSQL cannot store
   });
 });
 
+describe("numbers that reach bigint columns", () => {
+  test("credits that would take a balance past 2^53 - 1 are a 409, the balance unchanged", async () => {
+    const account = await harness.server.createAccount(undefined, 0);
+    const credit = (amount: number) => harness.server.api("POST", `/admin/accounts/${account.accountId}/credits`, { token: TEST_ADMIN_TOKEN, body: { amount_micro_usd: amount } });
+    let balance = 0;
+    for (let i = 0; i < 9; i++) {
+      const response = await credit(1_000_000_000_000_000);
+      expect(response.status).toBe(200);
+      balance = response.body.balance_micro_usd;
+    }
+    expect(balance).toBe(9_000_000_000_000_000);
+    expectManagementError(await credit(1_000_000_000_000_000), 409, "conflict", String(Number.MAX_SAFE_INTEGER));
+    expect((await credit(7_199_254_740_991)).body.balance_micro_usd).toBe(Number.MAX_SAFE_INTEGER);
+    expectManagementError(await credit(1), 409, "conflict");
+    expectManagementError(await harness.server.api("POST", "/admin/accounts/acct_doesnotexist0000/credits", { token: TEST_ADMIN_TOKEN, body: { amount_micro_usd: 1 } }), 404, "not_found");
+    expectManagementError(await harness.server.api("POST", "/admin/accounts", { token: TEST_ADMIN_TOKEN, body: { email: `big-${Date.now()}@example.test`, credit_micro_usd: 1e20 } }), 400, "bad_request", "credit_micro_usd");
+  });
+});
+
 describe("dot segments sent as is", () => {
   const body = JSON.stringify({ model: "mock-openai/gpt-4o-mini", messages: [{ role: "user", content: "hi" }] });
   const send = (method: string, target: string) =>
