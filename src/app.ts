@@ -7,9 +7,10 @@ import { publicRoutes } from "./public/public-routes";
 import { adminRoutes } from "./admin/admin-routes";
 import { namespaceRoutes } from "./management/namespaces/namespace-routes";
 import { keyRoutes } from "./management/keys/key-routes";
-import { inferenceRoutes } from "./inference/inference-routes";
+import { inferenceRoutes, isInferenceRoute } from "./inference/inference-routes";
 import { createRequestHooks, type RequestHooks } from "./request-hooks";
 import { pathOf } from "./request-path";
+import { parseManagementBody } from "./management/parse-management-body";
 import { usageRoutes } from "./management/usage/usage-routes";
 import { billingRoutes } from "./management/billing/billing-routes";
 import { policyRoutes } from "./management/policies/policy-routes";
@@ -58,6 +59,13 @@ export function createApp(services: Services, hooks: RequestHooks = createReques
       startTimes.set(request, performance.now());
       return hooks.before(request, pathOf(request.url));
     })
+    // Every Elysia body is read within the management limit, chunked or not. Inference
+    // routes (matched by route, so `/v1/messages/` counts too) read their own: null marks
+    // the body as handled, leaving the stream unread (undefined would let Elysia's default
+    // parser consume it).
+    .onParse({ as: "global" }, ({ request, contentType, route }) =>
+      isInferenceRoute(route) ? null : parseManagementBody(request, contentType, services.config.maxManagementBodyBytes),
+    )
     .onAfterResponse(({ request, route, set }) => {
       const status = typeof set.status === "number" ? set.status : 200;
       hooks.after(route || "unmatched", request.method, status, startTimes.get(request) ?? performance.now());
@@ -67,14 +75,17 @@ export function createApp(services: Services, hooks: RequestHooks = createReques
       switch (code) {
         case "VALIDATION":
           return errorResponse(new ApiError("bad_request", describeValidation(error)));
-        case "PARSE":
-          return errorResponse(new ApiError("bad_request", "request body is not valid JSON"));
+        case "PARSE": {
+          // Elysia wraps what the body parser throws (413, invalid JSON) in its ParseError.
+          const cause = (error as { cause?: unknown }).cause;
+          return errorResponse(cause instanceof ApiError ? cause : new ApiError("bad_request", "request body is not valid JSON"));
+        }
         case "NOT_FOUND":
           return errorResponse(new ApiError("not_found", "route not found"));
         default: {
           const status = (error as { status?: unknown }).status;
           if (status === 413) return errorResponse(new ApiError("payload_too_large", "request body is too large"));
-          log.error("unhandled error", { method: request.method, path: new URL(request.url).pathname, error: String(error) });
+          log.error("unhandled error", { method: request.method, path: pathOf(request.url), error: String(error) });
           return errorResponse(new ApiError("internal", "internal error"));
         }
       }

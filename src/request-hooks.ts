@@ -4,6 +4,7 @@ import { inferenceProtocolOf } from "./inference/inference-routes";
 import { requestIdFrom } from "./inference/request-id";
 import { irError } from "./ir";
 import type { Services } from "./services";
+import { closingConnection } from "./request-body";
 
 /** What the server does around every request, whichever router serves it (app.ts). */
 export interface RequestHooks {
@@ -15,7 +16,8 @@ export interface RequestHooks {
 /**
  * What happens around every request, whichever router serves it (Elysia, or Bun's own
  * for the inference paths): the body limit from Content-Length, before anything reads
- * the body, and the HTTP metrics.
+ * the body (a body without one is held to the same limit while it is read, see
+ * request-body.ts), and the HTTP metrics.
  */
 export function createRequestHooks(services: Services): RequestHooks {
   const { config, metrics } = services;
@@ -29,8 +31,8 @@ export function createRequestHooks(services: Services): RequestHooks {
       if (length <= limit) return undefined;
       const description = `request body exceeds ${limit} bytes`;
       // An inference client gets the error in its own protocol, like every other inference error.
-      if (protocol) return errorInProtocol(protocol, irError("payload_too_large", description), requestIdFrom(request.headers));
-      return errorResponse(new ApiError("payload_too_large", description));
+      if (protocol) return closingConnection(errorInProtocol(protocol, irError("payload_too_large", description), requestIdFrom(request.headers)));
+      return closingConnection(errorResponse(new ApiError("payload_too_large", description)));
     },
     after(route, method, status, startedAt) {
       metrics.inFlight.dec();

@@ -7,6 +7,7 @@ import { Metrics } from "./observability/metrics";
 import { createApp } from "./app";
 import { createRequestHooks } from "./request-hooks";
 import { inferenceServeRoutes } from "./inference/inference-routes";
+import { withRoutableUrl } from "./request-path";
 import { log, setLogLevel } from "./observability/log";
 import type { Services } from "./services";
 import { loadCatalog } from "./providers/catalog";
@@ -81,13 +82,15 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
   const server = Bun.serve({
     port: config.port,
     hostname: config.host,
-    // A hard cap above every route's own limit: bodies without Content-Length are cut here.
-    maxRequestBodySize: Math.max(config.maxInferenceBodyBytes, config.maxManagementBodyBytes) + 1024,
+    // Off in effect: every body is read within its route's limit by our code (request-body.ts),
+    // which answers 413 in the route's own shape. Bun's cap would answer first, with an
+    // empty body, for any Content-Length above it.
+    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     idleTimeout: 255,
     // The inference paths are matched by Bun itself; everything else (and every other
     // method on those paths) goes through Elysia.
-    routes: inferenceServeRoutes(services, hooks),
-    fetch: (request) => app.handle(request),
+    routes: inferenceServeRoutes(services, hooks, (request) => app.handle(withRoutableUrl(request))),
+    fetch: (request) => app.handle(withRoutableUrl(request)),
     error: () => new Response(JSON.stringify({ error: "internal", error_description: "internal error" }), { status: 500, headers: { "content-type": "application/json" } }),
   });
   const port = server.port!;

@@ -3,6 +3,7 @@ import { Type } from "@sinclair/typebox";
 import { bodyValidator } from "../management/validate-body";
 import { constantTimeEqual, sha256 } from "../auth/tokens";
 import { extractCredential } from "../auth/extract-credential";
+import { assertAddressablePathIds } from "../auth/path-ids";
 import { unauthorized } from "../errors/api-error";
 import type { Services } from "../services";
 import { addCredits, createAccount } from "./admin-service";
@@ -31,11 +32,12 @@ export function adminRoutes(services: Services) {
   if (!adminToken) return new Elysia({ name: "admin", normalize: false });
   const expected = sha256(adminToken);
   return new Elysia({ name: "admin", normalize: false })
-    .onBeforeHandle(({ request, path }) => {
+    .onBeforeHandle(({ request, path, params }) => {
       if (!path.startsWith("/admin")) return;
       const presented = extractCredential(request.headers);
       // Hash both sides so the comparison is constant-time whatever the lengths.
       if (!presented || !constantTimeEqual(sha256(presented), expected)) throw unauthorized("invalid operator token");
+      assertAddressablePathIds(params);
     })
     .post(
       "/admin/accounts",

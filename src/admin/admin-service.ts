@@ -1,5 +1,6 @@
 import type { Sql } from "../db/connect-database";
-import { insertAccount, insertWallet, creditWallet } from "../db/queries/accounts";
+import { insertAccount, insertWallet, creditWallet, MAX_WALLET_BALANCE_MICRO_USD } from "../db/queries/accounts";
+import { billingBalance } from "../db/queries/billing";
 import { insertNamespace } from "../db/queries/namespaces";
 import { insertApiKey } from "../db/queries/api-keys";
 import { isUniqueViolation } from "../db/errors";
@@ -40,6 +41,7 @@ export async function createAccount(sql: Sql, email: string, creditMicroUsd: num
 
 export async function addCredits(sql: Sql, accountId: string, amountMicroUsd: number) {
   const balance = await creditWallet(sql, accountId, amountMicroUsd);
-  if (balance === undefined) throw notFound("account");
-  return { balance_micro_usd: balance };
+  if (balance !== undefined) return { balance_micro_usd: balance };
+  if (!(await billingBalance(sql, accountId))) throw notFound("account");
+  throw conflict(`the balance would pass ${MAX_WALLET_BALANCE_MICRO_USD} micro-USD`);
 }

@@ -4,6 +4,7 @@ import type { Services } from "../services";
 import { extractCredential } from "./extract-credential";
 import type { Principal } from "./principal";
 import { hasScope } from "./scopes";
+import { assertAddressablePathIds } from "./path-ids";
 
 /** Resolves the caller or throws 401; shared with the inference pipeline. */
 export async function authenticate(services: Services, headers: Headers): Promise<Principal> {
@@ -19,16 +20,18 @@ export function requireScope(principal: Principal, scope: string): void {
 }
 
 /**
- * `{ scope: "keys:read" }` on a route: authenticates the caller, checks the scope
- * and puts `principal` in the handler's context. Bodies are validated in the
+ * `{ scope: "keys:read" }` on a route: authenticates the caller, checks the scope,
+ * answers 404 for path ids that cannot exist (path-ids.ts) and puts `principal` in the
+ * handler's context. Bodies are validated in the
  * handler (see validate-body.ts), so this always runs first.
  */
 export function authPlugin(services: Services) {
   return new Elysia({ name: "auth", normalize: false }).macro({
     scope: (required: string) => ({
-      async resolve({ request }) {
+      async resolve({ request, params }) {
         const principal = await authenticate(services, request.headers);
         requireScope(principal, required);
+        assertAddressablePathIds(params);
         return { principal };
       },
     }),

@@ -3,6 +3,7 @@ import { promptChars, tokensFromChars } from "../metering/estimate-tokens";
 import type { Services } from "../services";
 import { authorizeInference, errorInProtocol } from "./inference-error";
 import { requestIdFrom } from "./request-id";
+import { BodyTooLargeError, closingConnection, readBodyWithin } from "../request-body";
 
 /**
  * `POST /v1/messages/count_tokens` (Anthropic), which Claude Code calls to manage its
@@ -15,8 +16,8 @@ export async function countTokens(services: Services, request: Request): Promise
   const fail = (error: Parameters<typeof errorInProtocol>[1]) => errorInProtocol("anthropic-messages", error, requestId);
   const authorized = await authorizeInference(services, request.headers, requestId);
   if ("error" in authorized) return fail(authorized.error);
-  const body = await request.text();
   try {
+    const body = await readBodyWithin(request, services.config.maxInferenceBodyBytes);
     // count_tokens bodies carry no max_tokens; the Messages decoder does not need one either.
     const decoded = await services.translator.decodeRequest("anthropic-messages", body);
     const ir = decoded.request;
@@ -27,6 +28,7 @@ export async function countTokens(services: Services, request: Request): Promise
     });
   } catch (error) {
     if (error instanceof IrDecodeError) return fail(irError("invalid_request", error.message));
+    if (error instanceof BodyTooLargeError) return closingConnection(fail(irError("payload_too_large", error.message)));
     return fail(irError("internal", "internal error"));
   }
 }

@@ -16,6 +16,7 @@ import { settleRequest, type Settlement } from "../metering/settle-request";
 import { reservationFor, upstreamMaxTokens } from "../metering/admission";
 import { withUsageCost } from "../metering/usage-cost";
 import { recordAttempt } from "../routing/record-attempt";
+import { BodyTooLargeError, closingConnection, readBodyWithin } from "../request-body";
 
 export interface InferenceInput {
   protocol: ProtocolId;
@@ -43,7 +44,10 @@ const CALLER_ERROR_STATUSES = new Set([400, 413, 422]);
 export function warningsHeader(warnings: IrWarning[]): Record<string, string> {
   if (warnings.length === 0) return {};
   const summary = warnings.map((w) => (w.field ? `${w.code}:${w.field}` : w.code));
-  return { "x-switchyard-warnings": [...new Set(summary)].join(", ").slice(0, 2000) };
+  // Field names come from the client's body: anything outside printable ASCII (a NUL, an
+  // emoji, a newline) would make the header invalid and the response fail, so it is replaced.
+  const value = [...new Set(summary)].join(", ").slice(0, 2000).replace(/[^\x20-\x7e]/g, "?");
+  return { "x-switchyard-warnings": value };
 }
 
 /**
@@ -89,11 +93,13 @@ export async function handleInference(services: Services, input: InferenceInput)
 
   let ir: IrRequest;
   try {
-    const decoded = await services.translator.decodeRequest(protocol, await request.text(), input.injected);
+    const body = await readBodyWithin(request, services.config.maxInferenceBodyBytes);
+    const decoded = await services.translator.decodeRequest(protocol, body, input.injected);
     ir = decoded.request;
     outcome.warnings.push(...decoded.warnings);
   } catch (error) {
     if (error instanceof IrDecodeError) return failAndSettle(irError("invalid_request", error.message));
+    if (error instanceof BodyTooLargeError) return closingConnection(failAndSettle(irError("payload_too_large", error.message)));
     return failAndSettle(internalError(error, requestId));
   }
   outcome.streamed = ir.stream;

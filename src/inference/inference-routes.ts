@@ -20,6 +20,11 @@ export function inferenceProtocolOf(path: string): ProtocolId | undefined {
   return undefined;
 }
 
+/** Whether an Elysia route pattern (`context.route`) is one of the inference routes, which read their own bodies. */
+export function isInferenceRoute(route: string): boolean {
+  return INFERENCE_ENDPOINTS.some((endpoint) => endpoint.path === route);
+}
+
 /** Whatever goes wrong, an inference client gets an error in its own protocol, never the management shape. */
 async function handleInference(services: Services, input: InferenceInput): Promise<Response> {
   try {
@@ -118,7 +123,8 @@ const INFERENCE_ENDPOINTS: readonly InferenceEndpoint[] = [
 export function inferenceRoutes(services: Services) {
   let app = new Elysia({ name: "inference", normalize: false });
   for (const endpoint of INFERENCE_ENDPOINTS) {
-    app = app.post(endpoint.path, ({ request, params }) => endpoint.serve(services, request, (params as Record<string, string>)["*"] ?? ""), {
+    // Static paths come without params: Elysia leaves `params` undefined for them.
+    app = app.post(endpoint.path, ({ request, params }) => endpoint.serve(services, request, (params as Record<string, string> | undefined)?.["*"] ?? ""), {
       parse: "none",
       detail: { summary: endpoint.summary, tags: ["inference"], ...SCOPE_DOC },
     });
@@ -131,15 +137,26 @@ export function inferenceRoutes(services: Services) {
  * the hottest requests skip Elysia's per-request context and hooks, which the benchmark
  * measured at ~15 µs of CPU per request (a tenth of the gateway's own cost). The hooks
  * keep the body limit and the HTTP metrics identical to the Elysia routes.
+ *
+ * Bun matches the path as sent but hands over `request.url` with dot segments resolved
+ * (`/v1beta/models/../../v1/keys` arrives as `/v1/keys`). A wildcard match whose
+ * resolved path left the prefix is passed to `fallback` (Elysia), which routes the
+ * resolved path like every other request: every route sees the normalized path.
  */
-export function inferenceServeRoutes(services: Services, hooks: RequestHooks): Record<string, { POST: (request: Request) => Promise<Response> }> {
+export function inferenceServeRoutes(
+  services: Services,
+  hooks: RequestHooks,
+  fallback: (request: Request) => Promise<Response> | Response,
+): Record<string, { POST: (request: Request) => Promise<Response> }> {
   const routes: Record<string, { POST: (request: Request) => Promise<Response> }> = {};
   for (const endpoint of INFERENCE_ENDPOINTS) {
     const prefixLength = endpoint.path.endsWith("/*") ? endpoint.path.length - 1 : -1;
+    const prefix = prefixLength === -1 ? endpoint.path : endpoint.path.slice(0, prefixLength);
     routes[endpoint.path] = {
       POST: async (request) => {
-        const startedAt = performance.now();
         const path = pathOf(request.url);
+        if (prefixLength === -1 ? path !== endpoint.path : !path.startsWith(prefix)) return fallback(request);
+        const startedAt = performance.now();
         let response = hooks.before(request, path);
         try {
           response ??= await endpoint.serve(services, request, prefixLength === -1 ? "" : path.slice(prefixLength));

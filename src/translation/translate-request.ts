@@ -1,5 +1,6 @@
 import { IrDecodeError, type IrRequest, type ProtocolId } from "../ir";
 import { codecFor } from "./codec-registry";
+import { assertJsonDepth } from "../protocols/shared/json-depth";
 import type { DecodedRequest, EncodedUpstreamRequest } from "./translation-types";
 
 /**
@@ -13,6 +14,8 @@ export function decodeClientRequest(protocol: ProtocolId, bodyText: string, inje
   } catch {
     throw new IrDecodeError("request body is not valid JSON");
   }
+  // Before any recursive code (codecs, schema rewriting, JSON.stringify, worker messages) sees it.
+  assertJsonDepth(body, "request body");
   if (injected) {
     if (typeof body !== "object" || body === null || Array.isArray(body)) throw new IrDecodeError("request body must be a JSON object");
     body = { ...(body as Record<string, unknown>), ...injected };

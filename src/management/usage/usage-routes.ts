@@ -5,6 +5,7 @@ import { badRequest } from "../../errors/api-error";
 import type { NamespaceRow } from "../../db/queries/namespaces";
 import type { Principal } from "../../auth/principal";
 import type { Services } from "../../services";
+import { assertAddressablePathIds } from "../../auth/path-ids";
 import { parsePagination, parseWindow, type QueryParams } from "./query-params";
 import { accountUsageAggregate, findSettlementReceipt, listRequests, namespaceUsageAggregate } from "./usage-service";
 
@@ -64,6 +65,7 @@ export function usageRoutes(services: Services) {
   const authorizeNamespace = async (request: Request, nsid: string, scope: string): Promise<{ principal: Principal; namespace: NamespaceRow }> => {
     const principal = await authenticate(services, request.headers);
     requireScope(principal, scope);
+    assertAddressablePathIds({ nsid });
     const namespace = await resolveNamespace(sql, principal, nsid);
     return { principal, namespace };
   };

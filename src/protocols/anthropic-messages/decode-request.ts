@@ -13,7 +13,7 @@ import { decodeAnthropicMessages } from "./decode-content";
 import {
   isRecord,
   readBoolean,
-  readInteger,
+  readTokenCount,
   readNumber,
   readObject,
   readString,
@@ -128,13 +128,13 @@ export function decodeAnthropicRequest(body: unknown): Encoded<IrRequest> {
   decodeSystem(body.system, request);
 
   const params = request.params;
-  const maxTokens = readInteger(body, "max_tokens");
+  const maxTokens = readTokenCount(body, "max_tokens");
   if (maxTokens !== undefined) params.maxTokens = maxTokens;
   const temperature = readNumber(body, "temperature");
   if (temperature !== undefined) params.temperature = temperature;
   const topP = readNumber(body, "top_p");
   if (topP !== undefined) params.topP = topP;
-  const topK = readInteger(body, "top_k");
+  const topK = readTokenCount(body, "top_k", "top_k", 0);
   if (topK !== undefined) params.topK = topK;
   const stop = readStringArray(body, "stop_sequences");
   if (stop !== undefined) params.stop = stop;
@@ -151,7 +151,7 @@ export function decodeAnthropicRequest(body: unknown): Encoded<IrRequest> {
 
   const thinking = readObject(body, "thinking");
   if (thinking?.type === "enabled") {
-    const budget = readInteger(thinking, "budget_tokens", "thinking.budget_tokens");
+    const budget = readTokenCount(thinking, "budget_tokens", "thinking.budget_tokens", 0);
     if (budget === undefined) throw new IrDecodeError("thinking.budget_tokens must be an integer");
     params.thinkingBudgetTokens = budget;
   } else if (thinking !== undefined && thinking.type !== "disabled") {

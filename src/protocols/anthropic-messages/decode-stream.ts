@@ -1,4 +1,5 @@
 import { irError, type IrStreamPart, type StreamDecoder } from "../../ir";
+import { parseJsonWithinDepth } from "../shared/json-depth";
 import type { SseEvent } from "../sse";
 import { convertAnthropicUsage, mergeAnthropicUsage } from "./convert-usage";
 import { decodeAnthropicError } from "./error";
@@ -125,7 +126,7 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
       if (failed) return [];
       let data: unknown;
       try {
-        data = JSON.parse(event.data);
+        data = parseJsonWithinDepth(event.data);
       } catch {
         failed = true;
         return [{ type: "error", error: irError("upstream_invalid_response", "upstream sent a malformed stream event") }];

@@ -13,6 +13,7 @@ import {
   isRecord,
   readBoolean,
   readInteger,
+  readTokenCount,
   readNumber,
   readObject,
   readString,
@@ -119,7 +120,7 @@ function decodeThinkingConfig(thinkingConfig: JsonObject, request: IrRequest, re
     if (!THINKING_LEVELS.has(level)) throw new IrDecodeError(`${path}.thinkingLevel must be "minimal", "low", "medium" or "high"`);
     request.params.reasoningEffort = level as IrReasoningEffort;
   }
-  const budget = readInteger(thinkingConfig, "thinkingBudget", `${path}.thinkingBudget`);
+  const budget = readTokenCount(thinkingConfig, "thinkingBudget", `${path}.thinkingBudget`, -1);
   // 0 turns thinking off; -1 asks for a dynamic budget, which has no IR form (kept for Gemini).
   if (budget !== undefined && budget > 0) request.params.thinkingBudgetTokens = budget;
   else if (budget === 0) request.params.reasoningEffort = "none";
@@ -137,9 +138,9 @@ function decodeGenerationConfig(config: JsonObject, request: IrRequest, extras: 
   if (temperature !== undefined) params.temperature = temperature;
   const topP = readNumber(config, "topP", path("topP"));
   if (topP !== undefined) params.topP = topP;
-  const topK = readInteger(config, "topK", path("topK"));
+  const topK = readTokenCount(config, "topK", path("topK"), 0);
   if (topK !== undefined) params.topK = topK;
-  const maxTokens = readInteger(config, "maxOutputTokens", path("maxOutputTokens"));
+  const maxTokens = readTokenCount(config, "maxOutputTokens", path("maxOutputTokens"));
   if (maxTokens !== undefined) params.maxTokens = maxTokens;
   const seed = readInteger(config, "seed", path("seed"));
   if (seed !== undefined) params.seed = seed;

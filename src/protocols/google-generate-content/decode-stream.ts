@@ -1,4 +1,5 @@
 import { irError, type IrStreamPart, type StreamDecoder } from "../../ir";
+import { parseJsonWithinDepth } from "../shared/json-depth";
 import type { SseEvent } from "../sse";
 import { convertGeminiUsage } from "./convert-usage";
 import { decodeGeminiResponsePart, promptBlockFinish } from "./decode-response";
@@ -70,7 +71,7 @@ export function createGeminiStreamDecoder(): StreamDecoder {
       if (failed || event.data === "[DONE]") return [];
       let data: unknown;
       try {
-        data = JSON.parse(event.data);
+        data = parseJsonWithinDepth(event.data);
       } catch {
         failed = true;
         return [{ type: "error", error: irError("upstream_invalid_response", "upstream sent a malformed stream chunk") }];

@@ -1,5 +1,6 @@
 import type { IrContentPart, IrImagePart, IrFilePart, IrMessage, IrToolResultPart, IrWarning } from "../../ir";
 import { isRecord, parseArgumentsObject, type JsonObject } from "../shared/json-fields";
+import { parseJsonWithinDepth } from "../shared/json-depth";
 import type { GeminiContent, GeminiPart } from "./wire-types";
 
 /** Splits `data:<media>;base64,<payload>` without a regex. */
@@ -38,7 +39,8 @@ function encodeFunctionResponse(part: IrToolResultPart, path: string, warnings: 
   }
   let value: unknown = text;
   try {
-    const parsed: unknown = JSON.parse(text);
+    // Past the depth limit it stays text: a deeper object would overflow the stack when serialized.
+    const parsed: unknown = parseJsonWithinDepth(text);
     if (isRecord(parsed)) value = parsed;
   } catch {
     // plain text output

@@ -1,4 +1,5 @@
 import { irError, type IrFinish, type IrStreamPart, type StreamDecoder } from "../../ir";
+import { parseJsonWithinDepth } from "../shared/json-depth";
 import type { SseEvent } from "../sse";
 import { decodeOpenAiError } from "../openai-shared/decode-openai-error";
 import { isRecord, type JsonObject } from "../openai-shared/read-fields";
@@ -38,7 +39,7 @@ export function createChatStreamDecoder(): StreamDecoder {
     }
     let chunk: unknown;
     try {
-      chunk = JSON.parse(event.data);
+      chunk = parseJsonWithinDepth(event.data);
     } catch {
       failed = true;
       return [{ type: "error", error: irError("upstream_invalid_response", "upstream sent a stream frame that is not JSON") }];

@@ -1,4 +1,5 @@
 import { irError, type IrStreamPart, type StreamDecoder } from "../../ir";
+import { parseJsonWithinDepth } from "../shared/json-depth";
 import type { SseEvent } from "../sse";
 import { decodeOpenAiError } from "../openai-shared/decode-openai-error";
 import { isRecord, type JsonObject } from "../openai-shared/read-fields";
@@ -36,7 +37,7 @@ export function createResponsesStreamDecoder(): StreamDecoder {
     if (terminated || event.data === "[DONE]") return [];
     let data: unknown;
     try {
-      data = JSON.parse(event.data);
+      data = parseJsonWithinDepth(event.data);
     } catch {
       terminated = true;
       return [{ type: "error", error: irError("upstream_invalid_response", "upstream sent a stream frame that is not JSON") }];

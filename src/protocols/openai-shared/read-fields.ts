@@ -38,9 +38,12 @@ export function optionalNumber(value: unknown, path: string): number | undefined
   return value;
 }
 
+/** An integer a double holds exactly (|n| ≤ 2^53 − 1): 1e20 is out of range, not an integer. */
 export function optionalInteger(value: unknown, path: string): number | undefined {
   const number = optionalNumber(value, path);
-  if (number !== undefined && !Number.isInteger(number)) throw new IrDecodeError(`${path} must be an integer`);
+  if (number === undefined) return undefined;
+  if (!Number.isInteger(number)) throw new IrDecodeError(`${path} must be an integer`);
+  if (!Number.isSafeInteger(number)) throw new IrDecodeError(`${path} is out of range`);
   return number;
 }
 
@@ -50,10 +53,16 @@ export function optionalBoolean(value: unknown, path: string): boolean | undefin
   return value;
 }
 
-/** A token limit: a positive integer. */
+/**
+ * The largest token limit a request may name: 2^31 − 1, the vendors' own int32 fields.
+ * It keeps the reservation (limit × price) far inside what a bigint column holds.
+ */
+export const MAX_TOKEN_LIMIT = 2_147_483_647;
+
+/** A token limit: an integer in [1, MAX_TOKEN_LIMIT]. */
 export function optionalTokenLimit(value: unknown, path: string): number | undefined {
   const limit = optionalInteger(value, path);
-  if (limit !== undefined && limit < 1) throw new IrDecodeError(`${path} must be at least 1`);
+  if (limit !== undefined && (limit < 1 || limit > MAX_TOKEN_LIMIT)) throw new IrDecodeError(`${path} must be an integer between 1 and ${MAX_TOKEN_LIMIT}`);
   return limit;
 }
 

@@ -1,4 +1,5 @@
 import { IrDecodeError } from "../../ir";
+import { parseJsonWithinDepth } from "./json-depth";
 
 /**
  * Typed readers for untrusted JSON. Each throws IrDecodeError naming the field, so a
@@ -20,10 +21,25 @@ export function readNumber(body: JsonObject, key: string, path = key): number | 
   return value;
 }
 
-export function readInteger(body: JsonObject, key: string, path = key): number | undefined {
+/**
+ * The largest token count a request may name (max tokens, thinking budgets, top-k):
+ * 2^31 − 1, the vendors' own int32 fields. It keeps every product of a token count and
+ * a price far inside what a bigint column and a double hold exactly.
+ */
+export const MAX_TOKEN_COUNT = 2_147_483_647;
+
+/** An integer within [min, max] (default: any integer a double holds exactly); 1e20 is out of range, not an integer. */
+export function readInteger(body: JsonObject, key: string, path = key, min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER): number | undefined {
   const value = readNumber(body, key, path);
-  if (value !== undefined && !Number.isInteger(value)) throw new IrDecodeError(`${path} must be an integer`);
+  if (value === undefined) return undefined;
+  if (!Number.isInteger(value)) throw new IrDecodeError(`${path} must be an integer`);
+  if (value < min || value > max) throw new IrDecodeError(`${path} must be an integer between ${min} and ${max}`);
   return value;
+}
+
+/** A token count: an integer in [min, MAX_TOKEN_COUNT]. */
+export function readTokenCount(body: JsonObject, key: string, path = key, min = 1): number | undefined {
+  return readInteger(body, key, path, min, MAX_TOKEN_COUNT);
 }
 
 export function readString(body: JsonObject, key: string, path = key): string | undefined {
@@ -56,11 +72,15 @@ export function readObject(body: JsonObject, key: string, path = key): JsonObjec
   return value;
 }
 
-/** Parses tool-call argument text into the object a wire format needs; invalid JSON gives undefined. */
+/**
+ * Parses tool-call argument text into the object a wire format needs; invalid JSON, or
+ * JSON nested past MAX_JSON_DEPTH (it would overflow the stack when re-serialized),
+ * gives undefined.
+ */
 export function parseArgumentsObject(text: string): JsonObject | undefined {
   if (text.trim() === "") return {};
   try {
-    const parsed: unknown = JSON.parse(text);
+    const parsed: unknown = parseJsonWithinDepth(text);
     return isRecord(parsed) ? parsed : undefined;
   } catch {
     return undefined;
