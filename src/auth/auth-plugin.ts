@@ -28,10 +28,10 @@ export function requireScope(principal: Principal, scope: string): void {
 export function authPlugin(services: Services) {
   return new Elysia({ name: "auth", normalize: false }).macro({
     scope: (required: string) => ({
-      async resolve({ request, params }) {
+      async resolve({ request, params, route }) {
         const principal = await authenticate(services, request.headers);
         requireScope(principal, required);
-        assertAddressablePathIds(params);
+        assertAddressablePathIds(params, route);
         return { principal };
       },
     }),

@@ -43,6 +43,28 @@ describe("ids that cannot exist are 404 before SQL; text PostgreSQL cannot store
     expectManagementError(await api("POST", "/admin/accounts/acct_%00x/credits", admin), 404, "not_found", "account");
   });
 
+  test("a policy, budget, preset, binding or principal id that cannot exist is the 404 its route gives a missing one", async () => {
+    const token = harness.account.apiKey;
+    const api = harness.server.api;
+    for (const [path, what] of [
+      ["/v1/policies/pol_%00", "policy"],
+      ["/v1/policies/x%00y", "policy"],
+      ["/v1/budgets/pol_%00", "budget"],
+      ["/v1/presets/%F0%9F%98%80", "preset"],
+      ["/v1/namespaces/me/policies/pol_a%00/bindings", "policy"],
+      ["/v1/principals/api_key/k_%00/policies", "principal"],
+      ["/v1/policies/effective?principal_type=api_key&principal_id=k_%00", "principal"],
+    ] as const) {
+      const malformed = await api("GET", path, { token });
+      expectManagementError(malformed, 404, "not_found", what);
+      // Exactly the body a well-formed id that does not exist gets.
+      const missing = await api("GET", path.replace(/%00|x%00y|%F0%9F%98%80/, "pol_missing").replace("pol_pol_missing", "pol_missing").replace("k_pol_missing", "k_missing"), { token });
+      expect(missing.status).toBe(404);
+      expect(malformed.body).toEqual(missing.body);
+    }
+    expectManagementError(await api("DELETE", "/v1/policies/pol_abc/bind/pb_%00", { token }), 404, "not_found");
+  });
+
   test("authentication still comes first: a stranger gets 401 for an impossible id", async () => {
     expectManagementError(await harness.server.api("DELETE", "/v1/keys/x%00"), 401, "unauthorized");
     expectManagementError(await harness.server.api("POST", "/admin/accounts/%00/credits", { body: { amount_micro_usd: 5 } }), 401, "unauthorized");

@@ -9,6 +9,7 @@ import { bindingEnvelope, policyEnvelope } from "./policy-envelopes";
 import { POLICY_BASES, nsidOf, PolicyName, queryParameter, routeDoc } from "./policy-route-support";
 import { parsePrincipalType } from "./principal-target";
 import * as service from "./policy-service";
+import { assertAddressableId } from "../../auth/path-ids";
 
 const validateCreate = bodyValidator(Type.Object({ name: PolicyName, kind: Type.String(), spec: Type.Unknown() }, { additionalProperties: false }));
 const validateUpdate = bodyValidator(
@@ -75,6 +76,7 @@ export function policyRoutes(services: Services) {
           const scope = await scopeOf(principal, params);
           const type = parsePrincipalType(requiredQuery(query, "principal_type"));
           const id = requiredQuery(query, "principal_id");
+          assertAddressableId(id, "principal");
           return service.effectiveOf(deps, scope, { type, id });
         },
         routeDoc("policy:read", "The composed policy a request made as this principal gets (its namespace's policies included)", {
