@@ -70,6 +70,20 @@ describe("JSON nested ~100k deep is a 400, never a stack overflow", () => {
     for (let i = 0; i < 3; i++) expectProtocolError("openai-chat", await post("openai-chat", body), 400, TOO_DEEP);
   });
 
+  test("openai-chat → Google: $defs that $ref each other eight times over (8^8 nodes once inlined) are a quick 400", async () => {
+    // d0 … d8: each has eight properties referring to the next; 2 KB of JSON, tens of millions of nodes inlined.
+    const defs: Record<string, unknown> = { d8: { type: "string" } };
+    for (let level = 7; level >= 0; level--) {
+      const properties: Record<string, unknown> = {};
+      for (let p = 0; p < 8; p++) properties[`p${p}`] = { $ref: `#/$defs/d${level + 1}` };
+      defs[`d${level}`] = { type: "object", properties };
+    }
+    const parameters = { type: "object", properties: { root: { $ref: "#/$defs/d0" } }, $defs: defs };
+    const body = JSON.stringify({ model: GOOGLE_MODEL, messages: [{ role: "user", content: "hi" }], tools: [{ type: "function", function: { name: "f", parameters } }] });
+    // Unbounded, this was served after seconds of CPU on the request thread; bounded, it stops at 10,000 nodes.
+    expectProtocolError("openai-chat", await post("openai-chat", body), 400, "$refs are inlined");
+  });
+
   test("a tool-call argument string nested 100k deep is sent on as {} rather than crashing the encoder", async () => {
     const body = JSON.stringify({
       model: GOOGLE_MODEL,

@@ -1,3 +1,4 @@
+import { IrDecodeError } from "../../ir";
 import { isRecord, type JsonObject } from "../shared/json-fields";
 
 /**
@@ -15,7 +16,19 @@ const ALLOWED_KEYS = new Set([
 /** `$ref` chains deeper than this are cut (recursive schemas cannot be inlined). */
 const MAX_REF_DEPTH = 8;
 
+/**
+ * Most schema nodes one request's schema may expand to. Inlining multiplies: nine `$defs`
+ * whose eight properties each `$ref` the next expand a 2 KB schema into 8^8 nodes (seconds
+ * of CPU on the request thread), so the expansion is counted and refused past this.
+ */
+export const MAX_SCHEMA_NODES = 10_000;
+
 type Definitions = Record<string, unknown>;
+
+interface Expansion {
+  definitions: Definitions;
+  nodes: number;
+}
 
 function resolveRef(ref: string, definitions: Definitions): unknown {
   for (const prefix of ["#/$defs/", "#/definitions/"]) {
@@ -39,25 +52,29 @@ function foldNullIntoNullable(result: JsonObject): void {
   }
 }
 
-function sanitizeNode(node: unknown, definitions: Definitions, depth: number): JsonObject {
+function sanitizeNode(node: unknown, expansion: Expansion, depth: number): JsonObject {
   if (!isRecord(node)) return {};
+  if (++expansion.nodes > MAX_SCHEMA_NODES) {
+    throw new IrDecodeError(`schema expands to more than ${MAX_SCHEMA_NODES} nodes once its $refs are inlined for this upstream`);
+  }
+  const { definitions } = expansion;
   if (typeof node.$ref === "string") {
     // Gemini has no references: local $defs are inlined (the referring node's own keys win).
     const { $ref, ...rest } = node;
     const target = depth < MAX_REF_DEPTH ? resolveRef($ref, definitions) : undefined;
-    return sanitizeNode({ ...(isRecord(target) ? target : { type: "object" }), ...rest }, definitions, depth + 1);
+    return sanitizeNode({ ...(isRecord(target) ? target : { type: "object" }), ...rest }, expansion, depth + 1);
   }
   const result: JsonObject = {};
   for (const [key, value] of Object.entries(node)) {
     if (!ALLOWED_KEYS.has(key)) continue;
     if (key === "properties" && isRecord(value)) {
       const properties: JsonObject = {};
-      for (const [name, schema] of Object.entries(value)) properties[name] = sanitizeNode(schema, definitions, depth);
+      for (const [name, schema] of Object.entries(value)) properties[name] = sanitizeNode(schema, expansion, depth);
       result.properties = properties;
     } else if (key === "items") {
-      result.items = sanitizeNode(value, definitions, depth);
+      result.items = sanitizeNode(value, expansion, depth);
     } else if (key === "anyOf" && Array.isArray(value)) {
-      result.anyOf = value.map((item) => sanitizeNode(item, definitions, depth));
+      result.anyOf = value.map((item) => sanitizeNode(item, expansion, depth));
     } else if (key === "type" && Array.isArray(value)) {
       // JSON Schema `type: ["string", "null"]` is OpenAPI `type: "string", nullable: true`.
       const types = value.filter((item) => item !== "null");
@@ -84,10 +101,13 @@ function sanitizeNode(node: unknown, definitions: Definitions, depth: number): J
   return result;
 }
 
-/** JSON Schema -> Gemini Schema; undefined for an object schema without properties (Gemini rejects those). */
+/**
+ * JSON Schema -> Gemini Schema; undefined for an object schema without properties (Gemini
+ * rejects those). Throws IrDecodeError when inlining would pass MAX_SCHEMA_NODES.
+ */
 export function sanitizeGeminiSchema(schema: JsonObject): JsonObject | undefined {
   const definitions: Definitions = { ...(isRecord(schema.definitions) ? schema.definitions : {}), ...(isRecord(schema.$defs) ? schema.$defs : {}) };
-  const result = sanitizeNode(schema, definitions, 0);
+  const result = sanitizeNode(schema, { definitions, nodes: 0 }, 0);
   const properties = result.properties;
   if (result.type === "object" && (!isRecord(properties) || Object.keys(properties).length === 0)) return undefined;
   return result;
