@@ -1,6 +1,6 @@
 import { ApiError, errorResponse } from "./errors/api-error";
 import { errorInProtocol } from "./inference/inference-error";
-import { inferenceProtocolOf } from "./inference/inference-routes";
+import { inferenceProtocolOf } from "./inference/inference-paths";
 import { requestIdFrom } from "./inference/request-id";
 import { irError } from "./ir";
 import type { Services } from "./services";

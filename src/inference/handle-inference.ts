@@ -1,9 +1,9 @@
 import { IrDecodeError, irError, type IrError, type IrRequest, type IrWarning, type ProtocolId } from "../ir";
 import { codecFor } from "../translation/codec-registry";
-import type { TranslationSignals } from "../translation/translation-types";
 import { callUpstream } from "../routing/call-upstream";
 import { BodyReader, isIrError, readBodyText } from "../routing/body-reader";
-import { planAttempts, type AttemptCandidate } from "../routing/plan-attempts";
+import { planAttempts } from "../routing/plan-attempts";
+import type { AttemptRecord } from "../routing/attempt-record";
 import type { Services } from "../services";
 import { asIrError, authorizeInference, errorInProtocol } from "./inference-error";
 import { requestIdFrom } from "./request-id";
@@ -23,19 +23,6 @@ export interface InferenceInput {
   request: Request;
   /** Generate-content puts model and stream in the path; they are merged into the body. */
   injected?: Record<string, unknown>;
-}
-
-/** What one attempt saw: the record of fallbacks, for stats and (later) metering. */
-export interface AttemptRecord {
-  ordinal: number;
-  candidate: AttemptCandidate;
-  outcome: "success" | "provider_error" | "timeout" | "client_error" | "aborted";
-  status?: number;
-  error?: IrError;
-  signals: TranslationSignals[];
-  startedAt: number;
-  firstTokenAt?: number;
-  endedAt?: number;
 }
 
 /** Upstream statuses that are the caller's own doing: surfaced at once, never retried elsewhere. */

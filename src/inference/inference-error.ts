@@ -1,11 +1,10 @@
 import { irError, type IrError, type ProtocolId } from "../ir";
 import { ApiError } from "../errors/api-error";
-import { authenticate, requireScope } from "../auth/auth-plugin";
+import { authenticate, requireScope, type AuthDeps } from "../auth/auth-plugin";
 import type { Principal } from "../auth/principal";
 import { isIrError } from "../routing/body-reader";
 import { WorkerCrashedError } from "../workers";
 import { log } from "../observability/log";
-import type { Services } from "../services";
 import { codecFor } from "../translation/codec-registry";
 
 /** Renders an IrError as a response in the client's protocol (reference §1.4). */
@@ -47,7 +46,7 @@ export function irErrorFromApiError(error: ApiError): IrError {
  * credential, or 503 when the credential cannot be checked (database unreachable and
  * the key not cached) — the same fail-closed answer as admission.
  */
-export async function authorizeInference(services: Services, headers: Headers, requestId: string): Promise<{ principal: Principal } | { error: IrError }> {
+export async function authorizeInference(services: AuthDeps, headers: Headers, requestId: string): Promise<{ principal: Principal } | { error: IrError }> {
   try {
     const principal = await authenticate(services, headers);
     requireScope(principal, "inference:invoke");

@@ -1,24 +1,15 @@
 import { Elysia } from "elysia";
-import { irError, type ProtocolId } from "../ir";
+import { irError } from "../ir";
 import type { Services } from "../services";
 import { handleInference as handle, type InferenceInput } from "./handle-inference";
 import { log } from "../observability/log";
 import { errorInProtocol } from "./inference-error";
 import { requestIdFrom } from "./request-id";
 import { countTokens } from "./count-tokens";
-import type { RequestHooks } from "../request-hooks";
+import { INFERENCE_PATHS, type InferencePath } from "./inference-paths";
 import { pathOf } from "../request-path";
 
 const SCOPE_DOC = { "x-scope": "inference:invoke" };
-
-/** The inference protocol a path belongs to, if any (the paths in INFERENCE_ENDPOINTS): its errors are rendered in that protocol. */
-export function inferenceProtocolOf(path: string): ProtocolId | undefined {
-  if (path === "/v1/chat/completions") return "openai-chat";
-  if (path === "/v1/responses") return "openai-responses";
-  if (path === "/v1/messages" || path === "/v1/messages/count_tokens") return "anthropic-messages";
-  if (path.startsWith("/v1beta/") || (path.startsWith("/v1/models/") && path.includes(":"))) return "google-generate-content";
-  return undefined;
-}
 
 /** Whether an Elysia route pattern (`context.route`) is one of the inference routes, which read their own bodies. */
 export function isInferenceRoute(route: string): boolean {
@@ -67,52 +58,28 @@ function decodePath(encoded: string): string | undefined {
   }
 }
 
-interface InferenceEndpoint {
-  /** A route pattern both routers understand: a literal path, or a prefix ending in `/*`. */
-  path: string;
-  summary: string;
+interface InferenceEndpoint extends InferencePath {
   /** `tail` is the still-encoded part of the path matched by `*` ("" for literal paths). */
   serve(services: Services, request: Request, tail: string): Promise<Response> | Response;
 }
 
+/** What each inference path runs. */
+function serverFor(entry: InferencePath): InferenceEndpoint["serve"] {
+  if (entry.path === "/v1/messages/count_tokens") return (services, request) => countTokens(services, request);
+  if (entry.protocol === "google-generate-content") return generateContent;
+  const protocol = entry.protocol;
+  return (services, request) => handleInference(services, { protocol, request });
+}
+
 /** Every inference route (POST), in one table for both routers (see `inferenceServeRoutes`). */
-const INFERENCE_ENDPOINTS: readonly InferenceEndpoint[] = [
-  {
-    path: "/v1/chat/completions",
-    summary: "OpenAI chat completions (sync and SSE)",
-    serve: (services, request) => handleInference(services, { protocol: "openai-chat", request }),
-  },
-  {
-    path: "/v1/responses",
-    summary: "OpenAI Responses (sync and SSE)",
-    serve: (services, request) => handleInference(services, { protocol: "openai-responses", request }),
-  },
-  {
-    path: "/v1/messages",
-    summary: "Anthropic Messages (sync and SSE)",
-    serve: (services, request) => handleInference(services, { protocol: "anthropic-messages", request }),
-  },
-  {
-    path: "/v1/messages/count_tokens",
-    summary: "Anthropic token count (an estimate: 4 characters per token), as Claude Code calls it",
-    serve: (services, request) => countTokens(services, request),
-  },
-  {
-    path: "/v1beta/models/*",
-    summary: "Google generateContent / streamGenerateContent; {model} is `<provider>/<model>`",
-    serve: generateContent,
-  },
-  {
-    path: "/v1/models/*",
-    summary: "Google generateContent / streamGenerateContent; {model} is `<provider>/<model>`",
-    serve: generateContent,
-  },
-  {
-    path: "/v1beta/*",
-    summary: "Google generateContent with the model as the path (`/v1beta/<provider>/<model>:generateContent`)",
-    serve: generateContent,
-  },
-];
+const INFERENCE_ENDPOINTS: readonly InferenceEndpoint[] = INFERENCE_PATHS.map((entry) => ({ ...entry, serve: serverFor(entry) }));
+
+/** What the server does around each request (request-hooks.ts), as the inference routes use it. */
+export interface InferenceRouteHooks {
+  /** A response that ends the request before its handler runs (body too large), or undefined. */
+  before(request: Request, path: string): Response | undefined;
+  after(route: string, method: string, status: number, startedAt: number): void;
+}
 
 /**
  * The inference routes in Elysia, with their OpenAPI entries. Bodies are read raw
@@ -145,7 +112,7 @@ export function inferenceRoutes(services: Services) {
  */
 export function inferenceServeRoutes(
   services: Services,
-  hooks: RequestHooks,
+  hooks: InferenceRouteHooks,
   fallback: (request: Request) => Promise<Response> | Response,
 ): Record<string, { POST: (request: Request) => Promise<Response> }> {
   const routes: Record<string, { POST: (request: Request) => Promise<Response> }> = {};

@@ -3,7 +3,7 @@ import type { BodyReader } from "../routing/body-reader";
 import type { StreamOutput, TranslationSignals } from "../translation/translation-types";
 import type { RequestOutcome } from "../metering/request-outcome";
 import type { Services } from "../services";
-import type { AttemptRecord } from "./handle-inference";
+import type { AttemptRecord } from "../routing/attempt-record";
 import { PassthroughFramer } from "./passthrough-framer";
 import { asIrError } from "./inference-error";
 import { withUsageCost } from "../metering/usage-cost";

@@ -1,24 +1,9 @@
 import { irError, type IrError, type IrRequest } from "../ir";
-import type { CatalogEndpoint, ModelTokenLimits } from "../providers/catalog";
-import type { CatalogPricing } from "../providers/pricing";
-import type { Services } from "../services";
+import type { Catalog, CatalogEndpoint, ModelTokenLimits } from "../providers/catalog";
+import type { EndpointStats } from "./endpoint-stats";
+import type { AttemptCandidate } from "./attempt-candidate";
 import { parseModelRef, ModelRefError, type RoutingProfile } from "./parse-model-ref";
 import { rankEndpoints } from "./select-endpoints";
-import type { UpstreamTarget } from "./upstream-request";
-
-/** One upstream attempt the pipeline may make, in order. */
-export interface AttemptCandidate extends UpstreamTarget {
-  /** Canonical model id this attempt serves (a fallback may differ from the first). */
-  modelId: string;
-  providerId: string;
-  /** Telemetry key `${provider}/${providerModelId}`. */
-  statsKey: string;
-  pricing: CatalogPricing;
-  /** The served model's token limits from the catalog: admission's ceilings (src/metering/admission.ts). */
-  limits: ModelTokenLimits;
-  funding: "platform";
-  routingProfile: RoutingProfile;
-}
 
 export type AttemptPlan =
   | { ok: true; requestedModel: string; candidates: AttemptCandidate[] }
@@ -38,7 +23,7 @@ const DEFAULT_OUTPUT_ESTIMATE = 512;
  * comes with the provider-keys feature); no eligible endpoint at all is 402.
  * `estimatedPromptTokens` (4 chars/token) prices candidates for the cost ranking.
  */
-export function planAttempts(services: Services, request: IrRequest, estimatedPromptTokens: number): AttemptPlan {
+export function planAttempts(services: { catalog: Catalog; endpointStats: EndpointStats }, request: IrRequest, estimatedPromptTokens: number): AttemptPlan {
   const fromList = request.models !== undefined && request.models.length > 0;
   const requested = fromList ? request.models! : [request.model];
   const refs: Array<{ modelId: string; profile: RoutingProfile }> = [];
