@@ -1,7 +1,7 @@
 import { ApiError, errorResponse } from "./errors/api-error";
-import { errorInProtocol } from "./inference/inference-error";
+import { errorInProtocol } from "./pipeline/inference-error";
 import { inferenceProtocolOf } from "./inference/inference-paths";
-import { requestIdFrom } from "./inference/request-id";
+import { requestIdFrom } from "./pipeline/request-id";
 import { irError } from "./ir";
 import type { Services } from "./services";
 import { closingConnection } from "./request-body";
