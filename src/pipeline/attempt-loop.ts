@@ -9,12 +9,11 @@ import type { AttemptRecord } from "../routing/attempt-record";
 import { upstreamMaxTokens } from "../metering/admission";
 import type { RequestContext } from "./request-context";
 import type { StreamObserver } from "./stream-observer";
-import { finishAttempt, type AttemptTelemetry } from "./finish-attempt";
+import { finishAttempt, type AttemptTelemetry } from "./attempt-accounting";
 import { respondJson } from "./respond-json";
 import { relayStream, type RelayDeps } from "./relay-stream";
 import { internalError } from "./inference-error";
 import { shutdownError } from "./in-flight-requests";
-import { warningsHeader } from "./warnings-header";
 
 export interface AttemptDeps extends AttemptTelemetry, RelayDeps {
   translator: Translator;
@@ -171,3 +170,12 @@ function parseMaybeJson(text: string): unknown {
   }
 }
 
+/** What the gateway changed or dropped in translation, for the client (`x-switchyard-warnings`). */
+export function warningsHeader(warnings: IrWarning[]): Record<string, string> {
+  if (warnings.length === 0) return {};
+  const summary = warnings.map((w) => (w.field ? `${w.code}:${w.field}` : w.code));
+  // Field names come from the client's body: anything outside printable ASCII (a NUL, an
+  // emoji, a newline) would make the header invalid and the response fail, so it is replaced.
+  const value = [...new Set(summary)].join(", ").slice(0, 2000).replace(/[^\x20-\x7e]/g, "?");
+  return { "x-switchyard-warnings": value };
+}

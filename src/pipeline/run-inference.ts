@@ -13,7 +13,7 @@ import { decode, type DecodeDeps } from "./decode";
 import { fund } from "./fund";
 import { admit, type AdmitDeps } from "./admit";
 import { runAttempts, type AttemptDeps } from "./attempt-loop";
-import { attemptObserver } from "./attempt-observer";
+import { attemptObserver } from "./attempt-accounting";
 import { jsonResponse } from "./respond-json";
 import { RequestSettlement, type RecordDeps } from "./settle";
 
