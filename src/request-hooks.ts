@@ -19,7 +19,7 @@ export interface RequestHooks {
  * the body (a body without one is held to the same limit while it is read, see
  * request-body.ts), and the HTTP metrics.
  */
-export function createRequestHooks(services: Services): RequestHooks {
+export function createRequestHooks(services: Pick<Services, "config" | "metrics">): RequestHooks {
   const { config, metrics } = services;
   return {
     before(request, path) {

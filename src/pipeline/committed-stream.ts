@@ -1,8 +1,7 @@
-import { irError, type IrError } from "../ir";
+import { irError, type CodecContext, type IrError, type ProtocolId } from "../ir";
 import type { StreamHandle } from "../translation/translator";
 import type { StreamOutput } from "../translation/translation-types";
 import type { PassthroughFramer } from "./passthrough-framer";
-import type { CodecContext, ProtocolId } from "../ir";
 import type { Refusal } from "../admission/admission-check";
 import type { BodyReader } from "../routing/body-reader";
 import type { StreamObserver } from "./stream-observer";
