@@ -12,7 +12,7 @@ import { authenticate } from "./authenticate";
 import { decode, type DecodeDeps } from "./decode";
 import { fund } from "./fund";
 import { admit, type AdmitDeps } from "./admit";
-import { runAttempts, type AttemptDeps } from "./attempt-loop";
+import { runAttempts, type AttemptDeps, type AttemptsResult } from "./attempt-loop";
 import { attemptObserver } from "./attempt-accounting";
 import { jsonResponse } from "./respond-json";
 import { RequestSettlement, type RecordDeps } from "./settle";
@@ -33,7 +33,7 @@ export interface InferenceDeps {
  * One inference request, end to end (README "Inference"): authenticate → decode → resolve
  * → fund → admit → attempt (answer or relay) → settle. Each stage returns its result or
  * the error to answer with; from the moment the caller is known, every way out settles
- * the request exactly once.
+ * the request exactly once (a stream's when it ends, through its observer).
  */
 export async function runInference(deps: InferenceDeps, input: InferenceInput): Promise<Response> {
   const { protocol, request } = input;
@@ -71,15 +71,23 @@ export async function runInference(deps: InferenceDeps, input: InferenceInput): 
   if (!admitted.ok) return failAndSettle(admitted.error);
   settlement.hold(admitted.grant);
 
-  const result = await runAttempts(deps.attempts, {
-    context,
-    ir,
-    requestedModel: plan.requestedModel,
-    candidates,
-    attempts: outcome.attempts,
-    warnings: outcome.warnings,
-    observe: (attempt) => attemptObserver(attempt, settlement, deps.attempts, request.signal),
-  });
+  let result: AttemptsResult;
+  try {
+    result = await runAttempts(deps.attempts, {
+      context,
+      ir,
+      requestedModel: plan.requestedModel,
+      candidates,
+      attempts: outcome.attempts,
+      warnings: outcome.warnings,
+      observe: (attempt) => attemptObserver(attempt, settlement, deps.attempts, request.signal),
+    });
+  } catch (error) {
+    // A fault of ours (the route answers it with a 500): the request is still settled, so
+    // its record is written and what admission holds goes back.
+    settlement.settle("failed", 500);
+    throw error;
+  }
   switch (result.kind) {
     case "answer": {
       settlement.serve(result.attempt);
