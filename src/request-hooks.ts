@@ -1,7 +1,7 @@
 import { ApiError, errorResponse } from "./errors/api-error";
-import { errorInProtocol } from "./inference/inference-error";
-import { inferenceProtocolOf } from "./inference/inference-routes";
-import { requestIdFrom } from "./inference/request-id";
+import { errorInProtocol } from "./pipeline/inference-error";
+import { inferenceProtocolOf } from "./inference/inference-paths";
+import { requestIdFrom } from "./pipeline/request-id";
 import { irError } from "./ir";
 import type { Services } from "./services";
 import { closingConnection } from "./request-body";
@@ -19,7 +19,7 @@ export interface RequestHooks {
  * the body (a body without one is held to the same limit while it is read, see
  * request-body.ts), and the HTTP metrics.
  */
-export function createRequestHooks(services: Services): RequestHooks {
+export function createRequestHooks(services: Pick<Services, "config" | "metrics">): RequestHooks {
   const { config, metrics } = services;
   return {
     before(request, path) {

@@ -21,7 +21,9 @@ import { PendingSettlements } from "./metering/pending-settlements";
 import { AutoTranslator, InlineTranslator, PooledTranslator, type Translator } from "./translation/translator";
 import { WorkerPool } from "./workers/worker-pool";
 import { PolicyStore } from "./policy/policy-store";
-import { InFlightRequests } from "./inference/in-flight-requests";
+import { InFlightRequests } from "./pipeline/in-flight-requests";
+import { PlatformKeys } from "./funding/platform-keys";
+import { WalletCheck } from "./admission/wallet-check";
 
 const TRANSLATE_WORKER = new URL("../workers/translate.worker.ts", import.meta.url);
 
@@ -76,6 +78,9 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
     pendingSettlements: new PendingSettlements(),
     policies: new PolicyStore(db.sql, config.credentialCacheTtlMs),
     inFlight: new InFlightRequests(),
+    funding: new PlatformKeys(catalog),
+    // METERING=off records and charges nothing, so there is no charge for the wallet to guard (README "Metering").
+    admissionChecks: config.meteringEnabled ? [new WalletCheck(walletLeases)] : [],
   };
   const hooks = createRequestHooks(services);
   const app = createApp(services, hooks);

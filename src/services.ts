@@ -13,7 +13,9 @@ import type { ShardedWriteBuffer } from "./metering/sharded-write-buffer";
 import type { WalletLeases } from "./metering/wallet-leases";
 import type { PendingSettlements } from "./metering/pending-settlements";
 import type { PolicyStore } from "./policy/policy-store";
-import type { InFlightRequests } from "./inference/in-flight-requests";
+import type { InFlightRequests } from "./pipeline/in-flight-requests";
+import type { FundingSource } from "./funding/funding-source";
+import type { AdmissionCheck } from "./admission/admission-check";
 
 /** The long-lived parts a route needs; built once in server.ts (or a test) and passed down. */
 export interface Services {
@@ -33,6 +35,10 @@ export interface Services {
   pendingSettlements: PendingSettlements;
   /** Policies bound to principals, cached; the policy routes invalidate it on every change. */
   policies: PolicyStore;
+  /** Chooses the upstream credential for each endpoint (today the platform's keys). */
+  funding: FundingSource;
+  /** What every inference request must pass before its first upstream call; the wallet only when metering is on. */
+  admissionChecks: readonly AdmissionCheck[];
   /** What is still being served, ended cleanly at the shutdown grace limit. */
   inFlight: InFlightRequests;
 }

@@ -1,13 +1,18 @@
 import { Elysia } from "elysia";
 import { forbiddenScope, unauthorized } from "../errors/api-error";
-import type { Services } from "../services";
+import type { CredentialResolver } from "./credential-resolver";
 import { extractCredential } from "./extract-credential";
 import type { Principal } from "./principal";
 import { hasScope } from "./scopes";
 import { assertAddressablePathIds } from "./path-ids";
 
+/** What authentication needs: the credential lookup, nothing else (a route passes its services). */
+export interface AuthDeps {
+  credentials: CredentialResolver;
+}
+
 /** Resolves the caller or throws 401; shared with the inference pipeline. */
-export async function authenticate(services: Services, headers: Headers): Promise<Principal> {
+export async function authenticate(services: AuthDeps, headers: Headers): Promise<Principal> {
   const token = extractCredential(headers);
   if (!token) throw unauthorized("missing credential: send Authorization: Bearer <key> or x-api-key");
   const principal = await services.credentials.resolve(token);
@@ -25,7 +30,7 @@ export function requireScope(principal: Principal, scope: string): void {
  * handler's context. Bodies are validated in the
  * handler (see validate-body.ts), so this always runs first.
  */
-export function authPlugin(services: Services) {
+export function authPlugin(services: AuthDeps) {
   return new Elysia({ name: "auth", normalize: false }).macro({
     scope: (required: string) => ({
       async resolve({ request, params, route }) {

@@ -1,8 +1,9 @@
 import { IrDecodeError, irError } from "../ir";
 import { promptChars, tokensFromChars } from "../metering/estimate-tokens";
-import type { Services } from "../services";
-import { authorizeInference, errorInProtocol } from "./inference-error";
-import { requestIdFrom } from "./request-id";
+import type { InferenceDeps } from "../pipeline/run-inference";
+import { errorInProtocol } from "../pipeline/inference-error";
+import { authenticate } from "../pipeline/authenticate";
+import { requestIdFrom } from "../pipeline/request-id";
 import { BodyTooLargeError, closingConnection, readBodyWithin } from "../request-body";
 
 /**
@@ -11,15 +12,15 @@ import { BodyTooLargeError, closingConnection, readBodyWithin } from "../request
  * 4-characters-per-token estimate metering uses, plus what tool definitions add;
  * the response says so in a header.
  */
-export async function countTokens(services: Services, request: Request): Promise<Response> {
+export async function countTokens(deps: Pick<InferenceDeps, "auth" | "decode">, request: Request): Promise<Response> {
   const requestId = requestIdFrom(request.headers);
   const fail = (error: Parameters<typeof errorInProtocol>[1]) => errorInProtocol("anthropic-messages", error, requestId);
-  const authorized = await authorizeInference(services, request.headers, requestId);
+  const authorized = await authenticate(deps.auth, request.headers, requestId);
   if ("error" in authorized) return fail(authorized.error);
   try {
-    const body = await readBodyWithin(request, services.config.maxInferenceBodyBytes);
+    const body = await readBodyWithin(request, deps.decode.maxBodyBytes);
     // count_tokens bodies carry no max_tokens; the Messages decoder does not need one either.
-    const decoded = await services.translator.decodeRequest("anthropic-messages", body);
+    const decoded = await deps.decode.translator.decodeRequest("anthropic-messages", body);
     const ir = decoded.request;
     const toolChars = (ir.tools ?? []).reduce((sum, t) => sum + t.name.length + (t.description?.length ?? 0) + JSON.stringify(t.parameters).length, 0);
     return new Response(JSON.stringify({ input_tokens: tokensFromChars(promptChars(ir) + toolChars) }), {

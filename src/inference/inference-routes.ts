@@ -1,24 +1,16 @@
 import { Elysia } from "elysia";
-import { irError, type ProtocolId } from "../ir";
+import { irError } from "../ir";
 import type { Services } from "../services";
-import { handleInference as handle, type InferenceInput } from "./handle-inference";
+import { runInference, type InferenceDeps } from "../pipeline/run-inference";
+import type { InferenceInput } from "../pipeline/request-context";
 import { log } from "../observability/log";
-import { errorInProtocol } from "./inference-error";
-import { requestIdFrom } from "./request-id";
+import { errorInProtocol } from "../pipeline/inference-error";
+import { requestIdFrom } from "../pipeline/request-id";
 import { countTokens } from "./count-tokens";
-import type { RequestHooks } from "../request-hooks";
+import { INFERENCE_PATHS, type InferencePath } from "./inference-paths";
 import { pathOf } from "../request-path";
 
 const SCOPE_DOC = { "x-scope": "inference:invoke" };
-
-/** The inference protocol a path belongs to, if any (the paths in INFERENCE_ENDPOINTS): its errors are rendered in that protocol. */
-export function inferenceProtocolOf(path: string): ProtocolId | undefined {
-  if (path === "/v1/chat/completions") return "openai-chat";
-  if (path === "/v1/responses") return "openai-responses";
-  if (path === "/v1/messages" || path === "/v1/messages/count_tokens") return "anthropic-messages";
-  if (path.startsWith("/v1beta/") || (path.startsWith("/v1/models/") && path.includes(":"))) return "google-generate-content";
-  return undefined;
-}
 
 /** Whether an Elysia route pattern (`context.route`) is one of the inference routes, which read their own bodies. */
 export function isInferenceRoute(route: string): boolean {
@@ -26,9 +18,9 @@ export function isInferenceRoute(route: string): boolean {
 }
 
 /** Whatever goes wrong, an inference client gets an error in its own protocol, never the management shape. */
-async function handleInference(services: Services, input: InferenceInput): Promise<Response> {
+async function handleInference(deps: InferenceDeps, input: InferenceInput): Promise<Response> {
   try {
-    return await handle(services, input);
+    return await runInference(deps, input);
   } catch (error) {
     const requestId = requestIdFrom(input.request.headers);
     log.error("inference failed unexpectedly", { requestId, error: error instanceof Error ? error.message : String(error) });
@@ -43,7 +35,7 @@ async function handleInference(services: Services, input: InferenceInput): Promi
  * its own (the `tunedModels/…` form), which is what the Vercel AI SDK's Google provider
  * does with `<provider>/<model>`.
  */
-function generateContent(services: Services, request: Request, encodedTail: string): Promise<Response> | Response {
+function generateContent(deps: InferenceDeps, request: Request, encodedTail: string): Promise<Response> | Response {
   const tail = decodePath(encodedTail);
   const colon = tail === undefined ? -1 : tail.lastIndexOf(":");
   const action = colon === -1 ? "" : tail!.slice(colon + 1);
@@ -51,7 +43,7 @@ function generateContent(services: Services, request: Request, encodedTail: stri
     const error = irError("invalid_request", "google path must be 'models/{model}:generateContent' or ':streamGenerateContent'");
     return errorInProtocol("google-generate-content", error, requestIdFrom(request.headers));
   }
-  return handleInference(services, {
+  return handleInference(deps, {
     protocol: "google-generate-content",
     request,
     injected: { model: tail.slice(0, colon), stream: action === "streamGenerateContent" },
@@ -67,52 +59,28 @@ function decodePath(encoded: string): string | undefined {
   }
 }
 
-interface InferenceEndpoint {
-  /** A route pattern both routers understand: a literal path, or a prefix ending in `/*`. */
-  path: string;
-  summary: string;
+interface InferenceEndpoint extends InferencePath {
   /** `tail` is the still-encoded part of the path matched by `*` ("" for literal paths). */
-  serve(services: Services, request: Request, tail: string): Promise<Response> | Response;
+  serve(deps: InferenceDeps, request: Request, tail: string): Promise<Response> | Response;
+}
+
+/** What each inference path runs. */
+function serverFor(entry: InferencePath): InferenceEndpoint["serve"] {
+  if (entry.path === "/v1/messages/count_tokens") return (deps, request) => countTokens(deps, request);
+  if (entry.protocol === "google-generate-content") return generateContent;
+  const protocol = entry.protocol;
+  return (deps, request) => handleInference(deps, { protocol, request });
 }
 
 /** Every inference route (POST), in one table for both routers (see `inferenceServeRoutes`). */
-const INFERENCE_ENDPOINTS: readonly InferenceEndpoint[] = [
-  {
-    path: "/v1/chat/completions",
-    summary: "OpenAI chat completions (sync and SSE)",
-    serve: (services, request) => handleInference(services, { protocol: "openai-chat", request }),
-  },
-  {
-    path: "/v1/responses",
-    summary: "OpenAI Responses (sync and SSE)",
-    serve: (services, request) => handleInference(services, { protocol: "openai-responses", request }),
-  },
-  {
-    path: "/v1/messages",
-    summary: "Anthropic Messages (sync and SSE)",
-    serve: (services, request) => handleInference(services, { protocol: "anthropic-messages", request }),
-  },
-  {
-    path: "/v1/messages/count_tokens",
-    summary: "Anthropic token count (an estimate: 4 characters per token), as Claude Code calls it",
-    serve: (services, request) => countTokens(services, request),
-  },
-  {
-    path: "/v1beta/models/*",
-    summary: "Google generateContent / streamGenerateContent; {model} is `<provider>/<model>`",
-    serve: generateContent,
-  },
-  {
-    path: "/v1/models/*",
-    summary: "Google generateContent / streamGenerateContent; {model} is `<provider>/<model>`",
-    serve: generateContent,
-  },
-  {
-    path: "/v1beta/*",
-    summary: "Google generateContent with the model as the path (`/v1beta/<provider>/<model>:generateContent`)",
-    serve: generateContent,
-  },
-];
+const INFERENCE_ENDPOINTS: readonly InferenceEndpoint[] = INFERENCE_PATHS.map((entry) => ({ ...entry, serve: serverFor(entry) }));
+
+/** What the server does around each request (request-hooks.ts), as the inference routes use it. */
+export interface InferenceRouteHooks {
+  /** A response that ends the request before its handler runs (body too large), or undefined. */
+  before(request: Request, path: string): Response | undefined;
+  after(route: string, method: string, status: number, startedAt: number): void;
+}
 
 /**
  * The inference routes in Elysia, with their OpenAPI entries. Bodies are read raw
@@ -121,10 +89,11 @@ const INFERENCE_ENDPOINTS: readonly InferenceEndpoint[] = [
  * on them and documents them.
  */
 export function inferenceRoutes(services: Services) {
+  const deps = inferenceDeps(services);
   let app = new Elysia({ name: "inference", normalize: false });
   for (const endpoint of INFERENCE_ENDPOINTS) {
     // Static paths come without params: Elysia leaves `params` undefined for them.
-    app = app.post(endpoint.path, ({ request, params }) => endpoint.serve(services, request, (params as Record<string, string> | undefined)?.["*"] ?? ""), {
+    app = app.post(endpoint.path, ({ request, params }) => endpoint.serve(deps, request, (params as Record<string, string> | undefined)?.["*"] ?? ""), {
       parse: "none",
       detail: { summary: endpoint.summary, tags: ["inference"], ...SCOPE_DOC },
     });
@@ -145,9 +114,10 @@ export function inferenceRoutes(services: Services) {
  */
 export function inferenceServeRoutes(
   services: Services,
-  hooks: RequestHooks,
+  hooks: InferenceRouteHooks,
   fallback: (request: Request) => Promise<Response> | Response,
 ): Record<string, { POST: (request: Request) => Promise<Response> }> {
+  const deps = inferenceDeps(services);
   const routes: Record<string, { POST: (request: Request) => Promise<Response> }> = {};
   for (const endpoint of INFERENCE_ENDPOINTS) {
     const prefixLength = endpoint.path.endsWith("/*") ? endpoint.path.length - 1 : -1;
@@ -159,7 +129,7 @@ export function inferenceServeRoutes(
         const startedAt = performance.now();
         let response = hooks.before(request, path);
         try {
-          response ??= await endpoint.serve(services, request, prefixLength === -1 ? "" : path.slice(prefixLength));
+          response ??= await endpoint.serve(deps, request, prefixLength === -1 ? "" : path.slice(prefixLength));
           return response;
         } finally {
           hooks.after(endpoint.path, "POST", response?.status ?? 500, startedAt);
@@ -168,4 +138,28 @@ export function inferenceServeRoutes(
     };
   }
   return routes;
+}
+
+/** The pipeline's stages wired to the server's services: each stage gets only what it uses. */
+export function inferenceDeps(services: Services): InferenceDeps {
+  const { config, translator, catalog, endpointStats, metrics, inFlight } = services;
+  return {
+    auth: { credentials: services.credentials },
+    decode: { translator, maxBodyBytes: config.maxInferenceBodyBytes },
+    plan: { catalog, endpointStats },
+    funding: services.funding,
+    admission: { checks: services.admissionChecks, namespaces: services.namespaces },
+    attempts: {
+      translator,
+      timeouts: config.upstreamTimeouts,
+      connectCheck: services.connectCheck,
+      graceOver: inFlight.graceOver,
+      endpointStats,
+      metrics,
+      inFlight,
+      stallTimeoutMs: config.streamStallTimeoutMs,
+    },
+    // METERING=off (benchmarks): nothing is recorded or charged (README "Metering").
+    records: config.meteringEnabled ? { sink: services.meteringSink, writeBuffer: services.writeBuffer, pending: services.pendingSettlements } : undefined,
+  };
 }

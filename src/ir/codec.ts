@@ -4,7 +4,7 @@ import type { IrResponse } from "./ir-response";
 import type { IrStreamPart } from "./ir-stream";
 import type { IrWarning } from "./ir-warning";
 import type { ProtocolId } from "./protocol-id";
-import type { SseEvent } from "../protocols/sse/sse-event";
+import type { SseEvent } from "./sse-event";
 
 /**
  * Everything a codec needs from the outside world. Codecs are pure: no I/O, no

@@ -1,6 +1,6 @@
 import type { IrRequest } from "../ir";
 import type { CatalogPricing } from "../providers/pricing";
-import type { AttemptCandidate } from "../routing/plan-attempts";
+import type { AttemptCandidate } from "../routing/attempt-candidate";
 import { promptShape, promptTokenCeiling } from "./prompt-token-ceiling";
 
 /**

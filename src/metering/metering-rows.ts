@@ -1,4 +1,4 @@
-import type { UsageCounts, UsageEvidence } from "./usage-evidence";
+import type { UsageCounts, UsageEvidence } from "../db/usage-evidence-shape";
 
 /** Row shapes written by the metering batches (sql/queries/metering.sql), snake_case as stored. */
 export interface RequestRow {

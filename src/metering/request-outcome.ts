@@ -1,6 +1,6 @@
 import type { IrFinish, IrRequest, IrWarning, ProtocolId } from "../ir";
 import type { Principal } from "../auth/principal";
-import type { AttemptRecord } from "../inference/handle-inference";
+import type { AttemptRecord } from "../routing/attempt-record";
 import { newTimeOrderedId } from "../auth/tokens";
 
 /** Everything settlement needs to know about one finished inference request. */

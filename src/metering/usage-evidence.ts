@@ -1,8 +1,7 @@
 import type { IrUsage } from "../ir";
 import { billingBuckets, type NormalisedUsage } from "./compute-charge";
 import { ESTIMATOR, tokensFromChars } from "./estimate-tokens";
-
-export type AccountLabel = "platform" | "byok";
+import type { AccountLabel, UsageCounts, UsageEvidence, UsageSource } from "../db/usage-evidence-shape";
 
 /** One upstream attempt of a request, failed fallbacks included. */
 export interface AttemptUsage {
@@ -29,42 +28,6 @@ export interface UsageEvidenceInput {
   /** The attempt whose response reached the client; undefined when none did. */
   servingAttemptOrdinal: number | undefined;
   estimate?: UsageEstimate;
-}
-
-export type UsageSource = "provider_reported" | "estimated" | "unknown";
-
-/** The six integer counters of cloud-api.md `raw_usage` and of a frame's `usage`. */
-export interface UsageCounts {
-  cache_read_tokens: number;
-  cache_write_tokens: number;
-  completion_tokens: number;
-  prompt_tokens: number;
-  reasoning_tokens: number;
-  web_search_count: number;
-}
-
-export interface EffectiveUsageCounts extends UsageCounts {
-  media_input_count: number;
-  media_output_count: number;
-}
-
-export interface UsageFrameRecord {
-  account_label: AccountLabel;
-  attempt_ordinal: number;
-  frame_kind: "usage";
-  frame_ordinal: number;
-  provider_id: string;
-  provider_model_id: string;
-  usage: UsageCounts;
-}
-
-/** cloud-api.md "Request record" → `usage_evidence`, field for field. */
-export interface UsageEvidence {
-  source: UsageSource;
-  effective_usage: EffectiveUsageCounts;
-  raw_usage: UsageCounts;
-  estimator: { chars_per_token: number; version: string };
-  raw_usage_frames: UsageFrameRecord[];
 }
 
 /** Reference §4.5 settlement receipt `usage`: non-overlapping buckets, each ≥ 0. */

@@ -1,44 +1,39 @@
 import { irError, type IrError, type IrRequest } from "../ir";
-import type { CatalogEndpoint, ModelTokenLimits } from "../providers/catalog";
-import type { CatalogPricing } from "../providers/pricing";
-import type { Services } from "../services";
+import type { Catalog, CatalogEndpoint, CatalogModel, ModelTokenLimits } from "../providers/catalog";
+import type { EndpointStats } from "./endpoint-stats";
 import { parseModelRef, ModelRefError, type RoutingProfile } from "./parse-model-ref";
 import { rankEndpoints } from "./select-endpoints";
-import type { UpstreamTarget } from "./upstream-request";
 
-/** One upstream attempt the pipeline may make, in order. */
-export interface AttemptCandidate extends UpstreamTarget {
-  /** Canonical model id this attempt serves (a fallback may differ from the first). */
-  modelId: string;
-  providerId: string;
-  /** Telemetry key `${provider}/${providerModelId}`. */
-  statsKey: string;
-  pricing: CatalogPricing;
+/** One endpoint that could serve the request, before a credential is chosen for it. */
+export interface RankedEndpoint {
+  endpoint: CatalogEndpoint;
+  profile: RoutingProfile;
   /** The served model's token limits from the catalog: admission's ceilings (src/metering/admission.ts). */
   limits: ModelTokenLimits;
-  funding: "platform";
-  routingProfile: RoutingProfile;
 }
 
-export type AttemptPlan =
-  | { ok: true; requestedModel: string; candidates: AttemptCandidate[] }
+/** Per requested model, in the client's order, its endpoints ranked best first. */
+export type RoutePlan =
+  | { ok: true; requestedModel: string; byModel: RankedEndpoint[][] }
   | { ok: false; error: IrError };
 
-/** Never more attempts than this for one request, whatever the fallback list. */
-const MAX_ATTEMPTS = 16;
+export interface PlanDeps {
+  catalog: Pick<Catalog, "getModel" | "endpointsFor">;
+  endpointStats: EndpointStats;
+}
+
 /** Output estimate used only to rank by price when the request sets no max tokens. */
 const DEFAULT_OUTPUT_ESTIMATE = 512;
 
 /**
- * Resolves the requested model(s) to an ordered list of upstream attempts
- * (reference §8.3–8.4): the body's `models` list (max 8) replaces `model`, its
- * first entry being primary; per model the ranked endpoints come first, then the
- * next model. An unknown primary model is 404; an unknown entry in `models` is 400
- * before any attempt. Endpoints without a platform key are not eligible (BYOK
- * comes with the provider-keys feature); no eligible endpoint at all is 402.
- * `estimatedPromptTokens` (4 chars/token) prices candidates for the cost ranking.
+ * Resolves the requested model(s) to their ranked endpoints (reference §8.3–8.4): the
+ * body's `models` list (max 8) replaces `model`, its first entry being primary; per model
+ * the ranked endpoints come first, then the next model. An unknown primary model is 404;
+ * an unknown entry in `models` is 400 before any attempt. Which of them can be paid for is
+ * the funding stage's choice (src/pipeline/fund.ts). `estimatedPromptTokens` (4
+ * chars/token) prices endpoints for the cost ranking.
  */
-export function planAttempts(services: Services, request: IrRequest, estimatedPromptTokens: number): AttemptPlan {
+export function planAttempts(deps: PlanDeps, request: IrRequest, estimatedPromptTokens: number): RoutePlan {
   const fromList = request.models !== undefined && request.models.length > 0;
   const requested = fromList ? request.models! : [request.model];
   const refs: Array<{ modelId: string; profile: RoutingProfile }> = [];
@@ -46,7 +41,7 @@ export function planAttempts(services: Services, request: IrRequest, estimatedPr
     const ref = parseModelRef(model);
     if (ref instanceof ModelRefError) return { ok: false, error: irError(fromList ? "invalid_request" : "not_found", ref.message) };
     if (ref.kind === "preset") return { ok: false, error: irError("invalid_request", `unknown routing preset "@${ref.preset}"`) };
-    if (!services.catalog.getModel(ref.modelId)) {
+    if (!deps.catalog.getModel(ref.modelId)) {
       return fromList
         ? { ok: false, error: irError("invalid_request", `unknown model in models: ${model}`) }
         : { ok: false, error: irError("not_found", `unknown model: ${model}`) };
@@ -55,49 +50,24 @@ export function planAttempts(services: Services, request: IrRequest, estimatedPr
   }
 
   const estimatedOutputTokens = request.params.maxTokens ?? DEFAULT_OUTPUT_ESTIMATE;
-  const candidates: AttemptCandidate[] = [];
-  const unfunded = new Set<string>();
-  for (const { modelId, profile } of refs) {
-    const endpoints = services.catalog.endpointsFor(modelId);
+  const byModel = refs.map(({ modelId, profile }) => {
+    const endpoints = deps.catalog.endpointsFor(modelId);
     // Profiles only re-rank when there is a choice (reference §8.3).
     const ordered =
       endpoints.length < 2
         ? endpoints
-        : rankEndpoints(endpoints, profile, { stats: services.endpointStats, estimatedPromptTokens, estimatedOutputTokens }).map((r) => r.endpoint);
-    for (const endpoint of ordered) {
-      const apiKey = services.catalog.platformKeyFor(endpoint.provider);
-      if (!apiKey) {
-        unfunded.add(endpoint.provider);
-        continue;
-      }
-      candidates.push(candidateFor(endpoint, apiKey, profile, services.catalog.getModel(endpoint.modelId) ?? {}));
-      if (candidates.length >= MAX_ATTEMPTS) break;
-    }
-  }
-  if (candidates.length === 0) {
-    const providers = [...unfunded].join(", ");
-    return { ok: false, error: irError("payment_required", `no credential is configured for ${providers || "any provider of this model"}`) };
-  }
-  return { ok: true, requestedModel: requested[0]!, candidates };
+        : rankEndpoints(endpoints, profile, { stats: deps.endpointStats, estimatedPromptTokens, estimatedOutputTokens }).map((r) => r.endpoint);
+    return ordered.map((endpoint) => ({ endpoint, profile, limits: limitsOf(deps.catalog.getModel(endpoint.modelId)) }));
+  });
+  return { ok: true, requestedModel: requested[0]!, byModel };
 }
 
-function candidateFor(endpoint: CatalogEndpoint, apiKey: string, profile: RoutingProfile, model: ModelTokenLimits): AttemptCandidate {
+function limitsOf(model: CatalogModel | undefined): ModelTokenLimits {
+  if (model === undefined) return {};
   return {
-    protocol: endpoint.protocol,
-    baseUrl: endpoint.baseUrl,
-    providerModelId: endpoint.providerModelId,
-    apiKey,
-    modelId: endpoint.modelId,
-    providerId: endpoint.provider,
-    statsKey: endpoint.key,
-    pricing: endpoint.pricing,
-    limits: {
-      ...(model.maxInputTokens === undefined ? {} : { maxInputTokens: model.maxInputTokens }),
-      ...(model.maxOutputTokens === undefined ? {} : { maxOutputTokens: model.maxOutputTokens }),
-      ...(model.maxTokensPerImage === undefined ? {} : { maxTokensPerImage: model.maxTokensPerImage }),
-      ...(model.maxTokensPerFile === undefined ? {} : { maxTokensPerFile: model.maxTokensPerFile }),
-    },
-    funding: "platform",
-    routingProfile: profile,
+    ...(model.maxInputTokens === undefined ? {} : { maxInputTokens: model.maxInputTokens }),
+    ...(model.maxOutputTokens === undefined ? {} : { maxOutputTokens: model.maxOutputTokens }),
+    ...(model.maxTokensPerImage === undefined ? {} : { maxTokensPerImage: model.maxTokensPerImage }),
+    ...(model.maxTokensPerFile === undefined ? {} : { maxTokensPerFile: model.maxTokensPerFile }),
   };
 }

@@ -1,5 +1,5 @@
 import type { EndpointStats } from "./endpoint-stats";
-import type { AttemptRecord } from "../inference/handle-inference";
+import type { AttemptRecord } from "./attempt-record";
 
 /** Feeds one finished attempt into the endpoint telemetry that ranks latency and throughput. */
 export function recordAttempt(stats: EndpointStats, attempt: AttemptRecord): void {

@@ -24,8 +24,8 @@ import { arrivingRequest, type RequestOutcome } from "../../src/metering/request
 import { settleRequest } from "../../src/metering/settle-request";
 import { ShardedWriteBuffer } from "../../src/metering/sharded-write-buffer";
 import { loadConfig } from "../../src/config";
-import type { AttemptRecord } from "../../src/inference/handle-inference";
-import type { AttemptCandidate } from "../../src/routing/plan-attempts";
+import type { AttemptRecord } from "../../src/routing/attempt-record";
+import type { AttemptCandidate } from "../../src/routing/attempt-candidate";
 import { cleanupAll } from "./children";
 import { startDatabase } from "./switchyard-process";
 

@@ -4,7 +4,7 @@ import { DEFAULT_MAX_OUTPUT_TOKENS, highestRates, outputTokenCeiling, reservatio
 import { DEFAULT_CONTEXT_WINDOW_TOKENS, DEFAULT_TOKENS_PER_FILE, DEFAULT_TOKENS_PER_IMAGE, promptShape, promptTokenCeiling } from "../../src/metering/prompt-token-ceiling";
 import type { ModelTokenLimits } from "../../src/providers/catalog";
 import type { CatalogPricing } from "../../src/providers/pricing";
-import type { AttemptCandidate } from "../../src/routing/plan-attempts";
+import type { AttemptCandidate } from "../../src/routing/attempt-candidate";
 
 // Rates of 1 µUSD per token in and out make a reservation read as prompt + output tokens.
 const UNIT: CatalogPricing = { input: 1, output: 1, contextTiers: [] };

@@ -8,7 +8,7 @@ import { ShardedWriteBuffer, shardIndex } from "../../src/metering/sharded-write
 import { WriteBuffer } from "../../src/metering/write-buffer";
 import { createTestDatabase } from "../helpers/test-database";
 import { normaliseRow } from "./metering-support";
-import type { UsageFrameRecord } from "../../src/metering/usage-evidence";
+import type { UsageFrameRecord } from "../../src/db/usage-evidence-shape";
 
 let sql: Sql;
 let drop: () => Promise<void>;

@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import type { AttemptRecord } from "../../src/inference/handle-inference";
+import type { AttemptRecord } from "../../src/routing/attempt-record";
 import type { BillingAuditRow, LedgerRow, MeteringSink, RequestRow } from "../../src/metering/metering-rows";
 import { arrivingRequest, type RequestOutcome } from "../../src/metering/request-outcome";
 import { settleRequest } from "../../src/metering/settle-request";
-import type { AttemptCandidate } from "../../src/routing/plan-attempts";
+import type { AttemptCandidate } from "../../src/routing/attempt-candidate";
 
 const candidate: AttemptCandidate = {
   protocol: "openai-chat",

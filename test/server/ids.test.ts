@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { newId, newTimeOrderedId } from "../../src/auth/tokens";
-import { requestIdFrom } from "../../src/inference/request-id";
+import { requestIdFrom } from "../../src/pipeline/request-id";
 
 describe("ids", () => {
   test("newId: prefix, then the requested number of base36 characters, all distinct over 10,000 draws", () => {

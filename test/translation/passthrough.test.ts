@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { rewriteModelIds } from "../../src/translation/rewrite-model-id";
-import { PassthroughFramer } from "../../src/inference/passthrough-framer";
+import { PassthroughFramer } from "../../src/pipeline/passthrough-framer";
 import { REPLAY_SEEDS, splitAtRandom } from "../helpers/split-chunks";
 
 describe("rewriteModelIds", () => {

@@ -1,5 +1,5 @@
 import type { Sql } from "../connect-database";
-import type { UsageEvidence } from "../../metering/usage-evidence";
+import type { UsageEvidence } from "../usage-evidence-shape";
 import { runQuery } from "./run-query";
 
 /** A stored request record as the history lists it: metadata only, no prompt or response. */

@@ -1,3 +1,3 @@
-export * from "./sse-event";
+export type { SseEvent } from "../../ir/sse-event";
 export * from "./parse-sse";
 export * from "./serialize-sse";

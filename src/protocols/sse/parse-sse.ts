@@ -1,4 +1,4 @@
-import type { SseEvent } from "./sse-event";
+import type { SseEvent } from "../../ir/sse-event";
 
 /**
  * Incremental SSE parser (WHATWG HTML §9.2.6). Feed it decoded text in chunks of

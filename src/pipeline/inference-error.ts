@@ -1,12 +1,9 @@
 import { irError, type IrError, type ProtocolId } from "../ir";
 import { ApiError } from "../errors/api-error";
-import { authenticate, requireScope } from "../auth/auth-plugin";
-import type { Principal } from "../auth/principal";
 import { isIrError } from "../routing/body-reader";
 import { WorkerCrashedError } from "../workers";
-import { log } from "../observability/log";
-import type { Services } from "../services";
 import { codecFor } from "../translation/codec-registry";
+import { log } from "../observability/log";
 
 /** Renders an IrError as a response in the client's protocol (reference §1.4). */
 export function errorInProtocol(protocol: ProtocolId, error: IrError, requestId: string): Response {
@@ -42,26 +39,15 @@ export function irErrorFromApiError(error: ApiError): IrError {
   }
 }
 
-/**
- * The caller of an inference endpoint, or the error to answer with: 401/403 from the
- * credential, or 503 when the credential cannot be checked (database unreachable and
- * the key not cached) — the same fail-closed answer as admission.
- */
-export async function authorizeInference(services: Services, headers: Headers, requestId: string): Promise<{ principal: Principal } | { error: IrError }> {
-  try {
-    const principal = await authenticate(services, headers);
-    requireScope(principal, "inference:invoke");
-    return { principal };
-  } catch (error) {
-    if (error instanceof ApiError) return { error: irErrorFromApiError(error) };
-    log.error("authentication unavailable", { requestId, error: error instanceof Error ? error.message : String(error) });
-    return { error: irError("internal", "authentication is temporarily unavailable; retry shortly", { status: 503, retryAfter: 1 }) };
-  }
-}
-
 /** A value thrown on the inference path: IrErrors as they are, a crashed translation worker as our own 500, anything else as `otherwise`. */
 export function asIrError(error: unknown, otherwise: IrError): IrError {
   if (isIrError(error)) return error;
   if (error instanceof WorkerCrashedError) return irError("internal", "translation worker failed; please retry");
   return otherwise;
+}
+
+/** An unexpected failure on the inference path: logged (never the request's content) and answered as a 500, or as the IrError it already is. */
+export function internalError(error: unknown, requestId: string): IrError {
+  log.error("inference failed", { requestId, error: error instanceof Error ? error.message : String(error) });
+  return asIrError(error, irError("internal", "internal error"));
 }

@@ -1,10 +1,11 @@
-import { irError, type IrError } from "../ir";
+import { irError, type CodecContext, type IrError, type ProtocolId } from "../ir";
 import type { StreamHandle } from "../translation/translator";
 import type { StreamOutput } from "../translation/translation-types";
-import type { Services } from "../services";
 import type { PassthroughFramer } from "./passthrough-framer";
-import type { RelayInput } from "./relay-stream";
-import type { InterruptibleStream } from "./in-flight-requests";
+import type { Refusal } from "../admission/admission-check";
+import type { BodyReader } from "../routing/body-reader";
+import type { StreamObserver } from "./stream-observer";
+import type { InFlightRequests, InterruptibleStream } from "./in-flight-requests";
 import { streamErrorFrame } from "./stream-error-frame";
 import { asIrError } from "./inference-error";
 import { SSE_KEEPALIVE } from "../protocols/sse";
@@ -23,6 +24,32 @@ const KEEPALIVE_MS = 15_000;
 
 const encoder = new TextEncoder();
 
+export interface CommittedDeps {
+  /** Where a committed stream registers, so shutdown can end it cleanly. */
+  inFlight: Pick<InFlightRequests, "addStream" | "deleteStream">;
+  /** A client that reads nothing for this long has its stream ended (0: never). */
+  stallTimeoutMs: number;
+}
+
+/** The attempt a committed stream relays (relay-stream.ts RelayInput). */
+export interface CommittedInput {
+  clientProtocol: ProtocolId;
+  context: Omit<CodecContext, "newId">;
+  reader: BodyReader;
+  abortUpstream: () => void;
+  release: () => void;
+  observer: StreamObserver;
+}
+
+/** What the stream's outputs said so far. */
+export interface StreamSeen {
+  firstToken: boolean;
+  finish: boolean;
+  /** The first error an output reported. */
+  error?: IrError;
+  refusal?: Refusal;
+}
+
 /** What phase 1 of relayStream hands over. */
 export interface CommittedState {
   handle: StreamHandle;
@@ -33,6 +60,8 @@ export interface CommittedState {
   held: string[];
   /** The upstream already ended (and the request was settled) during phase 1. */
   ended: boolean;
+  /** What the outputs said so far; `note` keeps it current. */
+  seen: StreamSeen;
 }
 
 /**
@@ -60,8 +89,8 @@ export class CommittedStream implements InterruptibleStream {
   private readonly done = Promise.withResolvers<void>();
 
   constructor(
-    private readonly services: Services,
-    private readonly input: RelayInput,
+    private readonly deps: CommittedDeps,
+    private readonly input: CommittedInput,
     private readonly state: CommittedState,
   ) {}
 
@@ -69,17 +98,17 @@ export class CommittedStream implements InterruptibleStream {
     this.controller = controller;
     for (const text of this.state.held) this.write(text);
     this.state.held.length = 0;
+    // Ended in phase 1: the observer already heard how.
     if (this.state.ended) {
-      this.input.onFinished("success");
       this.close();
       return;
     }
-    this.services.inFlight.addStream(this);
+    this.deps.inFlight.addStream(this);
     // An upstream that thinks for a long time must not let proxies close an idle connection.
     this.keepalive = setInterval(() => {
       if (this.pulling && performance.now() - this.lastWrite >= KEEPALIVE_MS) this.write(SSE_KEEPALIVE);
     }, KEEPALIVE_MS / 3);
-    const stallMs = this.services.config.streamStallTimeoutMs;
+    const stallMs = this.deps.stallTimeoutMs;
     if (stallMs > 0) this.stallTimer = setTimeout(this.onStall, stallMs);
   }
 
@@ -111,7 +140,7 @@ export class CommittedStream implements InterruptibleStream {
 
   private readonly onStall = () => {
     if (this.finished || this.pulling) return;
-    const waited = this.services.config.streamStallTimeoutMs;
+    const waited = this.deps.stallTimeoutMs;
     this.interruption ??= { cause: "stall", error: irError("invalid_request", `the client read nothing for ${waited} ms; the stream was ended`, { status: 408 }) };
     this.stop();
   };
@@ -127,6 +156,7 @@ export class CommittedStream implements InterruptibleStream {
   /** Relays one upstream chunk; true when something was written or the stream is over. */
   private async relayNext(): Promise<boolean> {
     const { handle, framer, note } = this.state;
+    this.throwIfRefused();
     const chunk = await this.input.reader.next();
     if (chunk === undefined) {
       // A read that stop() cut short may end instead of failing.
@@ -134,7 +164,11 @@ export class CommittedStream implements InterruptibleStream {
       await this.finish();
       return true;
     }
-    if (!framer) return this.write(note(await handle.push(chunk)).out);
+    if (!framer) {
+      const output = note(await handle.push(chunk));
+      this.throwIfRefused();
+      return this.write(output.out);
+    }
     // The accounting copy is decoded on the side; a slow session holds the relay back
     // instead of queueing chunks without bound.
     const push = handle.push(chunk).then(note);
@@ -147,14 +181,20 @@ export class CommittedStream implements InterruptibleStream {
 
   /** The upstream ended. An error frame it sent mid-stream makes the request failed (the frame itself was relayed). */
   private async finish(): Promise<void> {
-    const { handle, framer, note, costed } = this.state;
+    const { handle, framer, note, costed, seen } = this.state;
     await Promise.all(this.accounting);
     const output = note(await handle.end());
     this.state.ended = true;
-    const error = output.signals.error ?? this.input.attempt.signals.find((signals) => signals.error)?.error;
+    this.throwIfRefused();
+    const error = output.signals.error ?? seen.error;
     this.finished = true;
-    this.input.onFinished(this.clientGone ? "aborted" : error ? "provider_error" : "success", error);
-    const charge = this.input.settle(this.clientGone ? "cancelled" : error ? "failed" : "succeeded", this.clientGone);
+    const clientGone = this.clientGone;
+    const charge = this.input.observer.onEnd({
+      attemptOutcome: clientGone ? "aborted" : error ? "provider_error" : "success",
+      ...(error === undefined ? {} : { error }),
+      status: clientGone ? "cancelled" : error ? "failed" : "succeeded",
+      interrupted: clientGone,
+    });
     if (!framer) this.write(costed(output.out, charge));
     else {
       this.write(costed(framer.flush(), charge));
@@ -162,6 +202,12 @@ export class CommittedStream implements InterruptibleStream {
       if (output.signals.error) this.write(this.errorFrame(output.signals.error));
     }
     this.close();
+  }
+
+  /** A response-side check refused the answer (StreamObserver.onParts): the stream ends with its error. */
+  private throwIfRefused(): void {
+    const refusal = this.state.seen.refusal;
+    if (refusal) throw refusal.error;
   }
 
   private async fail(cause: IrError): Promise<void> {
@@ -173,15 +219,18 @@ export class CommittedStream implements InterruptibleStream {
     // Always close the translation session, so no worker keeps its state.
     const output = this.state.ended ? undefined : await handle.fail(error).catch(() => undefined);
     this.state.ended = true;
+    const observer = this.input.observer;
     if (this.clientGone || this.interruption) {
       // Neither the client leaving, nor it stalling, nor shutdown is the provider's doing.
-      this.input.onFinished("aborted", error);
       // A client that stopped reading is cancelled like one that left; what shutdown cut is failed.
       const cancelled = this.clientGone || this.interruption?.cause === "stall";
-      this.input.settle(cancelled ? "cancelled" : "failed", cancelled);
+      observer.onEnd({ attemptOutcome: "aborted", error, status: cancelled ? "cancelled" : "failed", interrupted: cancelled });
+    } else if (this.state.seen.refusal?.error === cause) {
+      // A response-side check refused the answer: the upstream did its part, and is not read further.
+      this.input.abortUpstream();
+      observer.onEnd({ attemptOutcome: "success", error, status: "failed", interrupted: false });
     } else {
-      this.input.onFinished(cause.kind === "upstream_timeout" ? "timeout" : "provider_error", error);
-      this.input.settle("failed", false);
+      observer.onEnd({ attemptOutcome: cause.kind === "upstream_timeout" ? "timeout" : "provider_error", error, status: "failed", interrupted: false });
     }
     // Bun cannot drop a connection whose client does not read: a stalled client finds the
     // error frame and the end of the stream behind what was already queued for it.
@@ -206,7 +255,7 @@ export class CommittedStream implements InterruptibleStream {
     this.finished = true;
     clearInterval(this.keepalive);
     clearTimeout(this.stallTimer);
-    this.services.inFlight.deleteStream(this);
+    this.deps.inFlight.deleteStream(this);
     this.input.reader.cancel();
     this.input.release();
     if (!this.clientGone) {

@@ -1,0 +1,32 @@
+import { irError } from "../ir";
+import type { WalletLeases } from "../metering/wallet-leases";
+import type { AdmissionCheck, AdmissionRequest, Grant, Refusal } from "./admission-check";
+
+/**
+ * The account's wallet: the request's cost ceiling is reserved against a wallet lease
+ * (src/metering/wallet-leases.ts), so concurrent requests on any number of instances never
+ * spend more than the balance. The settled charge leaves the lease and the rest of the
+ * reservation goes back to it.
+ */
+export class WalletCheck implements AdmissionCheck {
+  readonly name = "wallet";
+
+  constructor(private readonly leases: WalletLeases) {}
+
+  async admit(request: AdmissionRequest): Promise<Grant | Refusal> {
+    const accountId = request.principal.accountId;
+    const reservation = request.costCeilingMicroUsd;
+    const leaseId = await this.leases.admit(accountId, reservation);
+    if (leaseId === undefined) {
+      // The ceiling tells the client what it would take: a smaller max tokens or prompt may fit.
+      return { error: irError("payment_required", `insufficient balance for this request, which can cost up to ${reservation} micro-USD: add credit to the account`) };
+    }
+    // Settlement caps the charge at what was reserved and debits it against this lease.
+    request.record.leaseId = leaseId;
+    request.record.reservedMicroUsd = reservation;
+    return {
+      settle: ({ chargeMicroUsd }) => this.leases.settle(accountId, leaseId, reservation, chargeMicroUsd),
+      release: () => this.leases.settle(accountId, leaseId, reservation, 0),
+    };
+  }
+}

@@ -1,0 +1,181 @@
+import { IrDecodeError, irError, type IrError, type IrRequest, type IrWarning } from "../ir";
+import type { Translator } from "../translation/translator";
+import { codecFor } from "../translation/codec-registry";
+import { callUpstream, type UpstreamTimeouts } from "../routing/call-upstream";
+import type { ConnectCheck } from "../routing/connect-check";
+import { BodyReader } from "../routing/body-reader";
+import type { AttemptCandidate } from "../routing/attempt-candidate";
+import type { AttemptRecord } from "../routing/attempt-record";
+import { upstreamMaxTokens } from "../metering/admission";
+import type { RequestContext } from "./request-context";
+import type { StreamObserver } from "./stream-observer";
+import { finishAttempt, type AttemptTelemetry } from "./attempt-accounting";
+import { respondJson } from "./respond-json";
+import { relayStream, type RelayDeps } from "./relay-stream";
+import { internalError } from "./inference-error";
+import { shutdownError } from "./in-flight-requests";
+
+export interface AttemptDeps extends AttemptTelemetry, RelayDeps {
+  translator: Translator;
+  timeouts: UpstreamTimeouts;
+  connectCheck: ConnectCheck;
+  /** Aborted at the shutdown grace limit: no new attempt starts, calls under way stop. */
+  graceOver: AbortSignal;
+}
+
+export interface AttemptInput {
+  context: RequestContext;
+  ir: IrRequest;
+  /** The model the client asked for first: the one its answer names. */
+  requestedModel: string;
+  candidates: readonly AttemptCandidate[];
+  /** The record's attempts and warnings, appended to as they happen. */
+  attempts: AttemptRecord[];
+  warnings: IrWarning[];
+  /** The observer of a stream relayed for `attempt`: accounting and settlement. */
+  observe: (attempt: AttemptRecord) => StreamObserver;
+}
+
+export type AttemptsResult =
+  /** A whole answer, not yet settled: its charge goes into the body. */
+  | { kind: "answer"; attempt: AttemptRecord; body: string; headers: Record<string, string> }
+  /** A committed stream: it settles through its observer. */
+  | { kind: "stream"; response: Response }
+  /** Nothing served. `cancelled`: a stream's client left before anything was sent. */
+  | { kind: "failed"; error: IrError; cancelled: boolean };
+
+/** Upstream statuses that are the caller's own doing: surfaced at once, never retried elsewhere. */
+const CALLER_ERROR_STATUSES = new Set([400, 413, 422]);
+
+/**
+ * Stage 6: the candidates in order, falling through on 429, 5xx, timeouts, network errors
+ * and streams that fail before their first token (README "Inference"). Each attempt is
+ * encoded for its upstream, called, and answered by respond-json.ts or relay-stream.ts.
+ */
+export async function runAttempts(deps: AttemptDeps, input: AttemptInput): Promise<AttemptsResult> {
+  const { context, ir, attempts, warnings } = input;
+  const { request, protocol, requestId } = context;
+  const codecContext = { requestId, model: input.requestedModel, created: Math.floor(Date.now() / 1000) };
+  const finish = (attempt: AttemptRecord, outcome: AttemptRecord["outcome"], error?: IrError) => finishAttempt(deps, attempt, outcome, error);
+  let lastError: IrError | undefined;
+
+  for (const candidate of input.candidates) {
+    if ((request.signal.aborted && ir.stream) || deps.graceOver.aborted) break;
+    const attempt: AttemptRecord = { ordinal: attempts.length + 1, candidate, outcome: "provider_error", signals: [], startedAt: performance.now() };
+    attempts.push(attempt);
+    let body: string;
+    try {
+      // The output limit admission reserved for, when the client set none (src/metering/README.md).
+      const maxTokens = upstreamMaxTokens(ir, candidate);
+      const attemptIr = maxTokens === undefined ? ir : { ...ir, params: { ...ir.params, maxTokens } };
+      const encoded = await deps.translator.encodeRequest(candidate.protocol, attemptIr, candidate.providerModelId, ir.stream);
+      body = encoded.body;
+      warnings.push(...encoded.warnings);
+    } catch (error) {
+      // The request asks for something this upstream's protocol cannot do (e.g. store: true
+      // towards Anthropic): another candidate may still serve it; if none can, it is a 400.
+      if (error instanceof IrDecodeError) {
+        attempts.pop();
+        lastError = irError("invalid_request", error.message);
+        continue;
+      }
+      return { kind: "failed", error: internalError(error, requestId), cancelled: false };
+    }
+
+    const call = await callUpstream(candidate, body, ir.stream, request.headers, requestId, deps.timeouts, request.signal, deps.connectCheck, deps.graceOver);
+    if (!call.ok) {
+      // A stream's client hanging up (or shutdown) aborts the upstream call: that says nothing about the provider.
+      const clientLeft = (ir.stream && request.signal.aborted) || deps.graceOver.aborted;
+      finish(attempt, clientLeft ? "aborted" : call.error.kind === "upstream_timeout" ? "timeout" : "provider_error", call.error);
+      lastError = call.error;
+      continue;
+    }
+
+    const { response } = call;
+    if (response.status < 200 || response.status >= 300) {
+      const text = await response.text().catch(() => "");
+      call.release();
+      const error = codecFor(candidate.protocol).decodeUpstreamError(response.status, parseMaybeJson(text), Object.fromEntries(response.headers));
+      attempt.status = response.status;
+      if (CALLER_ERROR_STATUSES.has(response.status)) {
+        finish(attempt, "client_error", error);
+        return { kind: "failed", error, cancelled: false };
+      }
+      finish(attempt, "provider_error", error);
+      lastError = error;
+      continue;
+    }
+    const headers = {
+      "x-request-id": requestId,
+      "x-switchyard-provider": candidate.providerId,
+      ...warningsHeader(warnings),
+    };
+    const abortUpstream = () => call.controller.abort();
+
+    if (!ir.stream) {
+      const answer = await respondJson(
+        { translator: deps.translator, idleMs: deps.timeouts.idleMs },
+        { response, abortUpstream, upstreamProtocol: candidate.protocol, clientProtocol: protocol, context: codecContext },
+      );
+      call.release();
+      if (answer.ok) {
+        attempt.signals.push(answer.signals);
+        attempt.firstTokenAt = performance.now();
+        finish(attempt, "success");
+        return { kind: "answer", attempt, body: answer.body, headers };
+      }
+      finish(attempt, answer.error.kind === "upstream_timeout" ? "timeout" : "provider_error", answer.error);
+      if (answer.error.kind === "internal") return { kind: "failed", error: answer.error, cancelled: false };
+      lastError = answer.error;
+      continue;
+    }
+
+    // Only a stream touches `response.body`: asking for it makes Bun build a ReadableStream,
+    // which a whole body read with text() does not need (an empty one fails to decode).
+    if (!response.body) {
+      call.release();
+      lastError = irError("upstream_invalid_response", "upstream answered without a body");
+      finish(attempt, "provider_error", lastError);
+      continue;
+    }
+    const relayed = await relayStream(deps, {
+      sessionId: `${requestId}#${attempt.ordinal}`,
+      upstreamProtocol: candidate.protocol,
+      clientProtocol: protocol,
+      passthrough: candidate.protocol === protocol,
+      context: codecContext,
+      clientAskedUsage: ir.streamIncludeUsage === true,
+      reader: new BodyReader(response.body, deps.timeouts.idleMs, abortUpstream),
+      abortUpstream,
+      release: call.release,
+      headers,
+      observer: input.observe(attempt),
+    });
+    if (relayed.ok) return { kind: "stream", response: relayed.response };
+    finish(attempt, request.signal.aborted ? "aborted" : relayed.attemptOutcome, relayed.error);
+    if (relayed.refused) return { kind: "failed", error: relayed.error, cancelled: false };
+    lastError = relayed.error;
+  }
+
+  const finalError = deps.graceOver.aborted ? shutdownError() : (lastError ?? irError("upstream_unavailable", "no upstream could serve the request"));
+  // A stream's client that left before anything was sent: its cancel, not a failure.
+  return { kind: "failed", error: finalError, cancelled: ir.stream && request.signal.aborted };
+}
+
+function parseMaybeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** What the gateway changed or dropped in translation, for the client (`x-switchyard-warnings`). */
+export function warningsHeader(warnings: IrWarning[]): Record<string, string> {
+  if (warnings.length === 0) return {};
+  const summary = warnings.map((w) => (w.field ? `${w.code}:${w.field}` : w.code));
+  // Field names come from the client's body: anything outside printable ASCII (a NUL, an
+  // emoji, a newline) would make the header invalid and the response fail, so it is replaced.
+  const value = [...new Set(summary)].join(", ").slice(0, 2000).replace(/[^\x20-\x7e]/g, "?");
+  return { "x-switchyard-warnings": value };
+}

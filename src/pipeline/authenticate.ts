@@ -1,0 +1,23 @@
+import { irError, type IrError } from "../ir";
+import { ApiError } from "../errors/api-error";
+import { authenticate as resolveCaller, requireScope, type AuthDeps } from "../auth/auth-plugin";
+import type { Principal } from "../auth/principal";
+import { log } from "../observability/log";
+import { irErrorFromApiError } from "./inference-error";
+
+/**
+ * Stage 1: the caller of an inference endpoint, or the error to answer with: 401/403 from
+ * the credential, or 503 when the credential cannot be checked (database unreachable and
+ * the key not cached) — the same fail-closed answer as admission.
+ */
+export async function authenticate(deps: AuthDeps, headers: Headers, requestId: string): Promise<{ principal: Principal } | { error: IrError }> {
+  try {
+    const principal = await resolveCaller(deps, headers);
+    requireScope(principal, "inference:invoke");
+    return { principal };
+  } catch (error) {
+    if (error instanceof ApiError) return { error: irErrorFromApiError(error) };
+    log.error("authentication unavailable", { requestId, error: error instanceof Error ? error.message : String(error) });
+    return { error: irError("internal", "authentication is temporarily unavailable; retry shortly", { status: 503, retryAfter: 1 }) };
+  }
+}

@@ -1,0 +1,45 @@
+import { IrDecodeError, irError, type CodecContext, type IrError, type ProtocolId } from "../ir";
+import type { Translator } from "../translation/translator";
+import type { TranslationSignals } from "../translation/translation-types";
+import { isIrError, readBodyText } from "../routing/body-reader";
+import { withUsageCost } from "../metering/usage-cost";
+import { internalError } from "./inference-error";
+
+export interface RespondJsonDeps {
+  translator: Pick<Translator, "translateResponse">;
+  /** Longest wait between body chunks. */
+  idleMs: number;
+}
+
+export interface RespondJsonInput {
+  response: Response;
+  abortUpstream: () => void;
+  upstreamProtocol: ProtocolId;
+  clientProtocol: ProtocolId;
+  context: Omit<CodecContext, "newId">;
+}
+
+export type JsonAnswer = { ok: true; body: string; signals: TranslationSignals } | { ok: false; error: IrError };
+
+/**
+ * Stage 7 for whole answers: reads the upstream's successful body within the idle
+ * timeout and translates it into the client's protocol. A body that cannot be read or
+ * decoded is the upstream's failure (the next candidate may serve); anything else is ours.
+ */
+export async function respondJson(deps: RespondJsonDeps, input: RespondJsonInput): Promise<JsonAnswer> {
+  try {
+    const text = await readBodyText(input.response, deps.idleMs, input.abortUpstream);
+    const translated = await deps.translator.translateResponse({ upstream: input.upstreamProtocol, client: input.clientProtocol, body: text, context: input.context });
+    return { ok: true, body: translated.body, signals: translated.signals };
+  } catch (error) {
+    if (isIrError(error)) return { ok: false, error };
+    if (error instanceof IrDecodeError) return { ok: false, error: irError("upstream_invalid_response", `upstream response could not be read: ${error.message}`) };
+    return { ok: false, error: internalError(error, input.context.requestId) };
+  }
+}
+
+/** The client's 200, with its cost where its protocol has a place for it (chat: usage.cost). */
+export function jsonResponse(protocol: ProtocolId, body: string, chargeMicroUsd: number | null | undefined, headers: Record<string, string>): Response {
+  const costed = protocol === "openai-chat" && chargeMicroUsd !== undefined ? withUsageCost(body, chargeMicroUsd) : body;
+  return new Response(costed, { status: 200, headers: { "content-type": "application/json", ...headers } });
+}

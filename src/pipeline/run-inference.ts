@@ -1,0 +1,106 @@
+import type { IrError } from "../ir";
+import type { AuthDeps } from "../auth/auth-plugin";
+import type { FundingSource } from "../funding/funding-source";
+import { planAttempts, type PlanDeps } from "../routing/plan-attempts";
+import { arrivingRequest } from "../metering/request-outcome";
+import { tokensFromChars } from "../metering/estimate-tokens";
+import { closingConnection } from "../request-body";
+import type { InferenceInput, RequestContext } from "./request-context";
+import { requestIdFrom } from "./request-id";
+import { errorInProtocol } from "./inference-error";
+import { authenticate } from "./authenticate";
+import { decode, type DecodeDeps } from "./decode";
+import { fund } from "./fund";
+import { admit, type AdmitDeps } from "./admit";
+import { runAttempts, type AttemptDeps, type AttemptsResult } from "./attempt-loop";
+import { attemptObserver } from "./attempt-accounting";
+import { jsonResponse } from "./respond-json";
+import { RequestSettlement, type RecordDeps } from "./settle";
+
+/** What each stage is given: only what it uses. */
+export interface InferenceDeps {
+  auth: AuthDeps;
+  decode: DecodeDeps;
+  plan: PlanDeps;
+  funding: FundingSource;
+  admission: AdmitDeps;
+  attempts: AttemptDeps;
+  /** Where records go; undefined when nothing is recorded (METERING=off). */
+  records: RecordDeps | undefined;
+}
+
+/**
+ * One inference request, end to end (README "Inference"): authenticate → decode → resolve
+ * → fund → admit → attempt (answer or relay) → settle. Each stage returns its result or
+ * the error to answer with; from the moment the caller is known, every way out settles
+ * the request exactly once (a stream's when it ends, through its observer).
+ */
+export async function runInference(deps: InferenceDeps, input: InferenceInput): Promise<Response> {
+  const { protocol, request } = input;
+  const startedAt = performance.now();
+  const createdAt = new Date();
+  const requestId = requestIdFrom(request.headers);
+  const fail = (error: IrError) => errorInProtocol(protocol, error, requestId);
+
+  const caller = await authenticate(deps.auth, request.headers, requestId);
+  if ("error" in caller) return fail(caller.error);
+  const principal = caller.principal;
+  const context: RequestContext = { requestId, protocol, principal, request };
+  const settlement = new RequestSettlement(deps.records, arrivingRequest({ requestId, principal, clientProtocol: protocol, createdAt, startedAt }));
+  const outcome = settlement.outcome;
+  const failAndSettle = (error: IrError) => {
+    settlement.settle("failed", error.status);
+    return fail(error);
+  };
+
+  const decoded = await decode(deps.decode, input, requestId);
+  if (!decoded.ok) return decoded.closeConnection ? closingConnection(failAndSettle(decoded.error)) : failAndSettle(decoded.error);
+  const ir = decoded.ir;
+  outcome.warnings.push(...decoded.warnings);
+  settlement.describe(ir);
+
+  const plan = planAttempts(deps.plan, ir, tokensFromChars(outcome.promptChars));
+  if (!plan.ok) return failAndSettle(plan.error);
+
+  const funded = await fund(deps.funding, principal, plan.byModel);
+  if (!funded.ok) return failAndSettle(funded.error);
+  const candidates = funded.candidates;
+  outcome.routingProfile = candidates[0]?.routingProfile;
+
+  const admitted = await admit(deps.admission, { principal, requestId, ir, candidates, record: outcome });
+  if (!admitted.ok) return failAndSettle(admitted.error);
+  settlement.hold(admitted.grant);
+
+  let result: AttemptsResult;
+  try {
+    result = await runAttempts(deps.attempts, {
+      context,
+      ir,
+      requestedModel: plan.requestedModel,
+      candidates,
+      attempts: outcome.attempts,
+      warnings: outcome.warnings,
+      observe: (attempt) => attemptObserver(attempt, settlement, deps.attempts, request.signal),
+    });
+  } catch (error) {
+    // A fault of ours (the route answers it with a 500): the request is still settled, so
+    // its record is written and what admission holds goes back.
+    settlement.settle("failed", 500);
+    throw error;
+  }
+  switch (result.kind) {
+    case "answer": {
+      settlement.serve(result.attempt);
+      const settled = settlement.settle("succeeded", 200);
+      return jsonResponse(protocol, result.body, settled?.chargeMicroUsd, result.headers);
+    }
+    case "stream":
+      // The stream settles through its observer when it ends.
+      return result.response;
+    case "failed":
+      if (!result.cancelled) return failAndSettle(result.error);
+      // The client left before anything was sent: its cancel, not a failure (499: client closed request).
+      settlement.settle("cancelled", 499);
+      return fail(result.error);
+  }
+}

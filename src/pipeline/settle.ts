@@ -1,0 +1,82 @@
+import type { IrRequest } from "../ir";
+import type { Grant } from "../admission/admission-check";
+import type { MeteringSink } from "../metering/metering-rows";
+import type { PendingSettlements } from "../metering/pending-settlements";
+import type { ShardedWriteBuffer } from "../metering/sharded-write-buffer";
+import { usedCapabilities, type RequestOutcome } from "../metering/request-outcome";
+import { settleRequest, type Settlement } from "../metering/settle-request";
+import { promptChars } from "../metering/estimate-tokens";
+import type { AttemptRecord } from "../routing/attempt-record";
+import { log } from "../observability/log";
+
+/** Where a recorded request's rows go; absent when nothing is recorded (METERING=off). */
+export interface RecordDeps {
+  sink: MeteringSink;
+  writeBuffer: Pick<ShardedWriteBuffer, "onWritten">;
+  pending: PendingSettlements;
+}
+
+/**
+ * Stage 8: the request's record, from arrival to its one settlement. Whichever way the
+ * request ends — refused, failed, served, cancelled — `settle` runs exactly once: the
+ * record, its usage frames and its ledger entry go to the write buffer, and the admission
+ * grant is settled with the charge. Its settlement receipt says "pending" until the record
+ * is in the database (pending-settlements.ts).
+ */
+export class RequestSettlement {
+  private settled = false;
+  private settlement: Settlement | undefined;
+  private grant: Grant | undefined;
+
+  constructor(
+    private readonly deps: RecordDeps | undefined,
+    readonly outcome: RequestOutcome,
+  ) {
+    deps?.pending.add(outcome);
+  }
+
+  /** What the decoded body tells the record. */
+  describe(ir: IrRequest): void {
+    const outcome = this.outcome;
+    outcome.streamed = ir.stream;
+    outcome.requestedModel = ir.models?.[0] ?? ir.model;
+    outcome.promptChars = promptChars(ir);
+    outcome.usedCapabilities = usedCapabilities(ir);
+  }
+
+  /** What admission holds for the request until it is settled. */
+  hold(grant: Grant): void {
+    this.grant = grant;
+  }
+
+  /** The attempt whose answer reached the client; `interrupted`: the client left before the end. */
+  serve(attempt: AttemptRecord, interrupted = false): void {
+    this.outcome.serving = attempt;
+    this.outcome.clientDisconnected = interrupted;
+  }
+
+  /** Settles the request once, whichever way it ends; later calls return the first settlement. */
+  settle(status: RequestOutcome["status"], statusCode: number): Settlement | undefined {
+    if (this.settled) return this.settlement;
+    this.settled = true;
+    const deps = this.deps;
+    if (deps === undefined) {
+      // Nothing is recorded or charged: whatever a check holds goes back as it was.
+      this.grant?.release();
+      return undefined;
+    }
+    const outcome = this.outcome;
+    outcome.status = status;
+    outcome.statusCode = statusCode;
+    const settlement = settleRequest(outcome, deps.sink);
+    this.settlement = settlement;
+    // An estimate above the ceiling (characters of an abandoned stream) is the estimator's
+    // error; a report above it means a bound in admission is wrong for this upstream.
+    if (settlement.uncappedMicroUsd !== undefined && settlement.reported) {
+      log.warn("charge capped at the admission reservation", { requestId: outcome.requestId, reservedMicroUsd: outcome.reservedMicroUsd, computedMicroUsd: settlement.uncappedMicroUsd });
+    }
+    deps.writeBuffer.onWritten(outcome.principal.accountId, () => deps.pending.done(outcome));
+    this.grant?.settle({ outcome, chargeMicroUsd: settlement.chargeMicroUsd });
+    return settlement;
+  }
+}

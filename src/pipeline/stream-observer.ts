@@ -1,0 +1,37 @@
+import type { IrError } from "../ir";
+import type { Refusal } from "../admission/admission-check";
+import type { RequestOutcome } from "../metering/request-outcome";
+import type { AttemptRecord } from "../routing/attempt-record";
+import type { StreamOutput } from "../translation/translation-types";
+
+/** How a relayed stream ended. */
+export interface StreamEnd {
+  /** What the attempt's endpoint did, for its telemetry. */
+  attemptOutcome: AttemptRecord["outcome"];
+  error?: IrError;
+  /** How the request ended, for its settlement. */
+  status: RequestOutcome["status"];
+  /** The client left or stopped reading before the end: the output produced so far is estimated. */
+  interrupted: boolean;
+}
+
+/**
+ * What watches a stream the relay writes (relay-stream.ts), so the relay itself knows
+ * nothing of accounting, settlement or response-side checks.
+ */
+export interface StreamObserver {
+  /**
+   * Each output of the stream's translation session (its signals: first token, usage,
+   * finish, error; and, when the stream is translated, the text the client gets), before
+   * that text is written. A Refusal ends the stream: before the first token the request is
+   * answered with the refusal's error; after it, with the protocol's error frame.
+   */
+  onParts(parts: StreamOutput): Refusal | void;
+  /**
+   * Called once, when the stream is over (or, for a stream that ended before its first
+   * token, before anything is sent). Returns the request's charge in micro-USD (null when
+   * unknown or nothing is recorded), which chat clients that asked for usage see in the
+   * final chunk.
+   */
+  onEnd(end: StreamEnd): number | null;
+}

@@ -1,0 +1,18 @@
+import type { ModelTokenLimits } from "../providers/catalog";
+import type { CatalogPricing } from "../providers/pricing";
+import type { RoutingProfile } from "./parse-model-ref";
+import type { UpstreamTarget } from "./upstream-request";
+
+/** One upstream attempt the pipeline may make, in order, with the credential that funds it. */
+export interface AttemptCandidate extends UpstreamTarget {
+  /** Canonical model id this attempt serves (a fallback may differ from the first). */
+  modelId: string;
+  providerId: string;
+  /** Telemetry key `${provider}/${providerModelId}`. */
+  statsKey: string;
+  pricing: CatalogPricing;
+  /** The served model's token limits from the catalog: admission's ceilings (src/metering/admission.ts). */
+  limits: ModelTokenLimits;
+  funding: "platform";
+  routingProfile: RoutingProfile;
+}
