@@ -1,6 +1,6 @@
 import type { EffectiveGuardrail } from "../policy/effective-policy";
 import { NOTHING_HELD, permissionDenied, type AdmissionCheck, type AdmissionInput, type Grant, type Refusal } from "./admission-check";
-import { scanPatterns, scanStep, type ScanPattern } from "./content-scanner";
+import { scanPatterns, scanStep, type CandidateMemo, type PatternSet } from "./content-scanner";
 
 /**
  * How long one request's content scan may take. Patterns are polynomial at worst
@@ -29,7 +29,7 @@ export class GuardrailCheck implements AdmissionCheck {
   private readonly deadlineMs: number;
   private readonly now: () => number;
   /** Block patterns per guardrail (guardrails are memoised by the policy store, so this stays small). */
-  private readonly blockPatterns = new WeakMap<EffectiveGuardrail, ScanPattern[]>();
+  private readonly blockPatterns = new WeakMap<EffectiveGuardrail, PatternSet>();
 
   constructor(options: GuardrailCheckOptions = {}) {
     this.deadlineMs = options.scanDeadlineMs ?? DEFAULT_SCAN_DEADLINE_MS;
@@ -71,26 +71,30 @@ export class GuardrailCheck implements AdmissionCheck {
       }
     }
     const patterns = this.blockPatternsOf(guardrail);
-    return patterns.length === 0 ? undefined : this.scan(patterns, input.texts());
+    return patterns.patterns.length === 0 ? undefined : this.scan(patterns, input.texts());
   }
 
-  private blockPatternsOf(guardrail: EffectiveGuardrail): ScanPattern[] {
+  private blockPatternsOf(guardrail: EffectiveGuardrail): PatternSet {
     let patterns = this.blockPatterns.get(guardrail);
     if (!patterns) {
-      patterns = scanPatterns(guardrail.contentPatterns.filter((pattern) => pattern.action === "block"));
+      patterns = scanPatterns(
+        guardrail.contentPatterns.filter((pattern) => pattern.action === "block"),
+        { windowed: true },
+      );
       this.blockPatterns.set(guardrail, patterns);
     }
     return patterns;
   }
 
   /** The first block match over the texts, in bounded windows, within the deadline. */
-  private scan(patterns: readonly ScanPattern[], texts: Iterable<string>): Refusal | undefined {
+  private scan(patterns: PatternSet, texts: Iterable<string>): Refusal | undefined {
     const deadline = this.now() + this.deadlineMs;
     let steps = 0;
     for (const text of texts) {
       let pos = 0;
+      const memo: CandidateMemo = [];
       while (pos < text.length) {
-        const step = scanStep(patterns, text, pos, true);
+        const step = scanStep(patterns, text, pos, true, memo);
         if (step.kind === "match") {
           const { source, spec } = step.clause;
           return permissionDenied(source, `the request was blocked by content pattern "${spec.name}" of policy "${source.policyName}"`);
@@ -98,7 +102,7 @@ export class GuardrailCheck implements AdmissionCheck {
         // A complete text is always decided: need_more cannot occur.
         pos = step.kind === "clear" ? step.until : text.length;
         if (++steps % STEPS_PER_CLOCK_CHECK === 0 && this.now() > deadline) {
-          const source = patterns[0]!.clause.source;
+          const source = patterns.patterns[0]!.clause.source;
           return permissionDenied(source, `the request's content could not be checked against the content patterns of policy "${source.policyName}" in time; send less text`);
         }
       }

@@ -1,6 +1,6 @@
 import type { EffectiveGuardrail, PolicySource } from "../policy/effective-policy";
 import { permissionDenied, type Refusal } from "./admission-check";
-import { scanPatterns, scanStep, type ScanPattern } from "./content-scanner";
+import { scanPatterns, scanStep, type CandidateMemo, type PatternSet } from "./content-scanner";
 
 /** What replaces each match of a `redact` pattern in an answer. */
 export const REDACTED = "[REDACTED]";
@@ -17,7 +17,8 @@ export interface RedactedText {
  * reasoning block): `redact` replaces each match with [REDACTED], a match split across
  * chunks included; `block` ends the answer. Text is passed on as soon as no match can
  * still start in it: before the first position where a pattern's fixed prefix could
- * start, nothing is held; from there on, at most WINDOW_CHARS (512) characters, until the
+ * start, nothing is held; from there on, the longest match of the patterns plus one
+ * character when they are bounded, else up to WINDOW_CHARS (512) characters, until the
  * scanner can decide (content-scanner.ts). The output equals `redactText` of the whole
  * run, wherever the chunks were cut. Call `end()` when the run ends (the block closes,
  * a tool call starts, the answer finishes) to flush what is held.
@@ -28,7 +29,7 @@ export class StreamRedactor {
   private contextChars = 0;
   private blocked = false;
 
-  constructor(private readonly patterns: readonly ScanPattern[]) {}
+  constructor(private readonly patterns: PatternSet) {}
 
   /** Text held back so far, waiting for the scanner to decide. */
   get heldChars(): number {
@@ -53,8 +54,9 @@ export class StreamRedactor {
     let out = "";
     let pos = this.contextChars;
     const text = this.held;
+    const memo: CandidateMemo = [];
     for (;;) {
-      const step = scanStep(this.patterns, text, pos, complete);
+      const step = scanStep(this.patterns, text, pos, complete, memo);
       if (step.kind === "need_more") break;
       if (step.kind === "clear") {
         out += text.slice(pos, step.until);
@@ -80,7 +82,7 @@ export class StreamRedactor {
 }
 
 /** The same as one StreamRedactor over the whole text: for answers that are not streamed. */
-export function redactText(patterns: readonly ScanPattern[], text: string): RedactedText {
+export function redactText(patterns: PatternSet, text: string): RedactedText {
   const redactor = new StreamRedactor(patterns);
   const first = redactor.push(text);
   if (first.refusal) return first;
@@ -93,7 +95,7 @@ export function redactText(patterns: readonly ScanPattern[], text: string): Reda
  * pattern applies to answers (`redact` and `block`), and with none the relay needs no
  * observer at all (no holdback, no cost).
  */
-export function responsePatterns(guardrail: EffectiveGuardrail | null): ScanPattern[] | null {
+export function responsePatterns(guardrail: EffectiveGuardrail | null): PatternSet | null {
   if (guardrail === null || guardrail.contentPatterns.length === 0) return null;
   return scanPatterns(guardrail.contentPatterns);
 }
