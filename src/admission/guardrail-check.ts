@@ -8,7 +8,7 @@ import { scanPatterns, scanStep, type CandidateMemo, type PatternSet } from "./c
  * between windows; a request whose text is not judged by then is refused (fail closed):
  * a guardrail that could not look is not a guardrail that passed.
  */
-export const DEFAULT_SCAN_DEADLINE_MS = 50;
+export const DEFAULT_SCAN_DEADLINE_MS = 100;
 
 /** Clock checks every this many scan steps (each at most one window per pattern). */
 const STEPS_PER_CLOCK_CHECK = 16;
