@@ -1,18 +1,6 @@
 import { newId } from "../auth/tokens";
 import type { Sql } from "../db/connect-database";
-import {
-  applyAdmission,
-  counterWindowState,
-  countersWithExpiredHolds,
-  lockCounters,
-  pruneBudgetSpend,
-  rateLimitRoomAt,
-  releaseGrant,
-  renewHolds,
-  settleHolds,
-  sweepExpiredHolds,
-  type CounterState,
-} from "../db/queries/admission";
+import { admitGrant, countersWithExpiredHolds, endGrant, lockCounters, pruneBudgetSpend, renewHolds, sweepExpiredHolds } from "../db/queries/admission";
 import { log } from "../observability/log";
 import type { BudgetClause, RateLimitClause } from "../policy/effective-policy";
 import { budgetExceeded, NOTHING_HELD, rateLimitExceeded, type AdmissionCheck, type AdmissionInput, type Grant, type Refusal, type SettleOutcome } from "./admission-check";
@@ -30,11 +18,11 @@ type PendingEnd = { grantId: string; keys: readonly string[]; charge: number | n
 
 /**
  * Budgets and rate limits, held exactly across every instance sharing one PostgreSQL.
- * One transaction per admission: it locks the request's counter rows (lockCounters, in
- * key order), reads each counter's window in a statement that starts after the locks
- * were granted, and either refuses (writing nothing but the pruning of admissions that
- * left their windows) or reserves for every clause at once. All clauses have room, or
- * none is taken: a refused request consumes nothing.
+ * One round trip per admission (admission_admit, migration 0015): it locks the request's
+ * counter rows in key order, reads each counter's window after the locks were granted,
+ * and either refuses (writing nothing but the pruning of admissions that left their
+ * windows) or reserves for every clause at once. All clauses have room, or none is
+ * taken: a refused request consumes nothing.
  *
  * Budgets reserve the cost ceiling as a hold; `settle` moves the hold to spend at the
  * real charge (at most the hold), `release` returns it. Holds of requests in flight are
@@ -78,55 +66,31 @@ export class PolicyCounters implements AdmissionCheck {
     const grantId = newId("adm", 20);
     const amount = input.costCeilingMicroUsd;
     const tokens = input.outputCeiling;
-    const refusal = await this.inTransaction(async (tx) => {
-      await lockCounters(tx, [...budgets.map((b) => b.counterKey), ...rates.map((r) => r.counterKey)]);
-      const states = await counterWindowState(
-        tx,
-        budgets.map((b) => ({ key: b.counterKey, windowSecs: BUDGET_WINDOWS[b.spec.window].windowSecs })),
-        rates.map((r) => ({ key: r.counterKey, windowSecs: r.spec.window_secs })),
-      );
-      const byKey = new Map(states.map((state) => [state.counter_key, state]));
-      for (const clause of budgets) {
-        const problem = budgetProblem(clause, byKey.get(clause.counterKey)!, amount);
-        if (problem) return problem;
-      }
-      let worst: Refusal | undefined;
-      for (const clause of rates) {
-        const state = byKey.get(clause.counterKey)!;
-        const refused = await rateLimitProblem(tx, clause, state, tokens);
-        if (refused && (worst === undefined || refused.retryAfterSecs! > worst.retryAfterSecs!)) worst = refused;
-      }
-      if (worst) return worst;
-      const judgedAt = states[0]!.judged_at;
-      await applyAdmission(
-        tx,
-        grantId,
-        budgets.map((b) => ({ key: b.counterKey, amountMicroUsd: amount, bucketSecs: BUDGET_WINDOWS[b.spec.window].bucketSecs })),
-        rates.map((r) => ({ key: r.counterKey, tokens })),
-        judgedAt,
-        this.holdTtlSecs,
-      );
-      return undefined;
-    });
-    if (refusal) return refusal;
+    const refused = await admitGrant(
+      this.sql,
+      grantId,
+      budgets.map((b) => ({ key: b.counterKey, limitMicroUsd: b.spec.limit_micro_usd, ...BUDGET_WINDOWS[b.spec.window] })),
+      amount,
+      rates.map((r) => ({ key: r.counterKey, windowSecs: r.spec.window_secs, maxRequests: r.spec.max_requests ?? null, maxTokens: r.spec.max_tokens ?? null })),
+      tokens,
+      this.holdTtlSecs,
+    );
+    if (refused?.clause === "budget") return budgetRefusal(budgets[refused.index]!, refused.spentMicroUsd, refused.reservedMicroUsd, amount);
+    if (refused?.clause === "rate_limit") return rateLimitRefusal(rates[refused.index]!, refused.retryAfterSecs, tokens);
     const budgetKeys = budgets.map((b) => b.counterKey);
     if (budgetKeys.length > 0) this.live.add(grantId);
     return new CounterGrant(this, grantId, budgetKeys, [...budgetKeys, ...rates.map((r) => r.counterKey)]);
   }
 
-  /** @internal the grant's settle: budgets count the charge, the rest of each hold is freed. */
+  /** Settles or releases a grant; when the database refuses, keeps its holds renewed and retries every tick. */
   async end(pending: PendingEnd): Promise<void> {
     try {
-      await this.inTransaction(async (tx) => {
-        await lockCounters(tx, pending.keys);
-        if (pending.kind === "settle") await settleHolds(tx, pending.grantId, pending.charge);
-        else await releaseGrant(tx, pending.grantId);
-      });
+      await endGrant(this.sql, pending.grantId, pending.keys, pending.charge, pending.kind === "release");
       this.pending.delete(pending.grantId);
       this.live.delete(pending.grantId);
     } catch (error) {
-      // Keep renewing the holds and retry every tick: dropping them would let them be
-      // swept as spent in full, and a release would never withdraw its admissions.
+      // Dropping it would let its holds be swept as spent in full, and a release would
+      // never withdraw its admissions.
       this.pending.set(pending.grantId, pending);
       log.warn("could not settle a budget or rate-limit grant; retrying", { error: error instanceof Error ? error.message : String(error) });
     }
@@ -189,11 +153,8 @@ class CounterGrant implements Grant {
   }
 }
 
-function budgetProblem(clause: BudgetClause, state: CounterState, amount: number): Refusal | undefined {
+function budgetRefusal(clause: BudgetClause, spent: number, reserved: number, amount: number): Refusal {
   const { window, limit_micro_usd: limit } = clause.spec;
-  const spent = window === "total" ? state.spent_micro_usd : state.window_spent_micro_usd;
-  const reserved = state.reserved_micro_usd;
-  if (spent + reserved + amount <= limit) return undefined;
   const name = clause.source.policyName;
   const message =
     amount > limit
@@ -202,17 +163,12 @@ function budgetProblem(clause: BudgetClause, state: CounterState, amount: number
   return budgetExceeded(clause.source, message);
 }
 
-async function rateLimitProblem(tx: Sql, clause: RateLimitClause, state: CounterState, tokens: number): Promise<Refusal | undefined> {
+function rateLimitRefusal(clause: RateLimitClause, retryAfterSecs: number, tokens: number): Refusal {
   const { window_secs: windowSecs, max_requests: maxRequests, max_tokens: maxTokens } = clause.spec;
-  const excessRequests = maxRequests == null ? 0 : state.window_requests + 1 - maxRequests;
-  const excessTokens = maxTokens == null ? 0 : state.window_tokens + tokens - maxTokens;
-  if (excessRequests <= 0 && excessTokens <= 0) return undefined;
   const name = clause.source.policyName;
   if (maxTokens != null && tokens > maxTokens) {
-    // No amount of waiting makes room: a window's worth is the honest answer.
-    return rateLimitExceeded(clause.source, `this request may produce ${tokens} tokens, more than rate limit "${name}" allows in ${windowSecs} s (${maxTokens}); lower its max tokens`, windowSecs);
+    return rateLimitExceeded(clause.source, `this request may produce ${tokens} tokens, more than rate limit "${name}" allows in ${windowSecs} s (${maxTokens}); lower its max tokens`, retryAfterSecs);
   }
-  const wait = await rateLimitRoomAt(tx, clause.counterKey, windowSecs, Math.max(excessRequests, 0), Math.max(excessTokens, 0), state.judged_at);
-  const what = excessRequests > 0 ? `${maxRequests} requests` : `${maxTokens} tokens`;
-  return rateLimitExceeded(clause.source, `rate limit "${name}" of ${what} per ${windowSecs} s is full`, wait ?? windowSecs);
+  const limits = [maxRequests != null ? `${maxRequests} requests` : undefined, maxTokens != null ? `${maxTokens} tokens` : undefined].filter(Boolean).join(" and ");
+  return rateLimitExceeded(clause.source, `rate limit "${name}" of ${limits} per ${windowSecs} s is full`, retryAfterSecs);
 }

@@ -3,92 +3,83 @@ import { runQuery } from "./run-query";
 
 /**
  * Typed wrappers for sql/queries/admission.sql: the budget and rate-limit counters.
- * Every function that changes a counter runs inside a transaction that has called
- * `lockCounters` on that counter's key first (the lock order of admission.sql).
+ * Everything that changes a counter locks its row first, keys in byte order (the lock
+ * order of admission.sql): the functions of migration 0015 do it themselves, the sweep
+ * calls `lockCounters` in its transaction.
  */
 
-export interface CounterState {
-  counter_key: string;
-  reserved_micro_usd: number;
-  spent_micro_usd: number;
-  window_spent_micro_usd: number;
-  window_requests: number;
-  window_tokens: number;
-  /** The database's time of the judgement, as text (microseconds kept), passed back to apply. */
-  judged_at: string;
-}
-
-/** Creates missing counters and locks them all, in byte order of the key. */
-export async function lockCounters(tx: Sql, keys: readonly string[]): Promise<void> {
-  if (keys.length === 0) return;
-  await runQuery(tx, "lockCounters", [sortedUnique(keys)]);
-}
-
-export interface BudgetWindowQuery {
+export interface BudgetToAdmit {
   key: string;
   /** The rolling window in seconds; 0 for `total` (the lifetime sum is read instead). */
   windowSecs: number;
-}
-
-export interface RateWindowQuery {
-  key: string;
-  windowSecs: number;
-}
-
-export function counterWindowState(tx: Sql, budgets: readonly BudgetWindowQuery[], rates: readonly RateWindowQuery[]): Promise<CounterState[]> {
-  return runQuery<CounterState>(tx, "counterWindowState", [
-    budgets.map((b) => b.key),
-    budgets.map((b) => b.windowSecs),
-    rates.map((r) => r.key),
-    rates.map((r) => r.windowSecs),
-  ]);
-}
-
-/** Whole seconds until `requests` admissions and `tokens` tokens have left the window; undefined if never. */
-export async function rateLimitRoomAt(tx: Sql, key: string, windowSecs: number, requests: number, tokens: number, judgedAt: string): Promise<number | undefined> {
-  const [row] = await runQuery<{ wait_secs: number }>(tx, "rateLimitRoomAt", [key, windowSecs, requests, tokens, judgedAt]);
-  return row?.wait_secs;
-}
-
-export interface NewHold {
-  key: string;
-  amountMicroUsd: number;
+  limitMicroUsd: number;
   bucketSecs: number;
 }
 
-export interface NewRateAdmission {
+export interface RateLimitToAdmit {
   key: string;
-  tokens: number;
+  windowSecs: number;
+  maxRequests: number | null;
+  maxTokens: number | null;
 }
 
-export async function applyAdmission(
-  tx: Sql,
+/** Why admission_admit refused: the clause (by its index in the lists passed) and what it saw. */
+export type CounterRefusal =
+  | { clause: "budget"; index: number; spentMicroUsd: number; reservedMicroUsd: number }
+  | { clause: "rate_limit"; index: number; retryAfterSecs: number };
+
+interface RefusalRow {
+  refused_clause: "budget" | "rate_limit";
+  clause_index: number;
+  spent_micro_usd: number | null;
+  reserved_micro_usd: number | null;
+  retry_after_secs: number | null;
+}
+
+/**
+ * Admits grant `grantId` against every budget (reserving `amountMicroUsd`) and every rate
+ * limit (one request of `tokens`), or refuses and takes nothing. One round trip.
+ */
+export async function admitGrant(
+  sql: Sql,
   grantId: string,
-  holds: readonly NewHold[],
-  admissions: readonly NewRateAdmission[],
-  judgedAt: string,
+  budgets: readonly BudgetToAdmit[],
+  amountMicroUsd: number,
+  rates: readonly RateLimitToAdmit[],
+  tokens: number,
   holdTtlSecs: number,
-): Promise<void> {
-  await runQuery(tx, "applyAdmission", [
+): Promise<CounterRefusal | undefined> {
+  const [row] = await runQuery<RefusalRow>(sql, "admitGrant", [
     grantId,
-    holds.map((h) => h.key),
-    holds.map((h) => h.amountMicroUsd),
-    holds.map((h) => h.bucketSecs),
-    admissions.map((a) => a.key),
-    admissions.map((a) => a.tokens),
-    judgedAt,
+    budgets.map((b) => b.key),
+    budgets.map((b) => b.windowSecs),
+    budgets.map((b) => b.limitMicroUsd),
+    budgets.map((b) => b.bucketSecs),
+    amountMicroUsd,
+    rates.map((r) => r.key),
+    rates.map((r) => r.windowSecs),
+    // Nulls inside the arrays: "no such limit" for that clause.
+    rates.map((r) => r.maxRequests) as readonly number[],
+    rates.map((r) => r.maxTokens) as readonly number[],
+    tokens,
     holdTtlSecs,
   ]);
+  if (!row) return undefined;
+  const index = row.clause_index - 1;
+  return row.refused_clause === "budget"
+    ? { clause: "budget", index, spentMicroUsd: Number(row.spent_micro_usd), reservedMicroUsd: Number(row.reserved_micro_usd) }
+    : { clause: "rate_limit", index, retryAfterSecs: Number(row.retry_after_secs) };
 }
 
-/** Moves a grant's holds to spend at `chargeMicroUsd` each (null: the whole hold). Idempotent. */
-export async function settleHolds(tx: Sql, grantId: string, chargeMicroUsd: number | null): Promise<void> {
-  await runQuery(tx, "settleHolds", [grantId, chargeMicroUsd]);
+/** Settles a grant (its holds move to spend at `chargeMicroUsd` each, null: the whole hold) or releases it. Idempotent. */
+export async function endGrant(sql: Sql, grantId: string, keys: readonly string[], chargeMicroUsd: number | null, release: boolean): Promise<void> {
+  await runQuery(sql, "endGrant", [grantId, [...keys], chargeMicroUsd, release]);
 }
 
-/** Returns a grant's holds and withdraws its rate-limit admissions. Idempotent. */
-export async function releaseGrant(tx: Sql, grantId: string): Promise<void> {
-  await runQuery(tx, "releaseGrant", [grantId]);
+/** Creates missing counters and locks them all, in byte order of the key. Inside a transaction. */
+export async function lockCounters(tx: Sql, keys: readonly string[]): Promise<void> {
+  if (keys.length === 0) return;
+  await runQuery(tx, "lockCounters", [[...new Set(keys)]]);
 }
 
 export async function renewHolds(sql: Sql, grantIds: readonly string[], ttlSecs: number): Promise<void> {
@@ -109,9 +100,4 @@ export async function sweepExpiredHolds(tx: Sql, keys: readonly string[]): Promi
 
 export async function pruneBudgetSpend(sql: Sql, olderThanSecs: number): Promise<void> {
   await runQuery(sql, "pruneBudgetSpend", [olderThanSecs]);
-}
-
-/** Distinct keys, sorted (lockCounters sorts them again in the counters' "C" collation: the lock order). */
-export function sortedUnique(keys: Iterable<string>): string[] {
-  return [...new Set(keys)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
