@@ -38,6 +38,8 @@ describe("the response guard over stream parts", () => {
       { type: "start", id: "r1" },
       { type: "reasoning_delta", text: "ask bob@exa" },
       { type: "reasoning_delta", text: "mple.com first" },
+      // Nothing here can start a match: it could go out at once, but not before the held reasoning.
+      { type: "text_delta", text: "1. " },
       { type: "text_delta", text: "write to al" },
       { type: "text_delta", text: "ice@example.c" },
       { type: "text_delta", text: "om" },
@@ -48,7 +50,7 @@ describe("the response guard over stream parts", () => {
     ]);
     expect(refusal).toBeUndefined();
     expect(joined(out, "reasoning_delta")).toBe(`ask ${REDACTED} first`);
-    expect(joined(out, "text_delta")).toBe(`write to ${REDACTED}`);
+    expect(joined(out, "text_delta")).toBe(`1. write to ${REDACTED}`);
     // Tool-call arguments are only checked against block patterns: the JSON stays intact.
     expect(out.filter((p) => p.type === "tool_call_delta").map((p) => (p as { argumentsDelta: string }).argumentsDelta).join("")).toBe('{"to":"alice@example.com"}');
     const order = out.map((p) => p.type);
