@@ -13,8 +13,11 @@ import { isRefusal, NOTHING_HELD, type AdmissionCheck, type AdmissionInput, type
 export class AdmissionChain implements AdmissionCheck {
   constructor(private readonly checks: readonly AdmissionCheck[]) {}
 
-  async admit(input: AdmissionInput): Promise<Grant | Refusal> {
-    if (input.policy === NO_POLICY) return NOTHING_HELD;
+  admit(input: AdmissionInput): Promise<Grant | Refusal> {
+    return input.policy === NO_POLICY ? ADMITTED : this.runChecks(input);
+  }
+
+  private async runChecks(input: AdmissionInput): Promise<Grant | Refusal> {
     let held: Grant[] | undefined;
     for (const check of this.checks) {
       let result: Grant | Refusal;
@@ -34,6 +37,9 @@ export class AdmissionChain implements AdmissionCheck {
     return held.length === 1 ? held[0]! : new CombinedGrant(held);
   }
 }
+
+/** Shared: admitting a request without policy allocates nothing, not even a promise. */
+const ADMITTED: Promise<Grant | Refusal> = Promise.resolve(NOTHING_HELD);
 
 class CombinedGrant implements Grant {
   readonly kind = "grant" as const;

@@ -20,7 +20,7 @@ import { maxMatchLength } from "./pattern-length";
  *   see the real text). The leftmost match, if it starts within the first STEP_CHARS,
  *   is the match; otherwise those STEP_CHARS are clear. A stream waits for the whole
  *   window (or its end). A match is thereby cut at the window's end: at most
- *   WINDOW_CHARS − 1 characters, and scanning resumes after the cut, so a pattern that
+ *   WINDOW_CHARS characters, and scanning resumes after the cut, so a pattern that
  *   matches from there (`[a-z]+` over a long run) matches again; one that needs its
  *   prefix again (`sk-\w{20,}`) does not, and the rest of an over-long match passes.
  *   A `$` sees the window's end as the text's end.

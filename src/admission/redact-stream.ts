@@ -1,6 +1,6 @@
-import type { EffectiveGuardrail, PolicySource } from "../policy/effective-policy";
+import type { PolicySource } from "../policy/effective-policy";
 import { permissionDenied, type Refusal } from "./admission-check";
-import { scanPatterns, scanStep, type CandidateMemo, type PatternSet } from "./content-scanner";
+import { scanStep, type CandidateMemo, type PatternSet } from "./content-scanner";
 
 /** What replaces each match of a `redact` pattern in an answer. */
 export const REDACTED = "[REDACTED]";
@@ -88,16 +88,6 @@ export function redactText(patterns: PatternSet, text: string): RedactedText {
   if (first.refusal) return first;
   const last = redactor.end();
   return last.refusal ? { text: first.text + last.text, refusal: last.refusal } : { text: first.text + last.text };
-}
-
-/**
- * The response-side scanner of a guardrail, or null when none applies: every content
- * pattern applies to answers (`redact` and `block`), and with none the relay needs no
- * observer at all (no holdback, no cost).
- */
-export function responsePatterns(guardrail: EffectiveGuardrail | null): PatternSet | null {
-  if (guardrail === null || guardrail.contentPatterns.length === 0) return null;
-  return scanPatterns(guardrail.contentPatterns);
 }
 
 function blockedAnswer(source: PolicySource, patternName: string): Refusal {
