@@ -215,11 +215,48 @@ describe("budgets and rate limits on two instances sharing one database", () => 
     expect(await counters.admit(request(policy, { funding: "byok" }))).toMatchObject({ status: 429 });
   });
 
+  test("a disabled budget is skipped by composition; enabled again, it applies", async () => {
+    const counters = new PolicyCounters(sqlA);
+    const disabled = effective(bound("pol_toggle_budget", "budget", { window: "day", limit_micro_usd: 1 }, undefined, true));
+    expect(disabled).toBe(NO_POLICY);
+    expect(await counters.admit(request(disabled))).toBe(NOTHING_HELD);
+    const enabled = effective(bound("pol_toggle_budget", "budget", { window: "day", limit_micro_usd: 1 }));
+    expect(await counters.admit(request(enabled))).toMatchObject({ status: 402, code: "budget_exceeded" });
+  });
+
   test("no policy costs no statement and no allocation", async () => {
     const counters = new PolicyCounters(sqlA);
     const before = statements;
     for (let i = 0; i < 100; i++) expect(await counters.admit(request(NO_POLICY))).toBe(NOTHING_HELD);
     expect(statements - before).toBe(0);
+  });
+
+  test("requests holding several counters, listed in opposite orders on two instances, with renewals and sweeps running, never deadlock", async () => {
+    const a = new PolicyCounters(sqlA, { holdTtlSecs: 1 });
+    const b = new PolicyCounters(sqlB, { holdTtlSecs: 1 });
+    const clauses = [
+      bound("pol_order_b1", "budget", { window: "day", limit_micro_usd: 1_000_000 }),
+      bound("pol_order_b2", "budget", { window: "total", limit_micro_usd: 1_000_000 }),
+      bound("pol_order_r1", "rate_limit", { window_secs: 60, max_requests: 10_000 }),
+      bound("pol_order_r2", "rate_limit", { window_secs: 60, max_tokens: 10_000_000 }),
+    ];
+    const forward = effective(...clauses);
+    const backward = effective(...[...clauses].reverse());
+    const fire = async (instance: PolicyCounters, policy: typeof forward, i: number) => {
+      const grant = grantOf(await instance.admit(request(policy)));
+      if (i % 3 === 0) await grant.release();
+      else await grant.settle({ chargeMicroUsd: 10 });
+    };
+    const maintenance = (async () => {
+      for (let i = 0; i < 10; i++) {
+        await Promise.all([a.tick(), b.tick()]);
+        await Bun.sleep(20);
+      }
+    })();
+    await Promise.all([...Array.from({ length: 150 }, (_, i) => fire(a, forward, i)), ...Array.from({ length: 150 }, (_, i) => fire(b, backward, i)), maintenance]);
+    // 100 of the 300 were released, 200 settled at 10 each.
+    for (const clause of forward.budgets) expect(await counter(clause.counterKey)).toMatchObject({ reserved: 0, spent: 2_000 });
+    for (const clause of forward.rateLimits) expect(await counter(clause.counterKey)).toMatchObject({ requests: 200 });
   });
 
   test("a dead instance's holds are swept as spent at their whole amount; a live instance's are renewed", async () => {
