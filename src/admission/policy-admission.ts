@@ -1,0 +1,88 @@
+import type { EffectivePolicy, PolicySource } from "../policy/effective-policy";
+
+/**
+ * What the policy checks (guardrails, budgets and rate limits) judge a request by, and
+ * what they grant or refuse. A check either refuses the request or grants it; a grant is
+ * ended exactly once, by `settle` when the request reached an upstream (whatever it
+ * cost), or by `release` when it never did. Until the enforcement stage is wired, these
+ * checks stand beside the pipeline's own seam (admission-check.ts), which the wallet uses.
+ */
+
+/** Who pays for the request: the platform wallet, or the customer's own provider key. */
+export type FundingSource = "cloud_credit" | "byok";
+
+/** Everything admission judges a request by; built by the pipeline after model resolution and funding. */
+export interface AdmissionInput {
+  /** From `PolicyStore.effectivePolicy`; `NO_POLICY` (by identity) costs nothing. */
+  policy: EffectivePolicy;
+  /** The resolved base model id (after `@preset` resolution), e.g. `openai/gpt-4o-mini`. */
+  model: string;
+  stream: boolean;
+  /** The client's max tokens, or undefined when it set none. */
+  maxTokens: number | undefined;
+  /** What the request may produce: its max tokens, or the admission default. Rate limits' `max_tokens` count this. */
+  outputCeiling: number;
+  /** The most the request can cost (`reservationFor`), what budgets reserve. */
+  costCeilingMicroUsd: number;
+  funding: FundingSource;
+  /**
+   * The request's text a content pattern scans (system, messages, reasoning, tool-call
+   * arguments, tool results), read only when a block pattern applies. See `requestTexts`.
+   */
+  texts: () => Iterable<string>;
+}
+
+/** How a request that reached an upstream ended. */
+export interface SettleOutcome {
+  /** The wallet charge in micro-USD; null when unknown (budgets then count the whole reservation). BYOK: 0. */
+  chargeMicroUsd: number | null;
+}
+
+export interface Grant {
+  readonly kind: "grant";
+  /** The request reached an upstream: budgets count its charge, the rest of the reservation is freed. */
+  settle(outcome: SettleOutcome): Promise<void>;
+  /** The request never reached an upstream (a later check refused it): as if never admitted. */
+  release(): Promise<void>;
+}
+
+export type RefusalCode = "budget_exceeded" | "rate_limit_exceeded" | "permission_denied";
+
+export interface Refusal {
+  readonly kind: "refusal";
+  status: 402 | 403 | 429;
+  code: RefusalCode;
+  /** Safe to show the client: names the policy and the limit, never the request's content. */
+  message: string;
+  /** 429 only: whole seconds until there is room, at least 1. */
+  retryAfterSecs?: number;
+  /** The policy (and the principal it is bound to) that refused: what the request record names. */
+  policy: PolicySource;
+}
+
+export interface AdmissionCheck {
+  admit(input: AdmissionInput): Promise<Grant | Refusal>;
+}
+
+/** The grant of a check that holds nothing: shared, settling and releasing cost nothing. */
+export const NOTHING_HELD: Grant = Object.freeze({
+  kind: "grant" as const,
+  settle: () => Promise.resolve(),
+  release: () => Promise.resolve(),
+});
+
+export function isRefusal(result: Grant | Refusal): result is Refusal {
+  return result.kind === "refusal";
+}
+
+export function budgetExceeded(policy: PolicySource, message: string): Refusal {
+  return { kind: "refusal", status: 402, code: "budget_exceeded", message, policy };
+}
+
+export function rateLimitExceeded(policy: PolicySource, message: string, retryAfterSecs: number): Refusal {
+  return { kind: "refusal", status: 429, code: "rate_limit_exceeded", message, retryAfterSecs: Math.max(1, Math.ceil(retryAfterSecs)), policy };
+}
+
+export function permissionDenied(policy: PolicySource, message: string): Refusal {
+  return { kind: "refusal", status: 403, code: "permission_denied", message, policy };
+}

@@ -1,0 +1,174 @@
+import { newId } from "../auth/tokens";
+import type { Sql } from "../db/connect-database";
+import { admitGrant, countersWithExpiredHolds, endGrant, lockCounters, pruneBudgetSpend, renewHolds, sweepExpiredHolds } from "../db/queries/admission";
+import { log } from "../observability/log";
+import type { BudgetClause, RateLimitClause } from "../policy/effective-policy";
+import { budgetExceeded, NOTHING_HELD, rateLimitExceeded, type AdmissionCheck, type AdmissionInput, type Grant, type Refusal, type SettleOutcome } from "./policy-admission";
+import { BUDGET_WINDOWS, SPEND_RETENTION_SECS } from "./budget-windows";
+
+export interface PolicyCountersOptions {
+  /** A hold not renewed for this long (its instance died) is swept as spent. */
+  holdTtlSecs?: number;
+  /** Renewal, retry and sweep period. */
+  tickMs?: number;
+}
+
+/** A settlement or release the database refused (unreachable): retried every tick until it lands. */
+type PendingEnd = { grantId: string; keys: readonly string[]; charge: number | null; kind: "settle" | "release" };
+
+/**
+ * Budgets and rate limits, held exactly across every instance sharing one PostgreSQL.
+ * One round trip per admission (admission_admit, migration 0015): it locks the request's
+ * counter rows in key order, reads each counter's window after the locks were granted,
+ * and either refuses (writing nothing but the pruning of admissions that left their
+ * windows) or reserves for every clause at once. All clauses have room, or none is
+ * taken: a refused request consumes nothing.
+ *
+ * Budgets reserve the cost ceiling as a hold; `settle` moves the hold to spend at the
+ * real charge (at most the hold), `release` returns it. Holds of requests in flight are
+ * renewed every tick; a hold whose instance died expires and is swept as spent at its
+ * whole amount, never as free. Rate limits record one admission per request with its
+ * output ceiling; `release` withdraws it, `settle` keeps it.
+ */
+export class PolicyCounters implements AdmissionCheck {
+  /** Grants of this instance holding budget reservations, renewed every tick. */
+  private readonly live = new Set<string>();
+  private readonly pending = new Map<string, PendingEnd>();
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private readonly holdTtlSecs: number;
+  private readonly tickMs: number;
+
+  constructor(
+    private readonly sql: Sql,
+    options: PolicyCountersOptions = {},
+  ) {
+    this.holdTtlSecs = options.holdTtlSecs ?? 30;
+    this.tickMs = options.tickMs ?? 5_000;
+  }
+
+  start(): void {
+    this.timer ??= setInterval(() => void this.tick(), this.tickMs);
+    this.timer.unref?.();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.retryPending();
+  }
+
+  /** Throws when the database is unreachable: the pipeline answers 503, it does not admit unchecked. */
+  async admit(input: AdmissionInput): Promise<Grant | Refusal> {
+    // BYOK requests are not charged to the wallet, so they do not count toward budgets.
+    const budgets = input.funding === "byok" ? [] : input.policy.budgets;
+    const rates = input.policy.rateLimits;
+    if (budgets.length === 0 && rates.length === 0) return NOTHING_HELD;
+    const grantId = newId("adm", 20);
+    const amount = input.costCeilingMicroUsd;
+    const tokens = input.outputCeiling;
+    const refused = await admitGrant(
+      this.sql,
+      grantId,
+      budgets.map((b) => ({ key: b.counterKey, limitMicroUsd: b.spec.limit_micro_usd, ...BUDGET_WINDOWS[b.spec.window] })),
+      amount,
+      rates.map((r) => ({ key: r.counterKey, windowSecs: r.spec.window_secs, maxRequests: r.spec.max_requests ?? null, maxTokens: r.spec.max_tokens ?? null })),
+      tokens,
+      this.holdTtlSecs,
+    );
+    if (refused?.clause === "budget") return budgetRefusal(budgets[refused.index]!, refused.spentMicroUsd, refused.reservedMicroUsd, amount);
+    if (refused?.clause === "rate_limit") return rateLimitRefusal(rates[refused.index]!, refused.retryAfterSecs, tokens);
+    const budgetKeys = budgets.map((b) => b.counterKey);
+    if (budgetKeys.length > 0) this.live.add(grantId);
+    return new CounterGrant(this, grantId, budgetKeys, [...budgetKeys, ...rates.map((r) => r.counterKey)]);
+  }
+
+  /** Settles or releases a grant; when the database refuses, keeps its holds renewed and retries every tick. */
+  async end(pending: PendingEnd): Promise<void> {
+    try {
+      await endGrant(this.sql, pending.grantId, pending.keys, pending.charge, pending.kind === "release");
+      this.pending.delete(pending.grantId);
+      this.live.delete(pending.grantId);
+    } catch (error) {
+      // Dropping it would let its holds be swept as spent in full, and a release would
+      // never withdraw its admissions.
+      this.pending.set(pending.grantId, pending);
+      log.warn("could not settle a budget or rate-limit grant; retrying", { error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+
+  /** Renews this instance's holds, retries failed settlements, sweeps any instance's expired holds. */
+  async tick(): Promise<void> {
+    try {
+      await renewHolds(this.sql, [...this.live], this.holdTtlSecs);
+      await this.retryPending();
+      await this.sweepExpiredHolds();
+      await pruneBudgetSpend(this.sql, SPEND_RETENTION_SECS);
+    } catch (error) {
+      log.warn("budget and rate-limit maintenance failed", { error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+
+  /** Holds whose instance stopped renewing them count as spent at their whole amount. Returns how many. */
+  async sweepExpiredHolds(): Promise<number> {
+    const keys = await countersWithExpiredHolds(this.sql);
+    if (keys.length === 0) return 0;
+    return this.inTransaction(async (tx) => {
+      await lockCounters(tx, keys);
+      return sweepExpiredHolds(tx, keys);
+    });
+  }
+
+  private async retryPending(): Promise<void> {
+    for (const pending of [...this.pending.values()]) await this.end(pending);
+  }
+
+  private async inTransaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
+    return (await this.sql.begin((transaction) => work(transaction as unknown as Sql))) as T;
+  }
+}
+
+class CounterGrant implements Grant {
+  readonly kind = "grant" as const;
+  private ended = false;
+
+  constructor(
+    private readonly counters: PolicyCounters,
+    private readonly grantId: string,
+    private readonly budgetKeys: readonly string[],
+    private readonly allKeys: readonly string[],
+  ) {}
+
+  settle(outcome: SettleOutcome): Promise<void> {
+    if (this.ended) return Promise.resolve();
+    this.ended = true;
+    // Rate-limit admissions stay as they are: only budget holds have something to settle.
+    if (this.budgetKeys.length === 0) return Promise.resolve();
+    return this.counters.end({ grantId: this.grantId, keys: this.budgetKeys, charge: outcome.chargeMicroUsd, kind: "settle" });
+  }
+
+  release(): Promise<void> {
+    if (this.ended) return Promise.resolve();
+    this.ended = true;
+    return this.counters.end({ grantId: this.grantId, keys: this.allKeys, charge: null, kind: "release" });
+  }
+}
+
+function budgetRefusal(clause: BudgetClause, spent: number, reserved: number, amount: number): Refusal {
+  const { window, limit_micro_usd: limit } = clause.spec;
+  const name = clause.source.policyName;
+  const message =
+    amount > limit
+      ? `this request may cost up to ${amount} micro-USD, more than the ${window} budget "${name}" of ${limit} micro-USD allows`
+      : `the ${window} budget "${name}" of ${limit} micro-USD has no room for this request (up to ${amount} micro-USD): ${spent} spent, ${reserved} reserved for requests in flight`;
+  return budgetExceeded(clause.source, message);
+}
+
+function rateLimitRefusal(clause: RateLimitClause, retryAfterSecs: number, tokens: number): Refusal {
+  const { window_secs: windowSecs, max_requests: maxRequests, max_tokens: maxTokens } = clause.spec;
+  const name = clause.source.policyName;
+  if (maxTokens != null && tokens > maxTokens) {
+    return rateLimitExceeded(clause.source, `this request may produce ${tokens} tokens, more than rate limit "${name}" allows in ${windowSecs} s (${maxTokens}); lower its max tokens`, retryAfterSecs);
+  }
+  const limits = [maxRequests != null ? `${maxRequests} requests` : undefined, maxTokens != null ? `${maxTokens} tokens` : undefined].filter(Boolean).join(" and ");
+  return rateLimitExceeded(clause.source, `rate limit "${name}" of ${limits} per ${windowSecs} s is full`, retryAfterSecs);
+}

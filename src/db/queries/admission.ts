@@ -1,0 +1,103 @@
+import type { Sql } from "../connect-database";
+import { runQuery } from "./run-query";
+
+/**
+ * Typed wrappers for sql/queries/admission.sql: the budget and rate-limit counters.
+ * Everything that changes a counter locks its row first, keys in byte order (the lock
+ * order of admission.sql): the functions of migration 0015 do it themselves, the sweep
+ * calls `lockCounters` in its transaction.
+ */
+
+export interface BudgetToAdmit {
+  key: string;
+  /** The rolling window in seconds; 0 for `total` (the lifetime sum is read instead). */
+  windowSecs: number;
+  limitMicroUsd: number;
+  bucketSecs: number;
+}
+
+export interface RateLimitToAdmit {
+  key: string;
+  windowSecs: number;
+  maxRequests: number | null;
+  maxTokens: number | null;
+}
+
+/** Why admission_admit refused: the clause (by its index in the lists passed) and what it saw. */
+export type CounterRefusal =
+  | { clause: "budget"; index: number; spentMicroUsd: number; reservedMicroUsd: number }
+  | { clause: "rate_limit"; index: number; retryAfterSecs: number };
+
+interface RefusalRow {
+  refused_clause: "budget" | "rate_limit";
+  clause_index: number;
+  spent_micro_usd: number | null;
+  reserved_micro_usd: number | null;
+  retry_after_secs: number | null;
+}
+
+/**
+ * Admits grant `grantId` against every budget (reserving `amountMicroUsd`) and every rate
+ * limit (one request of `tokens`), or refuses and takes nothing. One round trip.
+ */
+export async function admitGrant(
+  sql: Sql,
+  grantId: string,
+  budgets: readonly BudgetToAdmit[],
+  amountMicroUsd: number,
+  rates: readonly RateLimitToAdmit[],
+  tokens: number,
+  holdTtlSecs: number,
+): Promise<CounterRefusal | undefined> {
+  const [row] = await runQuery<RefusalRow>(sql, "admitGrant", [
+    grantId,
+    budgets.map((b) => b.key),
+    budgets.map((b) => b.windowSecs),
+    budgets.map((b) => b.limitMicroUsd),
+    budgets.map((b) => b.bucketSecs),
+    amountMicroUsd,
+    rates.map((r) => r.key),
+    rates.map((r) => r.windowSecs),
+    // Nulls inside the arrays: "no such limit" for that clause.
+    rates.map((r) => r.maxRequests) as readonly number[],
+    rates.map((r) => r.maxTokens) as readonly number[],
+    tokens,
+    holdTtlSecs,
+  ]);
+  if (!row) return undefined;
+  const index = row.clause_index - 1;
+  return row.refused_clause === "budget"
+    ? { clause: "budget", index, spentMicroUsd: Number(row.spent_micro_usd), reservedMicroUsd: Number(row.reserved_micro_usd) }
+    : { clause: "rate_limit", index, retryAfterSecs: Number(row.retry_after_secs) };
+}
+
+/** Settles a grant (its holds move to spend at `chargeMicroUsd` each, null: the whole hold) or releases it. Idempotent. */
+export async function endGrant(sql: Sql, grantId: string, keys: readonly string[], chargeMicroUsd: number | null, release: boolean): Promise<void> {
+  await runQuery(sql, "endGrant", [grantId, [...keys], chargeMicroUsd, release]);
+}
+
+/** Creates missing counters and locks them all, in byte order of the key. Inside a transaction. */
+export async function lockCounters(tx: Sql, keys: readonly string[]): Promise<void> {
+  if (keys.length === 0) return;
+  await runQuery(tx, "lockCounters", [[...new Set(keys)]]);
+}
+
+export async function renewHolds(sql: Sql, grantIds: readonly string[], ttlSecs: number): Promise<void> {
+  if (grantIds.length === 0) return;
+  await runQuery(sql, "renewHolds", [[...grantIds], ttlSecs]);
+}
+
+export async function countersWithExpiredHolds(sql: Sql): Promise<string[]> {
+  const rows = await runQuery<{ counter_key: string }>(sql, "countersWithExpiredHolds", []);
+  return rows.map((row) => row.counter_key);
+}
+
+/** After lockCounters on `keys`: counts their expired holds as spent. Returns how many holds were swept. */
+export async function sweepExpiredHolds(tx: Sql, keys: readonly string[]): Promise<number> {
+  const rows = await runQuery<{ counter_key: string; holds: number }>(tx, "sweepExpiredHolds", [[...keys]]);
+  return rows.reduce((sum, row) => sum + Number(row.holds), 0);
+}
+
+export async function pruneBudgetSpend(sql: Sql, olderThanSecs: number): Promise<void> {
+  await runQuery(sql, "pruneBudgetSpend", [olderThanSecs]);
+}
