@@ -24,6 +24,9 @@ import { PolicyStore } from "./policy/policy-store";
 import { InFlightRequests } from "./pipeline/in-flight-requests";
 import { PlatformKeys } from "./funding/platform-keys";
 import { WalletCheck } from "./admission/wallet-check";
+import { AdmissionChain } from "./admission/admission-chain";
+import { GuardrailCheck } from "./admission/guardrail-check";
+import { PolicyCounters } from "./admission/policy-counters";
 
 const TRANSLATE_WORKER = new URL("../workers/translate.worker.ts", import.meta.url);
 
@@ -60,6 +63,8 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
   const writeBuffer = new ShardedWriteBuffer(db.sql, meteringWriteConnections(config, db.kind), { metrics, flushIntervalMs: Math.max(1, config.meteringFlushIntervalMs) });
   const walletLeases = new WalletLeases(db.sql);
   walletLeases.start();
+  const policyCounters = new PolicyCounters(db.sql);
+  policyCounters.start();
   const services: Services = {
     config,
     db,
@@ -79,8 +84,10 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
     policies: new PolicyStore(db.sql, config.credentialCacheTtlMs),
     inFlight: new InFlightRequests(),
     funding: new PlatformKeys(catalog),
-    // METERING=off records and charges nothing, so there is no charge for the wallet to guard (README "Metering").
-    admissionChecks: config.meteringEnabled ? [new WalletCheck(walletLeases)] : [],
+    // Guardrails first (pure CPU), then the counters, then the wallet: a refusal undoes as
+    // little as possible. METERING=off records and charges nothing, so there is no charge
+    // for the wallet to guard (README "Metering"); policies still apply.
+    admission: new AdmissionChain([new GuardrailCheck(), policyCounters], config.meteringEnabled ? [new WalletCheck(walletLeases)] : []),
   };
   const hooks = createRequestHooks(services);
   const app = createApp(services, hooks);
@@ -123,6 +130,8 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
       await writeBuffer.stop();
       // Then the unused part of every wallet lease goes back to its wallet.
       await walletLeases.stop();
+      // Settlements of budget and rate-limit grants the database refused get a last try.
+      await policyCounters.stop();
       await services.translator.close();
       await db.close();
       log.info("stopped");

@@ -15,7 +15,7 @@ import type { PendingSettlements } from "./metering/pending-settlements";
 import type { PolicyStore } from "./policy/policy-store";
 import type { InFlightRequests } from "./pipeline/in-flight-requests";
 import type { FundingSource } from "./funding/funding-source";
-import type { AdmissionCheck } from "./admission/admission-check";
+import type { AdmissionChain } from "./admission/admission-chain";
 
 /** The long-lived parts a route needs; built once in server.ts (or a test) and passed down. */
 export interface Services {
@@ -37,8 +37,8 @@ export interface Services {
   policies: PolicyStore;
   /** Chooses the upstream credential for each endpoint (today the platform's keys). */
   funding: FundingSource;
-  /** What every inference request must pass before its first upstream call; the wallet only when metering is on. */
-  admissionChecks: readonly AdmissionCheck[];
+  /** What every inference request must pass before its first upstream call: guardrails, budgets and rate limits when a policy applies, then the wallet (when metering is on). */
+  admission: AdmissionChain;
   /** What is still being served, ended cleanly at the shutdown grace limit. */
   inFlight: InFlightRequests;
 }

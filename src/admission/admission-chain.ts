@@ -1,44 +1,60 @@
 import { NO_POLICY } from "../policy/compose-policies";
-import { isRefusal, NOTHING_HELD, type AdmissionCheck, type AdmissionInput, type Grant, type Refusal, type SettleOutcome } from "./policy-admission";
+import { isRefusal, NOTHING_HELD, type AdmissionCheck, type AdmissionRequest, type Grant, type Refusal, type SettleOutcome } from "./admission-check";
 
 /**
  * Several checks as one: each runs in order, and the first refusal ends admission after
  * releasing the grants of the checks before it (a refused request holds nothing). The
- * grant settles or releases every check's grant. A request whose effective policy is
- * `NO_POLICY` is admitted by identity, before any check runs: no allocation, no query.
+ * grant settles or releases every check's grant.
  *
- * Order the cheap, local checks first (guardrails are pure CPU), and the ones that hold
- * something last, so a refusal undoes as little as possible.
+ * `policyChecks` run only when the request has an effective policy: a request whose
+ * policy is `NO_POLICY` goes straight to `alwaysChecks` (the wallet), one identity
+ * comparison and nothing else. Order the cheap, local checks first (guardrails are pure
+ * CPU), and the ones that hold something last, so a refusal undoes as little as possible:
+ * guardrails, then budgets and rate limits, then the wallet.
  */
 export class AdmissionChain implements AdmissionCheck {
-  constructor(private readonly checks: readonly AdmissionCheck[]) {}
+  readonly name = "admission";
+  private readonly withPolicy: readonly AdmissionCheck[];
 
-  admit(input: AdmissionInput): Promise<Grant | Refusal> {
-    return input.policy === NO_POLICY ? ADMITTED : this.runChecks(input);
+  constructor(
+    policyChecks: readonly AdmissionCheck[],
+    private readonly alwaysChecks: readonly AdmissionCheck[] = [],
+  ) {
+    this.withPolicy = [...policyChecks, ...alwaysChecks];
   }
 
-  private async runChecks(input: AdmissionInput): Promise<Grant | Refusal> {
-    let held: Grant[] | undefined;
-    for (const check of this.checks) {
-      let result: Grant | Refusal;
-      try {
-        result = await check.admit(input);
-      } catch (error) {
-        if (held) await releaseAll(held);
-        throw error;
-      }
-      if (isRefusal(result)) {
-        if (held) await releaseAll(held);
-        return result;
-      }
-      if (result !== NOTHING_HELD) (held ??= []).push(result);
-    }
-    if (!held) return NOTHING_HELD;
-    return held.length === 1 ? held[0]! : new CombinedGrant(held);
+  /** True when no request can be refused or held by this chain (no checks at all). */
+  get empty(): boolean {
+    return this.withPolicy.length === 0;
+  }
+
+  admit(request: AdmissionRequest): Promise<Grant | Refusal> {
+    const checks = request.policy === NO_POLICY ? this.alwaysChecks : this.withPolicy;
+    return checks.length === 0 ? ADMITTED : runChecks(checks, request);
   }
 }
 
-/** Shared: admitting a request without policy allocates nothing, not even a promise. */
+async function runChecks(checks: readonly AdmissionCheck[], request: AdmissionRequest): Promise<Grant | Refusal> {
+  let held: Grant[] | undefined;
+  for (const check of checks) {
+    let result: Grant | Refusal;
+    try {
+      result = await check.admit(request);
+    } catch (error) {
+      if (held) await releaseAll(held);
+      throw error;
+    }
+    if (isRefusal(result)) {
+      if (held) await releaseAll(held);
+      return result;
+    }
+    if (result !== NOTHING_HELD) (held ??= []).push(result);
+  }
+  if (!held) return NOTHING_HELD;
+  return held.length === 1 ? held[0]! : new CombinedGrant(held);
+}
+
+/** Shared: admitting a request that nothing checks allocates nothing, not even a promise. */
 const ADMITTED: Promise<Grant | Refusal> = Promise.resolve(NOTHING_HELD);
 
 class CombinedGrant implements Grant {

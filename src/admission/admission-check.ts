@@ -1,9 +1,22 @@
-import type { IrError, IrRequest } from "../ir";
+import type { IrRequest } from "../ir";
 import type { Principal } from "../auth/principal";
 import type { AttemptCandidate } from "../routing/attempt-candidate";
 import type { RequestOutcome } from "../metering/request-outcome";
+import type { EffectivePolicy, PolicySource } from "../policy/effective-policy";
 
-/** What a check sees of a request about to be attempted. */
+/**
+ * The one admission interface: the wallet, guardrails, budgets and rate limits each
+ * implement `AdmissionCheck`. A check refuses the request or grants it; every grant is
+ * ended exactly once, by `settle` when the request reached an upstream (whatever it
+ * cost), or by `release` when it never did. The pipeline's admit stage composes the
+ * checks (admission-chain.ts) and renders a refusal in the client's protocol
+ * (admission-refusal.ts).
+ */
+
+/** Who pays for the request: the platform wallet, or the customer's own provider key. */
+export type FundingSource = "cloud_credit" | "byok";
+
+/** Everything admission judges a request by; built by the admit stage after model resolution and funding. */
 export interface AdmissionRequest {
   principal: Principal;
   /** The client-visible id (x-request-id), for logs. */
@@ -11,45 +24,85 @@ export interface AdmissionRequest {
   ir: IrRequest;
   /** The funded candidates, in the order they will be tried. */
   candidates: readonly AttemptCandidate[];
-  /** The most the request can cost on any candidate (reservationFor, src/metering/admission.ts): what a spending check reserves. */
-  costCeilingMicroUsd: number;
   /** The request's record: a check notes there what it holds (the wallet its lease and reservation, which cap the charge). */
   record: RequestOutcome;
+  /** From `PolicyStore.effectivePolicy`; `NO_POLICY` (by identity) runs no policy check. */
+  policy: EffectivePolicy;
+  /** The resolved base model id (after `@preset` resolution), e.g. `openai/gpt-4o-mini`. */
+  model: string;
+  stream: boolean;
+  /** The client's max tokens, or undefined when it set none. */
+  maxTokens: number | undefined;
+  /** What the request may produce: its max tokens, or the admission default. Rate limits' `max_tokens` count this. */
+  outputCeiling: number;
+  /** The most the request can cost on any candidate (`reservationFor`): what budgets and the wallet reserve. */
+  costCeilingMicroUsd: number;
+  funding: FundingSource;
+  /**
+   * The request's text a content pattern scans (system, messages, reasoning, tool-call
+   * arguments, tool results), read only when a block pattern applies. See `requestTexts`.
+   */
+  texts: () => Iterable<string>;
 }
 
-/** How an admitted request ended, for a grant to settle against. */
-export interface SettledRequest {
-  outcome: RequestOutcome;
-  /** What the request was charged in micro-USD; null when unknown. */
+/** How a request that reached an upstream ended. */
+export interface SettleOutcome {
+  /** The wallet charge in micro-USD; null when unknown (budgets then count the whole reservation). BYOK: 0. */
   chargeMicroUsd: number | null;
 }
 
-/** Why a request (or, from a stream observer, an answer) is refused, in the client's protocol. */
-export interface Refusal {
-  error: IrError;
-}
-
-/**
- * What a check holds for an admitted request until it ends: exactly one of `settle` (the
- * request ran and was settled) or `release` (it ended without a settlement, e.g. another
- * check refused it).
- */
 export interface Grant {
-  settle(settled: SettledRequest): void;
-  release(): void;
+  readonly kind: "grant";
+  /** The request reached an upstream: its charge is counted, the rest of the reservation is freed. */
+  settle(outcome: SettleOutcome): Promise<void>;
+  /** The request never reached an upstream (a later check refused it, it failed before its first attempt): as if never admitted. */
+  release(): Promise<void>;
+}
+
+export type RefusalCode = "payment_required" | "budget_exceeded" | "rate_limit_exceeded" | "permission_denied";
+
+export interface Refusal {
+  readonly kind: "refusal";
+  status: 402 | 403 | 429;
+  code: RefusalCode;
+  /** Safe to show the client: names the policy and the limit, never the request's content. */
+  message: string;
+  /** 429 only: whole seconds until there is room, at least 1. */
+  retryAfterSecs?: number;
+  /** The policy (and the principal it is bound to) that refused: what the request record names. Absent for the wallet. */
+  policy?: PolicySource;
 }
 
 /**
- * One admission check (the wallet; budgets, rate limits and guardrails plug in the same
- * way). `admit` answers a Grant or a Refusal; it throws when it cannot decide (a database
- * unreachable), and the request is then refused with a 503: admission fails closed.
+ * One admission check. `admit` answers a Grant or a Refusal; it throws when it cannot
+ * decide (a database unreachable), and the request is then refused with a 503:
+ * admission fails closed.
  */
 export interface AdmissionCheck {
-  /** For logs and for saying which check refused a request. */
+  /** For logs. */
   readonly name: string;
   admit(request: AdmissionRequest): Promise<Grant | Refusal>;
 }
 
+/** The grant of a check that holds nothing: shared, settling and releasing cost nothing. */
+export const NOTHING_HELD: Grant = Object.freeze({
+  kind: "grant" as const,
+  settle: () => Promise.resolve(),
+  release: () => Promise.resolve(),
+});
+
 export function isRefusal(result: Grant | Refusal): result is Refusal {
-  return "error" in result;
+  return result.kind === "refusal";
+}
+
+export function budgetExceeded(policy: PolicySource, message: string): Refusal {
+  return { kind: "refusal", status: 402, code: "budget_exceeded", message, policy };
+}
+
+export function rateLimitExceeded(policy: PolicySource, message: string, retryAfterSecs: number): Refusal {
+  return { kind: "refusal", status: 429, code: "rate_limit_exceeded", message, retryAfterSecs: Math.max(1, Math.ceil(retryAfterSecs)), policy };
+}
+
+export function permissionDenied(policy: PolicySource, message: string): Refusal {
+  return { kind: "refusal", status: 403, code: "permission_denied", message, policy };
 }

@@ -1,5 +1,5 @@
 import type { EffectiveGuardrail } from "../policy/effective-policy";
-import { NOTHING_HELD, permissionDenied, type AdmissionCheck, type AdmissionInput, type Grant, type Refusal } from "./policy-admission";
+import { NOTHING_HELD, permissionDenied, type AdmissionCheck, type AdmissionRequest, type Grant, type Refusal } from "./admission-check";
 import { scanPatterns, scanStep, type CandidateMemo, type PatternSet } from "./content-scanner";
 
 /**
@@ -26,6 +26,7 @@ export interface GuardrailCheckOptions {
  * `permission_denied` naming its policy. Pure CPU: nothing is held, nothing to settle.
  */
 export class GuardrailCheck implements AdmissionCheck {
+  readonly name = "guardrails";
   private readonly deadlineMs: number;
   private readonly now: () => number;
   /** Block patterns per guardrail (guardrails are memoised by the policy store, so this stays small). */
@@ -36,14 +37,14 @@ export class GuardrailCheck implements AdmissionCheck {
     this.now = options.now ?? (() => performance.now());
   }
 
-  admit(input: AdmissionInput): Promise<Grant | Refusal> {
+  admit(input: AdmissionRequest): Promise<Grant | Refusal> {
     const guardrail = input.policy.guardrail;
     if (guardrail === null) return Promise.resolve(NOTHING_HELD);
     return Promise.resolve(this.judge(guardrail, input) ?? NOTHING_HELD);
   }
 
   /** The refusal of the first guardrail the request breaks, or undefined. */
-  judge(guardrail: EffectiveGuardrail, input: AdmissionInput): Refusal | undefined {
+  judge(guardrail: EffectiveGuardrail, input: AdmissionRequest): Refusal | undefined {
     const denied = guardrail.modelDeny.get(input.model);
     if (denied) return permissionDenied(denied, `model ${input.model} is denied by policy "${denied.policyName}"`);
     for (const allow of guardrail.modelAllowLists) {

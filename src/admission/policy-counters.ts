@@ -3,7 +3,7 @@ import type { Sql } from "../db/connect-database";
 import { admitGrant, countersWithExpiredHolds, endGrant, lockCounters, pruneBudgetSpend, renewHolds, sweepExpiredHolds } from "../db/queries/admission";
 import { log } from "../observability/log";
 import type { BudgetClause, RateLimitClause } from "../policy/effective-policy";
-import { budgetExceeded, NOTHING_HELD, rateLimitExceeded, type AdmissionCheck, type AdmissionInput, type Grant, type Refusal, type SettleOutcome } from "./policy-admission";
+import { budgetExceeded, NOTHING_HELD, rateLimitExceeded, type AdmissionCheck, type AdmissionRequest, type Grant, type Refusal, type SettleOutcome } from "./admission-check";
 import { BUDGET_WINDOWS, SPEND_RETENTION_SECS } from "./budget-windows";
 
 export interface PolicyCountersOptions {
@@ -31,6 +31,7 @@ type PendingEnd = { grantId: string; keys: readonly string[]; charge: number | n
  * output ceiling; `release` withdraws it, `settle` keeps it.
  */
 export class PolicyCounters implements AdmissionCheck {
+  readonly name = "budgets and rate limits";
   /** Grants of this instance holding budget reservations, renewed every tick. */
   private readonly live = new Set<string>();
   private readonly pending = new Map<string, PendingEnd>();
@@ -58,7 +59,7 @@ export class PolicyCounters implements AdmissionCheck {
   }
 
   /** Throws when the database is unreachable: the pipeline answers 503, it does not admit unchecked. */
-  async admit(input: AdmissionInput): Promise<Grant | Refusal> {
+  async admit(input: AdmissionRequest): Promise<Grant | Refusal> {
     // BYOK requests are not charged to the wallet, so they do not count toward budgets.
     const budgets = input.funding === "byok" ? [] : input.policy.budgets;
     const rates = input.policy.rateLimits;

@@ -1,5 +1,5 @@
 import type { PolicySource } from "../policy/effective-policy";
-import { permissionDenied, type Refusal } from "./policy-admission";
+import { permissionDenied, type Refusal } from "./admission-check";
 import { scanStep, type CandidateMemo, type PatternSet } from "./content-scanner";
 
 /** What replaces each match of a `redact` pattern in an answer. */

@@ -1,6 +1,6 @@
 import type { IrContentPart, IrResponse, IrStreamPart } from "../ir";
 import type { EffectiveGuardrail } from "../policy/effective-policy";
-import type { Refusal } from "./policy-admission";
+import type { Refusal } from "./admission-check";
 import { scanPatterns, type PatternSet } from "./content-scanner";
 import { redactText, StreamRedactor, type RedactedText } from "./redact-stream";
 

@@ -1,4 +1,3 @@
-import { irError } from "../ir";
 import type { WalletLeases } from "../metering/wallet-leases";
 import type { AdmissionCheck, AdmissionRequest, Grant, Refusal } from "./admission-check";
 
@@ -19,14 +18,23 @@ export class WalletCheck implements AdmissionCheck {
     const leaseId = await this.leases.admit(accountId, reservation);
     if (leaseId === undefined) {
       // The ceiling tells the client what it would take: a smaller max tokens or prompt may fit.
-      return { error: irError("payment_required", `insufficient balance for this request, which can cost up to ${reservation} micro-USD: add credit to the account`) };
+      return {
+        kind: "refusal",
+        status: 402,
+        code: "payment_required",
+        message: `insufficient balance for this request, which can cost up to ${reservation} micro-USD: add credit to the account`,
+      };
     }
     // Settlement caps the charge at what was reserved and debits it against this lease.
     request.record.leaseId = leaseId;
     request.record.reservedMicroUsd = reservation;
-    return {
-      settle: ({ chargeMicroUsd }) => this.leases.settle(accountId, leaseId, reservation, chargeMicroUsd),
-      release: () => this.leases.settle(accountId, leaseId, reservation, 0),
+    let ended = false;
+    const end = (charge: number | null) => {
+      if (ended) return Promise.resolve();
+      ended = true;
+      this.leases.settle(accountId, leaseId, reservation, charge);
+      return Promise.resolve();
     };
+    return { kind: "grant", settle: ({ chargeMicroUsd }) => end(chargeMicroUsd), release: () => end(0) };
   }
 }

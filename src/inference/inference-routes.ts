@@ -148,7 +148,7 @@ export function inferenceDeps(services: Services): InferenceDeps {
     decode: { translator, maxBodyBytes: config.maxInferenceBodyBytes },
     plan: { catalog, endpointStats },
     funding: services.funding,
-    admission: { checks: services.admissionChecks, namespaces: services.namespaces },
+    admission: { chain: services.admission, namespaces: services.namespaces, policies: services.policies },
     attempts: {
       translator,
       timeouts: config.upstreamTimeouts,

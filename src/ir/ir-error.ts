@@ -7,6 +7,7 @@ export type IrErrorKind =
   | "authentication"
   | "payment_required"
   | "upstream_payment_required"
+  | "budget_exceeded"
   | "permission_denied"
   | "not_found"
   | "rate_limited"
@@ -42,6 +43,7 @@ export const IR_ERROR_TABLE: Record<IrErrorKind, ErrorRow> = {
   authentication: { status: 401, type: "authentication_error", code: "authentication_error" },
   payment_required: { status: 402, type: "payment_required", code: "payment_required" },
   upstream_payment_required: { status: 402, type: "payment_required", code: "upstream_payment_required" },
+  budget_exceeded: { status: 402, type: "payment_required", code: "budget_exceeded" },
   permission_denied: { status: 403, type: "permission_error", code: "permission_denied" },
   not_found: { status: 404, type: "not_found_error", code: "not_found" },
   payload_too_large: { status: 413, type: "invalid_request_error", code: "payload_too_large" },

@@ -1,16 +1,24 @@
 import { irError, type IrError, type IrRequest } from "../ir";
 import type { Principal } from "../auth/principal";
-import { isRefusal, type AdmissionCheck, type Grant } from "../admission/admission-check";
+import { isRefusal, NOTHING_HELD, type AdmissionRequest, type Grant, type Refusal } from "../admission/admission-check";
+import type { AdmissionChain } from "../admission/admission-chain";
+import { refusalError, refusalWarning } from "../admission/admission-refusal";
+import { requestTexts } from "../admission/request-texts";
 import type { AttemptCandidate } from "../routing/attempt-candidate";
 import type { RequestOutcome } from "../metering/request-outcome";
 import type { NamespaceAttribution } from "../metering/namespace-attribution";
-import { reservationFor } from "../metering/admission";
+import { outputTokenCeiling, reservationFor } from "../metering/admission";
+import { NO_POLICY } from "../policy/compose-policies";
+import type { EffectivePolicy } from "../policy/effective-policy";
+import type { PolicyStore } from "../policy/policy-store";
+import { requestPrincipals } from "../policy/request-principals";
 import { log } from "../observability/log";
 
 export interface AdmitDeps {
-  /** Every check, in order; the first refusal decides. Empty when nothing is checked (METERING=off, README "Metering"). */
-  checks: readonly AdmissionCheck[];
+  /** Guardrails, budgets and rate limits (when a policy applies), then the wallet (when metering is on). */
+  chain: Pick<AdmissionChain, "admit" | "empty">;
   namespaces: Pick<NamespaceAttribution, "namespaceFor">;
+  policies: Pick<PolicyStore, "effectivePolicy">;
 }
 
 export interface AdmitInput {
@@ -21,49 +29,55 @@ export interface AdmitInput {
   record: RequestOutcome;
 }
 
-export type Admitted = { ok: true; grant: Grant } | { ok: false; error: IrError };
+export type Admitted =
+  /** `policy`: the request's effective policy, for the response-side checks. */
+  | { ok: true; grant: Grant; policy: EffectivePolicy }
+  /** `refusal`: set when a check refused (absent when admission could not decide). */
+  | { ok: false; error: IrError; refusal?: Refusal };
 
-/** What nothing was checked for holds nothing. */
-const NOTHING_HELD: Grant = { settle: () => {}, release: () => {} };
+const NOTHING_CHECKED: Admitted = Object.freeze({ ok: true, grant: NOTHING_HELD, policy: NO_POLICY });
 
 /**
- * Stage 5, before any upstream call: every admission check in turn, against the request's
- * cost ceiling. The first refusal answers the request, and what the checks before it
- * granted is released. A check that cannot decide refuses the request with a 503: nothing
- * is admitted that could not be accounted for (fail closed). The grant returned holds
- * every check's and is settled or released once, when the request ends (settle.ts).
+ * Stage 5, before any upstream call. The request's principals — its namespace (the key's
+ * own, or the one it is attributed to) and its credential — give its effective policy
+ * (cached by the policy store); the admission chain then runs guardrails, budgets and rate
+ * limits (only when a policy applies), then the wallet. The first refusal answers the
+ * request, in its protocol, and its record names the refusing policy; what the checks
+ * before it granted is released. A check that cannot decide refuses the request with a
+ * 503: nothing is admitted that could not be accounted for (fail closed). The grant is
+ * settled or released once, when the request ends (settle.ts).
  */
 export async function admit(deps: AdmitDeps, input: AdmitInput): Promise<Admitted> {
-  if (deps.checks.length === 0) return { ok: true, grant: NOTHING_HELD };
-  const costCeilingMicroUsd = reservationFor(input.ir, input.candidates);
-  const grants: Grant[] = [];
+  if (deps.chain.empty) return NOTHING_CHECKED;
+  const { principal, ir, candidates, record } = input;
   try {
     // The namespace the request is attributed to: its record, and what policies apply.
-    input.record.namespaceId = await deps.namespaces.namespaceFor(input.principal);
-    const request = { ...input, costCeilingMicroUsd };
-    for (const check of deps.checks) {
-      const result = await check.admit(request);
-      if (isRefusal(result)) {
-        for (const grant of grants) grant.release();
-        return { ok: false, error: result.error };
-      }
-      grants.push(result);
+    const namespaceId = await deps.namespaces.namespaceFor(principal);
+    record.namespaceId = namespaceId;
+    // OAuth clients have no tokens yet: when they do, the token's client joins the principals here.
+    const policy = await deps.policies.effectivePolicy(principal.accountId, requestPrincipals(namespaceId, principal));
+    const first = candidates[0]!;
+    const request: AdmissionRequest = {
+      ...input,
+      policy,
+      model: first.modelId,
+      stream: ir.stream,
+      maxTokens: ir.params.maxTokens,
+      outputCeiling: outputTokenCeiling(ir, first),
+      costCeilingMicroUsd: reservationFor(ir, candidates),
+      // Every candidate is funded by the platform until customers' own keys arrive.
+      funding: "cloud_credit",
+      texts: () => requestTexts(ir),
+    };
+    const result = await deps.chain.admit(request);
+    if (isRefusal(result)) {
+      const warning = refusalWarning(result);
+      if (warning) record.warnings.push(warning);
+      return { ok: false, error: refusalError(result), refusal: result };
     }
+    return { ok: true, grant: result, policy };
   } catch (error) {
-    for (const grant of grants) grant.release();
     log.error("admission unavailable", { requestId: input.requestId, error: error instanceof Error ? error.message : String(error) });
     return { ok: false, error: irError("internal", "billing is temporarily unavailable; retry shortly", { status: 503, retryAfter: 1 }) };
   }
-  return { ok: true, grant: grants.length === 1 ? grants[0]! : allOf(grants) };
-}
-
-function allOf(grants: readonly Grant[]): Grant {
-  return {
-    settle: (settled) => {
-      for (const grant of grants) grant.settle(settled);
-    },
-    release: () => {
-      for (const grant of grants) grant.release();
-    },
-  };
 }

@@ -2,9 +2,8 @@ import { irError, type CodecContext, type IrError, type ProtocolId } from "../ir
 import type { StreamHandle } from "../translation/translator";
 import type { StreamOutput } from "../translation/translation-types";
 import type { PassthroughFramer } from "./passthrough-framer";
-import type { Refusal } from "../admission/admission-check";
 import type { BodyReader } from "../routing/body-reader";
-import type { StreamObserver } from "./stream-observer";
+import type { StreamObserver, StreamRefusal } from "./stream-observer";
 import type { InFlightRequests, InterruptibleStream } from "./in-flight-requests";
 import { streamErrorFrame } from "./stream-error-frame";
 import { asIrError } from "./inference-error";
@@ -47,7 +46,7 @@ export interface StreamSeen {
   finish: boolean;
   /** The first error an output reported. */
   error?: IrError;
-  refusal?: Refusal;
+  refusal?: StreamRefusal;
 }
 
 /** What phase 1 of relayStream hands over. */

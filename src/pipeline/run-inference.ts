@@ -69,6 +69,7 @@ export async function runInference(deps: InferenceDeps, input: InferenceInput): 
 
   const admitted = await admit(deps.admission, { principal, requestId, ir, candidates, record: outcome });
   if (!admitted.ok) return failAndSettle(admitted.error);
+  const policy = admitted.policy;
   settlement.hold(admitted.grant);
 
   let result: AttemptsResult;

@@ -61,8 +61,8 @@ export class RequestSettlement {
     this.settled = true;
     const deps = this.deps;
     if (deps === undefined) {
-      // Nothing is recorded or charged: whatever a check holds goes back as it was.
-      this.grant?.release();
+      // Nothing is recorded or charged: the charge of a request that reached an upstream is unknown.
+      this.endGrant(null);
       return undefined;
     }
     const outcome = this.outcome;
@@ -76,7 +76,20 @@ export class RequestSettlement {
       log.warn("charge capped at the admission reservation", { requestId: outcome.requestId, reservedMicroUsd: outcome.reservedMicroUsd, computedMicroUsd: settlement.uncappedMicroUsd });
     }
     deps.writeBuffer.onWritten(outcome.principal.accountId, () => deps.pending.done(outcome));
-    this.grant?.settle({ outcome, chargeMicroUsd: settlement.chargeMicroUsd });
+    this.endGrant(settlement.chargeMicroUsd);
     return settlement;
+  }
+
+  /**
+   * Ends what admission holds, once: settled with the charge when an upstream was called
+   * (a client that left, an answer refused by a response-side check included), released
+   * when none was (nothing was spent and no request was made).
+   */
+  private endGrant(chargeMicroUsd: number | null): void {
+    const grant = this.grant;
+    if (grant === undefined) return;
+    this.grant = undefined;
+    const ended = this.outcome.attempts.length > 0 ? grant.settle({ chargeMicroUsd }) : grant.release();
+    ended.catch((error: unknown) => log.error("admission grant could not be ended", { requestId: this.outcome.requestId, error: error instanceof Error ? error.message : String(error) }));
   }
 }

@@ -1,8 +1,12 @@
 import type { IrError } from "../ir";
-import type { Refusal } from "../admission/admission-check";
 import type { RequestOutcome } from "../metering/request-outcome";
 import type { AttemptRecord } from "../routing/attempt-record";
 import type { StreamOutput } from "../translation/translation-types";
+
+/** Why an answer is refused by a response-side check, in the client's protocol. */
+export interface StreamRefusal {
+  error: IrError;
+}
 
 /** How a relayed stream ended. */
 export interface StreamEnd {
@@ -26,7 +30,7 @@ export interface StreamObserver {
    * that text is written. A Refusal ends the stream: before the first token the request is
    * answered with the refusal's error; after it, with the protocol's error frame.
    */
-  onParts(parts: StreamOutput): Refusal | void;
+  onParts(parts: StreamOutput): StreamRefusal | void;
   /**
    * Called once, when the stream is over (or, for a stream that ended before its first
    * token, before anything is sent). Returns the request's charge in micro-USD (null when

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import postgres from "postgres";
 import { AdmissionChain } from "../../src/admission/admission-chain";
-import { isRefusal, NOTHING_HELD, type AdmissionCheck } from "../../src/admission/policy-admission";
+import { isRefusal, NOTHING_HELD, type AdmissionCheck } from "../../src/admission/admission-check";
 import { GuardrailCheck } from "../../src/admission/guardrail-check";
 import { PolicyCounters } from "../../src/admission/policy-counters";
 import type { Sql } from "../../src/db/connect-database";
@@ -33,7 +33,7 @@ async function reserved(key: string): Promise<{ reserved: number; requests: numb
 describe("the admission chain", () => {
   test("a request with no policy is admitted before any check runs", async () => {
     let calls = 0;
-    const counting: AdmissionCheck = { admit: async () => (calls++, NOTHING_HELD) };
+    const counting: AdmissionCheck = { name: "counting", admit: async () => (calls++, NOTHING_HELD) };
     const chain = new AdmissionChain([counting, new PolicyCounters(sql)]);
     const before = statements;
     expect(await chain.admit(request(NO_POLICY))).toBe(NOTHING_HELD);

@@ -1,4 +1,7 @@
-import type { AdmissionInput, FundingSource } from "../../src/admission/policy-admission";
+import type { AdmissionRequest, FundingSource } from "../../src/admission/admission-check";
+import type { IrRequest } from "../../src/ir";
+import type { Principal } from "../../src/auth/principal";
+import { arrivingRequest } from "../../src/metering/request-outcome";
 import { composePolicies } from "../../src/policy/compose-policies";
 import type { BoundPolicy, EffectivePolicy, PrincipalRef } from "../../src/policy/effective-policy";
 import { toPolicyRecord } from "../../src/policy/policy-record";
@@ -12,8 +15,15 @@ export function effective(...policies: BoundPolicy[]): EffectivePolicy {
   return composePolicies(policies);
 }
 
-export function request(policy: EffectivePolicy, overrides: Partial<AdmissionInput> & { funding?: FundingSource } = {}): AdmissionInput {
+export function request(policy: EffectivePolicy, overrides: Partial<AdmissionRequest> & { funding?: FundingSource } = {}): AdmissionRequest {
+  const principal: Principal = { kind: "api_key", id: "k_test", accountId: "acct_test", namespaceId: null, scopes: [], expiresAt: null };
+  const ir = { model: "openai/gpt-4o-mini", stream: false, messages: [], params: {} } as unknown as IrRequest;
   return {
+    principal,
+    requestId: "req_test",
+    ir,
+    candidates: [],
+    record: arrivingRequest({ requestId: "req_test", principal, clientProtocol: "openai-chat", createdAt: new Date(), startedAt: 0 }),
     policy,
     model: "openai/gpt-4o-mini",
     stream: false,

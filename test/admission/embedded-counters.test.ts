@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { isRefusal } from "../../src/admission/policy-admission";
+import { isRefusal } from "../../src/admission/admission-check";
 import { PolicyCounters } from "../../src/admission/policy-counters";
 import type { Config } from "../../src/config";
 import { connectDatabase, type Database } from "../../src/db/connect-database";
@@ -15,7 +15,8 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "switchyard-admission-"));
   db = await connectDatabase({ databaseUrl: "", dataDir, databasePoolSize: 1 } as Config);
   await migrate(db.sql);
-});
+  // Starting the embedded database and migrating it takes seconds on a busy machine.
+}, 60_000);
 afterAll(async () => {
   await db.close();
   rmSync(dataDir, { recursive: true, force: true });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { isRefusal, NOTHING_HELD, type AdmissionInput, type Refusal } from "../../src/admission/policy-admission";
+import { isRefusal, NOTHING_HELD, type AdmissionRequest, type Refusal } from "../../src/admission/admission-check";
 import { GuardrailCheck } from "../../src/admission/guardrail-check";
 import { requestTexts } from "../../src/admission/request-texts";
 import type { IrRequest } from "../../src/ir";
@@ -7,7 +7,7 @@ import { bound, effective, request } from "./admission-support";
 
 const check = new GuardrailCheck();
 
-async function judged(input: AdmissionInput): Promise<Refusal | "admitted"> {
+async function judged(input: AdmissionRequest): Promise<Refusal | "admitted"> {
   const result = await check.admit(input);
   if (isRefusal(result)) return result;
   expect(result).toBe(NOTHING_HELD);

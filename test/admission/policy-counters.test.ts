@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import postgres from "postgres";
-import { isRefusal, NOTHING_HELD, type Grant, type Refusal } from "../../src/admission/policy-admission";
+import { isRefusal, NOTHING_HELD, type Grant, type Refusal } from "../../src/admission/admission-check";
 import { PolicyCounters } from "../../src/admission/policy-counters";
 import type { Sql } from "../../src/db/connect-database";
 import { migrate } from "../../src/db/migrate";
@@ -62,7 +62,7 @@ describe("budgets and rate limits on two instances sharing one database", () => 
     const admitted = results.filter((r) => r === "admitted").length;
     const refusals = results.filter((r): r is Refusal => r !== "admitted");
     expect(admitted).toBe(100);
-    expect(refusals.every((r) => r.status === 402 && r.code === "budget_exceeded" && r.policy.policyId === "pol_budget_exact")).toBe(true);
+    expect(refusals.every((r) => r.status === 402 && r.code === "budget_exceeded" && r.policy?.policyId === "pol_budget_exact")).toBe(true);
     expect(await counter(key)).toMatchObject({ reserved: 0, spent: 10_000 });
     expect(await bucketSpend(key)).toBe(10_000);
   });

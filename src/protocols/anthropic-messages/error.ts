@@ -12,6 +12,7 @@ const KIND_TO_ANTHROPIC_TYPE: Record<IrErrorKind, string> = {
   authentication: "authentication_error",
   payment_required: "billing_error",
   upstream_payment_required: "billing_error",
+  budget_exceeded: "billing_error",
   permission_denied: "permission_error",
   upstream_policy_violation: "permission_error",
   not_found: "not_found_error",

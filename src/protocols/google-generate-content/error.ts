@@ -16,6 +16,7 @@ const KIND_TO_GOOGLE_STATUS: Record<IrErrorKind, string> = {
   upstream_auth_required: "UNAUTHENTICATED",
   payment_required: "FAILED_PRECONDITION",
   upstream_payment_required: "FAILED_PRECONDITION",
+  budget_exceeded: "FAILED_PRECONDITION",
   permission_denied: "PERMISSION_DENIED",
   upstream_policy_violation: "PERMISSION_DENIED",
   not_found: "NOT_FOUND",
