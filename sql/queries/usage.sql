@@ -8,7 +8,9 @@ select id, request_id, billing_status, created_at, completed_at, prompt_tokens, 
        final_charge_micro_usd, finish_reason, first_token_kind, funding_source,
        generation_duration_ms, request_duration_ms, upstream_duration_ms, ttft_ms,
        model_id, provider_id, routing_profile, status, status_code, streamed,
-       used_capabilities, usage_evidence::json as usage_evidence
+       used_capabilities, usage_evidence::json as usage_evidence,
+       -- The policy that refused the request, kept as a warning of the record (README "Policies").
+       (select w from json_array_elements(warnings::json) w where w->>'code' = 'refused_by_policy' limit 1) as refusal
   from requests
  where account_id = $1 and namespace_id = $2
  order by created_at desc, id desc

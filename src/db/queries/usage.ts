@@ -27,6 +27,8 @@ export interface RequestRecordRow {
   streamed: boolean;
   used_capabilities: string[];
   usage_evidence: UsageEvidence;
+  /** The `refused_by_policy` warning of a request a policy refused: the policy's id in `field`. */
+  refusal: { field?: string; message: string } | null;
 }
 
 export interface NamespaceUsageRow {

@@ -18,9 +18,11 @@ import type { Pagination, UsageWindow } from "./query-params";
  * stored row with its timestamps as RFC 3339 strings; final_charge_micro_usd is null
  * while the charge is unknown (never reported as 0).
  */
-export type RequestRecordEnvelope = Omit<RequestRecordRow, "created_at" | "completed_at"> & {
+export type RequestRecordEnvelope = Omit<RequestRecordRow, "created_at" | "completed_at" | "refusal"> & {
   created_at: string;
   completed_at: string;
+  /** Set when a policy refused the request (README "Policies"): which one, and why. */
+  refused_by: { policy_id: string; reason: string } | null;
 };
 
 export function requestRecordEnvelope(row: RequestRecordRow): RequestRecordEnvelope {
@@ -48,6 +50,7 @@ export function requestRecordEnvelope(row: RequestRecordRow): RequestRecordEnvel
     streamed: row.streamed,
     used_capabilities: row.used_capabilities,
     usage_evidence: row.usage_evidence,
+    refused_by: row.refusal ? { policy_id: row.refusal.field ?? "", reason: row.refusal.message } : null,
   };
 }
 
