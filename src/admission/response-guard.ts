@@ -56,6 +56,10 @@ export class ResponseGuard {
         this.toolArguments.delete(part.index);
         return this.guarded(held, (argumentsDelta) => ({ type: "tool_call_delta", index: part.index, argumentsDelta }), [part]);
       }
+      case "usage":
+        // Some upstreams (Gemini) report usage with every chunk: a run of text goes on
+        // across it, or a match split between two chunks would be let through.
+        return { parts: [part] };
       default: {
         // Whatever held text precedes this part goes out before it.
         const flushed = this.flush();

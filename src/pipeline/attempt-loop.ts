@@ -14,6 +14,7 @@ import { respondJson } from "./respond-json";
 import { relayStream, type RelayDeps } from "./relay-stream";
 import { internalError } from "./inference-error";
 import { shutdownError } from "./in-flight-requests";
+import type { ResponseCheck } from "./response-check";
 
 export interface AttemptDeps extends AttemptTelemetry, RelayDeps {
   translator: Translator;
@@ -34,6 +35,8 @@ export interface AttemptInput {
   warnings: IrWarning[];
   /** The observer of a stream relayed for `attempt`: accounting and settlement. */
   observe: (attempt: AttemptRecord) => StreamObserver;
+  /** Response-side content checks; undefined when no content pattern applies (nothing held back, nothing translated for it). */
+  responseCheck: ResponseCheck | undefined;
 }
 
 export type AttemptsResult =
@@ -115,9 +118,15 @@ export async function runAttempts(deps: AttemptDeps, input: AttemptInput): Promi
     if (!ir.stream) {
       const answer = await respondJson(
         { translator: deps.translator, idleMs: deps.timeouts.idleMs },
-        { response, abortUpstream, upstreamProtocol: candidate.protocol, clientProtocol: protocol, context: codecContext },
+        { response, abortUpstream, upstreamProtocol: candidate.protocol, clientProtocol: protocol, context: codecContext, rewrite: input.responseCheck?.whole },
       );
       call.release();
+      if (!answer.ok && answer.refused) {
+        // The upstream served it and the check refused it: no other candidate is asked.
+        attempt.signals.push(answer.refused.signals);
+        finish(attempt, "success");
+        return { kind: "failed", error: answer.error, cancelled: false };
+      }
       if (answer.ok) {
         attempt.signals.push(answer.signals);
         attempt.firstTokenAt = performance.now();
@@ -138,11 +147,14 @@ export async function runAttempts(deps: AttemptDeps, input: AttemptInput): Promi
       finish(attempt, "provider_error", lastError);
       continue;
     }
+    // A stream whose answer is checked is translated (decoded, checked, encoded), the same protocol included.
+    const guard = input.responseCheck?.stream();
     const relayed = await relayStream(deps, {
       sessionId: `${requestId}#${attempt.ordinal}`,
       upstreamProtocol: candidate.protocol,
       clientProtocol: protocol,
-      passthrough: candidate.protocol === protocol,
+      passthrough: candidate.protocol === protocol && guard === undefined,
+      guard,
       context: codecContext,
       clientAskedUsage: ir.streamIncludeUsage === true,
       reader: new BodyReader(response.body, deps.timeouts.idleMs, abortUpstream),

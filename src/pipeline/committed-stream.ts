@@ -165,6 +165,9 @@ export class CommittedStream implements InterruptibleStream {
     }
     if (!framer) {
       const output = note(await handle.push(chunk));
+      // A check inside the translation refuses after the text it let through: that text goes
+      // out before the error frame. An observer's refusal withholds the whole output.
+      if (output.signals.refused) this.write(output.out);
       this.throwIfRefused();
       return this.write(output.out);
     }

@@ -1,5 +1,5 @@
 import { irError, type IrError, type ProtocolId } from "../ir";
-import type { StreamOutput } from "../translation/translation-types";
+import type { PartGuard, StreamOutput } from "../translation/translation-types";
 import type { Translator } from "../translation/translator";
 import { withUsageCost } from "../metering/usage-cost";
 import { PassthroughFramer } from "./passthrough-framer";
@@ -15,6 +15,8 @@ export interface RelayInput extends CommittedInput {
   sessionId: string;
   upstreamProtocol: ProtocolId;
   passthrough: boolean;
+  /** The response-side check of a stream whose answer is checked (never with passthrough). */
+  guard?: PartGuard;
   clientAskedUsage: boolean;
   headers: Record<string, string>;
 }
@@ -50,7 +52,7 @@ export async function relayStream(deps: RelayDeps, input: RelayInput): Promise<R
     context: input.context,
     clientAskedUsage: input.clientAskedUsage,
     passthrough,
-  });
+  }, input.guard);
   const framer = passthrough ? new PassthroughFramer(input.clientProtocol, input.context.model, input.clientAskedUsage) : undefined;
   const seen: StreamSeen = { firstToken: false, finish: false };
   const note = (output: StreamOutput) => {
@@ -58,6 +60,7 @@ export async function relayStream(deps: RelayDeps, input: RelayInput): Promise<R
     if (signals.firstToken) seen.firstToken = true;
     if (signals.finish) seen.finish = true;
     if (signals.error) seen.error ??= signals.error;
+    if (signals.refused) seen.refusal ??= { error: signals.refused };
     const refusal = observer.onParts(output);
     if (refusal) seen.refusal ??= refusal;
     return output;

@@ -1,6 +1,7 @@
 import { IrDecodeError, irError, type CodecContext, type IrError, type ProtocolId } from "../ir";
 import type { Translator } from "../translation/translator";
-import type { TranslationSignals } from "../translation/translation-types";
+import type { ResponseRewrite, TranslationSignals } from "../translation/translation-types";
+import { translateResponse } from "../translation/translate-response";
 import { isIrError, readBodyText } from "../routing/body-reader";
 import { withUsageCost } from "../metering/usage-cost";
 import { internalError } from "./inference-error";
@@ -17,19 +18,29 @@ export interface RespondJsonInput {
   upstreamProtocol: ProtocolId;
   clientProtocol: ProtocolId;
   context: Omit<CodecContext, "newId">;
+  /** The response-side check, when a guardrail has content patterns (response-check.ts). */
+  rewrite?: ResponseRewrite;
 }
 
-export type JsonAnswer = { ok: true; body: string; signals: TranslationSignals } | { ok: false; error: IrError };
+export type JsonAnswer =
+  | { ok: true; body: string; signals: TranslationSignals }
+  /** `refused`: the response-side check refused the answer (the upstream served it: its signals are there). */
+  | { ok: false; error: IrError; refused?: { signals: TranslationSignals } };
 
 /**
  * Stage 7 for whole answers: reads the upstream's successful body within the idle
  * timeout and translates it into the client's protocol. A body that cannot be read or
  * decoded is the upstream's failure (the next candidate may serve); anything else is ours.
+ * A checked answer is translated on this thread (the check's compiled patterns stay here),
+ * the same protocol included, so redaction can rewrite it.
  */
 export async function respondJson(deps: RespondJsonDeps, input: RespondJsonInput): Promise<JsonAnswer> {
   try {
     const text = await readBodyText(input.response, deps.idleMs, input.abortUpstream);
-    const translated = await deps.translator.translateResponse({ upstream: input.upstreamProtocol, client: input.clientProtocol, body: text, context: input.context });
+    const translation = { upstream: input.upstreamProtocol, client: input.clientProtocol, body: text, context: input.context };
+    const translated = input.rewrite ? translateResponse(translation, input.rewrite) : await deps.translator.translateResponse(translation);
+    const refused = translated.signals.refused;
+    if (refused) return { ok: false, error: refused, refused: { signals: translated.signals } };
     return { ok: true, body: translated.body, signals: translated.signals };
   } catch (error) {
     if (isIrError(error)) return { ok: false, error };

@@ -15,6 +15,7 @@ import { admit, type AdmitDeps } from "./admit";
 import { runAttempts, type AttemptDeps, type AttemptsResult } from "./attempt-loop";
 import { attemptObserver } from "./attempt-accounting";
 import { jsonResponse } from "./respond-json";
+import { responseCheckFor } from "./response-check";
 import { RequestSettlement, type RecordDeps } from "./settle";
 
 /** What each stage is given: only what it uses. */
@@ -69,7 +70,6 @@ export async function runInference(deps: InferenceDeps, input: InferenceInput): 
 
   const admitted = await admit(deps.admission, { principal, requestId, ir, candidates, record: outcome });
   if (!admitted.ok) return failAndSettle(admitted.error);
-  const policy = admitted.policy;
   settlement.hold(admitted.grant);
 
   let result: AttemptsResult;
@@ -82,6 +82,7 @@ export async function runInference(deps: InferenceDeps, input: InferenceInput): 
       attempts: outcome.attempts,
       warnings: outcome.warnings,
       observe: (attempt) => attemptObserver(attempt, settlement, deps.attempts, request.signal),
+      responseCheck: responseCheckFor(admitted.policy, outcome.warnings),
     });
   } catch (error) {
     // A fault of ours (the route answers it with a 500): the request is still settled, so

@@ -2,12 +2,14 @@ import type { IrStreamPart, StreamDecoder, StreamEncoder } from "../ir";
 import { SseParser } from "../protocols/sse";
 import { codecFor } from "./codec-registry";
 import { withIdSource } from "./deterministic-ids";
-import { emptySignals, type StreamOpenOptions, type StreamOutput, type TranslationSignals } from "./translation-types";
+import { emptySignals, type GuardedOutput, type PartGuard, type StreamOpenOptions, type StreamOutput, type TranslationSignals } from "./translation-types";
 
 /**
  * One upstream stream on its way to one client: upstream SSE text in, client SSE
  * text out (nothing out for a passthrough), plus the signals routing and metering
- * need. Stateful; lives in one worker for the whole stream.
+ * need. Stateful; lives in one worker for the whole stream. With a `guard` (a response-side
+ * check, inline only), each decoded part goes through it before encoding: the signals
+ * count what the upstream sent, the client gets what the guard lets through.
  */
 export class StreamTranslation {
   private readonly parser = new SseParser();
@@ -15,7 +17,10 @@ export class StreamTranslation {
   private readonly encoder: StreamEncoder | undefined;
   private sawFirstToken = false;
 
-  constructor(private readonly options: StreamOpenOptions) {
+  constructor(
+    private readonly options: StreamOpenOptions,
+    private readonly guard?: PartGuard,
+  ) {
     this.decoder = codecFor(options.upstream).createStreamDecoder();
     this.encoder = options.passthrough
       ? undefined
@@ -35,6 +40,7 @@ export class StreamTranslation {
     let out = "";
     for (const event of this.parser.end()) out += this.handleParts(this.decoder.push(event), signals);
     out += this.handleParts(this.decoder.end(), signals);
+    if (this.guard) out += this.encodeGuarded(this.guard.flush(), signals);
     if (this.encoder) out += this.encoder.end();
     return { out, signals };
   }
@@ -79,8 +85,17 @@ export class StreamTranslation {
         default:
           break;
       }
-      if (this.encoder) out += this.encoder.push(part);
+      if (this.guard) out += this.encodeGuarded(this.guard.onPart(part), signals);
+      else if (this.encoder) out += this.encoder.push(part);
     }
+    return out;
+  }
+
+  /** What the guard let through, encoded; its refusal is reported once (it sends nothing after one). */
+  private encodeGuarded(guarded: GuardedOutput, signals: TranslationSignals): string {
+    let out = "";
+    if (this.encoder) for (const part of guarded.parts) out += this.encoder.push(part);
+    if (guarded.refused) signals.refused ??= guarded.refused;
     return out;
   }
 

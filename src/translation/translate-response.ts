@@ -3,7 +3,7 @@ import { codecFor } from "./codec-registry";
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from "../protocols/shared/json-depth";
 import { withIdSource } from "./deterministic-ids";
 import { rewriteModelIds } from "./rewrite-model-id";
-import { emptySignals, type TranslatedResponse, type TranslationSignals } from "./translation-types";
+import { emptySignals, type ResponseRewrite, type TranslatedResponse, type TranslationSignals } from "./translation-types";
 
 export interface TranslateResponseInput {
   upstream: ProtocolId;
@@ -36,8 +36,11 @@ function signalsOf(response: IrResponse): TranslationSignals {
  * A complete upstream body -> the client's body, with the signals for metering.
  * Same protocol: the upstream bytes with only the model id changed. A body that is
  * not the upstream protocol's shape throws IrDecodeError (an invalid upstream response).
+ * With a `rewrite` (a response-side check, inline only) the answer is always decoded,
+ * rewritten and encoded, the same protocol included; the signals count what the upstream
+ * sent, and a refusal is reported in them.
  */
-export function translateResponse(input: TranslateResponseInput): TranslatedResponse {
+export function translateResponse(input: TranslateResponseInput, rewrite?: ResponseRewrite): TranslatedResponse {
   let parsed: unknown;
   try {
     parsed = JSON.parse(input.body);
@@ -48,8 +51,14 @@ export function translateResponse(input: TranslateResponseInput): TranslatedResp
   if (exceedsJsonDepth(parsed)) throw new IrDecodeError(`upstream response nests deeper than ${MAX_JSON_DEPTH} levels`);
   const response = codecFor(input.upstream).decodeResponse(parsed);
   const signals = signalsOf(response);
-  if (input.upstream === input.client) return { body: rewriteModelIds(input.body, input.context.model), signals };
-  const encoded = codecFor(input.client).encodeResponse(response, withIdSource(input.context));
+  if (rewrite === undefined && input.upstream === input.client) return { body: rewriteModelIds(input.body, input.context.model), signals };
+  let answer = response;
+  if (rewrite !== undefined) {
+    const rewritten = rewrite(response);
+    if (rewritten.refused) return { body: "", signals: { ...signals, refused: rewritten.refused } };
+    answer = rewritten.response;
+  }
+  const encoded = codecFor(input.client).encodeResponse(answer, withIdSource(input.context));
   return { body: JSON.stringify(encoded), signals };
 }
 

@@ -1,4 +1,4 @@
-import type { IrError, IrFinish, IrRequest, IrUsage, IrWarning, ProtocolId, CodecContext } from "../ir";
+import type { IrError, IrFinish, IrRequest, IrResponse, IrStreamPart, IrUsage, IrWarning, ProtocolId, CodecContext } from "../ir";
 
 /** What a translation saw, reported back to the pipeline for routing and metering. */
 export interface TranslationSignals {
@@ -11,7 +11,28 @@ export interface TranslationSignals {
   /** Characters of output (text, reasoning, tool arguments) seen in this call: the disconnect estimator's input. */
   outputChars: number;
   toolCalls: number;
+  /** A response-side check refused the answer (its error, 403): nothing after it is sent. */
+  refused?: IrError;
 }
+
+/**
+ * A response-side check over an answer's IR parts, run between decoding the upstream and
+ * encoding for the client (the pipeline builds one when a guardrail has content patterns).
+ * It may rewrite parts (redaction), hold some back, or refuse the rest of the answer.
+ */
+export interface PartGuard {
+  onPart(part: IrStreamPart): GuardedOutput;
+  /** What it still holds, when the upstream stream ends. */
+  flush(): GuardedOutput;
+}
+
+export interface GuardedOutput {
+  parts: IrStreamPart[];
+  refused?: IrError;
+}
+
+/** The same check over a whole answer. */
+export type ResponseRewrite = (response: IrResponse) => { response: IrResponse; refused?: IrError };
 
 export interface DecodedRequest {
   request: IrRequest;

@@ -3,7 +3,7 @@ import { StreamTranslation } from "./stream-translation";
 import { decodeClientRequest, encodeUpstreamRequest } from "./translate-request";
 import { translateResponse, type TranslateResponseInput } from "./translate-response";
 import type { TranslationMessage, TranslationReply } from "./translation-handler";
-import type { DecodedRequest, EncodedUpstreamRequest, StreamOpenOptions, StreamOutput, TranslatedResponse } from "./translation-types";
+import type { DecodedRequest, EncodedUpstreamRequest, PartGuard, StreamOpenOptions, StreamOutput, TranslatedResponse } from "./translation-types";
 
 /** One stream's translation, wherever it runs. */
 export interface StreamHandle {
@@ -22,7 +22,8 @@ export interface Translator {
   decodeRequest(protocol: ProtocolId, body: string, injected?: Record<string, unknown>): Promise<DecodedRequest>;
   encodeRequest(protocol: ProtocolId, request: IrRequest, providerModelId: string, stream: boolean): Promise<EncodedUpstreamRequest>;
   translateResponse(input: TranslateResponseInput): Promise<TranslatedResponse>;
-  openStream(options: StreamOpenOptions): StreamHandle;
+  /** With a `guard` (a response-side check) the stream is translated on this thread, the same protocol included. */
+  openStream(options: StreamOpenOptions, guard?: PartGuard): StreamHandle;
   close(): Promise<void>;
 }
 
@@ -37,8 +38,8 @@ export class InlineTranslator implements Translator {
   async translateResponse(input: TranslateResponseInput) {
     return translateResponse(input);
   }
-  openStream(options: StreamOpenOptions): StreamHandle {
-    const translation = new StreamTranslation(options);
+  openStream(options: StreamOpenOptions, guard?: PartGuard): StreamHandle {
+    const translation = new StreamTranslation(guard ? { ...options, passthrough: false } : options, guard);
     return {
       push: async (text) => translation.push(text),
       end: async () => translation.end(),
@@ -75,7 +76,9 @@ export class PooledTranslator implements Translator {
   translateResponse(input: TranslateResponseInput) {
     return this.send<TranslatedResponse>({ op: "translate_response", ...input });
   }
-  openStream(options: StreamOpenOptions): StreamHandle {
+  openStream(options: StreamOpenOptions, guard?: PartGuard): StreamHandle {
+    // A guard holds compiled patterns and state a worker cannot share: that stream is translated here.
+    if (guard) return new InlineTranslator().openStream(options, guard);
     const key = options.sessionId;
     // Opening is queued ahead of every push on the same pinned worker; awaiting it
     // here would add a round trip to time-to-first-byte for nothing.
@@ -134,8 +137,8 @@ export class AutoTranslator implements Translator {
   translateResponse(input: TranslateResponseInput) {
     return input.body.length <= this.inlineMaxBytes ? this.inline.translateResponse(input) : this.pooled.translateResponse(input);
   }
-  openStream(options: StreamOpenOptions): StreamHandle {
-    return this.inline.openStream(options);
+  openStream(options: StreamOpenOptions, guard?: PartGuard): StreamHandle {
+    return this.inline.openStream(options, guard);
   }
   close() {
     return this.pooled.close();
