@@ -18,6 +18,7 @@ import { cleanupAll, firstLineWithin, spawnChild, waitForPing } from "./children
 import { chatTarget, measureFirstByte, measureLatency, measureThroughput, requestOnce, runLanes, type Target } from "./load";
 import { renderReport, type ModeResult, type PathResult, type Probe } from "./report";
 import { startDatabase, startSwitchyard, type SwitchyardProcess } from "./switchyard-process";
+import { measurePolicyCosts, policyPaths, renderPolicyCosts } from "./policy-paths";
 
 const quick = process.argv.includes("--quick");
 const SETTINGS = quick
@@ -123,6 +124,14 @@ async function main(): Promise<number> {
     say(`throughput at ${SETTINGS.lanes} connections: ${seconds} s per path in ${SETTINGS.slices} interleaved slices`);
     const throughput = await measureThroughput(plain, SETTINGS);
 
+    // The policy engine's cost, on the default variant: the metered path with no policy,
+    // with a budget, a rate limit and a guardrail, and a stream with a redact pattern.
+    const metered = switchyards[0]!;
+    const policyTargets = await policyPaths(metered.url, metered.apiKey);
+    for (const { target } of policyTargets) await sanityCheck(target, target.body?.includes('"stream":true') ?? false);
+    say(`policy engine: ${policyTargets.length} paths on Switchyard (${metered.mode}), ${seconds} s each in ${SETTINGS.slices} interleaved slices`);
+    const policyCosts = await measurePolicyCosts(policyTargets, metered.pid, SETTINGS);
+
     const memory = new Map(switchyards.map((s) => [s.mode, s.memoryKb()]));
     // A last look that each Switchyard still serves (a crash mid-run shows up as errors too).
     const problems: string[] = [];
@@ -160,10 +169,11 @@ async function main(): Promise<number> {
       problems,
       wallSeconds: (performance.now() - clock) / 1000,
     });
-    console.log(report.markdown);
-    writeFileSync(join(HERE, "last-results.md"), report.markdown);
+    const markdown = `${report.markdown}\n${renderPolicyCosts(metered.mode, policyCosts)}\n`;
+    console.log(markdown);
+    writeFileSync(join(HERE, "last-results.md"), markdown);
     say(`wrote test/bench/last-results.md`);
-    return report.errors > 0 ? 1 : 0;
+    return report.errors + policyCosts.reduce((sum, cost) => sum + cost.errors, 0) > 0 ? 1 : 0;
   } finally {
     await Promise.all(switchyards.map((s) => s.stop()));
     cleanupAll();
