@@ -45,10 +45,13 @@ export class GuardrailCheck implements AdmissionCheck {
 
   /** The refusal of the first guardrail the request breaks, or undefined. */
   judge(guardrail: EffectiveGuardrail, input: AdmissionRequest): Refusal | undefined {
-    const denied = guardrail.modelDeny.get(input.model);
-    if (denied) return permissionDenied(denied, `model ${input.model} is denied by policy "${denied.policyName}"`);
-    for (const allow of guardrail.modelAllowLists) {
-      if (!allow.models.has(input.model)) return permissionDenied(allow.source, `model ${input.model} is not allowed by policy "${allow.source.policyName}"`);
+    // Every model the request may be served by: a fallback in `models` is judged like the first.
+    const refused = modelRefusal(guardrail, input.model);
+    if (refused) return refused;
+    for (const candidate of input.candidates) {
+      if (candidate.modelId === input.model) continue;
+      const fallback = modelRefusal(guardrail, candidate.modelId);
+      if (fallback) return fallback;
     }
     if (input.stream && guardrail.streamingForbiddenBy) {
       const source = guardrail.streamingForbiddenBy;
@@ -110,4 +113,13 @@ export class GuardrailCheck implements AdmissionCheck {
     }
     return undefined;
   }
+}
+
+function modelRefusal(guardrail: EffectiveGuardrail, model: string): Refusal | undefined {
+  const denied = guardrail.modelDeny.get(model);
+  if (denied) return permissionDenied(denied, `model ${model} is denied by policy "${denied.policyName}"`);
+  for (const allow of guardrail.modelAllowLists) {
+    if (!allow.models.has(model)) return permissionDenied(allow.source, `model ${model} is not allowed by policy "${allow.source.policyName}"`);
+  }
+  return undefined;
 }

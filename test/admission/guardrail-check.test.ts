@@ -3,6 +3,7 @@ import { isRefusal, NOTHING_HELD, type AdmissionRequest, type Refusal } from "..
 import { GuardrailCheck } from "../../src/admission/guardrail-check";
 import { requestTexts } from "../../src/admission/request-texts";
 import type { IrRequest } from "../../src/ir";
+import type { AttemptCandidate } from "../../src/routing/attempt-candidate";
 import { bound, effective, request } from "./admission-support";
 
 const check = new GuardrailCheck();
@@ -29,6 +30,15 @@ describe("guardrails, from composed policies to a decision", () => {
     refusedBy(await judged(request(policy, { model: "anthropic/claude-3-5-haiku" })), "pol_deny");
     refusedBy(await judged(request(policy, { model: "google/gemini-2.0-flash" })), "pol_allow_b");
     refusedBy(await judged(request(policy, { model: "openai/gpt-4o" })), "pol_allow_a");
+  });
+
+  test("a fallback model is judged like the first: a denied or unlisted one refuses the request", async () => {
+    const candidates = (...models: string[]) => models.map((modelId) => ({ modelId }) as AttemptCandidate);
+    const deny = effective(bound("pol_fallback_deny", "guardrail", { model_deny: ["anthropic/claude-sonnet-4"] }));
+    refusedBy(await judged(request(deny, { candidates: candidates("openai/gpt-4o-mini", "anthropic/claude-sonnet-4") })), "pol_fallback_deny");
+    const allow = effective(bound("pol_fallback_allow", "guardrail", { model_allow: ["openai/gpt-4o-mini"] }));
+    refusedBy(await judged(request(allow, { candidates: candidates("openai/gpt-4o-mini", "google/gemini-2.5-flash") })), "pol_fallback_allow");
+    expect(await judged(request(allow, { candidates: candidates("openai/gpt-4o-mini", "openai/gpt-4o-mini") }))).toBe("admitted");
   });
 
   test("an empty allow list denies every model", async () => {

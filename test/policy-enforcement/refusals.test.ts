@@ -143,9 +143,10 @@ describe("the record of a refused request", () => {
       if (record === undefined) await Bun.sleep(20);
     }
     expect(record).toMatchObject({ status: "failed", status_code: 402, final_charge_micro_usd: 0, refused_by: { policy_id: policyId, reason: expect.stringContaining("budget_exceeded") } });
-    // A request that was served names no policy.
+    // A request that was served names no policy (its record has exactly the spec's fields).
     const served = (await api(harness, "GET", "/v1/requests?limit=100")).data.filter((row: any) => row.status === "succeeded");
-    for (const row of served) expect(row.refused_by).toBeNull();
+    expect(served.length).toBeGreaterThan(0);
+    for (const row of served) expect("refused_by" in row).toBe(false);
   });
 });
 

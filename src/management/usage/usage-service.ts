@@ -21,8 +21,8 @@ import type { Pagination, UsageWindow } from "./query-params";
 export type RequestRecordEnvelope = Omit<RequestRecordRow, "created_at" | "completed_at" | "refusal"> & {
   created_at: string;
   completed_at: string;
-  /** Set when a policy refused the request (README "Policies"): which one, and why. */
-  refused_by: { policy_id: string; reason: string } | null;
+  /** Only on a request a policy refused (README "Policies"): which one, and why. Other records carry exactly the spec's fields. */
+  refused_by?: { policy_id: string; reason: string };
 };
 
 export function requestRecordEnvelope(row: RequestRecordRow): RequestRecordEnvelope {
@@ -50,7 +50,7 @@ export function requestRecordEnvelope(row: RequestRecordRow): RequestRecordEnvel
     streamed: row.streamed,
     used_capabilities: row.used_capabilities,
     usage_evidence: row.usage_evidence,
-    refused_by: row.refusal ? { policy_id: row.refusal.field ?? "", reason: row.refusal.message } : null,
+    ...(row.refusal ? { refused_by: { policy_id: row.refusal.field ?? "", reason: row.refusal.message } } : {}),
   };
 }
 
