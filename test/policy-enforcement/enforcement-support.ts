@@ -3,7 +3,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import { ApiError, GoogleGenAI } from "@google/genai";
 import type { InferenceHarness } from "../helpers/inference-harness";
 
-/** The five client surfaces the refusal tests drive, each through its official SDK. */
+/** The four client protocols the policy tests drive, each through its official SDK. */
 export const CLIENTS = ["openai-chat", "openai-responses", "anthropic-messages", "google-generate-content"] as const;
 export type ClientName = (typeof CLIENTS)[number];
 

@@ -60,7 +60,7 @@ function expectRefused(seen: Seen, expected: Case): void {
 describe("each refusal through each SDK, sync and stream", () => {
   for (const refusal of CASES) {
     test(refusal.name, async () => {
-      const { token, policyId } = await keyWithPolicy(harness, refusal.kind, refusal.spec);
+      const { token } = await keyWithPolicy(harness, refusal.kind, refusal.spec);
       const upstreamCalls = harness.mocks.openai.requests.length;
       for (let i = 0; i < (refusal.admittedFirst ?? 0); i++) expect((await callThroughSdk(harness, "openai-chat", token, MODEL, { stream: false })).ok).toBe(true);
       const called = harness.mocks.openai.requests.length;
@@ -77,7 +77,6 @@ describe("each refusal through each SDK, sync and stream", () => {
       // A refused request never reaches an upstream.
       expect(harness.mocks.openai.requests.length).toBe(called);
       expect(called - upstreamCalls).toBe(refusal.admittedFirst ?? 0);
-      expect(policyId).toMatch(/^pol_/);
     });
   }
 

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
 import type { MockUpstream } from "../helpers/mock-upstreams";
-import { callThroughSdk, CLIENTS } from "./enforcement-support";
-import { keyWithPolicy } from "./enforcement-support";
+import { callThroughSdk, CLIENTS, keyWithPolicy } from "./enforcement-support";
 
 /**
  * Response-side content patterns through each SDK, sync and stream, over an upstream of
