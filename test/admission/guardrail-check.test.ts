@@ -8,8 +8,8 @@ import { bound, effective, request } from "./admission-support";
 
 const check = new GuardrailCheck();
 
-async function judged(input: AdmissionRequest): Promise<Refusal | "admitted"> {
-  const result = await check.admit(input);
+async function judged(input: AdmissionRequest, by: GuardrailCheck = check): Promise<Refusal | "admitted"> {
+  const result = await by.admit(input);
   if (isRefusal(result)) return result;
   expect(result).toBe(NOTHING_HELD);
   return "admitted";
@@ -134,19 +134,19 @@ describe("guardrails, from composed policies to a decision", () => {
     expect(reads).toBe(1);
   });
 
-  test("a pattern with a slow worst case over a long text fails closed within the deadline", async () => {
+  test("a pattern with a slow worst case over a long text fails closed at the deadline; ordinary text is judged in full", async () => {
     const slow = effective(bound("pol_slow", "guardrail", { content_patterns: [{ name: "handle", pattern: "[a-z]+@[a-z]+\\.example" }] }));
+    // Quadratic per window: judged in full this takes seconds of CPU, so the 100 ms deadline always ends it.
     const attack = "a".repeat(2_000_000);
-    const started = performance.now();
     const refused = await judged(request(slow, { texts: () => [attack] }));
-    const elapsed = performance.now() - started;
     refusedBy(refused, "pol_slow");
     expect((refused as Refusal).message).toContain("in time");
-    expect(elapsed).toBeLessThan(1_000);
-    // The same pattern over ordinary text of the same size is judged in full and passes.
+    // Ordinary text of the same size is judged in full (tens of ms): with a deadline no loaded
+    // machine reaches, so the assertion is about the verdict, not the speed.
+    const patient = new GuardrailCheck({ scanDeadlineMs: 60_000 });
     const prose = "the quick brown fox jumps over the lazy dog. ".repeat(2_000_000 / 45);
-    expect(await judged(request(slow, { texts: () => [prose] }))).toBe("admitted");
+    expect(await judged(request(slow, { texts: () => [prose] }), patient)).toBe("admitted");
     // A match far into a long text is found.
-    refusedBy(await judged(request(slow, { texts: () => [prose + " mail me at bob@corp.example"] })), "pol_slow");
+    refusedBy(await judged(request(slow, { texts: () => [prose + " mail me at bob@corp.example"] }), patient), "pol_slow");
   });
 });

@@ -48,10 +48,9 @@ describe("content patterns", () => {
     const hostile = "a".repeat(5_000) + "!";
     for (const pattern of ["a+$", "(?:ab|cd){1,8}x", "[a-z]+@", "(?:\\d{3}-){2}\\d{4}"]) {
       expect(contentPatternProblem(pattern)).toBeUndefined();
-      const regex = compileContentPattern(pattern);
-      const started = performance.now();
-      hostile.replace(regex, "[REDACTED]");
-      expect({ pattern, slow: performance.now() - started > 500 }).toEqual({ pattern, slow: false });
+      // An exponential pattern would never return here, and the test runner's timeout fails the
+      // test; a quadratic one returns in milliseconds. No clock: the verdict, not the speed.
+      expect(hostile.replace(compileContentPattern(pattern), "[REDACTED]")).toBe(hostile);
     }
   });
 
