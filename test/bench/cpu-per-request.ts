@@ -15,6 +15,9 @@
  *        SLICES, SLICE_MS  interleaved slices per path and their length (3, 2500)
  *        WARMUP_MS  untimed load per path before the first slice (6000), so per-flush
  *                   metering code is JIT-compiled, as in a long-running gateway
+ *   A variant's SWITCHYARD_ROOT runs another checkout's `src/main.ts` (e.g. a `git worktree`
+ *   of an older commit, its node_modules linked), so two commits are compared in one run:
+ *     VARIANTS='before:{"SWITCHYARD_ROOT":"../before"};after:{}' bun test/bench/cpu-per-request.ts
  */
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";

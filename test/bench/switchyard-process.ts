@@ -106,7 +106,7 @@ function statusField(pid: number, field: string): number {
 export async function startSwitchyard(options: {
   /** A label for the variant, e.g. "auto" or "auto, metering off". */
   mode: string;
-  /** Environment for this variant (TRANSLATION_MODE, METERING, …). */
+  /** Environment for this variant (TRANSLATION_MODE, METERING, …; SWITCHYARD_ROOT: run another checkout). */
   env: Record<string, string>;
   database: Database;
   mocks: Pick<MockUpstream, "protocol" | "baseUrl">[];
@@ -134,7 +134,7 @@ export async function startSwitchyard(options: {
     ...options.env,
     SHUTDOWN_GRACE_MS: "2000",
   };
-  const child: Child = spawnChild(`switchyard (${options.mode})`, [process.execPath, ...(options.bunFlags ?? []), "src/main.ts"], { env, cwd: REPO_ROOT });
+  const child: Child = spawnChild(`switchyard (${options.mode})`, [process.execPath, ...(options.bunFlags ?? []), "src/main.ts"], { env, cwd: options.env.SWITCHYARD_ROOT ?? REPO_ROOT });
   const url = `http://127.0.0.1:${port}`;
   await waitForPing(url, child, 60_000);
 
