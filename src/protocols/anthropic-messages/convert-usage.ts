@@ -7,7 +7,7 @@ function count(value: unknown): number | undefined {
 }
 
 /**
- * Anthropic usage -> IR (reference §9.1). Anthropic's `input_tokens` EXCLUDES cache reads
+ * Anthropic usage -> IR. Anthropic's `input_tokens` EXCLUDES cache reads
  * and cache writes (https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching
  * "total input tokens = input + cache_read + cache_creation"), while the IR prompt count
  * includes them. Reasoning tokens are only known when the API reports
@@ -49,7 +49,7 @@ export function mergeAnthropicUsage(previous: JsonObject | undefined, next: Json
   return merged;
 }
 
-/** IR -> Anthropic usage: input_tokens is rendered cache-exclusive again (reference §11.6). */
+/** IR -> Anthropic usage: input_tokens is rendered cache-exclusive again. */
 export function toAnthropicUsage(usage: IrUsage | undefined): AnthropicUsage {
   const prompt = usage?.promptTokens ?? 0;
   const cacheRead = usage?.cacheReadTokens;

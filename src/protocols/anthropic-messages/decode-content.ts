@@ -125,7 +125,7 @@ export function decodeAnthropicBlock(block: unknown, path: string, state: Conten
     case "thinking": {
       const text = readString(block, "thinking", `${path}.thinking`) ?? "";
       const signature = readString(block, "signature", `${path}.signature`);
-      // Anthropic rejects replayed thinking without its signature (reference §11.2): keep signed only.
+      // Anthropic rejects replayed thinking without its signature: keep signed only.
       if (signature === undefined || signature === "") return skipped(state, path, "unsigned thinking block skipped");
       return { type: "reasoning", text, signature, signatureProtocol: "anthropic-messages" };
     }
@@ -143,7 +143,7 @@ const ROLES = new Set(["user", "assistant", "system"]);
 
 /**
  * Messages -> IR messages. `tool_result` blocks inside a user message are split out into
- * their own role:"tool" messages (reference §11.1), one per result, in their original
+ * their own role:"tool" messages, one per result, in their original
  * position relative to the surrounding user content.
  */
 export function decodeAnthropicMessages(messages: unknown[], state: ContentDecodeState): IrMessage[] {

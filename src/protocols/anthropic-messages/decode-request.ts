@@ -21,7 +21,7 @@ import {
   type JsonObject,
 } from "../shared/json-fields";
 
-/** Top-level fields mapped into the IR; everything else rides in `extras` (reference §11). */
+/** Top-level fields mapped into the IR; everything else rides in `extras`. */
 const MAPPED_FIELDS = new Set([
   "model", "models", "messages", "system", "max_tokens", "temperature", "top_p", "top_k", "stop_sequences",
   "stream", "tools", "tool_choice", "thinking", "output_config", "output_format",
@@ -105,11 +105,11 @@ function decodeOutputFormat(format: JsonObject, path: string): IrResponseFormat 
   if (format.type !== "json_schema") throw new IrDecodeError(`${path}.type must be "json_schema"`);
   const schema = readObject(format, "schema", `${path}.schema`);
   if (schema === undefined) throw new IrDecodeError(`${path}.schema must be an object`);
-  // Anthropic formats are unnamed; "response" is the name OpenAI wires require (reference §11.4).
+  // Anthropic formats are unnamed; "response" is the name OpenAI wires require.
   return { type: "json_schema", name: "response", schema };
 }
 
-/** Anthropic Messages request body (reference §2.3) -> IR. */
+/** Anthropic Messages request body -> IR. */
 export function decodeAnthropicRequest(body: unknown): Encoded<IrRequest> {
   if (!isRecord(body)) throw new IrDecodeError("request body must be a JSON object");
   const model = body.model;

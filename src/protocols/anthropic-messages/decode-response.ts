@@ -26,7 +26,7 @@ function decodeResponseBlock(block: JsonObject): IrContentPart | undefined {
   }
 }
 
-/** Anthropic Messages response (reference §2.3) -> IR. */
+/** Anthropic Messages response -> IR. */
 export function decodeAnthropicResponse(body: unknown): IrResponse {
   if (!isRecord(body) || body.type !== "message" || !Array.isArray(body.content)) {
     throw new IrDecodeError("upstream response is not an Anthropic message");

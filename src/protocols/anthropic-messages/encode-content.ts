@@ -48,7 +48,7 @@ function encodeToolResult(part: IrToolResultPart): AnthropicToolResultBlock {
   if (typeof part.output === "string") {
     if (part.output !== "") block.content = part.output;
   } else {
-    // tool_result content accepts text and image blocks only (reference §11.2).
+    // tool_result content accepts text and image blocks only.
     const content: Array<AnthropicTextBlock | AnthropicImageBlock> = [];
     for (const item of part.output) {
       const encoded = item.type === "text" ? encodeText(item) : encodeImage(item);
@@ -84,7 +84,7 @@ function encodePart(part: IrContentPart, path: string, warnings: IrWarning[]): A
       return undefined;
     }
     case "reasoning": {
-      // Thinking is replayed only with an Anthropic signature; anything else is rejected upstream (reference §11.2).
+      // Thinking is replayed only with an Anthropic signature; anything else is rejected upstream.
       if (part.signatureProtocol === "anthropic-messages" && part.redactedData !== undefined) {
         return { type: "redacted_thinking", data: part.redactedData };
       }

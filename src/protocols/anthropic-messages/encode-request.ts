@@ -2,7 +2,7 @@ import { IrDecodeError, type EncodeRequestContext, type Encoded, type IrReasonin
 import { encodeAnthropicMessages } from "./encode-content";
 import type { JsonObject } from "../shared/json-fields";
 
-/** `max_tokens` is required by the Messages API; 4096 is the reference default (§11.4). */
+/** `max_tokens` is required by the Messages API; 4096 is the default when the client set none. */
 const DEFAULT_MAX_TOKENS = 4096;
 
 /** Effort levels the Messages API accepts in `output_config.effort`. */
@@ -23,7 +23,7 @@ function encodeToolChoice(request: IrRequest): JsonObject | undefined {
   else if (choice?.type === "required") encoded = { type: "any" };
   else if (choice?.type === "none") return { type: "none" }; // tool_choice none takes no parallel flag
   else if (choice?.type === "tool") encoded = { type: "tool", name: choice.name };
-  // parallel_tool_calls is the inverse of disable_parallel_tool_use (reference §11.3).
+  // parallel_tool_calls is the inverse of disable_parallel_tool_use.
   if (request.parallelToolCalls === false) encoded = { ...(encoded ?? { type: "auto" }), disable_parallel_tool_use: true };
   return encoded;
 }
@@ -34,7 +34,7 @@ function unsupported(warnings: IrWarning[], field: string): void {
 
 /** IR -> Anthropic Messages upstream body. */
 export function encodeAnthropicRequest(request: IrRequest, context: EncodeRequestContext): Encoded<JsonObject> {
-  // Reference §11.4: Messages has no stored responses; `store: true` cannot be honoured.
+  // Messages has no stored responses; `store: true` cannot be honoured.
   if (request.store === true) throw new IrDecodeError("store: true is not supported by an Anthropic Messages upstream");
   const warnings: IrWarning[] = [];
   const { leadingSystem, messages } = encodeAnthropicMessages(request.messages, warnings);

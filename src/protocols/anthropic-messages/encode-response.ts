@@ -9,7 +9,7 @@ export function anthropicMessageId(context: CodecContext): string {
   return `msg_${context.requestId}`;
 }
 
-/** IR -> Anthropic Messages client response (reference §2.3, §11.6). */
+/** IR -> Anthropic Messages client response. */
 export function encodeAnthropicResponse(response: IrResponse, context: CodecContext): Record<string, unknown> {
   const content: AnthropicContentBlock[] = [];
   let hasToolCalls = false;

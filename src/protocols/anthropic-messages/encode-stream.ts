@@ -17,7 +17,8 @@ interface ToolState {
 type OpenBlock = { kind: "text"; index: number } | { kind: "tool"; index: number; tool: number };
 
 /**
- * IR stream parts -> Anthropic Messages SSE in the exact order of reference §11.8:
+ * IR stream parts -> Anthropic Messages SSE in the documented order
+ * (https://docs.anthropic.com/en/api/messages-streaming):
  * message_start, content_block_start/delta/stop per block (indexes increase, blocks never
  * interleave), message_delta with stop_reason and usage, message_stop.
  *

@@ -101,7 +101,7 @@ function parseRetryAfter(value: string | undefined): number | undefined {
   return Number.isFinite(seconds) && seconds >= 0 ? seconds : undefined;
 }
 
-/** Upstream Anthropic error (HTTP status + body, or an `event: error` payload) -> IR (reference §1.4). */
+/** Upstream Anthropic error (HTTP status + body, or an `event: error` payload) -> IR. */
 export function decodeAnthropicError(status: number | undefined, body: unknown, headers?: Record<string, string>): IrError {
   const envelope = isRecord(body) && isRecord(body.error) ? body.error : undefined;
   const type = typeof envelope?.type === "string" ? envelope.type : undefined;

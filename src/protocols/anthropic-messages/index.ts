@@ -8,7 +8,7 @@ import { createAnthropicStreamEncoder } from "./encode-stream";
 import { decodeAnthropicError, encodeAnthropicError } from "./error";
 
 /**
- * The Anthropic Messages wire (`POST /v1/messages`, reference §2.3), both as the client
+ * The Anthropic Messages wire (`POST /v1/messages`), both as the client
  * protocol and as an upstream. Pure: no I/O, no clock, no randomness.
  */
 export const anthropicMessagesCodec: ProtocolCodec = {

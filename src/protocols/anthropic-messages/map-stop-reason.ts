@@ -2,7 +2,7 @@ import type { IrFinish, IrFinishReason } from "../../ir";
 import type { AnthropicStopReason } from "./wire-types";
 
 /**
- * `stop_reason` ↔ canonical finish (reference §11.5). Values from
+ * `stop_reason` ↔ canonical finish. Values from
  * https://docs.anthropic.com/en/api/handling-stop-reasons:
  * end_turn / stop_sequence = the model stopped; max_tokens and
  * model_context_window_exceeded = cut off; tool_use; refusal = streaming classifiers
@@ -42,7 +42,7 @@ export function mapAnthropicStopReason(stopReason: unknown): IrFinish {
  * Canonical finish -> `stop_reason`. A raw value that is itself an Anthropic stop reason
  * with the same meaning is kept, so Anthropic -> Anthropic stays exact (stop_sequence,
  * pause_turn). Whenever the turn carried a tool call the answer is `tool_use`: agents
- * stop mid-task on `end_turn` (pitfalls: mixed text + tool turns).
+ * stop mid-task on `end_turn` (a turn can mix text and tool calls).
  */
 export function toAnthropicStopReason(finish: IrFinish | undefined, hasToolCalls: boolean): AnthropicStopReason {
   if (hasToolCalls) return "tool_use";

@@ -7,7 +7,7 @@ function count(value: unknown): number | undefined {
 }
 
 /**
- * Gemini `usageMetadata` -> IR (reference §9.1; fields from
+ * Gemini `usageMetadata` -> IR (fields from
  * https://ai.google.dev/api/generate-content#UsageMetadata). `promptTokenCount` already
  * includes cached content, `candidatesTokenCount` EXCLUDES thinking, so completion =
  * candidates + thoughts. Gemini has no cache-write counter.
@@ -25,7 +25,7 @@ export function convertGeminiUsage(usage: JsonObject): IrUsage {
   return result;
 }
 
-/** IR -> `usageMetadata` (reference §11.6): candidates exclude reasoning again. */
+/** IR -> `usageMetadata`: candidates exclude reasoning again. */
 export function toGeminiUsage(usage: IrUsage | undefined): GeminiUsageMetadata {
   const prompt = usage?.promptTokens ?? 0;
   const completion = usage?.completionTokens ?? 0;

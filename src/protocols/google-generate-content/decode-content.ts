@@ -81,7 +81,7 @@ function decodePart(part: unknown, path: string, messageIndex: number, partIndex
     const output = response.response ?? {};
     if (!isRecord(output)) throw new IrDecodeError(`${path}.functionResponse.response must be an object`);
     // Match the oldest unanswered call of that name, so the result points at its synthesised id;
-    // the name itself is the last resort (reference §11.1).
+    // the name itself is the last resort.
     const explicitId = readString(response, "id", `${path}.functionResponse.id`);
     const waiting = state.openCalls.get(name);
     const callId = explicitId ?? waiting?.shift() ?? name;
@@ -93,7 +93,7 @@ function decodePart(part: unknown, path: string, messageIndex: number, partIndex
 }
 
 /**
- * `contents` -> IR messages (reference §11.1): role user or absent -> user, model ->
+ * `contents` -> IR messages: role user or absent -> user, model ->
  * assistant, function/tool -> tool; functionResponse parts are split out into their own
  * tool messages wherever they appear.
  */

@@ -83,7 +83,7 @@ function decodeTools(value: unknown, serverTools: JsonObject[], warnings: IrWarn
   return tools;
 }
 
-/** functionCallingConfig (https://ai.google.dev/api/caching#FunctionCallingConfig) -> tool choice (reference §11.3). */
+/** functionCallingConfig (https://ai.google.dev/api/caching#FunctionCallingConfig) -> tool choice. */
 function decodeToolConfig(toolConfig: JsonObject, request: IrRequest, warnings: IrWarning[], extras: JsonObject): void {
   const { functionCallingConfig, ...rest } = toolConfig;
   if (Object.keys(rest).length > 0) extras.toolConfig = rest;
@@ -162,7 +162,7 @@ function decodeGenerationConfig(config: JsonObject, request: IrRequest, extras: 
       geminiSchema === undefined
         ? readObject(config, "responseJsonSchema", path("responseJsonSchema"))
         : decodeGeminiSchema(geminiSchema, path("responseSchema"), warnings);
-    // Gemini schemas are unnamed; "response" is the name OpenAI wires require (reference §11.4).
+    // Gemini schemas are unnamed; "response" is the name OpenAI wires require.
     request.responseFormat = schema === undefined ? { type: "json_object" } : { type: "json_schema", name: "response", schema };
   } else if (mimeType !== undefined && mimeType !== "text/plain") {
     // text/x.enum and other Gemini-only output modes stay same-protocol.
@@ -174,7 +174,7 @@ function decodeGenerationConfig(config: JsonObject, request: IrRequest, extras: 
   if (Object.keys(rest).length > 0) extras.generationConfig = rest;
 }
 
-/** Gemini generateContent body (reference §2.4; `model` and `stream` injected by the HTTP layer) -> IR. */
+/** Gemini generateContent body (`model` and `stream` injected by the HTTP layer) -> IR. */
 export function decodeGeminiRequest(body: unknown): Encoded<IrRequest> {
   if (!isRecord(body)) throw new IrDecodeError("request body must be a JSON object");
   const model = body.model;

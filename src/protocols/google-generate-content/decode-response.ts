@@ -39,7 +39,7 @@ export function promptBlockFinish(body: JsonObject): IrFinish | undefined {
   return { reason: "content_filter", raw: feedback.blockReason };
 }
 
-/** Gemini GenerateContentResponse (reference §2.4) -> IR. Only the first candidate is read. */
+/** Gemini GenerateContentResponse -> IR. Only the first candidate is read. */
 export function decodeGeminiResponse(body: unknown): IrResponse {
   if (!isRecord(body) || (!Array.isArray(body.candidates) && !isRecord(body.promptFeedback) && !isRecord(body.usageMetadata))) {
     throw new IrDecodeError("upstream response is not a Gemini GenerateContentResponse");

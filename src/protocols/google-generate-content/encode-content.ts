@@ -23,7 +23,7 @@ function encodeMedia(part: IrImagePart | IrFilePart): GeminiPart | undefined {
 
 /**
  * Tool output -> functionResponse.response, which must be an object: JSON objects go as
- * they are, anything else is wrapped `{result: …}` (reference §11.1); errors use the
+ * they are, anything else is wrapped `{result: …}`; errors use the
  * `{error: …}` key the FunctionResponse docs reserve for failures.
  */
 function encodeFunctionResponse(part: IrToolResultPart, path: string, warnings: IrWarning[]): JsonObject {

@@ -85,7 +85,7 @@ function applyExtras(body: JsonObject, fields: Record<string, unknown>): void {
  * Gemini rejects unknown fields.
  */
 export function encodeGeminiRequest(request: IrRequest, _context: EncodeRequestContext): Encoded<JsonObject> {
-  // Reference §11.4: generateContent has no stored responses; `store: true` cannot be honoured.
+  // generateContent has no stored responses; `store: true` cannot be honoured.
   if (request.store === true) throw new IrDecodeError("store: true is not supported by a Google generateContent upstream");
   const warnings: IrWarning[] = [];
   const { system, contents } = encodeGeminiContents(request.messages, warnings);

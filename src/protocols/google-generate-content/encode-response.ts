@@ -35,7 +35,7 @@ export function encodeGeminiResponseParts(content: IrContentPart[]): GeminiPart[
   return parts;
 }
 
-/** IR -> Gemini GenerateContentResponse for the client (reference §2.4, §11.6). */
+/** IR -> Gemini GenerateContentResponse for the client. */
 export function encodeGeminiResponse(response: IrResponse, context: CodecContext): Record<string, unknown> {
   return {
     candidates: [

@@ -12,7 +12,7 @@ interface BufferedCall {
 }
 
 /**
- * IR stream parts -> Gemini SSE (reference §11.7): one `data: {GenerateContentResponse}`
+ * IR stream parts -> Gemini SSE: one `data: {GenerateContentResponse}`
  * per text or thought delta; tool calls are buffered until complete and sent as one
  * functionCall part (Gemini never streams arguments); the final chunk carries
  * finishReason and usageMetadata. An error part becomes a `{"error":{…}}` chunk.

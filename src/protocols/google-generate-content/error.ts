@@ -98,7 +98,7 @@ function retryAfterSeconds(headers: Record<string, string> | undefined, envelope
   return undefined;
 }
 
-/** Upstream Gemini error (HTTP status + body, or a stream error frame) -> IR (reference §1.4). */
+/** Upstream Gemini error (HTTP status + body, or a stream error frame) -> IR. */
 export function decodeGeminiError(status: number | undefined, body: unknown, headers?: Record<string, string>): IrError {
   // Non-SSE streaming errors arrive as a one-element array.
   const unwrapped = Array.isArray(body) ? body[0] : body;

@@ -9,7 +9,7 @@ import { decodeGeminiError, encodeGeminiError } from "./error";
 
 /**
  * The Gemini generateContent wire (`/v1beta/models/{model}:generateContent` and
- * `:streamGenerateContent`, reference §2.4), as client protocol and as upstream.
+ * `:streamGenerateContent`), as client protocol and as upstream.
  * Pure: no I/O, no clock, no randomness.
  */
 export const googleGenerateContentCodec: ProtocolCodec = {

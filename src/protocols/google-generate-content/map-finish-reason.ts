@@ -2,7 +2,7 @@ import type { IrFinish, IrFinishReason } from "../../ir";
 import type { GeminiFinishReason } from "./wire-types";
 
 /**
- * `finishReason` ↔ canonical finish (reference §11.5), values from
+ * `finishReason` ↔ canonical finish, values from
  * https://ai.google.dev/api/generate-content#FinishReason. Every safety-style block
  * (SAFETY, RECITATION, BLOCKLIST, PROHIBITED_CONTENT, SPII, IMAGE_*) is content_filter.
  * Gemini has no tool-call finish: a turn with a function call ends with STOP, which the
@@ -39,7 +39,7 @@ function isGeminiFinishReason(value: string): value is GeminiFinishReason {
   return Object.hasOwn(FINISH_REASON_TO_IR, value);
 }
 
-/** `hasFunctionCall`: the candidate carried a functionCall part, so STOP means tool_calls (pitfalls). */
+/** `hasFunctionCall`: the candidate carried a functionCall part, so STOP means tool_calls. */
 export function mapGeminiFinishReason(finishReason: string, hasFunctionCall: boolean): IrFinish {
   const reason = isGeminiFinishReason(finishReason) ? FINISH_REASON_TO_IR[finishReason] : "other";
   if (reason === "stop" && hasFunctionCall) return { reason: "tool_calls", raw: finishReason };

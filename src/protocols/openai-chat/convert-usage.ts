@@ -2,7 +2,7 @@ import type { IrUsage } from "../../ir";
 import { isRecord } from "../openai-shared/read-fields";
 
 /**
- * Chat usage <-> IrUsage (reference §9.1, one table for which wire field feeds which bucket):
+ * Chat usage <-> IrUsage (which wire field feeds which bucket):
  *
  * | IrUsage          | chat usage field                                                    |
  * |------------------|---------------------------------------------------------------------|
@@ -35,7 +35,7 @@ function setCount(usage: IrUsage, field: CountField, value: unknown): void {
   if (typeof value === "number" && Number.isInteger(value) && value >= 0) usage[field] = value;
 }
 
-/** IrUsage -> chat usage (reference §11.6); details only when the IR knows them. */
+/** IrUsage -> chat usage; details only when the IR knows them. */
 export function encodeChatUsage(usage: IrUsage): Record<string, unknown> {
   const prompt = usage.promptTokens ?? 0;
   const completion = usage.completionTokens ?? 0;

@@ -6,7 +6,7 @@ import { optionalString, requireRecord } from "../openai-shared/read-fields";
  * Chat message content: a string or an array of parts (`text`, `image_url`,
  * `input_audio`, `file`, and `refusal` on assistant turns), per
  * platform.openai.com/docs/api-reference/chat/create#messages. Unknown part types are
- * skipped with a warning (reference §11: unknown content block types are skipped).
+ * skipped with a warning (so a new part type degrades instead of failing).
  */
 export function decodeChatContent(content: unknown, path: string, warnings: IrWarning[]): IrContentPart[] {
   if (content === undefined || content === null) return [];

@@ -8,7 +8,7 @@ export interface DecodedChatMessages {
 }
 
 /**
- * Chat `messages[]` -> IR (reference §11.1): `system`/`developer` messages are joined with
+ * Chat `messages[]` -> IR: `system`/`developer` messages are joined with
  * "\n" into the system prompt; `tool` (and the deprecated `function`) messages become tool
  * results; an unknown role is a 400 because the role mapping must be total.
  */
@@ -66,7 +66,7 @@ function decodeAssistantMessage(
   toolNames: Map<string, string>,
 ): IrMessage {
   const content: IrContentPart[] = [];
-  // `reasoning_content` is the DeepSeek-style vendor extension (reference §2.1).
+  // `reasoning_content` is the DeepSeek-style vendor extension, accepted on input.
   const reasoning = optionalString(message.reasoning_content, `${path}.reasoning_content`);
   if (reasoning !== undefined && reasoning !== "") content.push({ type: "reasoning", text: reasoning });
   content.push(...decodeChatContent(message.content, `${path}.content`, warnings));

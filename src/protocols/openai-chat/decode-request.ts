@@ -40,12 +40,12 @@ const MAPPED = new Set([
 
 /**
  * Switchyard-only fields that must never reach an upstream: `session_id` is a client
- * session tag (reference §2.1) and `provider` carries routing preferences that are
+ * session tag and `provider` carries routing preferences that are
  * documented but not active yet.
  */
 const STRIPPED = new Set(["session_id", "provider"]);
 
-/** Chat completions client body -> IR (reference §2.1). */
+/** Chat completions client body -> IR. */
 export function decodeChatRequest(body: unknown): Encoded<IrRequest> {
   if (!isRecord(body)) throw new IrDecodeError("request body must be a JSON object");
   const warnings: IrWarning[] = [];

@@ -7,7 +7,7 @@ import { decodeChatFinishReason } from "./map-finish-reason";
  * Upstream `chat.completion` -> IrResponse (platform.openai.com/docs/api-reference/chat/object).
  * Only `choices[0]` is read: Switchyard never forwards `n > 1` semantics across protocols.
  * Reasoning comes from `reasoning_content` (DeepSeek), `reasoning` (OpenRouter, vLLM) or
- * `thinking` (reference §11.2). A refusal becomes text and finishes as `content_filter`.
+ * `thinking`. A refusal becomes text and finishes as `content_filter`.
  */
 export function decodeChatResponse(body: unknown): IrResponse {
   if (!isRecord(body) || !Array.isArray(body.choices)) {

@@ -16,7 +16,7 @@ interface PendingToolCall {
 }
 
 /**
- * Chat completion chunks -> IR stream parts (reference §11.7). Handles what real upstreams
+ * Chat completion chunks -> IR stream parts. Handles what real upstreams
  * send: `usage: null` on every chunk and a trailing usage-only chunk with `choices: []`
  * (OpenAI with `stream_options.include_usage`), usage inline on the finish chunk (several
  * compatible providers — the usage must not be lost there), tool-call fragments keyed by

@@ -3,8 +3,8 @@ import { decodeFunctionDefinition, decodeJsonSchemaFormat } from "../openai-shar
 import { requireRecord } from "../openai-shared/read-fields";
 
 /**
- * Chat `tools`, `tool_choice` and `response_format` (reference §11.3, §11.4;
- * platform.openai.com/docs/api-reference/chat/create#tools). Non-function tools
+ * Chat `tools`, `tool_choice` and `response_format`
+ * (platform.openai.com/docs/api-reference/chat/create#tools). Non-function tools
  * (e.g. `custom`) and non-canonical tool choices (e.g. `allowed_tools`) are returned
  * separately so they ride in extras and survive same-protocol traffic.
  */

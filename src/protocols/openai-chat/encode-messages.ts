@@ -4,7 +4,7 @@ import { audioFormatOf, toDataUrl } from "../openai-shared/data-url";
 type ChatMessage = Record<string, unknown>;
 
 /**
- * IR -> Chat `messages[]` (reference §11.1, §11.2). The system prompt becomes a leading
+ * IR -> Chat `messages[]`. The system prompt becomes a leading
  * `system` message; each tool result becomes its own `tool` message. Reasoning is not
  * sent: OpenAI's chat API rejects unknown message fields such as `reasoning_content`, and
  * an upstream that wants it back (DeepSeek thinking mode) cannot be told apart here — so

@@ -5,7 +5,7 @@ import { toOpenAiEffort } from "../openai-shared/reasoning-effort";
 import { encodeChatMessages } from "./encode-messages";
 
 /**
- * IR -> chat completions upstream body (reference §11.1–§11.4). The token limit is sent
+ * IR -> chat completions upstream body. The token limit is sent
  * as `max_completion_tokens`: `max_tokens` is deprecated and rejected by OpenAI's
  * reasoning models (chat/create#max_tokens).
  */
@@ -50,14 +50,14 @@ export function encodeChatRequest(request: IrRequest, context: EncodeRequestCont
 
   if (context.stream) {
     body.stream = true;
-    // Upstream chat streams carry usage only when asked; always ask (pitfalls: usage and cost).
+    // Upstream chat streams carry usage only when asked; always ask, or the bill rests on an estimate.
     body.stream_options = { include_usage: true };
   }
   applyExtras(body, request, "openai-chat", warnings);
   return { value: body, warnings };
 }
 
-/** Canonical -> Chat `tool_choice` (reference §11.3). */
+/** Canonical -> Chat `tool_choice`; a named function is `{type: "function", function: {name}}`. */
 function encodeToolChoice(choice: IrToolChoice): unknown {
   if (choice.type === "tool") return { type: "function", function: { name: choice.name } };
   return choice.type;

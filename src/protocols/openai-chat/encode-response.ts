@@ -3,7 +3,7 @@ import { encodeChatUsage } from "./convert-usage";
 import { encodeChatFinishReason } from "./map-finish-reason";
 
 /**
- * IrResponse -> client `chat.completion` (reference §2.1). `content` is never null (some
+ * IrResponse -> client `chat.completion`. `content` is never null (some
  * clients crash on it), `id` is Switchyard's request id and `model` echoes the model the
  * client asked for, not the upstream that served it.
  */

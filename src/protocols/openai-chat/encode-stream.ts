@@ -6,7 +6,7 @@ import { encodeChatFinishReason } from "./map-finish-reason";
 const DONE = "data: [DONE]\n\n";
 
 /**
- * IR stream parts -> client chat completion chunks (reference §11.7, §11.9). `role` rides
+ * IR stream parts -> client chat completion chunks. `role` rides
  * the first chunk whatever it carries; a tool call opens with `{index, id, type, function:
  * {name, arguments: ""}}`; the usage part is buffered and sent after the finish chunk as
  * OpenAI's usage-only chunk (`choices: []`) only when the client asked for it

@@ -1,7 +1,7 @@
 import type { IrFinish, IrFinishReason } from "../../ir";
 
 /**
- * Chat `finish_reason` <-> canonical finish (reference §11.5). Values from
+ * Chat `finish_reason` <-> canonical finish. Values from
  * platform.openai.com/docs/api-reference/chat/object (`stop`, `length`, `tool_calls`,
  * `content_filter`, deprecated `function_call`); `end_turn` and `max_tokens` are accepted
  * because some OpenAI-compatible providers echo Anthropic's names. The native string is

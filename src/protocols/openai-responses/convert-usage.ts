@@ -2,7 +2,7 @@ import type { IrUsage } from "../../ir";
 import { isRecord } from "../openai-shared/read-fields";
 
 /**
- * Responses usage <-> IrUsage (reference §9.1, §11.6;
+ * Responses usage <-> IrUsage (prompt includes cache reads;
  * platform.openai.com/docs/api-reference/responses/object#usage):
  *
  * | IrUsage          | Responses usage field                         |

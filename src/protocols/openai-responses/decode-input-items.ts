@@ -9,7 +9,7 @@ export interface DecodedInput {
 }
 
 /**
- * Responses `input` -> IR messages (reference §2.2, §11.1). A string is one user message.
+ * Responses `input` -> IR messages. A string is one user message.
  * Items: `message` (the `type` may be omitted, as in EasyInputMessage), `function_call`,
  * `function_call_output`, `reasoning`. Consecutive assistant-side items (reasoning, message,
  * function_call) form one assistant turn, as they were produced. Other item types (hosted

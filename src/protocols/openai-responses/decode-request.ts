@@ -35,7 +35,7 @@ const MAPPED = new Set([
 const STRIPPED = new Set(["session_id", "provider"]);
 
 /**
- * Responses client body -> IR (reference §2.2). `instructions` and system/developer input
+ * Responses client body -> IR. `instructions` and system/developer input
  * items are joined with "\n" into the system prompt. Everything not mapped — `metadata`,
  * `include`, `previous_response_id`, `store`, `truncation`, hosted tools, `text.verbosity`,
  * `reasoning.summary` — rides in extras for a Responses upstream.

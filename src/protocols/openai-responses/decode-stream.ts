@@ -19,7 +19,7 @@ interface FunctionCallState {
 }
 
 /**
- * Responses SSE events -> IR stream parts (reference §11.8; event list in
+ * Responses SSE events -> IR stream parts (event list in
  * platform.openai.com/docs/api-reference/responses-streaming). The event's `type` field is
  * authoritative (the `event:` line repeats it). Usage comes from the terminal response;
  * `response.failed` and `error` become an error part — after any usage the failed

@@ -5,7 +5,7 @@ import { unpackReasoningRef } from "./reasoning-item-ref";
 type Item = Record<string, unknown>;
 
 /**
- * IR messages -> Responses `input` items (reference §11.1–§11.3). An assistant turn becomes
+ * IR messages -> Responses `input` items. An assistant turn becomes
  * its items in order: reasoning items, a `message` with `output_text` parts, `function_call`
  * items. Reasoning is replayable only when it came from a Responses upstream (it needs the
  * item id); foreign reasoning is dropped with a warning.

@@ -5,7 +5,7 @@ import { toOpenAiEffort } from "../openai-shared/reasoning-effort";
 import { encodeResponsesInput } from "./encode-input-items";
 
 /**
- * IR -> Responses upstream body (reference §11.1–§11.4): system -> `instructions`, token
+ * IR -> Responses upstream body: system -> `instructions`, token
  * limit -> `max_output_tokens`, JSON schema -> `text.format`, effort -> `reasoning.effort`.
  * Responses has no `stop`, `seed`, penalties or `top_k`; those are dropped with warnings.
  */
@@ -52,7 +52,7 @@ export function encodeResponsesRequest(request: IrRequest, context: EncodeReques
   return { value: body, warnings };
 }
 
-/** Canonical -> Responses `tool_choice` (reference §11.3): the function form is flat. */
+/** Canonical -> Responses `tool_choice`: the function form is flat, `{type, name}`. */
 function encodeToolChoice(choice: IrToolChoice): unknown {
   return choice.type === "tool" ? { type: "function", name: choice.name } : choice.type;
 }

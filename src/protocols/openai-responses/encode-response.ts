@@ -6,7 +6,7 @@ import { unpackReasoningRef } from "./reasoning-item-ref";
 import { encodeResponseId } from "./response-id";
 
 /**
- * IrResponse -> client `response` object (reference §2.2). Consecutive text parts form one
+ * IrResponse -> client `response` object. Consecutive text parts form one
  * message item; `usage` is omitted, not zero-filled, when unknown. `context.newId(prefix)`
  * supplies the item ids (`msg`, `rs`, `fc`).
  */

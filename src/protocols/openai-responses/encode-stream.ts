@@ -9,7 +9,7 @@ type OpenItem =
   | { kind: "function_call"; id: string; outputIndex: number; toolIndex: number; callId: string; name: string; text: string };
 
 /**
- * IR stream parts -> Responses SSE events (reference §11.8, §11.9). Every event has an
+ * IR stream parts -> Responses SSE events. Every event has an
  * `event:` line equal to its `type` and a `sequence_number` counting from 0. Items never
  * interleave: opening a new kind closes the open one. The terminal event is written by
  * `end()` (usage can arrive after the finish part) and lists every completed item with the

@@ -10,7 +10,7 @@ import { createResponsesStreamEncoder } from "./encode-stream";
 
 /**
  * OpenAI Responses (`POST /v1/responses`), as client and as upstream protocol. Errors use
- * the same OpenAI envelope as chat completions (reference §1.4).
+ * the same OpenAI envelope as chat completions.
  */
 export const openaiResponsesCodec: ProtocolCodec = {
   id: "openai-responses",

@@ -1,8 +1,8 @@
 import type { IrFinish } from "../../ir";
 
 /**
- * Responses `status` (+ `incomplete_details.reason`) <-> canonical finish (reference §11.5;
- * platform.openai.com/docs/api-reference/responses/object). Responses has no tool-call stop
+ * Responses `status` (+ `incomplete_details.reason`) <-> canonical finish
+ * (platform.openai.com/docs/api-reference/responses/object). Responses has no tool-call stop
  * reason: a completed response that contains function calls finishes as `tool_calls`.
  */
 export function decodeResponsesStatus(

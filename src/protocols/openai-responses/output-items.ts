@@ -1,7 +1,7 @@
 /**
  * Output item shapes shared by the non-stream response and the stream encoder, whose
- * terminal event repeats every completed item (reference §11.8;
- * platform.openai.com/docs/api-reference/responses/object#output).
+ * terminal event repeats every completed item
+ * (platform.openai.com/docs/api-reference/responses/object#output).
  */
 export type OutputItem = Record<string, unknown>;
 export type ItemStatus = "in_progress" | "completed";
@@ -14,7 +14,7 @@ export function messageItem(id: string, text: string | undefined, status: ItemSt
   return { id, type: "message", status, content: text === undefined ? [] : [outputTextPart(text)], role: "assistant" };
 }
 
-/** Reasoning is rendered as `reasoning_text` content (reference §11.8), with an empty summary. */
+/** Reasoning is rendered as `reasoning_text` content, with an empty summary. */
 export function reasoningItem(id: string, text: string | undefined, status: ItemStatus, encryptedContent?: string): OutputItem {
   const item: OutputItem = { id, type: "reasoning", summary: [] };
   if (text !== undefined) item.content = [{ type: "reasoning_text", text }];

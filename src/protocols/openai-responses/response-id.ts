@@ -1,6 +1,6 @@
 /**
- * The public Responses id is `brc_` + base64url without padding of Switchyard's request id
- * (reference §2.2). The prefix is reserved so a later `previous_response_id` can be
+ * The public Responses id is `brc_` + base64url without padding of Switchyard's request id.
+ * The prefix is reserved so a later `previous_response_id` can be
  * recognised as ours and decoded strictly.
  */
 export const RESPONSE_ID_PREFIX = "brc_";

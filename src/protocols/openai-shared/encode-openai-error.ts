@@ -7,7 +7,7 @@ export interface EncodedError {
 }
 
 /**
- * Renders an IrError in the OpenAI envelope `{error:{message, type, code}}` (reference §1.4).
+ * Renders an IrError in the OpenAI envelope `{error:{message, type, code}}`.
  * An upstream 400 passes the upstream's own error through unchanged so the client sees the
  * real validation message; upstream auth failures keep the upstream's 401/403.
  */
@@ -26,7 +26,7 @@ export function encodeOpenAiError(error: IrError): EncodedError {
 /** The inner `{message, type, code}` object, also used by mid-stream error frames. */
 export function openAiErrorObject(error: IrError): { message: string; type: string; code: string } {
   const row = IR_ERROR_TABLE[error.kind];
-  // Reference §1.4: an upstream auth failure answered with 403 is a permission error.
+  // An upstream auth failure answered with 403 is a permission error.
   const type = error.kind === "upstream_auth_required" && error.status === 403 ? "permission_error" : row.type;
   return { message: error.message, type, code: row.code };
 }

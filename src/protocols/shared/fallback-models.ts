@@ -1,6 +1,6 @@
 import { IrDecodeError } from "../../ir";
 
-/** Switchyard extension: `models`, a fallback list of at most 8 model ids (reference §8.4). */
+/** Switchyard extension: `models`, a fallback list of at most 8 model ids. */
 export const MAX_FALLBACK_MODELS = 8;
 
 /** The body field `models`, read the same way on every protocol. */
