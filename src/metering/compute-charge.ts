@@ -1,7 +1,7 @@
 import { pricingForPromptTokens, type CatalogPricing, type TokenRates } from "../providers/pricing";
 
 /**
- * Usage as metering bills it (reference §9.1): prompt includes cache read and write,
+ * Usage as metering bills it: prompt includes cache read and write,
  * completion includes reasoning. An absent prompt or completion count is unknown, and so
  * is the charge. An absent reasoning or cache counter counts as 0 (OpenAI and Gemini have
  * no cache-write counter): the inclusive totals still carry those tokens, so they bill at
@@ -44,7 +44,7 @@ export type ChargeResult =
   | { status: "unknown"; chargeMicroUsd: null; reason: ChargeUnknownReason };
 
 /**
- * Splits usage into the billing buckets (reference §9.1). The result may be negative when
+ * Splits usage into the billing buckets. The result may be negative when
  * the provider's counters contradict each other; callers decide what that means.
  */
 export function billingBuckets(usage: NormalisedUsage): ChargeBuckets {
@@ -61,13 +61,13 @@ export function billingBuckets(usage: NormalisedUsage): ChargeBuckets {
 }
 
 /**
- * The charge for one request in integer micro-USD (reference §9.2). Rates are USD per 1M
+ * The charge for one request in integer micro-USD. Rates are USD per 1M
  * tokens, i.e. micro-USD per token. The context tier is chosen from the total prompt
  * tokens and bills the whole request; reasoning bills at the output rate.
  *
  * Rounding: the sum is exact (each rate is taken as the decimal the catalog wrote, and
  * summed as a big-integer fraction), then rounded once to the nearest micro-USD, halves
- * away from zero. Because the sum is exact, the spec's "sum equal-rate buckets first"
+ * away from zero. Because the sum is exact, summing equal-rate buckets first
  * (a float-error guard) changes nothing and is not needed. Every term is ≥ 0 (negative
  * counts and rates are rejected as unknown), so the charge is ≥ 0.
  */

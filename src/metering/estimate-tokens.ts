@@ -1,6 +1,6 @@
 import type { IrContentPart, IrRequest } from "../ir";
 
-/** Reference §9.3: 4 characters per token, rounded up. Versioned, because records say which estimator priced them. */
+/** The usage estimator: 4 characters per token, rounded up. Versioned, because records say which estimator priced them. */
 export const ESTIMATOR = { chars_per_token: 4, version: "chars4-v1" } as const;
 
 export function tokensFromChars(chars: number): number {

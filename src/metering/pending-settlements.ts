@@ -10,7 +10,7 @@ export interface PendingRequest {
 /**
  * Requests this instance has admitted whose record is not in the database yet: still
  * being served, or settled and waiting for the write buffer's next flush. The settlement
- * endpoint answers `state: "pending"` for them instead of a 404 (reference §4.5). Only the
+ * endpoint answers `state: "pending"` for them instead of a 404. Only the
  * serving instance knows a request before its record lands; another instance answers 404
  * for those few milliseconds. Keyed by account and the client-visible request id; a
  * reused id counts its requests, and the newest one is what a receipt describes.

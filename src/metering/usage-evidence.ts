@@ -15,7 +15,7 @@ export interface AttemptUsage {
   usageFrames: readonly IrUsage[];
 }
 
-/** Characters seen, for the reference §9.3 estimator. The caller says why it is needed. */
+/** Characters seen, for the 4-characters-per-token estimator. The caller says why it is needed. */
 export interface UsageEstimate {
   /** `usage_missing`: the serving attempt ended without a usage report. `client_disconnected`: the client left before the final usage frame. `stream_failed`: the upstream stream broke after the response was committed. */
   reason: "usage_missing" | "client_disconnected" | "stream_failed";
@@ -30,7 +30,7 @@ export interface UsageEvidenceInput {
   estimate?: UsageEstimate;
 }
 
-/** Reference §4.5 settlement receipt `usage`: non-overlapping buckets, each ≥ 0. */
+/** The settlement receipt's `usage`: non-overlapping buckets, each ≥ 0. */
 export interface SettlementUsage {
   uncached_input_tokens: number;
   cache_read_tokens: number;
@@ -72,7 +72,7 @@ export function buildUsageEvidence(input: UsageEvidenceInput): { evidence: Usage
   };
 }
 
-/** The §4.5 receipt buckets; contradictory or unknown counters clamp to 0. */
+/** The settlement receipt buckets; contradictory or unknown counters clamp to 0. */
 export function settlementUsage(usage: NormalisedUsage): SettlementUsage {
   const buckets = billingBuckets(usage);
   return {
@@ -86,7 +86,7 @@ export function settlementUsage(usage: NormalisedUsage): SettlementUsage {
 
 /**
  * Later frames win field by field: Anthropic reports input at message_start and output at
- * message_delta; Gemini repeats cumulative counts on every chunk (reference §9.3).
+ * message_delta; Gemini repeats cumulative counts on every chunk.
  */
 function mergeFrames(frames: readonly IrUsage[]): NormalisedUsage {
   const merged: NormalisedUsage = {};
