@@ -1,6 +1,6 @@
 /**
  * Process configuration, read once from the environment. The variable names are a
- * contract that outside tests rely on (DESIGN.md "Contracts"): keep them stable.
+ * contract that outside tests rely on (README "Configuration"): keep them stable.
  */
 export interface Config {
   port: number;

@@ -24,7 +24,7 @@ const validateCredit = bodyValidator(
 );
 
 /**
- * The operator API (DESIGN.md "Contracts"). Mounted only when ADMIN_TOKEN is set;
+ * The operator API (README "Operator API and CLI"). Mounted only when ADMIN_TOKEN is set;
  * otherwise /admin/* answers 404 like any unknown path.
  */
 export function adminRoutes(services: Services) {

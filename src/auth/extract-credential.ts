@@ -1,5 +1,5 @@
 /**
- * The presented credential, in the precedence the reference service uses:
+ * The presented credential, in this precedence:
  * `Authorization` (optional "Bearer " prefix) first, then `x-api-key` (Anthropic
  * clients), then `x-goog-api-key` (the current Google SDK).
  */

@@ -1,4 +1,4 @@
-/** Every scope the service knows (reference §1.3). Space-separated on the wire, RFC 6749 §3.3. */
+/** Every scope the service knows. Space-separated on the wire, RFC 6749 §3.3. */
 export const ALL_SCOPES = [
   "inference:invoke",
   "usage:read",
@@ -28,7 +28,7 @@ const RESOURCES = new Set(ALL_SCOPES.map((scope) => scope.split(":")[0]!));
 
 /**
  * Scopes that control the account itself. A credential bound to one namespace never
- * carries them (reference §1.3: the server refuses to mint them namespace-baked).
+ * carries them (minting them on a namespace-bound key is refused).
  */
 export const CONTROL_PLANE_SCOPES: ReadonlySet<string> = new Set(["user:write", "clients:write", "namespace:write"]);
 

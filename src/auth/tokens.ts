@@ -56,7 +56,7 @@ export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** API key token `brk_<id>.<secret>`; both parts `[A-Za-z0-9_-]` (reference §1.2). */
+/** API key token `brk_<id>.<secret>`; both parts `[A-Za-z0-9_-]`. */
 export interface MintedToken {
   keyId: string;
   token: string;

@@ -1,6 +1,6 @@
 /**
  * One error table for the management surface: code -> HTTP status. Bodies are
- * `{ error, error_description }` (reference §1.4 (1)); the official management
+ * `{ error, error_description }` (README "Credentials and scopes"); the official management
  * client parses exactly this, including the "missing required scope: " prefix.
  */
 export const API_ERROR_STATUS = {

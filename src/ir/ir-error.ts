@@ -1,5 +1,5 @@
 /**
- * One error table for inference (reference §1.4): kind -> HTTP status -> type/code.
+ * One error table for inference: kind -> HTTP status -> type/code.
  * Codecs render an IrError in their protocol's shape.
  */
 export type IrErrorKind =

@@ -61,7 +61,7 @@ export interface IrRequest {
   params: IrGenerationParams;
   stream: boolean;
   /**
-   * OpenAI `store` (reference §11.4): carried between the OpenAI wires; `true` cannot
+   * OpenAI `store`: carried between the OpenAI wires; `true` cannot
    * be honoured by Anthropic or Gemini upstreams, whose encoders refuse it.
    */
   store?: boolean;

@@ -1,6 +1,6 @@
 import type { IrContentPart } from "./ir-content";
 
-/** Canonical finish reasons (reference §11.5). `raw` keeps the native string. */
+/** Canonical finish reasons. `raw` keeps the native string. */
 export type IrFinishReason = "stop" | "length" | "tool_calls" | "content_filter" | "error" | "other";
 
 export interface IrFinish {
@@ -10,7 +10,7 @@ export interface IrFinish {
 }
 
 /**
- * Token usage, normalised (reference §9.1): prompt is inclusive of cache read and
+ * Token usage, normalised: prompt is inclusive of cache read and
  * write, completion is inclusive of reasoning. `undefined` means "not reported",
  * which is different from 0.
  */

@@ -18,7 +18,7 @@ import { SSE_KEEPALIVE } from "../protocols/sse";
 export const STREAM_BUFFER_BYTES = 64 * 1024;
 /** Same-protocol streams: upstream chunks sent to the translation session for accounting and not yet answered. */
 const MAX_ACCOUNTING_PUSHES = 4;
-/** Idle time after which a committed stream gets an SSE comment (reference §2: `:keepalive`). */
+/** Idle time after which a committed stream gets an SSE comment (`: keepalive`). */
 const KEEPALIVE_MS = 15_000;
 
 const encoder = new TextEncoder();

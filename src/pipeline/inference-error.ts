@@ -5,7 +5,7 @@ import { WorkerCrashedError } from "../workers";
 import { codecFor } from "../translation/codec-registry";
 import { log } from "../observability/log";
 
-/** Renders an IrError as a response in the client's protocol (reference §1.4). */
+/** Renders an IrError as a response in the client's protocol. */
 export function errorInProtocol(protocol: ProtocolId, error: IrError, requestId: string): Response {
   // A 429 always says when to come back; 1 s when nobody told us.
   if (error.status === 429 && error.retryAfter === undefined) error = { ...error, retryAfter: 1 };

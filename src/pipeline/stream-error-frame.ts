@@ -4,7 +4,7 @@ import { codecFor } from "../translation/codec-registry";
 
 /**
  * A mid-stream failure of a passthrough stream, as the client protocol's terminal
- * error frame (reference §11.9). Translated streams get theirs from the encoder,
+ * error frame. Translated streams get theirs from the encoder,
  * which knows the stream's state; a passthrough has no encoder, so this builds the
  * frame from the protocol's error body.
  */

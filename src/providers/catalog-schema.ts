@@ -4,13 +4,13 @@ import { ValueErrorType, type ValueError } from "@sinclair/typebox/errors";
 import { PROTOCOL_IDS } from "../ir/protocol-id";
 
 /**
- * The catalog file's wire shape (DESIGN.md "Contracts": catalog file). Unknown fields are
+ * The catalog file's wire shape (README "Catalog file"). Unknown fields are
  * rejected everywhere, so a misspelt optional field (`protocl`, `cache_reads`) fails at
  * startup instead of silently changing routing or prices. `description` texts double as
  * the "expected …" part of error messages.
  */
 
-/** Reference §3.1 capability vocabulary. */
+/** The capability vocabulary `GET /v1/models` publishes. */
 export const CAPABILITIES = [
   "structured_outputs",
   "tools",
@@ -82,7 +82,7 @@ const ModelSchema = Type.Object(
   {
     id: Type.String({
       // `<vendor>/<model>`: one slash, printable ASCII, no spaces. A leading `@` would read as a
-      // routing preset (reference §8.1); later `@`s are fine (test catalogs use `model@scenario`).
+      // routing preset; later `@`s are fine (test catalogs use `model@scenario`).
       pattern: "^[a-z0-9][a-z0-9._-]*/[A-Za-z0-9][!-.0-~]*$",
       description: 'a model id shaped "<vendor>/<model>"',
     }),

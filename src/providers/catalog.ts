@@ -6,7 +6,7 @@ import type { CatalogPricing, ContextTier } from "./pricing";
 
 /**
  * The provider and model catalog: the built-in one (`builtin-catalog.json`) or the file
- * named by PROVIDERS_FILE, which replaces it entirely (DESIGN.md "Contracts"). It is
+ * named by PROVIDERS_FILE, which replaces it entirely (README "Catalog file"). It is
  * validated once at startup; every problem names the entry it is in.
  */
 
@@ -160,7 +160,7 @@ export function parseCatalog(json: unknown, source: string): Catalog {
     const where = `models[${index}] (${JSON.stringify(raw.id)})`;
     if (modelIds.has(raw.id)) issues.push(`${where}.id: duplicate model id`);
     modelIds.add(raw.id);
-    // A `:<profile>` suffix is always read as a routing variant (reference §8.1), so such an id could never be addressed.
+    // A `:<profile>` suffix is always read as a routing variant (`model:cost` etc.), so such an id could never be addressed.
     if (/:(cost|latency|throughput|balanced)$/.test(raw.id)) issues.push(`${where}.id: must not end in a routing profile suffix`);
     models.push(resolveModel(raw, where, providers, issues));
   });

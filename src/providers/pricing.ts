@@ -1,15 +1,15 @@
 /**
  * Endpoint prices as the catalog states them.
  *
- * Unit: USD per 1M tokens, which is numerically the same as micro-USD per token
- * (reference §8.2), so a rate multiplies a token count straight into micro-USD.
+ * Unit: USD per 1M tokens, which is numerically the same as micro-USD per token,
+ * so a rate multiplies a token count straight into micro-USD.
  * A rate that is absent is unknown, not zero: metering must report an unknown
- * charge for a non-zero bucket without a rate (reference §9.2).
+ * charge for a non-zero bucket without a rate.
  */
 export interface TokenRates {
   /** Uncached input tokens. */
   readonly input: number;
-  /** Output tokens; reasoning tokens are billed at this rate too (reference §9.2). */
+  /** Output tokens; reasoning tokens are billed at this rate too. */
   readonly output: number;
   readonly cacheRead?: number;
   readonly cacheWrite?: number;
@@ -34,10 +34,10 @@ export interface CatalogPricing extends TokenRates {
 
 /**
  * The rates that bill a request with `promptTokens` total prompt tokens (inclusive of
- * cache read and write). Reference §9.2: choose the context tier with the largest
+ * cache read and write): choose the context tier with the largest
  * `above_input_tokens` strictly below the prompt tokens; the whole request is billed at
  * that tier; a rate the tier leaves out inherits the base rate. No tier applies at
- * exactly `above_input_tokens` (the bound is exclusive, reference §3.1).
+ * exactly `above_input_tokens` (the bound is exclusive).
  */
 export function pricingForPromptTokens(pricing: CatalogPricing, promptTokens: number): TokenRates {
   let chosen: ContextTier | undefined;

@@ -6,7 +6,7 @@ import { groupMetrics, round4, roundMs, type GroupMetrics } from "./endpoint-met
 import { cheapestEndpoint, pricingBody, type PricingBody } from "./model-pricing";
 
 /**
- * Public discovery: GET /v1/models (reference §3.1) and GET /v1/providers (§3.2).
+ * Public discovery: GET /v1/models and GET /v1/providers.
  *
  * Live figures (request count, success rate, medians) come from the per-process endpoint
  * telemetry over its rolling window (services.endpointStats, one hour by default), which

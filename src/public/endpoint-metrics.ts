@@ -9,7 +9,7 @@ import type { CatalogEndpoint } from "../providers/catalog";
 export interface GroupMetrics {
   requestCount: number;
   successCount: number;
-  /** success / attempts; 0 when there were none (reference §3.2). */
+  /** success / attempts; 0 when there were none. */
   successRate: number;
   p50LatencyMs: number | undefined;
   p50TtftMs: number | undefined;

@@ -2,8 +2,8 @@ import type { CatalogEndpoint } from "../providers/catalog";
 import type { CatalogPricing, ContextTier } from "../providers/pricing";
 
 /**
- * Catalog prices in the public `ModelPricing` shape (reference §3.1): USD per 1M tokens.
- * Reasoning tokens are billed at the output rate (reference §9.2), so
+ * Catalog prices in the public `ModelPricing` shape of `GET /v1/models`: USD per 1M tokens.
+ * Reasoning tokens are billed at the output rate, so
  * `output_tokens.reasoning` repeats it. Rates the catalog does not state are omitted
  * (unknown, not free).
  */

@@ -4,7 +4,7 @@ import { platformUsageByDayAndModel } from "../db/queries/stats";
 import { TtlCache } from "./ttl-cache";
 import { buildUsageStats, DAYS, parseUsageStatsQuery, TOP, usageWindow, type UsageStats } from "./usage-stats";
 
-/** Cache lifetime of the platform usage statistics (cloud-api.md "Limits"). */
+/** Cache lifetime of the platform usage statistics (5 minutes). */
 export const USAGE_STATS_TTL_MS = 5 * 60 * 1000;
 
 const caches = new WeakMap<Services, TtlCache<UsageStats>>();

@@ -3,7 +3,7 @@ import type { Catalog } from "../providers/catalog";
 import type { UsageDayModelRow } from "../db/queries/stats";
 
 /**
- * GET /v1/stats/usage (cloud-api.md "Platform usage statistics", reference §3.4):
+ * GET /v1/stats/usage, the public platform usage statistics:
  * platform-wide token figures of succeeded requests, by UTC day and model.
  */
 
@@ -99,7 +99,7 @@ interface ModelTotals {
  *   tokens, then request count, then id); never truncated by `top`.
  * - `open_weights` comes from the catalog; a model no longer in it counts as closed.
  * - Shares are fractions of the window's total tokens; with no tokens at all they are 0
- *   (the spec types `open_weight_token_share` as a number, so not null).
+ *   (`open_weight_token_share` is always a number, never null).
  * - `series[].by_model`: the window's `top` busiest models appear on every day (0 on days
  *   they had no traffic), and `other` appears on every day exactly when the window has
  *   more than `top` models, so each item has the same keys. A window without traffic has

@@ -40,7 +40,7 @@ export async function callUpstream(
   const controller = new AbortController();
   const onClientAbort = () => controller.abort();
   // Only streams follow the client: a non-streaming request runs to completion and is
-  // settled even if the client hangs up (reference §9.3), and skipping the listener
+  // settled even if the client hangs up, and skipping the listener
   // saves work on the hottest path.
   if (stream) clientSignal.addEventListener("abort", onClientAbort, { once: true });
   graceOver?.addEventListener("abort", onClientAbort, { once: true });

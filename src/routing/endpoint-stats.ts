@@ -1,7 +1,6 @@
 /**
- * Rolling per-endpoint telemetry for routing (reference §8.3: latency and throughput over a
- * rolling hour) and for the public provider stats (reference §3.2: request count, success
- * rate, p50 latency).
+ * Rolling per-endpoint telemetry for routing (latency and throughput over a rolling
+ * hour) and for the public provider stats (request count, success rate, p50 latency).
  *
  * Memory is bounded: each endpoint key owns a ring of fixed time buckets (default 60 × 1
  * minute) and each bucket keeps at most `reservoirSize` samples per metric (reservoir
@@ -26,7 +25,7 @@ export interface EndpointStatsSnapshot {
   /** Attempts of every outcome in the window. */
   requestCount: number;
   successCount: number;
-  /** success / (success + provider_error + timeout); 0 when there were none (reference §3.2). */
+  /** success / (success + provider_error + timeout); 0 when there were none. */
   successRate: number;
   /** Medians over successful attempts; undefined when none reported the metric (unknown is not zero). */
   p50LatencyMs: number | undefined;

@@ -1,5 +1,5 @@
 /**
- * Reads the `model` a client sent (reference §8.1):
+ * Reads the `model` a client sent:
  *   `<vendor>/<model>[:<profile>]`            a catalog model, optionally with a routing profile
  *   `@<preset>[/<vendor>/<model>][:<profile>]` a routing preset, optionally with a base model
  * Only the four profile words make a `:` suffix a routing variant; any other suffix stays
@@ -97,7 +97,7 @@ function parsePreset(body: string, profile: RoutingProfile | undefined, original
 
 /**
  * Why `id` cannot be a model id, or undefined. A bare `gpt-4.1` is accepted here: it is
- * well-formed, just not in the catalog, and unknown models are a 404 (reference §8.1).
+ * well-formed, just not in the catalog, and unknown models are a 404.
  */
 function modelIdProblem(id: string): string | undefined {
   if (id === "") return "has no model id";

@@ -26,7 +26,7 @@ export interface PlanDeps {
 const DEFAULT_OUTPUT_ESTIMATE = 512;
 
 /**
- * Resolves the requested model(s) to their ranked endpoints (reference §8.3–8.4): the
+ * Resolves the requested model(s) to their ranked endpoints: the
  * body's `models` list (max 8) replaces `model`, its first entry being primary; per model
  * the ranked endpoints come first, then the next model. An unknown primary model is 404;
  * an unknown entry in `models` is 400 before any attempt. Which of them can be paid for is
@@ -52,7 +52,7 @@ export function planAttempts(deps: PlanDeps, request: IrRequest, estimatedPrompt
   const estimatedOutputTokens = request.params.maxTokens ?? DEFAULT_OUTPUT_ESTIMATE;
   const byModel = refs.map(({ modelId, profile }) => {
     const endpoints = deps.catalog.endpointsFor(modelId);
-    // Profiles only re-rank when there is a choice (reference §8.3).
+    // Profiles only re-rank when there is a choice.
     const ordered =
       endpoints.length < 2
         ? endpoints

@@ -4,7 +4,7 @@ import type { EndpointStats, EndpointStatsSnapshot } from "./endpoint-stats";
 import type { RoutingProfile } from "./parse-model-ref";
 
 /**
- * Orders a model's eligible endpoints for one request (reference §8.3). Eligibility
+ * Orders a model's eligible endpoints for one request. Eligibility
  * (funding, policies, capabilities) is decided before; this only ranks. The order is a
  * pure function of its inputs: equal inputs give the same order whatever order the
  * endpoints came in, with provider id, then upstream model id, as the last tie-breakers.
@@ -32,13 +32,13 @@ export interface RankedEndpoint<E extends RankableEndpoint = CatalogEndpoint> {
 }
 
 /**
- * Balanced profile weights (reference §8.3: "weighted cost/latency/throughput/uptime"; the
- * weights themselves are not published). Cost leads because it is the one signal known
+ * Balanced profile weights (a weighted mix of cost, latency, throughput and uptime;
+ * the weights are Switchyard's own). Cost leads because it is the one signal known
  * for every endpoint before any traffic.
  */
 export const BALANCED_WEIGHTS = { cost: 0.35, latency: 0.25, throughput: 0.15, success: 0.25 } as const;
 
-/** Balanced profile: an endpoint below this success rate over at least this many attempts goes last (reference §8.3 "low-uptime filtered"). */
+/** Balanced profile: an endpoint below this success rate over at least this many attempts goes last (low uptime is filtered). */
 export const LOW_SUCCESS_RATE = 0.5;
 export const LOW_SUCCESS_MIN_SAMPLES = 10;
 
@@ -57,7 +57,7 @@ export function rankEndpoints<E extends RankableEndpoint>(
     };
   });
   const byProfile = compareFor(profile ?? "balanced", ranked);
-  // Reference §8.3: BYOK providers rank ahead of all platform providers; the profile orders within each tier.
+  // BYOK providers rank ahead of all platform providers; the profile orders within each tier.
   return ranked.sort((a, b) => Number(b.byok) - Number(a.byok) || byProfile(a, b) || compareIds(a, b));
 }
 
@@ -65,11 +65,11 @@ type Compare = (a: RankedEndpoint<RankableEndpoint>, b: RankedEndpoint<RankableE
 
 function compareFor(profile: RoutingProfile, ranked: RankedEndpoint<RankableEndpoint>[]): Compare {
   switch (profile) {
-    // Reference §8.3 cost: cheapest for this prompt at the current price; tie → uptime → error
+    // Cost: cheapest for this prompt at the current price; tie → uptime → error
     // rate → provider id. Uptime and error rate are both the success rate here.
     case "cost":
       return (a, b) => costKey(a) - costKey(b) || smoothedSuccessRate(b) - smoothedSuccessRate(a);
-    // Reference §8.3 latency: lowest p50 TTFT over the rolling hour; tie → throughput → uptime → id.
+    // Latency: lowest p50 TTFT over the rolling hour; tie → throughput → uptime → id.
     // Unmeasured endpoints come after measured ones: a known fast endpoint beats an unknown, and
     // the balanced default gives new endpoints their traffic.
     case "latency":
@@ -77,13 +77,13 @@ function compareFor(profile: RoutingProfile, ranked: RankedEndpoint<RankableEndp
         ascendingMeasured(a.stats.p50TtftMs, b.stats.p50TtftMs) ||
         descendingMeasured(a.stats.outputTokensPerSecond, b.stats.outputTokensPerSecond) ||
         smoothedSuccessRate(b) - smoothedSuccessRate(a);
-    // Reference §8.3 throughput: highest output tokens per second; tie → TTFT → uptime → id; unmeasured last as above.
+    // Throughput: highest output tokens per second; tie → TTFT → uptime → id; unmeasured last as above.
     case "throughput":
       return (a, b) =>
         descendingMeasured(a.stats.outputTokensPerSecond, b.stats.outputTokensPerSecond) ||
         ascendingMeasured(a.stats.p50TtftMs, b.stats.p50TtftMs) ||
         smoothedSuccessRate(b) - smoothedSuccessRate(a);
-    // Reference §8.3 balanced (the default): weighted normalised cost, latency, throughput and
+    // Balanced (the default): weighted normalised cost, latency, throughput and
     // uptime; endpoints with a low success rate go last.
     case "balanced": {
       scoreBalanced(ranked);

@@ -1,10 +1,9 @@
 /**
  * Same-protocol passthrough changes exactly one thing in the upstream's bytes: the
- * `"model": "<upstream slug>"` values become the model id the client asked for
- * (reference §2.1: `model` echoes the requested id). A plain scan, no regex and
- * no JSON round trip, so everything else stays byte for byte. Model ids contain no
- * quotes or backslashes, and a `"model":"` inside a JSON string would be escaped
- * (`\"model\"`), so it never matches.
+ * `"model": "<upstream slug>"` values become the model id the client asked for.
+ * A plain scan, no regex and no JSON round trip, so everything else stays byte for
+ * byte. Model ids contain no quotes or backslashes, and a `"model":"` inside a JSON
+ * string would be escaped (`\"model\"`), so it never matches.
  */
 export function rewriteModelIds(text: string, requestedModel: string): string {
   let index = text.indexOf('"model"');

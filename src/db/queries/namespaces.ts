@@ -29,7 +29,7 @@ export async function oldestLiveNamespace(sql: Sql, accountId: string): Promise<
 export type ArchiveOutcome = { outcome: "archived"; revokedKeyIds: string[] } | { outcome: "not_found" } | { outcome: "last_namespace" };
 
 /**
- * The spec's namespace transition, in one transaction: archived; its keys, OAuth
+ * Archiving a namespace, in one transaction: archived; its keys, OAuth
  * tokens, OAuth clients and policies destroyed; usage history detached (request
  * rows keep the id of an archived namespace no listing can reach); wallet and
  * BYOK keys, which belong to the account, kept.

@@ -6,7 +6,7 @@ import { PAGINATION_DESCRIPTION, PAGINATION_PARAMETERS } from "../usage/usage-ro
 import { listTransactions, walletBalance } from "./billing-service";
 
 /**
- * Account-level billing (reference §4.6), scope billing:read:
+ * Account-level billing, scope billing:read:
  *   GET /v1/billing/balance        { balance_micro_usd, pending_debits_micro_usd, available_micro_usd, currency }
  *   GET /v1/billing/transactions   { data: ledger entries newest first, limit, offset }
  * The wallet belongs to the account, so the balance is the account's for every

@@ -5,7 +5,7 @@ import type { Principal } from "../../auth/principal";
 import type { Pagination } from "../usage/query-params";
 
 /**
- * Reference §4.6. pending_debits_micro_usd is wallets.reserved_micro_usd: with wallet
+ * The account balance. pending_debits_micro_usd is wallets.reserved_micro_usd: with wallet
  * leases that is every live lease's amount — reservations of requests in flight,
  * charges settled but not yet flushed, and headroom an instance leased for this account
  * and gives back after ~5 s idle. So it is conservative: available never overstates
@@ -31,7 +31,7 @@ export async function walletBalance(sql: Sql, accountId: string): Promise<Balanc
 }
 
 /**
- * One wallet ledger entry. The reference leaves the JSON unshown; this is ours:
+ * One wallet ledger entry. The shape is Switchyard's own:
  * kind is `credit` (operator top-up), `usage` (a request's debit), `pending_debit_recovery`
  * (a request whose charge was unknown at settlement) or `refund`; amount_micro_usd is
  * signed (+credit, −debit); request_id is the client-visible id of the request an entry

@@ -20,7 +20,7 @@ const validateUpdate = bodyValidator(
   ),
 );
 
-/** Budgets (reference §4.9): typed sugar over policies of kind `budget`; toggled with the generic disable/enable. */
+/** Budgets: typed sugar over policies of kind `budget`; toggled with the generic disable/enable. */
 export function budgetRoutes(services: Services) {
   const deps: service.PolicyDeps = { sql: services.db.sql, store: services.policies };
   const scopeOf = (principal: Principal, params: Record<string, string> | undefined) => service.policyScope(deps.sql, principal, nsidOf(params));

@@ -2,18 +2,18 @@ import type { PolicyBindingRow, PolicyRow } from "../../db/queries/policies";
 import type { BudgetSpec, PresetSpec } from "../../policy/policy-spec";
 import { isoOrNull } from "../serialize";
 
-/** Reference §4.8: the generic envelope; `spec` is the kind's flat inner body as stored. */
+/** The generic policy envelope; `spec` is the kind's flat inner body as stored. */
 export function policyEnvelope(row: PolicyRow) {
   return { id: row.id, name: row.name, kind: row.kind, spec: row.spec, disabled_at: isoOrNull(row.disabled_at) };
 }
 
-/** Reference §4.9: a budget policy with its spec flattened into the envelope. */
+/** A budget policy with its spec flattened into the envelope. */
 export function budgetEnvelope(row: PolicyRow) {
   const spec = row.spec as BudgetSpec;
   return { id: row.id, name: row.name, window: spec.window, limit_micro_usd: spec.limit_micro_usd, disabled_at: isoOrNull(row.disabled_at) };
 }
 
-/** Reference §4.10: a preset with each clause, null when it has none. */
+/** A preset with each clause, null when it has none. */
 export function presetEnvelope(row: PolicyRow) {
   const spec = row.spec as Partial<PresetSpec>;
   return {

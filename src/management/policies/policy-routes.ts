@@ -39,7 +39,7 @@ function requiredQuery(query: Record<string, unknown>, name: string): string {
 }
 
 /**
- * Policies (reference §4.8) under /v1/namespaces/{nsid}/policies and the flat
+ * Policies under /v1/namespaces/{nsid}/policies and the flat
  * /v1/policies (the caller's own namespace), plus /principals/{type}/{id}/policies.
  */
 export function policyRoutes(services: Services) {

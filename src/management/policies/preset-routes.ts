@@ -28,7 +28,7 @@ const validateUpdate = bodyValidator(
 const CLAUSES = ["guardrail", "budget", "rate_limit"] as const;
 
 /**
- * Presets (reference §4.10): policies of kind `preset` bundling at most a guardrail, a
+ * Presets: policies of kind `preset` bundling at most a guardrail, a
  * budget and a rate limit. PUT: an absent clause is unchanged, and so is a JSON null (it
  * is not a clear); `clear_<clause>: true` removes the clause, even when the body also
  * supplies it. A supplied clause replaces the stored one whole.

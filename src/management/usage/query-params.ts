@@ -16,7 +16,7 @@ export const DEFAULT_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
 const INTEGER = /^-?[0-9]+$/;
 
 /**
- * `limit` and `offset` of a newest-first listing (cloud-api.md Limits). limit is an
+ * `limit` and `offset` of a newest-first listing. limit is an
  * integer clamped to [1, 100], default 25; offset an integer ≥ 0, default 0. Anything
  * that is not an integer (including an empty value) is 400 rather than silently
  * defaulted, so a client bug does not read as "no more rows".

@@ -50,7 +50,7 @@ const NAMESPACE_USAGE_DETAIL = {
  *   GET /v1/namespaces/{nsid}/usage                                   namespace usage aggregate
  *   GET /v1/usage                                                     account usage aggregate (NOT the flat
  *                                                                     form of the namespace one)
- *   GET /v1/requests/{request_id}/settlement                          settlement receipt (reference §4.5)
+ *   GET /v1/requests/{request_id}/settlement                          settlement receipt
  * All need usage:read.
  */
 export function usageRoutes(services: Services) {

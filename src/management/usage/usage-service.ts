@@ -14,8 +14,8 @@ import type { Principal } from "../../auth/principal";
 import type { Pagination, UsageWindow } from "./query-params";
 
 /**
- * cloud-api.md "Request record", every field; never the prompt or the response. The
- * stored row with its timestamps as RFC 3339 strings; final_charge_micro_usd is null
+ * One request record, every field the request history shows; never the prompt or the
+ * response. The stored row with its timestamps as RFC 3339 strings; final_charge_micro_usd is null
  * while the charge is unknown (never reported as 0).
  */
 export type RequestRecordEnvelope = Omit<RequestRecordRow, "created_at" | "completed_at" | "refusal"> & {
@@ -60,7 +60,7 @@ export async function listRequests(sql: Sql, accountId: string, namespaceId: str
 }
 
 /**
- * cloud-api.md "Namespace usage aggregate", plus `billing_anomalies`: the requests
+ * The namespace usage aggregate (GET …/usage), plus `billing_anomalies`: the requests
  * of the window whose charge is unknown (null). They add nothing to spend, and are
  * counted so an unknown charge is never mistaken for a free one.
  */
@@ -90,9 +90,9 @@ export async function namespaceUsageAggregate(sql: Sql, accountId: string, names
 }
 
 /**
- * The account usage aggregate (GET /v1/usage). cloud-api.md gives only its sources
- * ("sums the usage and pending_debit_recovery ledger entries and the request rows
- * over the window"), not its fields, so this is Switchyard's shape:
+ * The account usage aggregate (GET /v1/usage). Its sources are the usage and
+ * pending_debit_recovery ledger entries and the request rows of the window; the
+ * fields are Switchyard's own:
  *
  *   from, to            the window, from inclusive, to exclusive (RFC 3339)
  *   namespace_id        null: the whole account (every namespace, archived ones
@@ -158,7 +158,7 @@ export async function accountUsageAggregate(sql: Sql, principal: Principal, wind
 
 export type SettlementState = "pending" | "computed" | "not_charged" | "unknown";
 
-/** Reference §4.5. */
+/** GET /v1/requests/{request_id}/settlement: where one request's charge stands. */
 export interface SettlementReceipt {
   request_id: string;
   state: SettlementState;
