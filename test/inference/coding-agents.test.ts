@@ -92,7 +92,7 @@ describe("Claude Code (Anthropic SDK, beta Messages API, bearer token)", () => {
   });
 });
 
-describe("Claude Code streaming extended thinking from every upstream (reference §11.2: thinking only with an Anthropic signature)", () => {
+describe("Claude Code streaming extended thinking from every upstream (thinking only with an Anthropic signature)", () => {
   const claudeCode = () => new Anthropic({ authToken: harness.account.apiKey, apiKey: null, baseURL: harness.server.url, maxRetries: 0 });
   const request = (model: string) => ({
     model,

@@ -31,7 +31,7 @@ function send(protocol: Protocol, options: { token?: string; body?: unknown; raw
   });
 }
 
-/** Each protocol's own error envelope (reference §1.4), with the expected status. */
+/** Each protocol's own error envelope, with the expected status. */
 function expectProtocolError(protocol: Protocol, response: { status: number; body: any }, status: number) {
   expect(response.status).toBe(status);
   switch (protocol) {

@@ -8,10 +8,10 @@ import { DEFAULT_TEXT, DEFAULT_TOOL_NAME } from "../helpers/mock-upstreams";
 import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
 
 /**
- * The Vercel AI SDK, pointed at Switchyard by base URL alone, passes the same four checks
- * the reference's api-verifier runs (reference §10): text, stream, text-tools and
- * stream-tools — for OpenAI chat, OpenAI Responses, Anthropic and Google providers, each
- * against an upstream of another protocol, so translation is exercised too.
+ * The Vercel AI SDK, pointed at Switchyard by base URL alone, passes four checks:
+ * text, stream, text-tools and stream-tools — for OpenAI chat, OpenAI Responses,
+ * Anthropic and Google providers, each against an upstream of another protocol, so
+ * translation is exercised too.
  */
 let harness: InferenceHarness;
 let providers: Record<string, (model: string) => LanguageModel>;

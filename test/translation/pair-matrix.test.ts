@@ -2,7 +2,7 @@
  * Request translation across every client × upstream pair (4 × 4, same-protocol included):
  * a client body in protocol A goes through decodeClientRequest and encodeUpstreamRequest,
  * and the assertions read protocol B's wire fields. Each feature either arrives on B's
- * wire or is named in a warning — never silently dropped (reference §11.1–§11.5).
+ * wire or is named in a warning — never silently dropped.
  */
 import { describe, expect, test } from "bun:test";
 import { IrDecodeError, PROTOCOL_IDS, type IrWarning, type ProtocolId } from "../../src/ir";
@@ -184,7 +184,7 @@ describe("system prompt and multi-turn history reach every upstream", () => {
       expect(calls).toHaveLength(2);
       expect(results).toHaveLength(2);
       if (upstream === "google-generate-content") {
-        // functionResponse.name = the tool name (reference §11.1), answered in call order.
+        // functionResponse.name = the tool name, answered in call order.
         expect(results.map((result) => result.name)).toEqual(["get_weather", "get_weather"]);
         return;
       }
@@ -251,7 +251,7 @@ function upstreamToolChoice(upstream: ProtocolId, body: Json): unknown {
   return body.tool_choice;
 }
 
-/** Reference §11.3 tool_choice table. */
+/** How each wire spells each canonical tool_choice. */
 const TOOL_CHOICE_TABLE: Record<ProtocolId, (choice: ToolChoiceSpec) => unknown> = {
   "openai-chat": (choice) => (typeof choice === "string" ? choice : { type: "function", function: { name: choice.name } }),
   "openai-responses": (choice) => (typeof choice === "string" ? choice : { type: "function", name: choice.name }),
@@ -271,7 +271,7 @@ const TOOL_CHOICE_TABLE: Record<ProtocolId, (choice: ToolChoiceSpec) => unknown>
 
 const CHOICES: ToolChoiceSpec[] = ["auto", "required", "none", { name: "get_time" }];
 
-describe("tool definitions and tool_choice follow the §11.3 table on every pair", () => {
+describe("tool definitions and tool_choice map to each wire on every pair", () => {
   for (const [client, upstream] of PAIRS) {
     test(`${client} → ${upstream}: function tools arrive with name, description and parameters`, () => {
       const translated = translate(client, upstream, { turns: [{ role: "user", parts: [{ text: "hi" }] }], tools: [WEATHER_TOOL, TIME_TOOL] });
@@ -323,7 +323,7 @@ const REPORT_SCHEMA: Json = {
 /** Gemini's Schema is an OpenAPI subset without additionalProperties. */
 const GEMINI_REPORT_SCHEMA: Json = { type: "object", properties: REPORT_SCHEMA.properties, required: REPORT_SCHEMA.required };
 
-describe("structured output (json_schema) follows the §11.4 mapping on every pair", () => {
+describe("structured output (json_schema) maps to each wire on every pair", () => {
   for (const [client, upstream] of PAIRS) {
     test(`${client} → ${upstream}: a json_schema response format arrives in ${upstream}'s field`, () => {
       const sourceSchema = client === "google-generate-content" ? GEMINI_REPORT_SCHEMA : REPORT_SCHEMA;
@@ -332,7 +332,7 @@ describe("structured output (json_schema) follows the §11.4 mapping on every pa
         jsonSchema: { name: "weather_report", schema: sourceSchema, strict: true },
       });
       const body = translated.body;
-      // Anthropic and Gemini formats are unnamed; OpenAI wires then use "response" (§11.4).
+      // Anthropic and Gemini formats are unnamed; OpenAI wires then use "response".
       const named = client === "openai-chat" || client === "openai-responses";
       const name = named ? "weather_report" : "response";
       if (upstream === "openai-chat") {
@@ -449,7 +449,7 @@ const ALL_PARAMS: Required<ParamsSpec> = {
 
 type ParamReader = (body: Json) => unknown;
 
-/** Where each upstream puts each param (reference §11.4 table); absent = unsupported there. */
+/** Where each upstream puts each param; absent = unsupported there. */
 const UPSTREAM_PARAMS: Record<ProtocolId, Partial<Record<keyof ParamsSpec, ParamReader>>> = {
   "openai-chat": {
     maxTokens: (body) => body.max_completion_tokens ?? body.max_tokens,
@@ -854,7 +854,7 @@ describe("the stream flag reaches each upstream in its own form", () => {
         expect(body.stream).toBe(true);
         expect(body.model).toBe(UPSTREAM_MODEL);
       }
-      // Chat upstreams only report stream usage when asked (pitfalls: usage and cost).
+      // Chat upstreams only report stream usage when asked (`stream_options.include_usage`).
       if (upstream === "openai-chat") expect(body.stream_options).toEqual({ include_usage: true });
     });
   }
@@ -862,7 +862,7 @@ describe("the stream flag reaches each upstream in its own form", () => {
 
 // ------------------------------------------------------------------- store
 
-describe("store follows §11.4: carried between the OpenAI wires, refused (400) towards Anthropic and Gemini", () => {
+describe("store is carried between the OpenAI wires, refused (400) towards Anthropic and Gemini", () => {
   const openAiClients: ProtocolId[] = ["openai-chat", "openai-responses"];
   for (const client of openAiClients) {
     for (const upstream of PROTOCOL_IDS) {

@@ -1,7 +1,7 @@
 /**
  * Non-stream responses across every upstream × client pair: a real upstream body in
  * protocol B goes through translateResponse, and the assertions read client protocol
- * A's wire fields — text, tool calls, finish reason (§11.5) and usage (§11.6) — and then
+ * A's wire fields — text, tool calls, finish reason and usage — and then
  * decode the client body again with A's own decoder.
  */
 import { describe, expect, test } from "bun:test";
@@ -381,10 +381,10 @@ describe("non-stream responses: every upstream × client pair", () => {
         if (client === "anthropic-messages" && !upstreamCase.anthropicSigned) expect(view.reasoning).toBe("");
         else expect(view.reasoning).toBe(upstreamCase.reasoning);
 
-        // Usage per §11.6 (a same-protocol body is the upstream's own usage object, checked byte for byte below).
+        // Usage as the client wire renders it (a same-protocol body is the upstream's own usage object, checked byte for byte below).
         if (!same) expect(view.usage).toMatchObject(expectedWireUsage(client, upstreamCase.usage));
 
-        // Finish reason per §11.5 (a same-protocol body is the upstream's own bytes).
+        // Finish reason as the client wire names it (a same-protocol body is the upstream's own bytes).
         if (!same) {
           const wire = expectedWireFinish(client, upstreamCase.finish);
           if (client === "openai-responses" && upstreamCase.finish === "content_filter") {

@@ -19,7 +19,7 @@ interface SdkCase {
   text: string;
   calls: ExpectedCall[];
   usage?: CanonicalUsage;
-  /** §11.5 finish as each SDK reports it. */
+  /** The finish reason as each SDK reports it. */
   finish?: { chat: string; anthropic: string; responses: string };
   failure?: string;
 }

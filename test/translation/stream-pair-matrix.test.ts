@@ -294,7 +294,7 @@ function eventNames(view: ClientStreamView): string[] {
   return view.events.map((event) => event.event ?? "message");
 }
 
-/** Chat (§11.7, §11.9): role on the first chunk, name on each call's first chunk, [DONE] last, usage chunk only when asked. */
+/** Chat: role on the first chunk, name on each call's first chunk, [DONE] last, usage chunk only when asked. */
 function checkChatWire(view: ClientStreamView, success: boolean, askedUsage: boolean, expectUsage: boolean): void {
   const events = view.events;
   expect(events.at(-1)?.data).toBe("[DONE]");
@@ -334,8 +334,8 @@ function checkChatWire(view: ClientStreamView, success: boolean, askedUsage: boo
 }
 
 /**
- * Messages (§11.8): message_start first, blocks with increasing indexes that never interleave, message_delta +
- * message_stop last; a thinking block is closed only after its signature_delta (§11.2).
+ * Messages: message_start first, blocks with increasing indexes that never interleave, message_delta +
+ * message_stop last; a thinking block is closed only after its signature_delta.
  */
 function checkAnthropicWire(view: ClientStreamView, success: boolean): void {
   const names = eventNames(view);
@@ -379,7 +379,7 @@ function checkAnthropicWire(view: ClientStreamView, success: boolean): void {
 
 const RESPONSES_TERMINALS = new Set(["response.completed", "response.incomplete", "response.failed"]);
 
-/** Responses (§11.8): sequence numbers from 0, created + in_progress first, items never interleave, one terminal, no [DONE]. */
+/** Responses: sequence numbers from 0, created + in_progress first, items never interleave, one terminal, no [DONE]. */
 function checkResponsesWire(view: ClientStreamView): void {
   const names = eventNames(view);
   expect(names.slice(0, 2)).toEqual(["response.created", "response.in_progress"]);
@@ -409,7 +409,7 @@ function checkResponsesWire(view: ClientStreamView): void {
   if (terminal.status !== "failed") expect(list(terminal.output)).toHaveLength(done);
 }
 
-/** Gemini (§11.7): JSON chunks only; the last carries finishReason and usageMetadata (or the error envelope). */
+/** Gemini: JSON chunks only; the last carries finishReason and usageMetadata (or the error envelope). */
 function checkGeminiWire(view: ClientStreamView, success: boolean): void {
   const chunks = view.events.map(dataOf);
   const last = chunks.at(-1) ?? {};
@@ -430,7 +430,7 @@ function checkWire(client: ProtocolId, view: ClientStreamView, success: boolean,
   else checkGeminiWire(view, success);
 }
 
-/** §11.9: the client protocol's own mid-stream error frame, carrying the upstream's message. */
+/** The client protocol's own mid-stream error frame, carrying the upstream's message. */
 function checkErrorFrame(client: ProtocolId, view: ClientStreamView, message: string): void {
   switch (client) {
     case "openai-chat": {
@@ -473,7 +473,7 @@ function checkErrorFrame(client: ProtocolId, view: ClientStreamView, message: st
   }
 }
 
-/** The finish as each client's wire shows it (§11.5). */
+/** The finish as each client's wire shows it. */
 function checkWireFinish(client: ProtocolId, view: ClientStreamView, reason: IrFinishReason): void {
   const expected = expectedWireFinish(client, reason);
   switch (client) {
@@ -513,7 +513,7 @@ function checkWireFinish(client: ProtocolId, view: ClientStreamView, reason: IrF
   }
 }
 
-/** The usage object as each client's wire shows it at the end (§11.6). */
+/** The usage object as each client's wire shows it at the end. */
 function wireUsageOf(client: ProtocolId, view: ClientStreamView): unknown {
   const datas = view.events.filter((event) => event.data !== "[DONE]").map(dataOf);
   switch (client) {
@@ -547,7 +547,7 @@ describe("streams: upstream SSE in protocol B reaches a protocol A client intact
         for (const { seed, maxPieces } of SPLITS) {
           const view = readClientStream(client, run(streamCase, options, seed, maxPieces).out);
           expect(view.text).toBe(streamCase.text);
-          // No other vendor signs reasoning for Anthropic, and unsigned thinking is dropped on the Messages wire (§11.2).
+          // No other vendor signs reasoning for Anthropic, and unsigned thinking is dropped on the Messages wire.
           if (client === "anthropic-messages") expect(view.reasoning).toBe("");
           else expect(view.reasoning).toBe(streamCase.reasoning);
           expect(view.calls.map((call) => call.name)).toEqual(streamCase.calls.map((call) => call.name));

@@ -1,7 +1,7 @@
 /**
  * The model names vendors echo back. OpenAI and Anthropic answer with a dated snapshot
  * slug, never the alias that was requested: the mocks do the same so that pricing by the
- * echoed name (a classic gateway bug, guides/pitfalls.md) misses the price table in tests.
+ * echoed name (a classic gateway bug) misses the price table in tests.
  */
 
 const OPENAI_SNAPSHOTS: Readonly<Record<string, string>> = {

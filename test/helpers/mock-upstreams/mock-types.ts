@@ -23,7 +23,7 @@ export type MockScenarioKind =
   | "flood";
 
 export interface MockUsage {
-  /** Prompt tokens, INCLUSIVE of cache reads and writes (reference §9.1). */
+  /** Prompt tokens, INCLUSIVE of cache reads and writes. */
   prompt: number;
   /** Completion tokens, INCLUSIVE of reasoning tokens. */
   completion: number;

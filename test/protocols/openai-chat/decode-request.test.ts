@@ -189,7 +189,7 @@ describe("openai-chat decodeRequest: mapping", () => {
       protocol: "openai-chat",
       fields: { n: 2, logit_bias: { "50256": -100 }, user: "u-1", service_tier: "flex" },
     });
-    // store is mapped into the IR (reference §11.4), not an extra.
+    // store is mapped into the IR, not an extra.
     expect(value.store).toBe(true);
   });
 

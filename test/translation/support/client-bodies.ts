@@ -2,7 +2,7 @@
  * A protocol-neutral description of a client request, and one hand-written builder
  * per protocol that renders it as that protocol's client wire body. The builders are
  * deliberately independent of the codecs under test: they follow the public API
- * shapes (reference §11.1–§11.4), so a codec bug cannot hide behind a matching bug
+ * shapes, so a codec bug cannot hide behind a matching bug
  * in the fixture generator.
  */
 import type { ProtocolId } from "../../../src/ir";
@@ -67,7 +67,7 @@ export interface ConversationSpec {
 
 export const CLIENT_MODEL = "switchyard/pair-matrix-model";
 
-/** Which generation params each protocol can express as a client (reference §11.4 table). */
+/** Which generation params each protocol can express as a client. */
 export const CLIENT_PARAMS: Record<ProtocolId, ReadonlyArray<keyof ParamsSpec>> = {
   "openai-chat": ["maxTokens", "temperature", "topP", "stop", "seed", "presencePenalty", "frequencyPenalty", "effort"],
   "openai-responses": ["maxTokens", "temperature", "topP", "effort"],
@@ -325,7 +325,7 @@ export function clientBody(protocol: ProtocolId, spec: ConversationSpec): Json {
   return BUILDERS[protocol](spec);
 }
 
-/** Gemini puts model and stream in the URL; the HTTP layer injects them (reference §2.4). */
+/** Gemini puts model and stream in the URL; the HTTP layer injects them. */
 export function decodeClientBody(protocol: ProtocolId, body: Json): DecodedRequest {
   const injected = protocol === "google-generate-content" ? { model: CLIENT_MODEL, stream: false } : undefined;
   return decodeClientRequest(protocol, JSON.stringify(body), injected);

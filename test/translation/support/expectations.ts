@@ -1,7 +1,6 @@
 /**
  * Shared expectations for the response and stream pair matrices: canonical usage
- * (reference §9.1) and how each client protocol renders it (§11.6), and the finish
- * reason table (§11.5).
+ * and how each client protocol renders it, and the finish reason table.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -27,7 +26,7 @@ export function readFixture(protocol: string, name: string): string {
 }
 
 /**
- * The usage object each client protocol must show for a canonical usage (§11.6). Fields
+ * The usage object each client protocol must show for a canonical usage. Fields
  * listed here must be present with these values; the wire may carry more.
  */
 export function expectedWireUsage(client: ProtocolId, usage: CanonicalUsage): Record<string, unknown> {
@@ -96,7 +95,7 @@ export function canonicalOf(usage: IrUsage | undefined): CanonicalUsage | undefi
   return out;
 }
 
-/** §11.5: the wire finish value each client shows for a canonical reason (cross-protocol). */
+/** The wire finish value each client shows for a canonical reason (cross-protocol). */
 export function expectedWireFinish(client: ProtocolId, reason: IrFinishReason): unknown {
   const table: Record<ProtocolId, Partial<Record<IrFinishReason, unknown>>> = {
     "openai-chat": { stop: "stop", length: "length", tool_calls: "tool_calls", content_filter: "content_filter" },

@@ -1,7 +1,7 @@
 /**
  * Reads an upstream request body, in each protocol's own wire shape, back into a flat
  * protocol-neutral list of what the upstream will see. Written against the public API
- * shapes (reference §11.1–§11.3), not against the encoders, so the pair tests compare
+ * shapes, not against the encoders, so the pair tests compare
  * wire fields rather than the IR.
  */
 import type { ProtocolId } from "../../../src/ir";
