@@ -46,7 +46,7 @@ describe("Claude Code (Anthropic SDK, beta Messages API, bearer token)", () => {
     metadata: { user_id: "user_abc_account_def_session_123" },
     system: [
       { type: "text" as const, text: "You are Claude Code, Anthropic's official CLI for Claude." },
-      { type: "text" as const, text: "Work in the repository at /work.", cache_control: { type: "ephemeral" as const } },
+      { type: "text" as const, text: "Work in the repository at /srv/app.", cache_control: { type: "ephemeral" as const } },
     ],
     tools: [{ name: DEFAULT_TOOL_NAME, description: "Run a shell command", input_schema: SHELL_SCHEMA as never, cache_control: { type: "ephemeral" as const } }],
     messages: [{ role: "user" as const, content: [{ type: "text" as const, text: "List the files.", cache_control: { type: "ephemeral" as const } }] }],

@@ -21,7 +21,7 @@ async function models(query = ""): Promise<ModelBody[]> {
 }
 
 describe("GET /v1/models", () => {
-  test("lists the whole built-in catalog in the reference shape without a credential, never exposing upstream model ids", async () => {
+  test("lists the whole built-in catalog in the public discovery shape without a credential, never exposing upstream model ids", async () => {
     const response = await server.api("GET", "/v1/models");
     expect(response.status).toBe(200);
     const data = response.body.data as ModelBody[];
@@ -92,7 +92,7 @@ describe("GET /v1/models", () => {
 });
 
 describe("GET /v1/providers", () => {
-  test("lists every catalog provider in the reference shape with zeroed figures before any traffic", async () => {
+  test("lists every catalog provider in the public discovery shape with zeroed figures before any traffic", async () => {
     const response = await server.api<{ data: ProviderBody[] }>("GET", "/v1/providers");
     expect(response.status).toBe(200);
     const data = response.body.data;

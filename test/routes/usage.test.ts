@@ -168,7 +168,7 @@ describe("GET /v1/namespaces/{nsid}/requests with records from real inference", 
     expect([...times].sort((a, b) => b - a)).toEqual(times);
   });
 
-  test("every record carries exactly the spec's fields, with the spec's types", () => {
+  test("every record carries exactly the documented record fields, with their types", () => {
     for (const record of records) {
       expect(Object.keys(record).sort()).toEqual(RECORD_FIELDS);
       expect(record.id).toMatch(/^rq_/);

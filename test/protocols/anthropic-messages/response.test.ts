@@ -37,7 +37,7 @@ describe("anthropic-messages decodeResponse", () => {
     expect(response.usage?.raw).toEqual(readJsonFixture("response-thinking-tool-use.json").usage);
   });
 
-  test("stop reasons map per the reference table, unknown values to other", () => {
+  test("stop reasons map to the IR finish reasons, unknown values to other", () => {
     const finish = (stop_reason: string) =>
       codec.decodeResponse({ type: "message", content: [], stop_reason, usage: { input_tokens: 1, output_tokens: 1 } }).finish;
     expect(finish("end_turn")).toEqual({ reason: "stop", raw: "end_turn" });

@@ -45,7 +45,7 @@ describe("google-generate-content decodeResponse", () => {
     expect(blocked.finish).toEqual({ reason: "content_filter", raw: "PROHIBITED_CONTENT" });
   });
 
-  test("finish reasons map per the reference table", () => {
+  test("finish reasons map to the IR finish reasons, unknown values to other with the raw value kept", () => {
     const finish = (finishReason: string) =>
       codec.decodeResponse({ candidates: [{ content: { role: "model", parts: [{ text: "x" }] }, finishReason }] }).finish;
     expect(finish("MAX_TOKENS")).toEqual({ reason: "length", raw: "MAX_TOKENS" });
