@@ -64,8 +64,10 @@ describe("a request whose record carries text PostgreSQL cannot store", () => {
       const sent = await send(server.url, other.apiKey, "openai-chat", UPSTREAM["openai-chat"].model);
       expect(sent.status).toBe(200);
       const sql = database(db.url);
-      // Promptly: a stuck batch is retried every 2 s at best; this allows one flush and a bit.
-      const until = performance.now() + 1_500;
+      // A batch stuck on a poisoned row is retried forever and never commits, so the other
+      // tenant's record would never appear; 10 s is only a bound for a loaded machine (a
+      // flush normally lands within ~25 ms).
+      const until = performance.now() + 10_000;
       let record: Record<string, unknown> | undefined;
       while (record === undefined && performance.now() < until) {
         [record] = (await sql`select * from requests where account_id = ${other.accountId} and request_id = ${sent.requestId}`).map(normaliseRow);
