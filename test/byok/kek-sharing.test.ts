@@ -33,8 +33,8 @@ describe("KEKs shared across instances", () => {
     const answers = await Promise.all([first, second, first, second].map((s) => s.api("GET", "/v1/byok/encryption-pubkey")));
     for (const answer of answers) expect(answer.status).toBe(200);
     expect(new Set(answers.map((a) => a.text)).size).toBe(1);
-    const [{ count }] = await first.server.services.db.sql<{ count: number }[]>`select count(*)::int as count from byok_keks`;
-    expect(count).toBe(1);
+    const [row] = await first.server.services.db.sql<{ count: number }[]>`select count(*)::int as count from byok_keks`;
+    expect(row!.count).toBe(1);
   });
 
   test("a key uploaded through one instance opens on the other; a rotation on one is served by the other", async () => {
