@@ -18,6 +18,8 @@ import { budgetRoutes } from "./management/policies/budget-routes";
 import { presetRoutes } from "./management/policies/preset-routes";
 import { discoveryRoutes } from "./public/discovery-routes";
 import { statsRoutes } from "./public/stats-routes";
+import { byokPubkeyRoutes } from "./public/byok-pubkey-routes";
+import { byokKeyRoutes } from "./management/byok/byok-key-routes";
 
 /** A readable one-line summary of a TypeBox validation failure. */
 function describeValidation(error: unknown): string {
@@ -101,6 +103,8 @@ export function createApp(services: Services, hooks: RequestHooks = createReques
     .use(presetRoutes(services))
     .use(discoveryRoutes(services))
     .use(statsRoutes(services))
+    .use(byokPubkeyRoutes(services))
+    .use(byokKeyRoutes(services))
     .use(inferenceRoutes(services));
 }
 

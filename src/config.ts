@@ -9,6 +9,11 @@ export interface Config {
   dataDir: string;
   providersFile: string | undefined;
   adminToken: string | undefined;
+  /**
+   * Base64 of 32 bytes wrapping the BYOK key-encryption keys stored in the database; every
+   * instance sharing the database needs the same one. Unset: generated once into DATA_DIR.
+   */
+  byokMasterKey: string | undefined;
   publicUrl: string;
   /** How long a resolved credential is trusted before it is checked against the database again. */
   credentialCacheTtlMs: number;
@@ -79,6 +84,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir: env.DATA_DIR || "./.data",
     providersFile: env.PROVIDERS_FILE || undefined,
     adminToken: env.ADMIN_TOKEN || undefined,
+    byokMasterKey: env.BYOK_MASTER_KEY || undefined,
     publicUrl: (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, ""),
     credentialCacheTtlMs: integer("CREDENTIAL_CACHE_TTL_MS", 5_000, env),
     maxInferenceBodyBytes: integer("MAX_INFERENCE_BODY_BYTES", 32 * 1024 * 1024, env),

@@ -27,6 +27,9 @@ import { WalletCheck } from "./admission/wallet-check";
 import { AdmissionChain } from "./admission/admission-chain";
 import { GuardrailCheck } from "./admission/guardrail-check";
 import { PolicyCounters } from "./admission/policy-counters";
+import { KekStore } from "./byok/kek-store";
+import { ByokKeyStore } from "./byok/byok-key-store";
+import { loadMasterKey } from "./byok/master-key";
 
 const TRANSLATE_WORKER = new URL("../workers/translate.worker.ts", import.meta.url);
 
@@ -65,6 +68,10 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
   walletLeases.start();
   const policyCounters = new PolicyCounters(db.sql);
   policyCounters.start();
+  const masterKey = () => loadMasterKey(config.byokMasterKey, config.dataDir);
+  // A malformed BYOK_MASTER_KEY stops the start; an unset one is generated on first BYOK use.
+  if (config.byokMasterKey !== undefined) masterKey();
+  const keks = new KekStore(db.sql, masterKey);
   const services: Services = {
     config,
     db,
@@ -83,6 +90,8 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
     pendingSettlements: new PendingSettlements(),
     policies: new PolicyStore(db.sql, config.credentialCacheTtlMs),
     inFlight: new InFlightRequests(),
+    keks,
+    byokKeys: new ByokKeyStore(db.sql, keks, config.credentialCacheTtlMs),
     funding: new PlatformKeys(catalog),
     // Guardrails first (pure CPU), then the counters, then the wallet: a refusal undoes as
     // little as possible. METERING=off records and charges nothing, so there is no charge

@@ -16,6 +16,8 @@ import type { PolicyStore } from "./policy/policy-store";
 import type { InFlightRequests } from "./pipeline/in-flight-requests";
 import type { FundingSource } from "./funding/funding-source";
 import type { AdmissionChain } from "./admission/admission-chain";
+import type { KekStore } from "./byok/kek-store";
+import type { ByokKeyStore } from "./byok/byok-key-store";
 
 /** The long-lived parts a route needs; built once in server.ts (or a test) and passed down. */
 export interface Services {
@@ -41,4 +43,8 @@ export interface Services {
   admission: AdmissionChain;
   /** What is still being served, ended cleanly at the shutdown grace limit. */
   inFlight: InFlightRequests;
+  /** BYOK key-encryption keys, shared by every instance through the database. */
+  keks: KekStore;
+  /** Accounts' decrypted BYOK keys for the request path, cached briefly. */
+  byokKeys: ByokKeyStore;
 }

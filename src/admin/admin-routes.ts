@@ -7,6 +7,7 @@ import { assertAddressablePathIds } from "../auth/path-ids";
 import { unauthorized } from "../errors/api-error";
 import type { Services } from "../services";
 import { addCredits, createAccount } from "./admin-service";
+import { resealKeys } from "../byok/reseal-keys";
 
 const MAX_MICRO_USD = 1_000_000_000_000_000; // $1 billion: far past any real top-up, far below 2^53
 
@@ -51,5 +52,11 @@ export function adminRoutes(services: Services) {
       "/admin/accounts/:account_id/credits",
       ({ body, params }) => addCredits(services.db.sql, params.account_id, validateCredit(body).amount_micro_usd),
       { detail: { summary: "Operator: add credit to an account's wallet", tags: ["admin"], ...validateCredit.doc } },
-    );
+    )
+    .post("/admin/byok/rotate-kek", () => services.keks.rotate(), {
+      detail: { summary: "Operator: make a new current BYOK key-encryption key (older ones still open what they sealed)", tags: ["admin"] },
+    })
+    .post("/admin/byok/reseal", () => resealKeys(services.db.sql, services.keks), {
+      detail: { summary: "Operator: re-seal every stored BYOK key under the current KEK, so older KEKs can be retired", tags: ["admin"] },
+    });
 }

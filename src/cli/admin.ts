@@ -3,6 +3,8 @@
  *
  *   bun run admin create-account --email ada@example.com [--credit 5000000]
  *   bun run admin add-credits <account_id> <amount_micro_usd>
+ *   bun run admin rotate-kek        (a new current BYOK key-encryption key)
+ *   bun run admin reseal            (re-seal stored BYOK keys under the current KEK)
  *
  * Talks to SWITCHYARD_URL (default http://localhost:$PORT or :8080) with ADMIN_TOKEN.
  * Prints the JSON answer; exits 1 with the error on failure.
@@ -10,6 +12,8 @@
 const USAGE = `usage:
   bun run admin create-account --email <email> [--credit <micro_usd>]
   bun run admin add-credits <account_id> <amount_micro_usd>
+  bun run admin rotate-kek
+  bun run admin reseal
 environment: ADMIN_TOKEN (required), SWITCHYARD_URL (default http://localhost:\${PORT:-8080})`;
 
 function option(args: string[], name: string): string | undefined {
@@ -51,6 +55,10 @@ async function run(args: string[]): Promise<unknown> {
       if (!accountId) throw new Error("account_id is required");
       return post(`/admin/accounts/${encodeURIComponent(accountId)}/credits`, { amount_micro_usd: integerArg(amount, "amount") });
     }
+    case "rotate-kek":
+      return post("/admin/byok/rotate-kek", {});
+    case "reseal":
+      return post("/admin/byok/reseal", {});
     default:
       throw new Error(USAGE);
   }

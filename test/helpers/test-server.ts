@@ -4,6 +4,8 @@ import { createTestDatabase } from "./test-database";
 import { call, type ApiResponse } from "./api-client";
 
 export const TEST_ADMIN_TOKEN = "test-admin-token";
+/** Fixed so test servers sharing one database share their BYOK KEKs, and write no key file. */
+export const TEST_BYOK_MASTER_KEY = Buffer.alloc(32, 7).toString("base64");
 
 export interface TestAccount {
   accountId: string;
@@ -32,6 +34,7 @@ export async function startTestServer(overrides: Partial<Config> = {}, database?
     port: 0,
     host: "127.0.0.1",
     adminToken: TEST_ADMIN_TOKEN,
+    byokMasterKey: TEST_BYOK_MASTER_KEY,
     logLevel: "silent",
     databasePoolSize: 5,
     ...overrides,

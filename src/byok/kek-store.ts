@@ -1,0 +1,126 @@
+import { createHash } from "node:crypto";
+import { xchacha20poly1305 } from "@noble/ciphers/chacha.js";
+import { randomBytes } from "@noble/hashes/utils.js";
+import type { Sql } from "../db/connect-database";
+import { generateKeyPair, SealedBoxError, sealedBoxOpen, sealedBoxSeal } from "./sealed-box";
+
+/** Any fixed 64-bit number; every instance uses it to serialise KEK rotations. */
+const ROTATION_LOCK_KEY = 7_301_994_220_161n;
+const NONCE_BYTES = 24;
+
+export interface KekInfo {
+  kek_id: string;
+  public_key: string;
+  created_at: string;
+}
+
+interface Kek {
+  kekId: string;
+  publicKey: Uint8Array;
+  secretKey: Uint8Array;
+}
+
+interface KekRow {
+  kek_id: string;
+  public_key: Uint8Array;
+  wrapped_private_key: Uint8Array;
+  created_at: Date;
+}
+
+/** An opaque fingerprint of the public key: the first 16 bytes of its SHA-256, in hex. */
+function kekIdOf(publicKey: Uint8Array): string {
+  return "kek_" + createHash("sha256").update(publicKey).digest("hex").slice(0, 32);
+}
+
+const infoOf = (row: Pick<KekRow, "kek_id" | "public_key" | "created_at">): KekInfo => ({
+  kek_id: row.kek_id,
+  public_key: Buffer.from(row.public_key).toString("base64"),
+  created_at: row.created_at.toISOString(),
+});
+
+/**
+ * The BYOK key-encryption keys, shared by every instance through the database. Exactly one
+ * is current (customers seal to it); older ones keep opening what was sealed to them.
+ * Private keys are unwrapped with the master key on first use and kept in memory by id
+ * (a KEK never changes once made).
+ */
+export class KekStore {
+  private readonly unwrapped = new Map<string, Kek>();
+  private master: Uint8Array | undefined;
+
+  /** `masterKey` is called once, on first need: a server that never touches BYOK never creates one. */
+  constructor(
+    private readonly sql: Sql,
+    private readonly masterKey: () => Uint8Array,
+  ) {}
+
+  private get masterKeyBytes(): Uint8Array {
+    return (this.master ??= this.masterKey());
+  }
+
+  /** The current KEK's public half, created on first need (one winner across instances). */
+  async current(): Promise<KekInfo> {
+    const existing = await this.sql<KekRow[]>`select kek_id, public_key, created_at from byok_keks where is_current`;
+    if (existing[0]) return infoOf(existing[0]);
+    const kek = this.newKek();
+    // A concurrent creator's row wins the partial unique index; ours is dropped.
+    await this.sql`insert into byok_keks (kek_id, public_key, wrapped_private_key, is_current)
+      values (${kek.kekId}, ${kek.publicKey}, ${kek.wrappedKey}, true) on conflict (is_current) where is_current do nothing`;
+    const created = await this.sql<KekRow[]>`select kek_id, public_key, created_at from byok_keks where is_current`;
+    return infoOf(created[0]!);
+  }
+
+  /** Makes a new current KEK; the previous one is kept (retired_at set) and still opens its boxes. */
+  async rotate(): Promise<KekInfo> {
+    return this.sql.begin(async (tx) => {
+      await tx`select pg_advisory_xact_lock(${ROTATION_LOCK_KEY.toString()}::bigint)`;
+      await tx`update byok_keks set is_current = false, retired_at = now() where is_current`;
+      const kek = this.newKek();
+      await tx`insert into byok_keks (kek_id, public_key, wrapped_private_key, is_current) values (${kek.kekId}, ${kek.publicKey}, ${kek.wrappedKey}, true)`;
+      const [row] = await tx<KekRow[]>`select kek_id, public_key, created_at from byok_keks where is_current`;
+      return infoOf(row!);
+    });
+  }
+
+  /** Opens a box sealed to the KEK `kekId`; SealedBoxError when it does not open or the KEK is unknown. */
+  async open(kekId: string, box: Uint8Array): Promise<Uint8Array> {
+    const kek = await this.load(kekId);
+    if (!kek) throw new SealedBoxError(`unknown kek_id`);
+    return sealedBoxOpen(box, kek.publicKey, kek.secretKey);
+  }
+
+  /** Seals `message` to the KEK `kekId` (re-sealing under the current KEK). */
+  async seal(kekId: string, message: Uint8Array): Promise<Uint8Array> {
+    const kek = await this.load(kekId);
+    if (!kek) throw new SealedBoxError(`unknown kek_id`);
+    return sealedBoxSeal(message, kek.publicKey);
+  }
+
+  /** A fresh key pair with its private half wrapped by the master key (the kek_id as associated data). */
+  private newKek(): { kekId: string; publicKey: Buffer; wrappedKey: Buffer } {
+    const pair = generateKeyPair();
+    const kekId = kekIdOf(pair.publicKey);
+    const nonce = randomBytes(NONCE_BYTES);
+    const sealed = xchacha20poly1305(this.masterKeyBytes, nonce, new TextEncoder().encode(kekId)).encrypt(pair.secretKey);
+    pair.secretKey.fill(0);
+    return { kekId, publicKey: Buffer.from(pair.publicKey), wrappedKey: Buffer.concat([nonce, sealed]) };
+  }
+
+  private async load(kekId: string): Promise<Kek | undefined> {
+    const cached = this.unwrapped.get(kekId);
+    if (cached) return cached;
+    const [row] = await this.sql<KekRow[]>`select kek_id, public_key, wrapped_private_key, created_at from byok_keks where kek_id = ${kekId}`;
+    if (!row) return undefined;
+    const wrapped = new Uint8Array(row.wrapped_private_key);
+    let secretKey: Uint8Array;
+    try {
+      secretKey = xchacha20poly1305(this.masterKeyBytes, wrapped.subarray(0, NONCE_BYTES), new TextEncoder().encode(row.kek_id)).decrypt(wrapped.subarray(NONCE_BYTES));
+    } catch {
+      // Not a customer's fault: this instance's BYOK_MASTER_KEY is not the one that wrapped the KEK.
+      throw new Error(`KEK ${row.kek_id} does not unwrap with this BYOK_MASTER_KEY`);
+    }
+    const kek = { kekId: row.kek_id, publicKey: new Uint8Array(row.public_key), secretKey };
+    this.unwrapped.set(kekId, kek);
+    return kek;
+  }
+}

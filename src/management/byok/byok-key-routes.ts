@@ -1,0 +1,41 @@
+import { Elysia } from "elysia";
+import { Type } from "@sinclair/typebox";
+import { authPlugin } from "../../auth/auth-plugin";
+import type { Services } from "../../services";
+import { bodyValidator } from "../validate-body";
+import { deleteByokKey, listByokKeys, upsertByokKey, type ByokKeyDeps } from "./byok-key-service";
+
+const validateUpload = bodyValidator(
+  Type.Object(
+    {
+      provider_name: Type.String({ minLength: 1, maxLength: 128 }),
+      ciphertext_b64: Type.String({ minLength: 1, maxLength: 16_384 }),
+      kek_id: Type.String({ minLength: 1, maxLength: 128 }),
+      key_prefix: Type.String({ maxLength: 32 }),
+      api_base: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 2048 }), Type.Null()])),
+    },
+    { additionalProperties: false },
+  ),
+);
+
+const doc = (scope: "byok:read" | "byok:write", summary: string, extra?: typeof validateUpload.doc) => ({
+  scope,
+  detail: { summary, tags: ["byok"], "x-scope": scope, ...extra },
+});
+
+/**
+ * The account's BYOK provider keys (README "BYOK"). Account-level: a namespace-bound
+ * credential with the scope manages its account's keys.
+ */
+export function byokKeyRoutes(services: Services) {
+  const deps: ByokKeyDeps = { sql: services.db.sql, catalog: services.catalog, keks: services.keks, byokKeys: services.byokKeys };
+  return new Elysia({ name: "byok-keys", normalize: false })
+    .use(authPlugin(services))
+    .get("/v1/byok/keys", async ({ principal }) => ({ data: await listByokKeys(deps, principal.accountId) }), doc("byok:read", "List the account's BYOK keys (never the ciphertext or the key)"))
+    .post(
+      "/v1/byok/keys",
+      ({ principal, body }) => upsertByokKey(deps, principal.accountId, validateUpload(body)),
+      doc("byok:write", "Store the account's key for a provider, sealed to the current KEK (replaces any previous one)", validateUpload.doc),
+    )
+    .delete("/v1/byok/keys/:provider", ({ principal, params }) => deleteByokKey(deps, principal.accountId, params.provider), doc("byok:write", "Delete the account's key for a provider"));
+}
