@@ -94,6 +94,10 @@ describe("@name resolves to the preset's model, through every protocol", () => {
       expect(await ask(client, `@${name}`)).toBe(DEFAULT_TEXT);
       expect(harness.mocks.openai.requests.length).toBe(before + 1);
       expect(lastOpenAiBody().model).toBe("gpt-4.1");
+      // Streamed the same way.
+      expect(await callThroughSdk(harness, client, harness.account.apiKey, `@${name}`, { stream: true })).toEqual({ ok: true, text: DEFAULT_TEXT });
+      expect(harness.mocks.openai.requests.length).toBe(before + 2);
+      expect(lastOpenAiBody()).toMatchObject({ model: "gpt-4.1", stream: true });
     });
 
     test(`${client}: "@name/<provider>/<model>" serves that model with the preset's settings`, async () => {
