@@ -16,6 +16,7 @@ import { billingRoutes } from "./management/billing/billing-routes";
 import { policyRoutes } from "./management/policies/policy-routes";
 import { budgetRoutes } from "./management/policies/budget-routes";
 import { presetRoutes } from "./management/policies/preset-routes";
+import { routingPresetRoutes } from "./management/routing-presets/routing-preset-routes";
 import { discoveryRoutes } from "./public/discovery-routes";
 import { statsRoutes } from "./public/stats-routes";
 import { byokPubkeyRoutes } from "./public/byok-pubkey-routes";
@@ -101,6 +102,7 @@ export function createApp(services: Services, hooks: RequestHooks = createReques
     .use(policyRoutes(services))
     .use(budgetRoutes(services))
     .use(presetRoutes(services))
+    .use(routingPresetRoutes(services))
     .use(discoveryRoutes(services))
     .use(statsRoutes(services))
     .use(byokPubkeyRoutes(services))

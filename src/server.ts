@@ -21,6 +21,7 @@ import { PendingSettlements } from "./metering/pending-settlements";
 import { AutoTranslator, InlineTranslator, PooledTranslator, type Translator } from "./translation/translator";
 import { WorkerPool } from "./workers/worker-pool";
 import { PolicyStore } from "./policy/policy-store";
+import { RoutingPresetStore } from "./routing/routing-preset-store";
 import { InFlightRequests } from "./pipeline/in-flight-requests";
 import { PlatformKeys } from "./funding/platform-keys";
 import { WalletCheck } from "./admission/wallet-check";
@@ -89,6 +90,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
     walletLeases,
     pendingSettlements: new PendingSettlements(),
     policies: new PolicyStore(db.sql, config.credentialCacheTtlMs),
+    routingPresets: new RoutingPresetStore(db.sql, config.credentialCacheTtlMs),
     inFlight: new InFlightRequests(),
     keks,
     byokKeys: new ByokKeyStore(db.sql, keks, config.credentialCacheTtlMs),

@@ -13,6 +13,7 @@ import type { ShardedWriteBuffer } from "./metering/sharded-write-buffer";
 import type { WalletLeases } from "./metering/wallet-leases";
 import type { PendingSettlements } from "./metering/pending-settlements";
 import type { PolicyStore } from "./policy/policy-store";
+import type { RoutingPresetStore } from "./routing/routing-preset-store";
 import type { InFlightRequests } from "./pipeline/in-flight-requests";
 import type { FundingSource } from "./funding/funding-source";
 import type { AdmissionChain } from "./admission/admission-chain";
@@ -37,6 +38,8 @@ export interface Services {
   pendingSettlements: PendingSettlements;
   /** Policies bound to principals, cached; the policy routes invalidate it on every change. */
   policies: PolicyStore;
+  /** Routing presets by namespace and name, cached; the routing-preset routes invalidate it on every change. */
+  routingPresets: RoutingPresetStore;
   /** Chooses the upstream credential for each endpoint (today the platform's keys). */
   funding: FundingSource;
   /** What every inference request must pass before its first upstream call: guardrails, budgets and rate limits when a policy applies, then the wallet (when metering is on). */

@@ -10,7 +10,9 @@ select id, request_id, billing_status, created_at, completed_at, prompt_tokens, 
        model_id, provider_id, routing_profile, status, status_code, streamed,
        used_capabilities, usage_evidence::json as usage_evidence,
        -- The policy that refused the request, kept as a warning of the record (README "Policies").
-       (select w from json_array_elements(warnings::json) w where w->>'code' = 'refused_by_policy' limit 1) as refusal
+       (select w from json_array_elements(warnings::json) w where w->>'code' = 'refused_by_policy' limit 1) as refusal,
+       -- The routing preset the request named (`@<name>`), kept the same way.
+       (select w->>'field' from json_array_elements(warnings::json) w where w->>'code' = 'routing_preset' limit 1) as routing_preset
   from requests
  where account_id = $1 and namespace_id = $2
  order by created_at desc, id desc

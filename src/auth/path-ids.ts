@@ -34,6 +34,7 @@ const COLLECTION_IDS: Readonly<Record<string, IdShape>> = {
   policies: { pattern: POLICY_ID, what: "policy" },
   budgets: { pattern: POLICY_ID, what: "budget" },
   presets: { pattern: POLICY_ID, what: "preset" },
+  "routing-presets": { pattern: /^rp_[A-Za-z0-9_-]{1,64}$/, what: "routing preset" },
 };
 const ANY_COLLECTION: IdShape = { pattern: ANY_ID, what: "resource" };
 

@@ -146,6 +146,7 @@ export function inferenceDeps(services: Services): InferenceDeps {
   return {
     auth: { credentials: services.credentials },
     decode: { translator, maxBodyBytes: config.maxInferenceBodyBytes },
+    resolve: { presets: services.routingPresets, namespaces: services.namespaces },
     plan: { catalog, endpointStats },
     funding: services.funding,
     admission: { chain: services.admission, namespaces: services.namespaces, policies: services.policies },

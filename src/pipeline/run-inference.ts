@@ -12,6 +12,7 @@ import { authenticate } from "./authenticate";
 import { decode, type DecodeDeps } from "./decode";
 import { fund } from "./fund";
 import { admit, type AdmitDeps } from "./admit";
+import { resolvePresets, type ResolveDeps } from "./resolve-presets";
 import { runAttempts, type AttemptDeps, type AttemptsResult } from "./attempt-loop";
 import { attemptObserver } from "./attempt-accounting";
 import { jsonResponse } from "./respond-json";
@@ -22,6 +23,7 @@ import { RequestSettlement, type RecordDeps } from "./settle";
 export interface InferenceDeps {
   auth: AuthDeps;
   decode: DecodeDeps;
+  resolve: ResolveDeps;
   plan: PlanDeps;
   funding: FundingSource;
   admission: AdmitDeps;
@@ -32,7 +34,7 @@ export interface InferenceDeps {
 
 /**
  * One inference request, end to end (README "Inference"): authenticate → decode → resolve
- * → fund → admit → attempt (answer or relay) → settle. Each stage returns its result or
+ * (routing presets, then endpoints) → fund → admit → attempt (answer or relay) → settle. Each stage returns its result or
  * the error to answer with; from the moment the caller is known, every way out settles
  * the request exactly once (a stream's when it ends, through its observer).
  */
@@ -56,11 +58,17 @@ export async function runInference(deps: InferenceDeps, input: InferenceInput): 
 
   const decoded = await decode(deps.decode, input, requestId);
   if (!decoded.ok) return decoded.closeConnection ? closingConnection(failAndSettle(decoded.error)) : failAndSettle(decoded.error);
-  const ir = decoded.ir;
   outcome.warnings.push(...decoded.warnings);
-  settlement.describe(ir);
+  settlement.describe(decoded.ir);
 
-  const plan = planAttempts(deps.plan, ir, tokensFromChars(outcome.promptChars));
+  const resolved = await resolvePresets(deps.resolve, principal, decoded.ir);
+  if (!resolved.ok) return failAndSettle(resolved.error);
+  // From here on the request is the one its routing preset (if any) made of it.
+  const ir = resolved.ir;
+  if (resolved.warning) outcome.warnings.push(resolved.warning);
+  if (ir !== decoded.ir) settlement.describe(ir);
+
+  const plan = planAttempts(deps.plan, ir, tokensFromChars(outcome.promptChars), resolved.targets);
   if (!plan.ok) return failAndSettle(plan.error);
 
   const funded = await fund(deps.funding, principal, plan.byModel);

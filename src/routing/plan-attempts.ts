@@ -1,7 +1,7 @@
 import { irError, type IrError, type IrRequest } from "../ir";
 import type { Catalog, CatalogEndpoint, CatalogModel, ModelTokenLimits } from "../providers/catalog";
 import type { EndpointStats } from "./endpoint-stats";
-import { parseModelRef, ModelRefError, type RoutingProfile } from "./parse-model-ref";
+import { parseModelRef, ModelRefError, type ModelIdRef, type RoutingProfile } from "./parse-model-ref";
 import { rankEndpoints } from "./select-endpoints";
 
 /** One endpoint that could serve the request, before a credential is chosen for it. */
@@ -17,6 +17,19 @@ export type RoutePlan =
   | { ok: true; requestedModel: string; byModel: RankedEndpoint[][] }
   | { ok: false; error: IrError };
 
+/** What a `@preset` requested model resolved to (src/pipeline/resolve-presets.ts). */
+export interface PresetTarget {
+  modelId: string;
+  profile: RoutingProfile;
+  presetName: string;
+  /** Provider allow-list and deny-list: they only ever remove endpoints. */
+  only?: readonly string[];
+  ignore?: readonly string[];
+}
+
+/** Resolved presets by the requested model string that named them. */
+export type PresetTargets = ReadonlyMap<string, PresetTarget>;
+
 export interface PlanDeps {
   catalog: Pick<Catalog, "getModel" | "endpointsFor">;
   endpointStats: EndpointStats;
@@ -31,27 +44,35 @@ const DEFAULT_OUTPUT_ESTIMATE = 512;
  * the ranked endpoints come first, then the next model. An unknown primary model is 404;
  * an unknown entry in `models` is 400 before any attempt. Which of them can be paid for is
  * the funding stage's choice (src/pipeline/fund.ts). `estimatedPromptTokens` (4
- * chars/token) prices endpoints for the cost ranking.
+ * chars/token) prices endpoints for the cost ranking. A `@preset` entry is served as its
+ * resolved target from `presets`: its model, its profile, and only the endpoints its
+ * provider lists leave (none left is a 400).
  */
-export function planAttempts(deps: PlanDeps, request: IrRequest, estimatedPromptTokens: number): RoutePlan {
+export function planAttempts(deps: PlanDeps, request: IrRequest, estimatedPromptTokens: number, presets?: PresetTargets): RoutePlan {
   const fromList = request.models !== undefined && request.models.length > 0;
   const requested = fromList ? request.models! : [request.model];
-  const refs: Array<{ modelId: string; profile: RoutingProfile }> = [];
+  const refs: Array<{ profile: RoutingProfile; endpoints: readonly CatalogEndpoint[] }> = [];
   for (const model of requested) {
     const ref = parseModelRef(model);
     if (ref instanceof ModelRefError) return { ok: false, error: irError(fromList ? "invalid_request" : "not_found", ref.message) };
-    if (ref.kind === "preset") return { ok: false, error: irError("invalid_request", `unknown routing preset "@${ref.preset}"`) };
-    if (!deps.catalog.getModel(ref.modelId)) {
+    const preset = ref.kind === "preset" ? presets?.get(model) : undefined;
+    if (ref.kind === "preset" && preset === undefined) return { ok: false, error: irError("invalid_request", `unknown or disabled routing preset "@${ref.preset}"`) };
+    const modelId = preset?.modelId ?? (ref as ModelIdRef).modelId;
+    if (!deps.catalog.getModel(modelId)) {
+      const named = preset ? `${modelId} (from ${model})` : model;
       return fromList
-        ? { ok: false, error: irError("invalid_request", `unknown model in models: ${model}`) }
-        : { ok: false, error: irError("not_found", `unknown model: ${model}`) };
+        ? { ok: false, error: irError("invalid_request", `unknown model in models: ${named}`) }
+        : { ok: false, error: irError("not_found", `unknown model: ${named}`) };
     }
-    refs.push({ modelId: ref.modelId, profile: ref.profile ?? "balanced" });
+    const endpoints = preset ? narrowed(deps.catalog.endpointsFor(modelId), preset) : deps.catalog.endpointsFor(modelId);
+    if (endpoints.length === 0) {
+      return { ok: false, error: irError("invalid_request", `routing preset "@${preset!.presetName}" leaves no provider for ${modelId}: its only/ignore lists exclude every provider serving it`) };
+    }
+    refs.push({ profile: preset?.profile ?? (ref as ModelIdRef).profile ?? "balanced", endpoints });
   }
 
   const estimatedOutputTokens = request.params.maxTokens ?? DEFAULT_OUTPUT_ESTIMATE;
-  const byModel = refs.map(({ modelId, profile }) => {
-    const endpoints = deps.catalog.endpointsFor(modelId);
+  const byModel = refs.map(({ profile, endpoints }) => {
     // Profiles only re-rank when there is a choice.
     const ordered =
       endpoints.length < 2
@@ -60,6 +81,13 @@ export function planAttempts(deps: PlanDeps, request: IrRequest, estimatedPrompt
     return ordered.map((endpoint) => ({ endpoint, profile, limits: limitsOf(deps.catalog.getModel(endpoint.modelId)) }));
   });
   return { ok: true, requestedModel: requested[0]!, byModel };
+}
+
+/** The endpoints a preset's provider lists leave: an allow-list keeps only its providers, a deny-list drops its own. */
+function narrowed(endpoints: readonly CatalogEndpoint[], target: PresetTarget): readonly CatalogEndpoint[] {
+  return endpoints.filter(
+    (endpoint) => (target.only === undefined || target.only.includes(endpoint.provider)) && (target.ignore === undefined || !target.ignore.includes(endpoint.provider)),
+  );
 }
 
 function limitsOf(model: CatalogModel | undefined): ModelTokenLimits {

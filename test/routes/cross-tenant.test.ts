@@ -36,6 +36,13 @@ const VALID_BODIES: Record<string, unknown> = {
   "GET /v1/namespaces/{nsid}/presets/{id}": undefined,
   "PUT /v1/namespaces/{nsid}/presets/{id}": { name: "x" },
   "DELETE /v1/namespaces/{nsid}/presets/{id}": undefined,
+  "GET /v1/namespaces/{nsid}/routing-presets": undefined,
+  "POST /v1/namespaces/{nsid}/routing-presets": { name: "x" },
+  "GET /v1/namespaces/{nsid}/routing-presets/{id}": undefined,
+  "PUT /v1/namespaces/{nsid}/routing-presets/{id}": {},
+  "DELETE /v1/namespaces/{nsid}/routing-presets/{id}": undefined,
+  "POST /v1/namespaces/{nsid}/routing-presets/{id}/disable": undefined,
+  "POST /v1/namespaces/{nsid}/routing-presets/{id}/enable": undefined,
 };
 
 let server: TestServer;
@@ -82,7 +89,7 @@ describe("cross-tenant isolation", () => {
 
   test("a namespace-baked credential gets 404 for its own account's other namespaces", async () => {
     const other = await server.api("POST", "/v1/namespaces", { token: alice.apiKey, body: { name: "other" } });
-    const bound = await server.mintKey(alice.apiKey, ["keys:read", "keys:write", "namespace:read", "usage:read", "policy:read", "policy:write"], alice.namespaceId);
+    const bound = await server.mintKey(alice.apiKey, ["keys:read", "keys:write", "namespace:read", "usage:read", "policy:read", "policy:write", "routing_preset:read", "routing_preset:write"], alice.namespaceId);
     for (const route of routes.filter((r) => !r.path.endsWith("/v1/namespaces/{nsid}"))) {
       expect({ route, status: (await attempt(route, other.body.id, bound)).status }).toEqual({ route, status: 404 });
     }

@@ -29,6 +29,8 @@ export interface RequestRecordRow {
   usage_evidence: UsageEvidence;
   /** The `refused_by_policy` warning of a request a policy refused: the policy's id in `field`. */
   refusal: { field?: string; message: string } | null;
+  /** The name of the routing preset the request named (its `routing_preset` warning), or null. */
+  routing_preset: string | null;
 }
 
 export interface NamespaceUsageRow {

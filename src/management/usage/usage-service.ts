@@ -18,11 +18,13 @@ import type { Pagination, UsageWindow } from "./query-params";
  * response. The stored row with its timestamps as RFC 3339 strings; final_charge_micro_usd is null
  * while the charge is unknown (never reported as 0).
  */
-export type RequestRecordEnvelope = Omit<RequestRecordRow, "created_at" | "completed_at" | "refusal"> & {
+export type RequestRecordEnvelope = Omit<RequestRecordRow, "created_at" | "completed_at" | "refusal" | "routing_preset"> & {
   created_at: string;
   completed_at: string;
   /** Only on a request a policy refused (README "Policies"): which one, and why. Other records carry exactly the spec's fields. */
   refused_by?: { policy_id: string; reason: string };
+  /** Only on a request that named a routing preset (`@<name>`): its name. */
+  routing_preset?: string;
 };
 
 export function requestRecordEnvelope(row: RequestRecordRow): RequestRecordEnvelope {
@@ -51,6 +53,7 @@ export function requestRecordEnvelope(row: RequestRecordRow): RequestRecordEnvel
     used_capabilities: row.used_capabilities,
     usage_evidence: row.usage_evidence,
     ...(row.refusal ? { refused_by: { policy_id: row.refusal.field ?? "", reason: row.refusal.message } } : {}),
+    ...(row.routing_preset ? { routing_preset: row.routing_preset } : {}),
   };
 }
 

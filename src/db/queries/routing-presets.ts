@@ -1,0 +1,86 @@
+import type { Sql } from "../connect-database";
+import { runQuery } from "./run-query";
+
+/** A routing preset as stored; `params` and `routing` are the stored JSON objects. */
+export interface RoutingPresetRow {
+  id: string;
+  name: string;
+  model: string | null;
+  system_prompt: string | null;
+  params: Record<string, unknown>;
+  routing: Record<string, unknown>;
+  disabled_at: Date | null;
+}
+
+/** Where a preset lives: every management statement filters on both. */
+export interface RoutingPresetTenant {
+  accountId: string;
+  namespaceId: string;
+}
+
+/** The spec a create or a full replacement writes. */
+export interface RoutingPresetSpec {
+  model: string | null;
+  system_prompt: string | null;
+  params: Record<string, unknown>;
+  routing: Record<string, unknown>;
+}
+
+function specParams(spec: RoutingPresetSpec) {
+  return [spec.model, spec.system_prompt, JSON.stringify(spec.params), JSON.stringify(spec.routing)] as const;
+}
+
+/** Inserts a preset; a duplicate name in the namespace throws PostgreSQL's unique violation. */
+export async function insertRoutingPreset(
+  sql: Sql,
+  tenant: RoutingPresetTenant,
+  preset: { id: string; name: string } & RoutingPresetSpec,
+): Promise<RoutingPresetRow> {
+  const [row] = await runQuery<RoutingPresetRow>(sql, "insertRoutingPreset", [
+    preset.id,
+    tenant.accountId,
+    tenant.namespaceId,
+    preset.name,
+    ...specParams(preset),
+  ]);
+  return row!;
+}
+
+export function listRoutingPresets(sql: Sql, tenant: RoutingPresetTenant): Promise<RoutingPresetRow[]> {
+  return runQuery<RoutingPresetRow>(sql, "listRoutingPresets", [tenant.namespaceId, tenant.accountId]);
+}
+
+export async function findRoutingPreset(sql: Sql, tenant: RoutingPresetTenant, id: string): Promise<RoutingPresetRow | undefined> {
+  const [row] = await runQuery<RoutingPresetRow>(sql, "findRoutingPreset", [id, tenant.namespaceId, tenant.accountId]);
+  return row;
+}
+
+/** The namespace's preset of that name, disabled or not (request-time resolution). */
+export async function findRoutingPresetByName(sql: Sql, namespaceId: string, name: string): Promise<RoutingPresetRow | undefined> {
+  const [row] = await runQuery<RoutingPresetRow>(sql, "findRoutingPresetByName", [namespaceId, name]);
+  return row;
+}
+
+/** Replaces the whole spec (`name` null = unchanged); undefined when the preset is not the tenant's. */
+export async function replaceRoutingPreset(
+  sql: Sql,
+  tenant: RoutingPresetTenant,
+  id: string,
+  name: string | null,
+  spec: RoutingPresetSpec,
+): Promise<RoutingPresetRow | undefined> {
+  const [row] = await runQuery<RoutingPresetRow>(sql, "replaceRoutingPreset", [id, tenant.namespaceId, tenant.accountId, name, ...specParams(spec)]);
+  return row;
+}
+
+/** Stamps or clears disabled_at; the row after, or undefined when it is not the tenant's. */
+export async function setRoutingPresetDisabled(sql: Sql, tenant: RoutingPresetTenant, id: string, disabled: boolean): Promise<RoutingPresetRow | undefined> {
+  const [row] = await runQuery<RoutingPresetRow>(sql, "setRoutingPresetDisabled", [id, tenant.namespaceId, tenant.accountId, disabled]);
+  return row;
+}
+
+/** Deletes a preset; its name, or undefined when it is not the tenant's. */
+export async function deleteRoutingPreset(sql: Sql, tenant: RoutingPresetTenant, id: string): Promise<{ id: string; name: string } | undefined> {
+  const [row] = await runQuery<{ id: string; name: string }>(sql, "deleteRoutingPreset", [id, tenant.namespaceId, tenant.accountId]);
+  return row;
+}
