@@ -24,6 +24,7 @@ import { PolicyStore } from "./policy/policy-store";
 import { RoutingPresetStore } from "./routing/routing-preset-store";
 import { InFlightRequests } from "./pipeline/in-flight-requests";
 import { PlatformKeys } from "./funding/platform-keys";
+import { AccountKeysThenPlatform } from "./funding/account-keys";
 import { WalletCheck } from "./admission/wallet-check";
 import { AdmissionChain } from "./admission/admission-chain";
 import { GuardrailCheck } from "./admission/guardrail-check";
@@ -73,6 +74,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
   // A malformed BYOK_MASTER_KEY stops the start; an unset one is generated on first BYOK use.
   if (config.byokMasterKey !== undefined) masterKey();
   const keks = new KekStore(db.sql, masterKey);
+  const byokKeys = new ByokKeyStore(db.sql, keks, config.credentialCacheTtlMs);
   const services: Services = {
     config,
     db,
@@ -93,8 +95,8 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
     routingPresets: new RoutingPresetStore(db.sql, config.credentialCacheTtlMs),
     inFlight: new InFlightRequests(),
     keks,
-    byokKeys: new ByokKeyStore(db.sql, keks, config.credentialCacheTtlMs),
-    funding: new PlatformKeys(catalog),
+    byokKeys,
+    funding: new AccountKeysThenPlatform(byokKeys, new PlatformKeys(catalog)),
     // Guardrails first (pure CPU), then the counters, then the wallet: a refusal undoes as
     // little as possible. METERING=off records and charges nothing, so there is no charge
     // for the wallet to guard (README "Metering"); policies still apply.

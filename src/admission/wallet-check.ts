@@ -1,11 +1,12 @@
 import type { WalletLeases } from "../metering/wallet-leases";
-import type { AdmissionCheck, AdmissionRequest, Grant, Refusal } from "./admission-check";
+import { NOTHING_HELD, type AdmissionCheck, type AdmissionRequest, type Grant, type Refusal } from "./admission-check";
 
 /**
  * The account's wallet: the request's cost ceiling is reserved against a wallet lease
  * (src/metering/wallet-leases.ts), so concurrent requests on any number of instances never
  * spend more than the balance. The settled charge leaves the lease and the rest of the
- * reservation goes back to it.
+ * reservation goes back to it. A request funded only by the account's own provider keys
+ * (BYOK) is never charged: it needs no funds and holds nothing.
  */
 export class WalletCheck implements AdmissionCheck {
   readonly name = "wallet";
@@ -13,6 +14,7 @@ export class WalletCheck implements AdmissionCheck {
   constructor(private readonly leases: WalletLeases) {}
 
   async admit(request: AdmissionRequest): Promise<Grant | Refusal> {
+    if (request.funding === "byok") return NOTHING_HELD;
     const accountId = request.principal.accountId;
     const reservation = request.costCeilingMicroUsd;
     const leaseId = await this.leases.admit(accountId, reservation);

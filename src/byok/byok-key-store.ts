@@ -1,18 +1,27 @@
 import { LRUCache } from "lru-cache";
 import type { Sql } from "../db/connect-database";
 import type { KekStore } from "./kek-store";
+import { log } from "../observability/log";
 
 /** Most decrypted keys held at once; each lives at most the TTL. */
 const MAX_CACHED_KEYS = 10_000;
 
+/** A decrypted key and where to use it. */
+export interface ByokCredential {
+  key: string;
+  /** The key's own base URL (e.g. a regional or proxy endpoint); undefined: the provider's. */
+  apiBase: string | undefined;
+}
+
 interface CachedKey {
   /** Undefined: the account has no key for the provider (cached too, so misses stay cheap). */
-  key: string | undefined;
+  credential: ByokCredential | undefined;
 }
 
 interface StoredKey {
   kek_id: string;
   ciphertext: Uint8Array;
+  api_base: string | null;
 }
 
 /**
@@ -33,14 +42,34 @@ export class ByokKeyStore {
   }
 
   async keyFor(accountId: string, providerId: string): Promise<string | undefined> {
+    return (await this.credentialFor(accountId, providerId))?.key;
+  }
+
+  async credentialFor(accountId: string, providerId: string): Promise<ByokCredential | undefined> {
     const id = cacheKey(accountId, providerId);
     const cached = this.cache.get(id);
-    if (cached) return cached.key;
+    if (cached) return cached.credential;
     const [row] = await this.sql<StoredKey[]>`
-      select kek_id, ciphertext from byok_keys where account_id = ${accountId} and provider_name = ${providerId}`;
-    const key = row ? new TextDecoder().decode(await this.keks.open(row.kek_id, new Uint8Array(row.ciphertext))) : undefined;
-    this.cache.set(id, { key });
-    return key;
+      select kek_id, ciphertext, api_base from byok_keys where account_id = ${accountId} and provider_name = ${providerId}`;
+    const credential = row
+      ? { key: new TextDecoder().decode(await this.keks.open(row.kek_id, new Uint8Array(row.ciphertext))), apiBase: row.api_base ?? undefined }
+      : undefined;
+    this.cache.set(id, { credential });
+    return credential;
+  }
+
+  /**
+   * The provider refused the key (`kind`: e.g. `unauthorized`): noted on its row for the
+   * key listing. Fire and forget: the request that saw the refusal never waits for it, and
+   * a failed write is only logged.
+   */
+  recordRefusal(accountId: string, providerId: string, kind: string): void {
+    this.sql`
+      update byok_keys set last_failure_at = now(), last_failure_kind = ${kind}
+      where account_id = ${accountId} and provider_name = ${providerId}`.then(
+      () => undefined,
+      (error: unknown) => log.warn("could not record a refused BYOK key", { providerId, error: error instanceof Error ? error.message : String(error) }),
+    );
   }
 
   /** After an upload or delete of that key on this instance. */

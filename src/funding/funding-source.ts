@@ -3,16 +3,22 @@ import type { CatalogEndpoint } from "../providers/catalog";
 
 /** The credential that pays for calls to one endpoint. */
 export interface UpstreamFunding {
-  /** Whose money: the platform's keys, billed from the account's wallet (the customer's own keys come with BYOK). */
-  funding: "platform";
+  /**
+   * Whose money: `platform` is the platform's keys, billed from the account's wallet;
+   * `byok` is the account's own provider key, billed by the provider to the customer.
+   */
+  funding: "platform" | "byok";
   apiKey: string;
+  /** Where to call instead of the endpoint's own base URL (a BYOK key's `api_base`). */
+  baseUrl?: string;
 }
 
 /**
- * Chooses the upstream credential for an endpoint on behalf of a caller, or undefined when
- * nothing can pay for it (the endpoint is skipped). Asynchronous, so a source may look a
- * credential up (a customer's sealed key) without holding the request's thread.
+ * Chooses the upstream credentials for an endpoint on behalf of a caller, best first; an
+ * empty list when nothing can pay for it (the endpoint is skipped). Asynchronous, so a
+ * source may look a credential up (a customer's sealed key) without holding the request's
+ * thread.
  */
 export interface FundingSource {
-  fund(principal: Principal, endpoint: CatalogEndpoint): Promise<UpstreamFunding | undefined>;
+  fund(principal: Principal, endpoint: CatalogEndpoint): Promise<UpstreamFunding[]>;
 }

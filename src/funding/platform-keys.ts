@@ -10,8 +10,8 @@ import type { FundingSource, UpstreamFunding } from "./funding-source";
 export class PlatformKeys implements FundingSource {
   constructor(private readonly catalog: Pick<Catalog, "platformKeyFor">) {}
 
-  async fund(_principal: Principal, endpoint: CatalogEndpoint): Promise<UpstreamFunding | undefined> {
+  async fund(_principal: Principal, endpoint: CatalogEndpoint): Promise<UpstreamFunding[]> {
     const apiKey = this.catalog.platformKeyFor(endpoint.provider);
-    return apiKey ? { funding: "platform", apiKey } : undefined;
+    return apiKey ? [{ funding: "platform", apiKey }] : [];
   }
 }

@@ -155,6 +155,7 @@ export function inferenceDeps(services: Services): InferenceDeps {
       timeouts: config.upstreamTimeouts,
       connectCheck: services.connectCheck,
       graceOver: inFlight.graceOver,
+      byokKeys: services.byokKeys,
       endpointStats,
       metrics,
       inFlight,

@@ -32,14 +32,13 @@ export interface RequestOutcome {
   /** Micro-USD reserved at admission against `leaseId` (see wallet-leases.ts). */
   reservedMicroUsd: number;
   leaseId?: string;
-  funding: "wallet" | "byok";
   warnings: IrWarning[];
   usedCapabilities: string[];
 }
 
 /**
  * A request as it arrives, before anything about it is known: no attempts, nothing
- * reserved, wallet funding, and a 500 until it ends some other way. Its record id is new
+ * reserved, and a 500 until it ends some other way. Its record id is new
  * and time-ordered (see newTimeOrderedId).
  */
 export function arrivingRequest(input: Pick<RequestOutcome, "requestId" | "principal" | "clientProtocol" | "createdAt" | "startedAt">): RequestOutcome {
@@ -54,7 +53,6 @@ export function arrivingRequest(input: Pick<RequestOutcome, "requestId" | "princ
     promptChars: 0,
     clientDisconnected: false,
     reservedMicroUsd: 0,
-    funding: "wallet",
     warnings: [],
     usedCapabilities: [],
   };

@@ -46,7 +46,10 @@ export function settleRequest(outcome: RequestOutcome, sink: MeteringSink, now =
       ? { estimate: { reason, promptChars: outcome.promptChars, outputChars } }
       : {}),
   });
-  const charge: ChargeResult = serving ? computeCharge(usage, serving.candidate.pricing) : { status: "not_charged", chargeMicroUsd: 0 };
+  // A request served with the account's own key (BYOK) is billed by the provider to the
+  // customer: its tokens are recorded, the wallet is charged nothing.
+  const byok = serving?.candidate.funding === "byok";
+  const charge: ChargeResult = serving && !byok ? computeCharge(usage, serving.candidate.pricing) : { status: "not_charged", chargeMicroUsd: 0 };
   // A wallet is never debited more than admission reserved, so concurrent requests cannot
   // overspend it. The reservation bounds every honest report; usage above it (an upstream
   // reporting more than it could bill, an estimate for an abandoned stream) is kept in the
@@ -76,7 +79,7 @@ export function settleRequest(outcome: RequestOutcome, sink: MeteringSink, now =
     provider_id: serving?.candidate.providerId ?? null,
     provider_model_id: serving?.candidate.providerModelId ?? null,
     routing_profile: outcome.routingProfile ?? null,
-    funding_source: outcome.funding,
+    funding_source: byok ? "byok" : "cloud_credit",
     streamed: outcome.streamed,
     finish_reason: finishText(finish),
     first_token_kind: firstToken,
@@ -119,7 +122,7 @@ export function settleRequest(outcome: RequestOutcome, sink: MeteringSink, now =
       buckets: charge.buckets,
     });
   }
-  if (outcome.funding === "wallet" && chargeMicroUsd !== 0) {
+  if (!byok && chargeMicroUsd !== 0) {
     // One entry per charged request: the debit, which also leaves the wallet lease. An
     // unknown charge cannot be debited: it is recorded as pending recovery instead.
     sink.ledger({

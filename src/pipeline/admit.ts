@@ -30,12 +30,14 @@ export interface AdmitInput {
 }
 
 export type Admitted =
-  /** `policy`: the request's effective policy, for the response-side checks. */
-  | { ok: true; grant: Grant; policy: EffectivePolicy }
+  /**
+   * `policy`: the request's effective policy, for the response-side checks. `candidates`:
+   * the ones its guardrails let it use (a `byok` rule narrows them), in order.
+   */
+  | { ok: true; grant: Grant; policy: EffectivePolicy; candidates: readonly AttemptCandidate[] }
   /** `refusal`: set when a check refused (absent when admission could not decide). */
   | { ok: false; error: IrError; refusal?: Refusal };
 
-const NOTHING_CHECKED: Admitted = Object.freeze({ ok: true, grant: NOTHING_HELD, policy: NO_POLICY });
 
 /**
  * Stage 5, before any upstream call. The request's principals — its namespace (the key's
@@ -46,27 +48,37 @@ const NOTHING_CHECKED: Admitted = Object.freeze({ ok: true, grant: NOTHING_HELD,
  * before it granted is released. A check that cannot decide refuses the request with a
  * 503: nothing is admitted that could not be accounted for (fail closed). The grant is
  * settled or released once, when the request ends (settle.ts).
+ *
+ * Funding: a `byok: "forbidden"` guardrail drops the candidates funded by the account's own
+ * key, `byok: "required"` those funded by the platform; the request is BYOK-funded when
+ * every candidate left is. What budgets and the wallet reserve is the ceiling of the
+ * platform-funded candidates only, since a BYOK-served answer is never charged: a request
+ * whose every candidate is BYOK reserves nothing and needs no wallet funds, and a mixed one
+ * can always pay for its platform fallbacks.
  */
 export async function admit(deps: AdmitDeps, input: AdmitInput): Promise<Admitted> {
-  if (deps.chain.empty) return NOTHING_CHECKED;
-  const { principal, ir, candidates, record } = input;
+  const { principal, ir, record } = input;
+  if (deps.chain.empty) return { ok: true, grant: NOTHING_HELD, policy: NO_POLICY, candidates: input.candidates };
   try {
     // The namespace the request is attributed to: its record, and what policies apply.
     const namespaceId = await deps.namespaces.namespaceFor(principal);
     record.namespaceId = namespaceId;
     // OAuth clients have no tokens yet: when they do, the token's client joins the principals here.
     const policy = await deps.policies.effectivePolicy(principal.accountId, requestPrincipals(namespaceId, principal));
+    const candidates = usableCandidates(policy, input.candidates);
+    const funding = candidates.every((candidate) => candidate.funding === "byok") ? "byok" : "cloud_credit";
+    const platformFunded = candidates.filter((candidate) => candidate.funding === "platform");
     const first = candidates[0]!;
     const request: AdmissionRequest = {
       ...input,
+      candidates,
       policy,
       model: first.modelId,
       stream: ir.stream,
       maxTokens: ir.params.maxTokens,
       outputCeiling: outputTokenCeiling(ir, first),
-      costCeilingMicroUsd: reservationFor(ir, candidates),
-      // Every candidate is funded by the platform until customers' own keys arrive.
-      funding: "cloud_credit",
+      costCeilingMicroUsd: platformFunded.length === 0 ? 0 : reservationFor(ir, platformFunded),
+      funding,
       texts: () => requestTexts(ir),
     };
     const result = await deps.chain.admit(request);
@@ -75,9 +87,21 @@ export async function admit(deps: AdmitDeps, input: AdmitInput): Promise<Admitte
       if (warning) record.warnings.push(warning);
       return { ok: false, error: refusalError(result), refusal: result };
     }
-    return { ok: true, grant: result, policy };
+    return { ok: true, grant: result, policy, candidates };
   } catch (error) {
     log.error("admission unavailable", { requestId: input.requestId, error: error instanceof Error ? error.message : String(error) });
     return { ok: false, error: irError("internal", "billing is temporarily unavailable; retry shortly", { status: 503, retryAfter: 1 }) };
   }
+}
+
+/**
+ * The candidates a `byok` guardrail lets the request use. When it leaves none, all of them
+ * are returned so that the guardrail check itself refuses the request with its reason.
+ */
+function usableCandidates(policy: EffectivePolicy, candidates: readonly AttemptCandidate[]): readonly AttemptCandidate[] {
+  const rule = policy.guardrail?.byok?.rule;
+  if (rule !== "required" && rule !== "forbidden") return candidates;
+  const wanted = rule === "required" ? "byok" : "platform";
+  const usable = candidates.filter((candidate) => candidate.funding === wanted);
+  return usable.length > 0 ? usable : candidates;
 }

@@ -22,6 +22,8 @@ export interface AttemptDeps extends AttemptTelemetry, RelayDeps {
   connectCheck: ConnectCheck;
   /** Aborted at the shutdown grace limit: no new attempt starts, calls under way stop. */
   graceOver: AbortSignal;
+  /** Where a customer's key the provider refused is noted (never awaited). */
+  byokKeys: { recordRefusal(accountId: string, providerId: string, kind: string): void };
 }
 
 export interface AttemptInput {
@@ -49,6 +51,12 @@ export type AttemptsResult =
 
 /** Upstream statuses that are the caller's own doing: surfaced at once, never retried elsewhere. */
 const CALLER_ERROR_STATUSES = new Set([400, 413, 422]);
+
+/** Upstream statuses that mean the provider refused the credential. */
+const REFUSED_KEY_KINDS: ReadonlyMap<number, string> = new Map([
+  [401, "unauthorized"],
+  [403, "forbidden"],
+]);
 
 /**
  * Stage 6: the candidates in order, falling through on 429, 5xx, timeouts, network errors
@@ -98,8 +106,16 @@ export async function runAttempts(deps: AttemptDeps, input: AttemptInput): Promi
     if (response.status < 200 || response.status >= 300) {
       const text = await response.text().catch(() => "");
       call.release();
-      const error = codecFor(candidate.protocol).decodeUpstreamError(response.status, parseMaybeJson(text), Object.fromEntries(response.headers));
+      let error = codecFor(candidate.protocol).decodeUpstreamError(response.status, parseMaybeJson(text), Object.fromEntries(response.headers));
       attempt.status = response.status;
+      const refusedKind = candidate.funding === "byok" ? REFUSED_KEY_KINDS.get(response.status) : undefined;
+      if (refusedKind) {
+        // The customer's own key was refused: noted on the key, and the next candidate (the
+        // platform's key, unless a guardrail requires BYOK) is tried. The provider's message
+        // may quote the key, so it is replaced by one that names only the provider.
+        deps.byokKeys.recordRefusal(context.principal.accountId, candidate.providerId, refusedKind);
+        error = irError("upstream_bad_gateway", `${candidate.providerId} refused your own provider key (BYOK) with HTTP ${response.status}; update it with PUT /v1/byok/keys`);
+      }
       if (CALLER_ERROR_STATUSES.has(response.status)) {
         finish(attempt, "client_error", error);
         return { kind: "failed", error, cancelled: false };

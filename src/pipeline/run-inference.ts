@@ -73,12 +73,12 @@ export async function runInference(deps: InferenceDeps, input: InferenceInput): 
 
   const funded = await fund(deps.funding, principal, plan.byModel);
   if (!funded.ok) return failAndSettle(funded.error);
-  const candidates = funded.candidates;
-  outcome.routingProfile = candidates[0]?.routingProfile;
+  outcome.routingProfile = funded.candidates[0]?.routingProfile;
 
-  const admitted = await admit(deps.admission, { principal, requestId, ir, candidates, record: outcome });
+  const admitted = await admit(deps.admission, { principal, requestId, ir, candidates: funded.candidates, record: outcome });
   if (!admitted.ok) return failAndSettle(admitted.error);
   settlement.hold(admitted.grant);
+  const candidates = admitted.candidates;
 
   let result: AttemptsResult;
   try {

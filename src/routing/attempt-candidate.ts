@@ -13,6 +13,7 @@ export interface AttemptCandidate extends UpstreamTarget {
   pricing: CatalogPricing;
   /** The served model's token limits from the catalog: admission's ceilings (src/metering/admission.ts). */
   limits: ModelTokenLimits;
-  funding: "platform";
+  /** `platform`: the platform's key, charged to the wallet; `byok`: the account's own key, not charged. */
+  funding: "platform" | "byok";
   routingProfile: RoutingProfile;
 }

@@ -60,7 +60,7 @@ describe("request records, every client × upstream pair", () => {
             streamed: stream,
             first_token_kind: "text",
             finish_reason: "stop",
-            funding_source: "wallet",
+            funding_source: "cloud_credit",
             prompt_tokens: USAGE.prompt,
             completion_tokens: USAGE.completion,
             reasoning_tokens: 0,

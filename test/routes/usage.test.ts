@@ -94,7 +94,7 @@ async function insertRecord(record: DirectRecord): Promise<string> {
       funding_source, streamed, prompt_tokens, completion_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens,
       final_charge_micro_usd, used_capabilities, usage_evidence, created_at, completed_at)
     values (${id}, ${record.requestId ?? unique("direct")}, ${record.account.accountId}, ${namespaceId}, 'succeeded', 200, ${billingStatus},
-      'mock-openai/gpt-4o-mini', 'mock-openai', 'wallet', false, ${record.prompt ?? 10}, ${record.completion ?? 5}, ${record.reasoning ?? 0},
+      'mock-openai/gpt-4o-mini', 'mock-openai', 'cloud_credit', false, ${record.prompt ?? 10}, ${record.completion ?? 5}, ${record.reasoning ?? 0},
       ${record.cacheRead ?? 0}, ${record.cacheWrite ?? 0}, ${finalCharge}, ${record.capabilities ?? []}::text[], ${JSON.stringify(EVIDENCE)}::jsonb,
       ${record.createdAt}::timestamptz, ${record.createdAt}::timestamptz)`;
   if (record.audit !== undefined) {
@@ -203,7 +203,7 @@ describe("GET /v1/namespaces/{nsid}/requests with records from real inference", 
       completion_tokens: 200,
       model_id: "mock-openai/gpt-4o-mini",
       provider_id: "mock-openai",
-      funding_source: "wallet",
+      funding_source: "cloud_credit",
       streamed: false,
       finish_reason: "stop",
       first_token_kind: "text",

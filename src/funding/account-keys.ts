@@ -1,0 +1,39 @@
+import type { Principal } from "../auth/principal";
+import type { CatalogEndpoint } from "../providers/catalog";
+import type { ByokCredential } from "../byok/byok-key-store";
+import type { FundingSource, UpstreamFunding } from "./funding-source";
+import { log } from "../observability/log";
+
+export interface AccountKeyLookup {
+  credentialFor(accountId: string, providerId: string): Promise<ByokCredential | undefined>;
+}
+
+/**
+ * The account's own provider key (BYOK, README "BYOK") first, for providers that accept
+ * one, then whatever `platform` funds: the customer's contract is used before the
+ * platform's money, and the platform's key stays a fallback when the customer's is
+ * refused.
+ */
+export class AccountKeysThenPlatform implements FundingSource {
+  constructor(
+    private readonly keys: AccountKeyLookup,
+    private readonly platform: FundingSource,
+  ) {}
+
+  async fund(principal: Principal, endpoint: CatalogEndpoint): Promise<UpstreamFunding[]> {
+    const platform = await this.platform.fund(principal, endpoint);
+    if (!endpoint.byok) return platform;
+    let own: ByokCredential | undefined;
+    try {
+      own = await this.keys.credentialFor(principal.accountId, endpoint.provider);
+    } catch (error) {
+      // A stored key that cannot be read (the database unreachable, a KEK gone) must not
+      // stop the request: the platform's key still serves it. The message names no key.
+      log.warn("BYOK key unavailable; using platform funding", { provider: endpoint.provider, error: error instanceof Error ? error.message : String(error) });
+      return platform;
+    }
+    if (own === undefined) return platform;
+    const byok: UpstreamFunding = own.apiBase ? { funding: "byok", apiKey: own.key, baseUrl: own.apiBase } : { funding: "byok", apiKey: own.key };
+    return [byok, ...platform];
+  }
+}
