@@ -53,11 +53,12 @@ export type Admitted =
  * key, `byok: "required"` those funded by the platform; the request is BYOK-funded when
  * every candidate left is. What budgets and the wallet reserve is the ceiling of the
  * platform-funded candidates only, since a BYOK-served answer is never charged: a request
- * whose every candidate is BYOK reserves nothing and needs no wallet funds, and a mixed one
- * can always pay for its platform fallbacks.
+ * whose every candidate is BYOK reserves nothing and needs no wallet funds. A mixed request
+ * the wallet or a budget cannot cover is admitted again with its BYOK candidates alone: it
+ * loses its platform fallbacks rather than being refused, and is never charged.
  */
 export async function admit(deps: AdmitDeps, input: AdmitInput): Promise<Admitted> {
-  const { principal, ir, record } = input;
+  const { principal, record } = input;
   if (deps.chain.empty) return { ok: true, grant: NOTHING_HELD, policy: NO_POLICY, candidates: input.candidates };
   try {
     // The namespace the request is attributed to: its record, and what policies apply.
@@ -66,32 +67,45 @@ export async function admit(deps: AdmitDeps, input: AdmitInput): Promise<Admitte
     // OAuth clients have no tokens yet: when they do, the token's client joins the principals here.
     const policy = await deps.policies.effectivePolicy(principal.accountId, requestPrincipals(namespaceId, principal));
     const candidates = usableCandidates(policy, input.candidates);
-    const funding = candidates.every((candidate) => candidate.funding === "byok") ? "byok" : "cloud_credit";
-    const platformFunded = candidates.filter((candidate) => candidate.funding === "platform");
-    const first = candidates[0]!;
-    const request: AdmissionRequest = {
-      ...input,
-      candidates,
-      policy,
-      model: first.modelId,
-      stream: ir.stream,
-      maxTokens: ir.params.maxTokens,
-      outputCeiling: outputTokenCeiling(ir, first),
-      costCeilingMicroUsd: platformFunded.length === 0 ? 0 : reservationFor(ir, platformFunded),
-      funding,
-      texts: () => requestTexts(ir),
-    };
-    const result = await deps.chain.admit(request);
+    let judged = candidates;
+    let result = await deps.chain.admit(admissionRequest(input, policy, candidates));
+    const byokOnly = candidates.filter((candidate) => candidate.funding === "byok");
+    if (isRefusal(result) && NO_FUNDS.has(result.code) && byokOnly.length > 0 && byokOnly.length < candidates.length) {
+      // Nothing to pay for the platform fallbacks: the request still goes, on the account's own keys only.
+      judged = byokOnly;
+      result = await deps.chain.admit(admissionRequest(input, policy, byokOnly));
+    }
     if (isRefusal(result)) {
       const warning = refusalWarning(result);
       if (warning) record.warnings.push(warning);
       return { ok: false, error: refusalError(result), refusal: result };
     }
-    return { ok: true, grant: result, policy, candidates };
+    return { ok: true, grant: result, policy, candidates: judged };
   } catch (error) {
     log.error("admission unavailable", { requestId: input.requestId, error: error instanceof Error ? error.message : String(error) });
     return { ok: false, error: irError("internal", "billing is temporarily unavailable; retry shortly", { status: 503, retryAfter: 1 }) };
   }
+}
+
+/** Refusals for want of money: a request on the account's own keys needs none. */
+const NO_FUNDS: ReadonlySet<string> = new Set(["payment_required", "budget_exceeded"]);
+
+function admissionRequest(input: AdmitInput, policy: EffectivePolicy, candidates: readonly AttemptCandidate[]): AdmissionRequest {
+  const { ir } = input;
+  const platformFunded = candidates.filter((candidate) => candidate.funding === "platform");
+  const first = candidates[0]!;
+  return {
+    ...input,
+    candidates,
+    policy,
+    model: first.modelId,
+    stream: ir.stream,
+    maxTokens: ir.params.maxTokens,
+    outputCeiling: outputTokenCeiling(ir, first),
+    costCeilingMicroUsd: platformFunded.length === 0 ? 0 : reservationFor(ir, platformFunded),
+    funding: platformFunded.length === 0 ? "byok" : "cloud_credit",
+    texts: () => requestTexts(ir),
+  };
 }
 
 /**
