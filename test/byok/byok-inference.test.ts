@@ -133,6 +133,23 @@ describe("funding", () => {
   });
 });
 
+describe("a provider without a platform key", () => {
+  test("serves an account with its own key and refuses the others with a 402", async () => {
+    const [customer, other] = await Promise.all([harness.server.createAccount(undefined, 100_000_000), harness.server.createAccount(undefined, 100_000_000)]);
+    await uploadKey(customer, "mock-responses", secretFor("mock-responses"), own.responses.baseUrl);
+    const saved = process.env.MOCK_RESPONSES_API_KEY;
+    delete process.env.MOCK_RESPONSES_API_KEY;
+    try {
+      const model = UPSTREAM["openai-responses"].model;
+      expect(await callThroughSdk(harness, "openai-responses", other.apiKey, model, { stream: false })).toMatchObject({ ok: false, status: 402 });
+      expect(await callThroughSdk(harness, "openai-responses", customer.apiKey, model, { stream: false })).toMatchObject({ ok: true });
+      expect(credentialOf("openai-responses", own.responses.requests.at(-1)!.headers)).toBe(secretFor("mock-responses"));
+    } finally {
+      process.env.MOCK_RESPONSES_API_KEY = saved;
+    }
+  });
+});
+
 describe("a key the provider refuses", () => {
   async function keyWithByokRule(account: TestAccount, rule: "required" | "forbidden"): Promise<string> {
     const ns = `/v1/namespaces/${account.namespaceId}`;
