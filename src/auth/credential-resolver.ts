@@ -72,6 +72,7 @@ export class CredentialResolver {
       accountId: row.account_id,
       namespaceId: row.namespace_id,
       scopes: row.scopes,
+      oauthClientId: null,
       expiresAt: row.expires_at ? row.expires_at.getTime() : null,
     };
   }

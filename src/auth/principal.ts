@@ -1,12 +1,18 @@
 /** Who is calling: resolved from a credential, shared by management and inference. */
 export interface Principal {
   kind: "api_key" | "oauth_token";
-  /** The credential's own id (api_keys.id / oauth_tokens.id). */
+  /** The credential's own id: api_keys.id, or for an OAuth access token its grant's oauth_tokens.id. */
   id: string;
   accountId: string;
   /** Set for a namespace-baked credential; null for an account-wide one. */
   namespaceId: string | null;
   scopes: string[];
+  /**
+   * For an OAuth token issued to a registered client: that client's oauth_clients.id
+   * (the `oauth_client` principal its policies bind to). Null for API keys and for the
+   * built-in `switchyard-cli` client.
+   */
+  oauthClientId: string | null;
   /** Epoch ms, or null for a credential that does not expire. */
   expiresAt: number | null;
 }

@@ -65,7 +65,7 @@ export async function admit(deps: AdmitDeps, input: AdmitInput): Promise<Admitte
     const namespaceId = await deps.namespaces.namespaceFor(principal);
     record.namespaceId = namespaceId;
     // OAuth clients have no tokens yet: when they do, the token's client joins the principals here.
-    const policy = await deps.policies.effectivePolicy(principal.accountId, requestPrincipals(namespaceId, principal));
+    const policy = await deps.policies.effectivePolicy(principal.accountId, requestPrincipals(namespaceId, principal, principal.oauthClientId));
     const candidates = usableCandidates(policy, input.candidates);
     let judged = candidates;
     let result = await deps.chain.admit(admissionRequest(input, policy, candidates));

@@ -16,7 +16,7 @@ export function effective(...policies: BoundPolicy[]): EffectivePolicy {
 }
 
 export function request(policy: EffectivePolicy, overrides: Partial<AdmissionRequest> & { funding?: FundingSource } = {}): AdmissionRequest {
-  const principal: Principal = { kind: "api_key", id: "k_test", accountId: "acct_test", namespaceId: null, scopes: [], expiresAt: null };
+  const principal: Principal = { kind: "api_key", id: "k_test", accountId: "acct_test", namespaceId: null, scopes: [], oauthClientId: null, expiresAt: null };
   const ir = { model: "openai/gpt-4o-mini", stream: false, messages: [], params: {} } as unknown as IrRequest;
   return {
     principal,

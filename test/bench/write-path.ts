@@ -74,7 +74,7 @@ function outcomeFor(i: number): RequestOutcome {
     endedAt: now - 5,
   };
   const account = `acct_bench_${i % ACCOUNTS}`;
-  const principal = { kind: "api_key" as const, id: `k_bench_${i % ACCOUNTS}`, accountId: account, namespaceId: null, scopes: ["inference:invoke"], expiresAt: null };
+  const principal = { kind: "api_key" as const, id: `k_bench_${i % ACCOUNTS}`, accountId: account, namespaceId: null, scopes: ["inference:invoke"], oauthClientId: null, expiresAt: null };
   return {
     ...arrivingRequest({ requestId: Bun.randomUUIDv7(), principal, clientProtocol: "openai-chat", createdAt: new Date(), startedAt: now - 1_000 }),
     namespaceId: `ns_bench_${i % ACCOUNTS}`,

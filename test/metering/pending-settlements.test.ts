@@ -3,7 +3,7 @@ import { PendingSettlements } from "../../src/metering/pending-settlements";
 import { arrivingRequest, type RequestOutcome } from "../../src/metering/request-outcome";
 
 function outcome(accountId: string, requestId: string, namespaceId: string | null, requestedModel = "p/m"): RequestOutcome {
-  const principal = { kind: "api_key" as const, id: "k", accountId, namespaceId: null, scopes: [], expiresAt: null };
+  const principal = { kind: "api_key" as const, id: "k", accountId, namespaceId: null, scopes: [], oauthClientId: null, expiresAt: null };
   return { ...arrivingRequest({ requestId, principal, clientProtocol: "openai-chat", createdAt: new Date(), startedAt: 0 }), namespaceId, streamed: true, requestedModel };
 }
 

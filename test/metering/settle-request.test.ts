@@ -31,7 +31,7 @@ function served(prompt: number, completion: number, reserved: number, leaseId: s
     startedAt: now - 10,
     endedAt: now,
   };
-  const principal = { kind: "api_key" as const, id: "k_1", accountId: "acct_1", namespaceId: "ns_1", scopes: ["inference:invoke"], expiresAt: null };
+  const principal = { kind: "api_key" as const, id: "k_1", accountId: "acct_1", namespaceId: "ns_1", scopes: ["inference:invoke"], oauthClientId: null, expiresAt: null };
   return {
     ...arrivingRequest({ requestId: "req-1", principal, clientProtocol: "openai-chat", createdAt: new Date(), startedAt: now - 20 }),
     status: "succeeded",

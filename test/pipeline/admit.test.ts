@@ -9,7 +9,7 @@ import { admit } from "../../src/pipeline/admit";
 import { arrivingRequest } from "../../src/metering/request-outcome";
 import type { AttemptCandidate } from "../../src/routing/attempt-candidate";
 
-const principal: Principal = { kind: "api_key", id: "key_1", accountId: "acct_1", namespaceId: null, scopes: ["inference:invoke"], expiresAt: null };
+const principal: Principal = { kind: "api_key", id: "key_1", accountId: "acct_1", namespaceId: null, scopes: ["inference:invoke"], oauthClientId: null, expiresAt: null };
 const ir = { model: "p/m", stream: false, messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }], params: { maxTokens: 10 } } as unknown as IrRequest;
 const candidate = {
   protocol: "openai-chat",

@@ -5,7 +5,7 @@ import { arrivingRequest } from "../../src/metering/request-outcome";
 import type { AttemptRecord } from "../../src/routing/attempt-record";
 import { RequestSettlement } from "../../src/pipeline/settle";
 
-const principal: Principal = { kind: "api_key", id: "key_1", accountId: "acct_1", namespaceId: null, scopes: [], expiresAt: null };
+const principal: Principal = { kind: "api_key", id: "key_1", accountId: "acct_1", namespaceId: null, scopes: [], oauthClientId: null, expiresAt: null };
 
 /** A grant that logs how it was ended. */
 function loggingGrant(log: string[]): Grant {
