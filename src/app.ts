@@ -21,6 +21,7 @@ import { discoveryRoutes } from "./public/discovery-routes";
 import { statsRoutes } from "./public/stats-routes";
 import { byokPubkeyRoutes } from "./public/byok-pubkey-routes";
 import { byokKeyRoutes } from "./management/byok/byok-key-routes";
+import { accountRoutes } from "./management/account/account-routes";
 
 /** A readable one-line summary of a TypeBox validation failure. */
 function describeValidation(error: unknown): string {
@@ -107,6 +108,7 @@ export function createApp(services: Services, hooks: RequestHooks = createReques
     .use(statsRoutes(services))
     .use(byokPubkeyRoutes(services))
     .use(byokKeyRoutes(services))
+    .use(accountRoutes(services))
     .use(inferenceRoutes(services));
 }
 

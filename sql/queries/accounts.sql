@@ -1,5 +1,6 @@
 -- name: insertAccount
-insert into accounts (id, email) values ($1, $2) returning id, email, created_at;
+-- $3: the argon2id password hash, or null for an account that signs in only with keys.
+insert into accounts (id, email, password_hash) values ($1, $2, $3) returning id, email, created_at;
 
 -- name: insertWallet
 insert into wallets (account_id, balance_micro_usd) values ($1, $2);
@@ -19,3 +20,22 @@ with updated as (
   select 'le_' || replace(gen_random_uuid()::text, '-', ''), account_id, 'credit', $2 from updated
 )
 select balance_micro_usd from updated;
+
+-- name: setAccountPassword
+update accounts set password_hash = $2 where id = $1 and deleted_at is null
+returning id;
+
+-- name: findAccountForSignIn
+-- Case-insensitive, live accounts only; an exact match wins over a case variant.
+select id, password_hash from accounts
+ where lower(email) = lower($1) and deleted_at is null
+ order by (email = $1) desc, created_at, id
+ limit 1;
+
+-- name: findLiveAccount
+select id, email, display_name, created_at from accounts
+ where id = $1 and deleted_at is null;
+
+-- name: updateAccountDisplayName
+update accounts set display_name = $2 where id = $1 and deleted_at is null
+returning id, email, display_name, created_at;

@@ -4,9 +4,11 @@ values ($1, $2, $3, $4, $5, $6, $7, $8)
 returning id, display_name, key_prefix, scopes, expires_at, last_used_at, revoked_at, created_at;
 
 -- name: findApiKeyForAuth
+-- A key of a deleted account never authenticates, even if its revocation was missed.
 select k.id, k.account_id, k.namespace_id, k.token_hash, k.scopes, k.expires_at, k.revoked_at
   from api_keys k
- where k.id = $1;
+  join accounts a on a.id = k.account_id
+ where k.id = $1 and a.deleted_at is null;
 
 -- name: listNamespaceKeys
 select id, display_name, key_prefix, scopes, expires_at, last_used_at, revoked_at, created_at

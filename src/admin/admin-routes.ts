@@ -6,7 +6,7 @@ import { extractCredential } from "../auth/extract-credential";
 import { assertAddressablePathIds } from "../auth/path-ids";
 import { unauthorized } from "../errors/api-error";
 import type { Services } from "../services";
-import { addCredits, createAccount } from "./admin-service";
+import { addCredits, createAccount, setPassword } from "./admin-service";
 import { resealKeys } from "../byok/reseal-keys";
 
 const MAX_MICRO_USD = 1_000_000_000_000_000; // $1 billion: far past any real top-up, far below 2^53
@@ -16,10 +16,12 @@ const validateAccount = bodyValidator(
     {
       email: Type.String({ maxLength: 320, pattern: "^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$" }),
       credit_micro_usd: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_MICRO_USD })),
+      password: Type.Optional(Type.String()),
     },
     { additionalProperties: false },
   ),
 );
+const validatePassword = bodyValidator(Type.Object({ password: Type.String() }, { additionalProperties: false }));
 const validateCredit = bodyValidator(
   Type.Object({ amount_micro_usd: Type.Integer({ minimum: 1, maximum: MAX_MICRO_USD }) }, { additionalProperties: false }),
 );
@@ -44,9 +46,20 @@ export function adminRoutes(services: Services) {
       "/admin/accounts",
       ({ body }) => {
         const input = validateAccount(body);
-        return createAccount(services.db.sql, input.email, input.credit_micro_usd ?? 0);
+        return createAccount(services.db.sql, input.email, input.credit_micro_usd ?? 0, input.password);
       },
-      { detail: { summary: "Operator: create an account, its first namespace and an account-wide key", tags: ["admin"], ...validateAccount.doc } },
+      {
+        detail: {
+          summary: "Operator: create an account, its first namespace and an account-wide key; with `password`, the account can sign in to the console",
+          tags: ["admin"],
+          ...validateAccount.doc,
+        },
+      },
+    )
+    .put(
+      "/admin/accounts/:account_id/password",
+      ({ body, params }) => setPassword(services.db.sql, params.account_id, validatePassword(body).password),
+      { detail: { summary: "Operator: set or replace an account's console password", tags: ["admin"], ...validatePassword.doc } },
     )
     .post(
       "/admin/accounts/:account_id/credits",

@@ -1,23 +1,33 @@
 import type { Sql } from "../db/connect-database";
-import { insertAccount, insertWallet, creditWallet, MAX_WALLET_BALANCE_MICRO_USD } from "../db/queries/accounts";
+import { insertAccount, insertWallet, creditWallet, setAccountPassword, MAX_WALLET_BALANCE_MICRO_USD } from "../db/queries/accounts";
 import { billingBalance } from "../db/queries/billing";
 import { insertNamespace } from "../db/queries/namespaces";
 import { insertApiKey } from "../db/queries/api-keys";
 import { isUniqueViolation } from "../db/errors";
 import { ALL_SCOPES } from "../auth/scopes";
 import { mintApiKeyToken, newId } from "../auth/tokens";
-import { conflict, notFound } from "../errors/api-error";
+import { badRequest, conflict, notFound } from "../errors/api-error";
+import { hashPassword, passwordProblem } from "../auth/passwords";
+
+/** A password's argon2id hash, or a 400 naming the field when its length is refused. */
+async function passwordHashOf(password: string): Promise<string> {
+  const problem = passwordProblem(password);
+  if (problem) throw badRequest(problem);
+  return hashPassword(password);
+}
 
 /**
  * Creates an account with its wallet, a first namespace ("default") and an
- * account-wide key carrying every scope — all or nothing.
+ * account-wide key carrying every scope — all or nothing. With a password the account
+ * can also sign in to the console.
  */
-export async function createAccount(sql: Sql, email: string, creditMicroUsd: number) {
+export async function createAccount(sql: Sql, email: string, creditMicroUsd: number, password?: string) {
   const minted = mintApiKeyToken();
+  const passwordHash = password === undefined ? null : await passwordHashOf(password);
   try {
     return await sql.begin(async (transaction) => {
       const tx = transaction as unknown as Sql;
-      const account = await insertAccount(tx, newId("acct"), email);
+      const account = await insertAccount(tx, newId("acct"), email, passwordHash);
       await insertWallet(tx, account.id, 0);
       const namespace = await insertNamespace(tx, newId("ns"), account.id, "default");
       await insertApiKey(tx, {
@@ -44,4 +54,11 @@ export async function addCredits(sql: Sql, accountId: string, amountMicroUsd: nu
   if (balance !== undefined) return { balance_micro_usd: balance };
   if (!(await billingBalance(sql, accountId))) throw notFound("account");
   throw conflict(`the balance would pass ${MAX_WALLET_BALANCE_MICRO_USD} micro-USD`);
+}
+
+/** Sets or replaces a live account's console password. */
+export async function setPassword(sql: Sql, accountId: string, password: string) {
+  const passwordHash = await passwordHashOf(password);
+  if (!(await setAccountPassword(sql, accountId, passwordHash))) throw notFound("account");
+  return { updated: true };
 }

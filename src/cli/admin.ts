@@ -1,17 +1,20 @@
 /**
  * Operator CLI over the operator API, so nobody needs to write SQL:
  *
- *   bun run admin create-account --email ada@example.com [--credit 5000000]
+ *   bun run admin create-account --email ada@example.com [--credit 5000000] [--password-stdin]
  *   bun run admin add-credits <account_id> <amount_micro_usd>
+ *   bun run admin set-password <account_id>   (the password on stdin)
  *   bun run admin rotate-kek        (a new current BYOK key-encryption key)
  *   bun run admin reseal            (re-seal stored BYOK keys under the current KEK)
  *
  * Talks to SWITCHYARD_URL (default http://localhost:$PORT or :8080) with ADMIN_TOKEN.
- * Prints the JSON answer; exits 1 with the error on failure.
+ * Prints the JSON answer; exits 1 with the error on failure. A password is read from
+ * stdin, never from the command line, where other users and shell history would see it.
  */
 const USAGE = `usage:
-  bun run admin create-account --email <email> [--credit <micro_usd>]
+  bun run admin create-account --email <email> [--credit <micro_usd>] [--password-stdin]
   bun run admin add-credits <account_id> <amount_micro_usd>
+  bun run admin set-password <account_id>      (reads the password from stdin)
   bun run admin rotate-kek
   bun run admin reseal
 environment: ADMIN_TOKEN (required), SWITCHYARD_URL (default http://localhost:\${PORT:-8080})`;
@@ -27,12 +30,20 @@ function integerArg(value: string | undefined, what: string): number {
   return number;
 }
 
-async function post(path: string, body: unknown): Promise<unknown> {
+/** The password piped on stdin: its first line, without the line break. */
+async function passwordFromStdin(): Promise<string> {
+  const text = await Bun.stdin.text();
+  const password = text.split(/\r?\n/)[0] ?? "";
+  if (password === "") throw new Error("no password on stdin (pipe it in, e.g. from a password manager)");
+  return password;
+}
+
+async function callAdmin(path: string, body: unknown, method: "POST" | "PUT" = "POST"): Promise<unknown> {
   const token = process.env.ADMIN_TOKEN;
   if (!token) throw new Error("ADMIN_TOKEN is not set");
   const base = (process.env.SWITCHYARD_URL ?? `http://localhost:${process.env.PORT ?? 8080}`).replace(/\/+$/, "");
   const response = await fetch(base + path, {
-    method: "POST",
+    method,
     headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
     body: JSON.stringify(body),
   });
@@ -48,17 +59,27 @@ async function run(args: string[]): Promise<unknown> {
       const email = option(rest, "--email");
       if (!email) throw new Error("--email is required");
       const credit = option(rest, "--credit");
-      return post("/admin/accounts", { email, ...(credit === undefined ? {} : { credit_micro_usd: integerArg(credit, "--credit") }) });
+      const password = rest.includes("--password-stdin") ? await passwordFromStdin() : undefined;
+      return callAdmin("/admin/accounts", {
+        email,
+        ...(credit === undefined ? {} : { credit_micro_usd: integerArg(credit, "--credit") }),
+        ...(password === undefined ? {} : { password }),
+      });
+    }
+    case "set-password": {
+      const [accountId] = rest;
+      if (!accountId) throw new Error("account_id is required");
+      return callAdmin(`/admin/accounts/${encodeURIComponent(accountId)}/password`, { password: await passwordFromStdin() }, "PUT");
     }
     case "add-credits": {
       const [accountId, amount] = rest;
       if (!accountId) throw new Error("account_id is required");
-      return post(`/admin/accounts/${encodeURIComponent(accountId)}/credits`, { amount_micro_usd: integerArg(amount, "amount") });
+      return callAdmin(`/admin/accounts/${encodeURIComponent(accountId)}/credits`, { amount_micro_usd: integerArg(amount, "amount") });
     }
     case "rotate-kek":
-      return post("/admin/byok/rotate-kek", {});
+      return callAdmin("/admin/byok/rotate-kek", {});
     case "reseal":
-      return post("/admin/byok/reseal", {});
+      return callAdmin("/admin/byok/reseal", {});
     default:
       throw new Error(USAGE);
   }

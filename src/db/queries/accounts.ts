@@ -7,8 +7,9 @@ export interface AccountRow {
   created_at: Date;
 }
 
-export async function insertAccount(sql: Sql, id: string, email: string): Promise<AccountRow> {
-  const [row] = await runQuery<AccountRow>(sql, "insertAccount", [id, email]);
+/** `passwordHash`: an argon2id PHC string (src/auth/passwords.ts), or null for no password. */
+export async function insertAccount(sql: Sql, id: string, email: string, passwordHash: string | null = null): Promise<AccountRow> {
+  const [row] = await runQuery<AccountRow>(sql, "insertAccount", [id, email, passwordHash]);
   return row!;
 }
 
@@ -24,4 +25,34 @@ export const MAX_WALLET_BALANCE_MICRO_USD = Number.MAX_SAFE_INTEGER;
 export async function creditWallet(sql: Sql, accountId: string, amountMicroUsd: number): Promise<number | undefined> {
   const [row] = await runQuery<{ balance_micro_usd: number }>(sql, "creditWallet", [accountId, amountMicroUsd, MAX_WALLET_BALANCE_MICRO_USD]);
   return row?.balance_micro_usd;
+}
+
+/** Sets or replaces a live account's password hash; false for an unknown or deleted account. */
+export async function setAccountPassword(sql: Sql, accountId: string, passwordHash: string): Promise<boolean> {
+  return (await runQuery(sql, "setAccountPassword", [accountId, passwordHash])).length > 0;
+}
+
+export interface SignInAccountRow {
+  id: string;
+  password_hash: string | null;
+}
+
+/** The live account an email signs in to (case-insensitive), if any. */
+export async function findAccountForSignIn(sql: Sql, email: string): Promise<SignInAccountRow | undefined> {
+  const [row] = await runQuery<SignInAccountRow>(sql, "findAccountForSignIn", [email]);
+  return row;
+}
+
+export interface AccountProfileRow extends AccountRow {
+  display_name: string | null;
+}
+
+export async function findLiveAccount(sql: Sql, accountId: string): Promise<AccountProfileRow | undefined> {
+  const [row] = await runQuery<AccountProfileRow>(sql, "findLiveAccount", [accountId]);
+  return row;
+}
+
+export async function updateAccountDisplayName(sql: Sql, accountId: string, displayName: string | null): Promise<AccountProfileRow | undefined> {
+  const [row] = await runQuery<AccountProfileRow>(sql, "updateAccountDisplayName", [accountId, displayName]);
+  return row;
 }

@@ -1,0 +1,57 @@
+import { Elysia } from "elysia";
+import { Type } from "@sinclair/typebox";
+import { authPlugin } from "../../auth/auth-plugin";
+import type { Principal } from "../../auth/principal";
+import { ApiError } from "../../errors/api-error";
+import type { Services } from "../../services";
+import { bodyValidator } from "../validate-body";
+import { readAccount, removeAccount, updateAccount } from "./account-service";
+
+const validatePatch = bodyValidator(
+  Type.Object(
+    { display_name: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 100, pattern: "^\\S(.*\\S)?$" }), Type.Null()])) },
+    { additionalProperties: false },
+  ),
+);
+
+/**
+ * `user:write` is control-plane: no namespace-bound credential carries it (scopes.ts), so
+ * the scope check alone already keeps them out. This says so in the refusal should a
+ * bound credential ever hold it.
+ */
+function requireAccountWide(principal: Principal): void {
+  if (principal.namespaceId !== null) throw new ApiError("forbidden", "a namespace-bound credential cannot change the account");
+}
+
+/** The caller's own account (user-level, §4.2): read, rename, delete. */
+export function accountRoutes(services: Services) {
+  return new Elysia({ name: "account", normalize: false })
+    .use(authPlugin(services))
+    .get("/v1/account", ({ principal }) => readAccount(services, principal.accountId), {
+      scope: "user:read",
+      detail: { summary: "The caller's account: id, email, display name, creation time", tags: ["account"], "x-scope": "user:read" },
+    })
+    .patch(
+      "/v1/account",
+      ({ principal, body }) => {
+        requireAccountWide(principal);
+        return updateAccount(services, principal.accountId, validatePatch(body).display_name);
+      },
+      { scope: "user:write", detail: { summary: "Set or clear the account's display name", tags: ["account"], "x-scope": "user:write", ...validatePatch.doc } },
+    )
+    .delete(
+      "/v1/account",
+      ({ principal }) => {
+        requireAccountWide(principal);
+        return removeAccount(services, principal.accountId);
+      },
+      {
+        scope: "user:write",
+        detail: {
+          summary: "Delete the account: every key, OAuth grant, BYOK key and console session destroyed, every namespace archived, the email freed",
+          tags: ["account"],
+          "x-scope": "user:write",
+        },
+      },
+    );
+}
