@@ -15,6 +15,11 @@ export interface Config {
    */
   byokMasterKey: string | undefined;
   publicUrl: string;
+  /**
+   * Reverse proxies in front of the service that append the client's address to
+   * `X-Forwarded-For`; 0 (the default) trusts no such header and uses the peer address.
+   */
+  trustedProxyHops: number;
   /** How long a resolved credential is trusted before it is checked against the database again. */
   credentialCacheTtlMs: number;
   /** Largest accepted request body for inference endpoints (base64 images are large). */
@@ -86,6 +91,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     adminToken: env.ADMIN_TOKEN || undefined,
     byokMasterKey: env.BYOK_MASTER_KEY || undefined,
     publicUrl: (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, ""),
+    trustedProxyHops: integer("TRUSTED_PROXY_HOPS", 0, env),
     credentialCacheTtlMs: integer("CREDENTIAL_CACHE_TTL_MS", 5_000, env),
     maxInferenceBodyBytes: integer("MAX_INFERENCE_BODY_BYTES", 32 * 1024 * 1024, env),
     maxManagementBodyBytes: integer("MAX_MANAGEMENT_BODY_BYTES", 256 * 1024, env),
