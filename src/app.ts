@@ -22,6 +22,8 @@ import { statsRoutes } from "./public/stats-routes";
 import { byokPubkeyRoutes } from "./public/byok-pubkey-routes";
 import { byokKeyRoutes } from "./management/byok/byok-key-routes";
 import { accountRoutes } from "./management/account/account-routes";
+import { consoleRoutes } from "./console/console-routes";
+import { createConsoleContext } from "./console/console-context";
 
 /** A readable one-line summary of a TypeBox validation failure. */
 function describeValidation(error: unknown): string {
@@ -109,6 +111,7 @@ export function createApp(services: Services, hooks: RequestHooks = createReques
     .use(byokPubkeyRoutes(services))
     .use(byokKeyRoutes(services))
     .use(accountRoutes(services))
+    .use(consoleRoutes(createConsoleContext(services)))
     .use(inferenceRoutes(services));
 }
 

@@ -1,0 +1,30 @@
+-- name: insertConsoleSession
+insert into console_sessions (token_hash, account_id, csrf_secret, expires_at)
+values ($1, $2, $3, $4);
+
+-- name: findConsoleSession
+-- A live session of a live account. A deleted account's sessions are deleted with it;
+-- the join also refuses any that a concurrent sign-in could have left.
+select s.account_id, s.csrf_secret, s.expires_at, s.last_seen_at, a.email, a.display_name
+  from console_sessions s
+  join accounts a on a.id = s.account_id
+ where s.token_hash = $1 and s.expires_at > now() and a.deleted_at is null;
+
+-- name: extendConsoleSession
+-- Sliding lifetime: a session in use moves its expiry forward.
+update console_sessions set expires_at = $2, last_seen_at = now()
+ where token_hash = $1 and expires_at > now();
+
+-- name: deleteConsoleSession
+delete from console_sessions where token_hash = $1;
+
+-- name: deleteExpiredConsoleSessions
+-- Swept at sign-in: a session past its expiry can never be used again.
+delete from console_sessions where account_id = $1 and expires_at <= now();
+
+-- name: ensureConsoleSigningKey
+insert into console_signing_keys (purpose, secret) values ($1, $2)
+on conflict (purpose) do nothing;
+
+-- name: findConsoleSigningKey
+select secret from console_signing_keys where purpose = $1;

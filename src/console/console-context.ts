@@ -1,0 +1,75 @@
+import { ApiError } from "../errors/api-error";
+import { log } from "../observability/log";
+import { clientAddress } from "../request-address";
+import type { Services } from "../services";
+import { ConsoleSessions, type ConsoleSession } from "./console-sessions";
+import { errorPage } from "./error-page";
+import { redirect } from "./console-page";
+import { hasForeignOrigin } from "./request-origin";
+import { SignInCsrf } from "./sign-in-csrf";
+
+/** What every console page and form handler shares, built once per app. */
+export interface ConsoleContext {
+  services: Services;
+  sessions: ConsoleSessions;
+  signInCsrf: SignInCsrf;
+  clientAddress(request: Request): string;
+  /** Whether a POST names another site as its Origin (refused whatever else it carries). */
+  foreignOrigin(request: Request): boolean;
+}
+
+export function createConsoleContext(services: Services): ConsoleContext {
+  const secure = services.config.publicUrl.startsWith("https:");
+  return {
+    services,
+    sessions: new ConsoleSessions(services.db.sql, secure),
+    signInCsrf: new SignInCsrf(services.db.sql, secure),
+    clientAddress: (request) => clientAddress(request, services.config.trustedProxyHops),
+    foreignOrigin: (request) => hasForeignOrigin(request, services.config.publicUrl),
+  };
+}
+
+/** Where a page that needs a session sends a visitor without one: sign-in, then back here. */
+export function signInFirst(request: Request): Response {
+  const url = new URL(request.url);
+  return redirect(`/console?next=${encodeURIComponent(url.pathname + url.search)}`);
+}
+
+/** The 403 page for a form that failed its CSRF or Origin check. */
+export function forgedFormPage(session?: ConsoleSession): Response {
+  return errorPage(403, "Request refused", "This form did not come from a page of this console, or it has expired. Go back, reload the page and try again.", {
+    signedInAs: session?.email,
+  });
+}
+
+/**
+ * Runs a page or form handler; a failure becomes a readable page in the right status,
+ * never the JSON error body the API routes answer with.
+ */
+export async function asPage(handler: () => Promise<Response>): Promise<Response> {
+  try {
+    return await handler();
+  } catch (error) {
+    if (error instanceof ApiError) {
+      if (error.code === "too_many_requests") {
+        const retryAfter = Number(error.headers["retry-after"] ?? 60);
+        return errorPage(429, "Too many attempts", `Too many failed attempts. Try again in ${waitText(retryAfter)}.`, { retryAfterSecs: retryAfter });
+      }
+      if (error.status < 500) return errorPage(error.status, "Request refused", error.description);
+    }
+    log.error("console page failed", { error: error instanceof Error ? error.message : String(error) });
+    return errorPage(500, "Something went wrong", "The console could not complete this request. Try again in a moment.");
+  }
+}
+
+export function waitText(seconds: number): string {
+  const minutes = Math.ceil(seconds / 60);
+  return minutes <= 1 ? "a minute" : `${minutes} minutes`;
+}
+
+/** A form field as a string ("" when absent or not a string). */
+export function field(body: unknown, name: string): string {
+  if (typeof body !== "object" || body === null) return "";
+  const value = (body as Record<string, unknown>)[name];
+  return typeof value === "string" ? value : "";
+}

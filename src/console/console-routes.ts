@@ -1,0 +1,133 @@
+import { Elysia } from "elysia";
+import { findLiveAccount } from "../db/queries/accounts";
+import { listLiveNamespaces } from "../db/queries/namespaces";
+import { walletBalance } from "../management/billing/billing-service";
+import { namespaceUsageAggregate } from "../management/usage/usage-service";
+import { removeAccount, updateAccount } from "../management/account/account-service";
+import { ApiError } from "../errors/api-error";
+import { accountPage } from "./account-page";
+import { asPage, field, forgedFormPage, signInFirst, waitText, type ConsoleContext } from "./console-context";
+import { redirect } from "./console-page";
+import type { ConsoleSession } from "./console-sessions";
+import { errorPage } from "./error-page";
+import { overviewPage } from "./overview-page";
+import { safeNextPath } from "./safe-next-path";
+import { signIn } from "./sign-in";
+import { signInPage } from "./sign-in-page";
+
+const USAGE_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
+const DISPLAY_NAME = /^\S(.*\S)?$/;
+
+function queryValue(query: Record<string, unknown>, name: string): string | undefined {
+  const value = query[name];
+  return typeof value === "string" ? value : undefined;
+}
+
+/**
+ * The console's sign-in, overview and account pages (README "Console and sign-in").
+ * Server-rendered HTML, no script; every form carries a CSRF token and a foreign Origin
+ * is refused.
+ */
+export function consoleRoutes(context: ConsoleContext) {
+  const { services, sessions, signInCsrf } = context;
+  const sql = services.db.sql;
+
+  async function showSignIn(request: Request, next: string, extra: { error?: string; email?: string; status?: number; cookies?: string[] } = {}) {
+    const issued = await signInCsrf.issue(request);
+    return signInPage({ csrfToken: issued.token, next, ...extra, cookies: [...(extra.cookies ?? []), ...issued.cookies] });
+  }
+
+  /** The namespace `?ns=` names (404 when it is not the account's live one), else the oldest. */
+  async function pickNamespace(session: ConsoleSession, requested: string | undefined) {
+    const namespaces = await listLiveNamespaces(sql, session.accountId);
+    const namespace = requested === undefined ? namespaces[0] : namespaces.find((row) => row.id === requested);
+    if (!namespace) throw new ApiError("not_found", requested === undefined ? "This account has no namespace." : "There is no such namespace in this account.");
+    return { namespaces, namespace };
+  }
+
+  return new Elysia({ name: "console", normalize: false })
+    .get("/console", ({ request, query }) =>
+      asPage(async () => {
+        const session = await sessions.resolve(request);
+        if (!session) return showSignIn(request, safeNextPath(queryValue(query, "next")));
+        const { namespaces, namespace } = await pickNamespace(session, queryValue(query, "ns"));
+        const to = new Date();
+        const [balance, usage] = await Promise.all([
+          walletBalance(sql, session.accountId),
+          namespaceUsageAggregate(sql, session.accountId, namespace.id, { from: new Date(to.getTime() - USAGE_WINDOW_MS), to }),
+        ]);
+        return overviewPage(session, { namespaces, namespace, balance, usage });
+      }),
+    )
+    .post("/console/sign-in", ({ request, body }) =>
+      asPage(async () => {
+        const next = safeNextPath(field(body, "next"));
+        const email = field(body, "email");
+        if (context.foreignOrigin(request) || !(await signInCsrf.check(request, field(body, "csrf_token")))) {
+          return showSignIn(request, next, { email, status: 403, error: "This sign-in form expired or did not come from this site. Please sign in again." });
+        }
+        let outcome;
+        try {
+          outcome = await signIn({ sql, throttle: services.throttle }, email, field(body, "password"), context.clientAddress(request));
+        } catch (error) {
+          if (!(error instanceof ApiError) || error.code !== "too_many_requests") throw error;
+          const retryAfter = Number(error.headers["retry-after"] ?? 60);
+          const page = await showSignIn(request, next, { email, status: 429, error: `Too many failed sign-ins. Try again in ${waitText(retryAfter)}.` });
+          page.headers.set("retry-after", String(retryAfter));
+          return page;
+        }
+        if (!outcome.ok) return showSignIn(request, next, { email, status: 401, error: "Email or password is incorrect." });
+        // A fresh token for every sign-in: a session the browser held before (perhaps one
+        // planted by someone else) is ended, never promoted.
+        const previous = await sessions.resolve(request);
+        if (previous) await sessions.destroy(previous);
+        return redirect(next, [await sessions.create(outcome.accountId)]);
+      }),
+    )
+    .post("/console/sign-out", ({ request, body }) =>
+      asPage(async () => {
+        const session = await sessions.resolve(request);
+        if (!session) return redirect("/console");
+        if (context.foreignOrigin(request) || !session.checkCsrf("sign-out", field(body, "csrf_token"))) return forgedFormPage(session);
+        return redirect("/console", [await sessions.destroy(session)]);
+      }),
+    )
+    .get("/console/account", ({ request, query }) =>
+      asPage(async () => {
+        const session = await sessions.resolve(request);
+        if (!session) return signInFirst(request);
+        const account = await findLiveAccount(sql, session.accountId);
+        if (!account) return signInFirst(request);
+        const saved = queryValue(query, "saved") === "1";
+        return accountPage(session, { namespaceId: queryValue(query, "ns"), createdAt: account.created_at, notice: saved ? "Saved." : undefined });
+      }),
+    )
+    .post("/console/account", ({ request, body }) =>
+      asPage(async () => {
+        const session = await sessions.resolve(request);
+        if (!session) return signInFirst(request);
+        if (context.foreignOrigin(request) || !session.checkCsrf("account", field(body, "csrf_token"))) return forgedFormPage(session);
+        const namespaceId = field(body, "ns") || undefined;
+        const displayName = field(body, "display_name").trim();
+        if ([...displayName].length > 100 || (displayName !== "" && !DISPLAY_NAME.test(displayName)) || displayName.includes("\0")) {
+          const account = await findLiveAccount(sql, session.accountId);
+          return accountPage(session, { namespaceId, createdAt: account!.created_at, status: 400, error: "A display name is one line of at most 100 characters." });
+        }
+        await updateAccount(services, session.accountId, displayName === "" ? null : displayName);
+        const query = namespaceId === undefined ? "?saved=1" : `?ns=${encodeURIComponent(namespaceId)}&saved=1`;
+        return redirect(`/console/account${query}`);
+      }),
+    )
+    .post("/console/account/delete", ({ request, body }) =>
+      asPage(async () => {
+        const session = await sessions.resolve(request);
+        if (!session) return signInFirst(request);
+        if (context.foreignOrigin(request) || !session.checkCsrf("account-delete", field(body, "csrf_token"))) return forgedFormPage(session);
+        if (field(body, "confirm_email").trim().toLowerCase() !== session.email.toLowerCase()) {
+          return errorPage(400, "Account not deleted", "The email typed did not match this account's. Nothing was deleted.", { signedInAs: session.email });
+        }
+        await removeAccount(services, session.accountId);
+        return redirect("/console", [await sessions.destroy(session)]);
+      }),
+    );
+}

@@ -1,0 +1,83 @@
+import { createHmac, randomBytes } from "node:crypto";
+import type { Sql } from "../db/connect-database";
+import { deleteConsoleSession, extendConsoleSession, findConsoleSession, insertConsoleSession } from "../db/queries/console-sessions";
+import { constantTimeEqual, sha256 } from "../auth/tokens";
+import { readCookie, setCookie } from "./cookies";
+
+export const SESSION_COOKIE = "switchyard_session";
+/** A session lives 12 hours from its last use. */
+export const SESSION_LIFETIME_MS = 12 * 60 * 60 * 1000;
+/** A session's expiry is moved forward at most this often (a write per page view is not needed). */
+const EXTEND_AFTER_MS = 5 * 60 * 1000;
+const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+/** A signed-in console user, as a page or form handler sees it. */
+export interface ConsoleSession {
+  accountId: string;
+  email: string;
+  displayName: string | null;
+  /** Set-Cookie values the response should carry (the refreshed cookie of a sliding session). */
+  cookies: string[];
+  /** The CSRF token forms with this purpose carry: HMAC-SHA256 of the purpose under the session's own secret. */
+  csrfToken(purpose: string): string;
+  /** Whether a presented CSRF token is the one for this purpose. */
+  checkCsrf(purpose: string, presented: unknown): boolean;
+  tokenHash: Buffer;
+}
+
+/**
+ * Console sign-in sessions. The cookie holds 32 random bytes; the database holds their
+ * SHA-256 (a leaked table cannot be replayed), the account and a per-session CSRF secret.
+ * Sessions authenticate the console's pages and its decision API only, never the JSON API.
+ */
+export class ConsoleSessions {
+  constructor(
+    private readonly sql: Sql,
+    /** PUBLIC_URL is https: the cookie is Secure. */
+    private readonly secureCookies: boolean,
+  ) {}
+
+  /** A new session for the account; returns the Set-Cookie value carrying its token. */
+  async create(accountId: string): Promise<string> {
+    const token = randomBytes(32).toString("base64url");
+    await insertConsoleSession(this.sql, sha256(token), accountId, randomBytes(32), new Date(Date.now() + SESSION_LIFETIME_MS));
+    return this.cookie(token, SESSION_LIFETIME_MS / 1000);
+  }
+
+  /** The request's live session, or undefined (no cookie, unknown, expired, deleted account). */
+  async resolve(request: Request): Promise<ConsoleSession | undefined> {
+    const token = readCookie(request, SESSION_COOKIE);
+    if (token === undefined || !TOKEN_PATTERN.test(token)) return undefined;
+    const tokenHash = sha256(token);
+    const row = await findConsoleSession(this.sql, tokenHash);
+    if (!row) return undefined;
+    const cookies: string[] = [];
+    const now = Date.now();
+    if (now - row.last_seen_at.getTime() > EXTEND_AFTER_MS) {
+      await extendConsoleSession(this.sql, tokenHash, new Date(now + SESSION_LIFETIME_MS));
+      cookies.push(this.cookie(token, SESSION_LIFETIME_MS / 1000));
+    }
+    const secret = Buffer.from(row.csrf_secret);
+    const csrfToken = (purpose: string) => createHmac("sha256", secret).update(`console-csrf:${purpose}`).digest("base64url");
+    return {
+      accountId: row.account_id,
+      email: row.email,
+      displayName: row.display_name,
+      cookies,
+      tokenHash,
+      csrfToken,
+      checkCsrf: (purpose, presented) =>
+        typeof presented === "string" && constantTimeEqual(Buffer.from(presented), Buffer.from(csrfToken(purpose))),
+    };
+  }
+
+  /** Ends the session; returns the Set-Cookie value that deletes the cookie. */
+  async destroy(session: ConsoleSession): Promise<string> {
+    await deleteConsoleSession(this.sql, session.tokenHash);
+    return this.cookie("", 0);
+  }
+
+  private cookie(token: string, maxAgeSecs: number): string {
+    return setCookie(SESSION_COOKIE, token, { maxAgeSecs, secure: this.secureCookies });
+  }
+}

@@ -1,0 +1,37 @@
+import type { Sql } from "../connect-database";
+import { runQuery } from "./run-query";
+
+export interface ConsoleSessionRow {
+  account_id: string;
+  csrf_secret: Uint8Array;
+  expires_at: Date;
+  last_seen_at: Date;
+  email: string;
+  display_name: string | null;
+}
+
+export async function insertConsoleSession(sql: Sql, tokenHash: Uint8Array, accountId: string, csrfSecret: Uint8Array, expiresAt: Date): Promise<void> {
+  await runQuery(sql, "deleteExpiredConsoleSessions", [accountId]);
+  await runQuery(sql, "insertConsoleSession", [tokenHash, accountId, csrfSecret, expiresAt]);
+}
+
+/** A live session of a live account, by its token's hash. */
+export async function findConsoleSession(sql: Sql, tokenHash: Uint8Array): Promise<ConsoleSessionRow | undefined> {
+  const [row] = await runQuery<ConsoleSessionRow>(sql, "findConsoleSession", [tokenHash]);
+  return row;
+}
+
+export async function extendConsoleSession(sql: Sql, tokenHash: Uint8Array, expiresAt: Date): Promise<void> {
+  await runQuery(sql, "extendConsoleSession", [tokenHash, expiresAt]);
+}
+
+export async function deleteConsoleSession(sql: Sql, tokenHash: Uint8Array): Promise<void> {
+  await runQuery(sql, "deleteConsoleSession", [tokenHash]);
+}
+
+/** The server-wide secret for `purpose`, created by whichever instance asks first. */
+export async function consoleSigningKey(sql: Sql, purpose: string, candidate: Uint8Array): Promise<Uint8Array> {
+  await runQuery(sql, "ensureConsoleSigningKey", [purpose, candidate]);
+  const [row] = await runQuery<{ secret: Uint8Array }>(sql, "findConsoleSigningKey", [purpose]);
+  return row!.secret;
+}
