@@ -21,6 +21,8 @@ import { discoveryRoutes } from "./public/discovery-routes";
 import { statsRoutes } from "./public/stats-routes";
 import { byokPubkeyRoutes } from "./public/byok-pubkey-routes";
 import { byokKeyRoutes } from "./management/byok/byok-key-routes";
+import { oauthClientRoutes } from "./management/oauth-clients/oauth-client-routes";
+import { oauthGrantRoutes } from "./management/oauth-clients/oauth-grant-routes";
 
 /** A readable one-line summary of a TypeBox validation failure. */
 function describeValidation(error: unknown): string {
@@ -107,6 +109,8 @@ export function createApp(services: Services, hooks: RequestHooks = createReques
     .use(statsRoutes(services))
     .use(byokPubkeyRoutes(services))
     .use(byokKeyRoutes(services))
+    .use(oauthClientRoutes(services))
+    .use(oauthGrantRoutes(services))
     .use(inferenceRoutes(services));
 }
 
