@@ -30,16 +30,18 @@ async function withPage<T>(run: (page: Page, context: BrowserContext) => Promise
   }
 }
 
+// Page-side expressions are strings: this project's TypeScript has no DOM library.
+
 /** Signs in with the keyboard alone: the email field has focus, Tab moves on, Enter submits from the button. */
 async function signInWithKeyboard(page: Page, email: string, password: string): Promise<void> {
   await page.goto(url("/console"));
-  expect(await page.evaluate(() => document.activeElement?.id)).toBe("email");
+  expect(await page.evaluate("document.activeElement?.id")).toBe("email");
   await page.keyboard.type(email);
   await page.keyboard.press("Tab");
-  expect(await page.evaluate(() => document.activeElement?.id)).toBe("password");
+  expect(await page.evaluate("document.activeElement?.id")).toBe("password");
   await page.keyboard.type(password);
   await page.keyboard.press("Tab");
-  expect(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.textContent)).toBe("Sign in");
+  expect(await page.evaluate("document.activeElement?.textContent")).toBe("Sign in");
   await Promise.all([page.waitForLoadState("load"), page.waitForURL(/\/console/), page.keyboard.press("Enter")]);
   await page.waitForSelector("h1");
 }
@@ -63,10 +65,10 @@ describe("the console in a browser", () => {
       expect(await page.textContent("#usage-spend")).toBe(dollars(usage.spend_micro_usd));
       expect(await page.textContent("#wallet-balance")).toBe(dollars(balance.balance_micro_usd));
       // The inline stylesheet applies under the page's Content-Security-Policy (allowed by its hash).
-      expect(await page.evaluate(() => getComputedStyle(document.querySelector("header")!).backgroundColor)).toBe("rgb(27, 31, 36)");
+      expect(await page.evaluate(`getComputedStyle(document.querySelector("header")).backgroundColor`)).toBe("rgb(27, 31, 36)");
       // Focus is visible where the keyboard puts it.
       await page.keyboard.press("Tab");
-      const outline = await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle);
+      const outline = await page.evaluate("getComputedStyle(document.activeElement).outlineStyle");
       expect(outline).not.toBe("none");
     });
   }, 60_000);
@@ -115,13 +117,13 @@ describe("the console in a browser", () => {
     await withPage(
       async (page) => {
         await page.goto(url("/console"));
-        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+        expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(375);
         await signInWithKeyboard(page, account.email, PASSWORD);
         expect(await page.textContent("h1")).toBe("Overview");
-        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+        expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(375);
         await page.goto(url("/console/account"));
         expect(await page.textContent("h1")).toBe("Account");
-        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+        expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(375);
       },
       { width: 375, height: 812 },
     );
