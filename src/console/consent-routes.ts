@@ -6,6 +6,7 @@ import { grantableScopes } from "../oauth/issued-scopes";
 import { findOauthClient } from "../oauth/oauth-client";
 import { oauthDeps } from "../oauth/oauth-deps";
 import { AUTHORIZE_PATH } from "../oauth/server-metadata";
+import { log } from "../observability/log";
 import { parseAuthorizeQuery } from "./authorize-query";
 import { asPage, field, forgedFormPage, type ConsoleContext } from "./console-context";
 import { redirect } from "./console-page";
@@ -69,8 +70,9 @@ export function consentRoutes(context: ConsoleContext) {
         const checked = await check(rawQuery);
         if (checked.response) return checked.response;
         const decision = field(body, "decision");
+        if (decision !== "allow" && decision !== "deny") return errorPage(400, "Request refused", "Choose Allow or Deny.", { signedInAs: session.email });
+        log.info("authorization consent", { account_id: session.accountId, client_id: checked.request.clientId, decision });
         if (decision === "deny") return redirect(denyAuthorization(checked.request));
-        if (decision !== "allow") return errorPage(400, "Request refused", "Choose Allow or Deny.", { signedInAs: session.email });
         const approver = { accountId: session.accountId, scopes: ALL_SCOPES };
         return redirect(await issueAuthorizationCode(deps, checked.request, approver, field(body, "namespace_id")));
       }),

@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import { ALL_SCOPES } from "../auth/scopes";
 import { listLiveNamespaces } from "../db/queries/namespaces";
 import { ApiError } from "../errors/api-error";
+import { log } from "../observability/log";
 import { describeDeviceCode, decideDeviceCode } from "../oauth/device-flow";
 import { grantableScopes } from "../oauth/issued-scopes";
 import { findOauthClient } from "../oauth/oauth-client";
@@ -65,6 +66,7 @@ export function deviceRoutes(context: ConsoleContext) {
           if (error instanceof ApiError && error.code === "not_found") return errorPage(404, "Namespace not found", "Pick one of your namespaces and try again.", { signedInAs: session.email });
           throw error;
         }
+        log.info("device code decided in the console", { account_id: session.accountId, approved: approve });
         return deviceDonePage(session, approve);
       }),
     );
