@@ -141,6 +141,17 @@ describe("the code exchange", () => {
     expect((await postForm(server, "/oauth/token", { grant_type: "refresh_token", refresh_token: tokens.body.refresh_token, client_id: client.clientId })).body.error).toBe("invalid_grant");
   });
 
+  test("control-plane scopes are never issued, even to a client allowed them", async () => {
+    const client = await registerClient({ type: "public", scopes: ["usage:read", "user:write", "clients:write", "namespace:write", "user:read"] });
+    const { code, verifier } = await authorize(client, { scope: "usage:read user:* clients:write namespace:write" });
+    const tokens = await exchange(client, code, { code_verifier: verifier });
+    expect(tokens.status).toBe(200);
+    expect(tokens.body.scope).toBe("usage:read user:read");
+    const controlOnly = await registerClient({ type: "public", scopes: ["user:write", "clients:write"] });
+    const refused = await checkAuthorizeRequest(deps, { client_id: controlOnly.clientId, redirect_uri: REDIRECT, response_type: "code", code_challenge: pkcePair().challenge, code_challenge_method: "S256" });
+    expect(new URL((refused as { location: string }).location).searchParams.get("error")).toBe("invalid_scope");
+  });
+
   test("an expired code is invalid_grant", async () => {
     const client = await registerClient({ type: "public" });
     const { code, verifier } = await authorize(client);
@@ -148,6 +159,11 @@ describe("the code exchange", () => {
     const expired = await exchange(client, code, { code_verifier: verifier });
     expect(expired.body.error).toBe("invalid_grant");
     expect(expired.body.error_description).toContain("expired");
+    // Over an hour past its expiry, the next code issued sweeps it.
+    await sql()`update oauth_authorization_codes set expires_at = now() - interval '2 hours' where client_id = ${client.clientId}`;
+    await authorize(client);
+    const [left] = await sql()<{ count: number }[]>`select count(*)::int as count from oauth_authorization_codes where client_id = ${client.clientId}`;
+    expect(left!.count).toBe(1);
   });
 
   test("a namespace the approver does not own is a 404; nothing grantable is a 403", async () => {
