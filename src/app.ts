@@ -21,6 +21,8 @@ import { discoveryRoutes } from "./public/discovery-routes";
 import { statsRoutes } from "./public/stats-routes";
 import { byokPubkeyRoutes } from "./public/byok-pubkey-routes";
 import { byokKeyRoutes } from "./management/byok/byok-key-routes";
+import { oauthClientRoutes } from "./management/oauth-clients/oauth-client-routes";
+import { oauthGrantRoutes } from "./management/oauth-clients/oauth-grant-routes";
 import { OAUTH_FORM_PATHS, oauthRoutes } from "./oauth/oauth-routes";
 
 /** A readable one-line summary of a TypeBox validation failure. */
@@ -108,6 +110,8 @@ export function createApp(services: Services, hooks: RequestHooks = createReques
     .use(statsRoutes(services))
     .use(byokPubkeyRoutes(services))
     .use(byokKeyRoutes(services))
+    .use(oauthClientRoutes(services))
+    .use(oauthGrantRoutes(services))
     .use(oauthRoutes(services))
     .use(inferenceRoutes(services));
 }
