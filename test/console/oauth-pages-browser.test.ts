@@ -18,7 +18,10 @@ beforeAll(async () => {
     port: 0,
     hostname: "127.0.0.1",
     fetch(request) {
-      callbackHits.push(new URL(request.url));
+      const hit = new URL(request.url);
+      // Only the redirect itself: the browser may also ask this origin for a favicon.
+      if (hit.pathname === "/favicon.ico") return new Response(null, { status: 404 });
+      callbackHits.push(hit);
       return new Response("<!doctype html><title>Back in the app</title><p>done</p>", { headers: { "content-type": "text/html" } });
     },
   });
