@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { startTestServer, type TestAccount, type TestServer } from "../helpers/test-server";
 import { freshConfigHome, runSwitchyard } from "./run-switchyard";
 
@@ -68,5 +70,35 @@ describe("byok", () => {
     const result = await runSwitchyard(["byok", "set", "nobody"], env, "some-key-value");
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain('unknown provider "nobody"');
+  });
+
+  // util-linux `script` gives the CLI a real terminal for its stdin.
+  test.skipIf(!existsSync("/usr/bin/script"))("typed at a terminal, the key is read without echo and stored", async () => {
+    const command = `${process.execPath} src/cli/switchyard.ts byok set deepseek`;
+    const child = Bun.spawn(["/usr/bin/script", "-qec", command, "/dev/null"], {
+      cwd: resolve(import.meta.dir, "../.."),
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: env.XDG_CONFIG_HOME!, ...env },
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const reader = child.stdout.getReader();
+    let output = "";
+    while (!output.includes("(input hidden)")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      output += new TextDecoder().decode(value);
+    }
+    child.stdin.write("sk-typed-at-terminal-77\r");
+    child.stdin.flush();
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      output += new TextDecoder().decode(value);
+    }
+    expect(await child.exited).toBe(0);
+    expect(output).toContain("Stored the deepseek key (sk-ty…)");
+    expect(output).not.toContain("typed-at-terminal");
+    expect(await server.server.services.byokKeys.keyFor(account.accountId, "deepseek")).toBe("sk-typed-at-terminal-77");
   });
 });

@@ -7,9 +7,10 @@ import type { CommandIo } from "./command";
  */
 function readHiddenLine(prompt: string): Promise<string> {
   const stdin = process.stdin;
-  process.stderr.write(prompt);
+  // Raw mode before the prompt: a key pasted the instant the prompt shows must not be echoed.
   stdin.setRawMode(true);
   stdin.resume();
+  process.stderr.write(prompt);
   return new Promise((resolve, reject) => {
     let line = "";
     const finish = (outcome: () => void) => {

@@ -50,6 +50,8 @@ export const loginCommand: Command = {
   notes: [
     "Prints a URL and a code, waits until the code is approved (or denied, or expires), then",
     "stores the credential, which is refreshed automatically. SWITCHYARD_API_KEY is ignored.",
+    "--json prints two JSON lines: {user_code, verification_uri, verification_uri_complete,",
+    "expires_in} at once, then {account_id, namespace_id, scopes} once signed in.",
   ],
   async run(context) {
     const scope = requestedScope(context);
