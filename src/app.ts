@@ -21,6 +21,9 @@ import { discoveryRoutes } from "./public/discovery-routes";
 import { statsRoutes } from "./public/stats-routes";
 import { byokPubkeyRoutes } from "./public/byok-pubkey-routes";
 import { byokKeyRoutes } from "./management/byok/byok-key-routes";
+import { oauthClientRoutes } from "./management/oauth-clients/oauth-client-routes";
+import { oauthGrantRoutes } from "./management/oauth-clients/oauth-grant-routes";
+import { OAUTH_FORM_PATHS, oauthRoutes } from "./oauth/oauth-routes";
 
 /** A readable one-line summary of a TypeBox validation failure. */
 function describeValidation(error: unknown): string {
@@ -65,9 +68,9 @@ export function createApp(services: Services, hooks: RequestHooks = createReques
     // Every Elysia body is read within the management limit, chunked or not. Inference
     // routes (matched by route, so `/v1/messages/` counts too) read their own: null marks
     // the body as handled, leaving the stream unread (undefined would let Elysia's default
-    // parser consume it).
+    // parser consume it). The OAuth form endpoints read theirs too (oauth-routes.ts).
     .onParse({ as: "global" }, ({ request, contentType, route }) =>
-      isInferenceRoute(route) ? null : parseManagementBody(request, contentType, services.config.maxManagementBodyBytes),
+      isInferenceRoute(route) || OAUTH_FORM_PATHS.has(route) ? null : parseManagementBody(request, contentType, services.config.maxManagementBodyBytes),
     )
     .onAfterResponse(({ request, route, set }) => {
       const status = typeof set.status === "number" ? set.status : 200;
@@ -107,6 +110,9 @@ export function createApp(services: Services, hooks: RequestHooks = createReques
     .use(statsRoutes(services))
     .use(byokPubkeyRoutes(services))
     .use(byokKeyRoutes(services))
+    .use(oauthClientRoutes(services))
+    .use(oauthGrantRoutes(services))
+    .use(oauthRoutes(services))
     .use(inferenceRoutes(services));
 }
 

@@ -15,6 +15,11 @@ export interface Config {
    */
   byokMasterKey: string | undefined;
   publicUrl: string;
+  /**
+   * Reverse proxies in front of the service that append the client's address to
+   * `X-Forwarded-For`; 0 (the default) trusts no such header and uses the peer address.
+   */
+  trustedProxyHops: number;
   /** How long a resolved credential is trusted before it is checked against the database again. */
   credentialCacheTtlMs: number;
   /** Largest accepted request body for inference endpoints (base64 images are large). */
@@ -49,6 +54,11 @@ export interface Config {
   translationInlineMaxBytes: number;
   /** Worker threads in the translation pool. */
   workerPoolSize: number;
+  /**
+   * Lifetimes of what the OAuth authorization server issues. Not read from the
+   * environment: clients rely on them (the CLI refreshes an hour-long token); tests shorten them.
+   */
+  oauthLifetimes: OauthLifetimes;
   upstreamTimeouts: {
     /** Establishing a TCP connection to an upstream origin. */
     connectMs: number;
@@ -58,6 +68,27 @@ export interface Config {
     idleMs: number;
   };
 }
+
+export interface OauthLifetimes {
+  /** A device code and its user code (RFC 8628 `expires_in`). */
+  deviceCodeSecs: number;
+  /** The poll interval a device authorization starts with; every `slow_down` adds 5 s. */
+  devicePollIntervalSecs: number;
+  /** An authorization code, between consent and its exchange. */
+  authorizationCodeSecs: number;
+  /** A `bra_` access token. */
+  accessTokenSecs: number;
+  /** A refresh token; every refresh starts a new one. */
+  refreshTokenSecs: number;
+}
+
+export const DEFAULT_OAUTH_LIFETIMES: OauthLifetimes = {
+  deviceCodeSecs: 600,
+  devicePollIntervalSecs: 5,
+  authorizationCodeSecs: 60,
+  accessTokenSecs: 3600,
+  refreshTokenSecs: 30 * 24 * 3600,
+};
 
 function integer(name: string, fallback: number, env: Record<string, string | undefined>): number {
   const raw = env[name];
@@ -86,6 +117,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     adminToken: env.ADMIN_TOKEN || undefined,
     byokMasterKey: env.BYOK_MASTER_KEY || undefined,
     publicUrl: (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, ""),
+    trustedProxyHops: integer("TRUSTED_PROXY_HOPS", 0, env),
     credentialCacheTtlMs: integer("CREDENTIAL_CACHE_TTL_MS", 5_000, env),
     maxInferenceBodyBytes: integer("MAX_INFERENCE_BODY_BYTES", 32 * 1024 * 1024, env),
     maxManagementBodyBytes: integer("MAX_MANAGEMENT_BODY_BYTES", 256 * 1024, env),
@@ -99,6 +131,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     translationMode: translationMode(env.TRANSLATION_MODE),
     translationInlineMaxBytes: integer("TRANSLATION_INLINE_MAX_BYTES", 16 * 1024, env),
     workerPoolSize: integer("WORKER_POOL_SIZE", 2, env),
+    oauthLifetimes: DEFAULT_OAUTH_LIFETIMES,
     upstreamTimeouts: {
       connectMs: integer("UPSTREAM_CONNECT_TIMEOUT_MS", 5_000, env),
       firstByteMs: integer("UPSTREAM_FIRST_BYTE_TIMEOUT_MS", 60_000, env),

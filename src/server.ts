@@ -8,6 +8,8 @@ import { createApp } from "./app";
 import { createRequestHooks } from "./request-hooks";
 import { inferenceServeRoutes } from "./inference/inference-routes";
 import { withRoutableUrl } from "./request-path";
+import { rememberClientAddress } from "./request-address";
+import { AuthThrottle } from "./auth/auth-throttle";
 import { log, setLogLevel } from "./observability/log";
 import type { Services } from "./services";
 import { loadCatalog } from "./providers/catalog";
@@ -96,6 +98,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
     inFlight: new InFlightRequests(),
     keks,
     byokKeys,
+    throttle: new AuthThrottle(db.sql),
     funding: new AccountKeysThenPlatform(byokKeys, new PlatformKeys(catalog)),
     // Guardrails first (pure CPU), then the counters, then the wallet: a refusal undoes as
     // little as possible. METERING=off records and charges nothing, so there is no charge
@@ -104,6 +107,13 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
   };
   const hooks = createRequestHooks(services);
   const app = createApp(services, hooks);
+  // Everything that is not an inference path goes to Elysia, with the peer's address noted
+  // for the sign-in and user-code throttles.
+  const handleInApp = (request: Request, peer: Bun.Server<undefined>) => {
+    const routable = withRoutableUrl(request);
+    rememberClientAddress(routable, peer.requestIP(request)?.address);
+    return app.handle(routable);
+  };
   const server = Bun.serve({
     port: config.port,
     hostname: config.host,
@@ -114,8 +124,8 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
     idleTimeout: 255,
     // The inference paths are matched by Bun itself; everything else (and every other
     // method on those paths) goes through Elysia.
-    routes: inferenceServeRoutes(services, hooks, (request) => app.handle(withRoutableUrl(request))),
-    fetch: (request) => app.handle(withRoutableUrl(request)),
+    routes: inferenceServeRoutes(services, hooks, (request, peer) => handleInApp(request, peer)),
+    fetch: handleInApp,
     error: () => new Response(JSON.stringify({ error: "internal", error_description: "internal error" }), { status: 500, headers: { "content-type": "application/json" } }),
   });
   const port = server.port!;
@@ -139,6 +149,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
       }
       server.stop(true);
       await lastUsed.stop();
+      await byokKeys.flushUses();
       // Every buffered record, frame and ledger entry is written before the database closes.
       await writeBuffer.stop();
       // Then the unused part of every wallet lease goes back to its wallet.

@@ -19,6 +19,7 @@ import type { FundingSource } from "./funding/funding-source";
 import type { AdmissionChain } from "./admission/admission-chain";
 import type { KekStore } from "./byok/kek-store";
 import type { ByokKeyStore } from "./byok/byok-key-store";
+import type { AuthThrottle } from "./auth/auth-throttle";
 
 /** The long-lived parts a route needs; built once in server.ts (or a test) and passed down. */
 export interface Services {
@@ -50,4 +51,6 @@ export interface Services {
   keks: KekStore;
   /** Accounts' decrypted BYOK keys for the request path, cached briefly. */
   byokKeys: ByokKeyStore;
+  /** Failed sign-in and user-code counters, shared by every instance through the database. */
+  throttle: AuthThrottle;
 }

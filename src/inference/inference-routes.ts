@@ -115,17 +115,17 @@ export function inferenceRoutes(services: Services) {
 export function inferenceServeRoutes(
   services: Services,
   hooks: InferenceRouteHooks,
-  fallback: (request: Request) => Promise<Response> | Response,
-): Record<string, { POST: (request: Request) => Promise<Response> }> {
+  fallback: (request: Request, server: Bun.Server<undefined>) => Promise<Response> | Response,
+): Record<string, { POST: (request: Request, server: Bun.Server<undefined>) => Promise<Response> }> {
   const deps = inferenceDeps(services);
-  const routes: Record<string, { POST: (request: Request) => Promise<Response> }> = {};
+  const routes: Record<string, { POST: (request: Request, server: Bun.Server<undefined>) => Promise<Response> }> = {};
   for (const endpoint of INFERENCE_ENDPOINTS) {
     const prefixLength = endpoint.path.endsWith("/*") ? endpoint.path.length - 1 : -1;
     const prefix = prefixLength === -1 ? endpoint.path : endpoint.path.slice(0, prefixLength);
     routes[endpoint.path] = {
-      POST: async (request) => {
+      POST: async (request, server) => {
         const path = pathOf(request.url);
-        if (prefixLength === -1 ? path !== endpoint.path : !path.startsWith(prefix)) return fallback(request);
+        if (prefixLength === -1 ? path !== endpoint.path : !path.startsWith(prefix)) return fallback(request, server);
         const startedAt = performance.now();
         let response = hooks.before(request, path);
         try {
