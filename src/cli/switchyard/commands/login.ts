@@ -8,7 +8,7 @@ import { optionValue } from "../parse-args";
 import { print } from "../output";
 import { configuredServerUrl, DEFAULT_SERVER_URL } from "../server-url";
 import { credentialFromLogin } from "../token-response";
-import { revokeGrant } from "./revoke-grant";
+import { revokeGrant } from "./logout";
 
 /** What a sign-in asks for unless --scope says otherwise: everything but billing writes and control-plane scopes. */
 export const DEFAULT_LOGIN_SCOPES = "inference:invoke usage:read keys:read keys:write billing:read policy:read policy:write byok:read byok:write namespace:read";
