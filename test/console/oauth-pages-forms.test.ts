@@ -76,6 +76,16 @@ describe("the device form", () => {
     expect(await again.text()).toContain("That code is not valid");
   });
 
+  test("after 10 unknown codes from one address the page answers 429 with a readable page, even for a real code", async () => {
+    const account = await signedIn();
+    for (let i = 0; i < 10; i++) expect((await get("/oauth/device?user_code=BCDF-GHJK", account.cookie)).status).toBe(400);
+    const device = await startDevice(server);
+    const locked = await get(`/oauth/device?user_code=${device.user_code}`, account.cookie);
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(await locked.text()).toContain("Too many failed attempts");
+  });
+
   test("without a session the page and the form send the visitor to sign in and back", async () => {
     const page = await fetch(`${server.url}/oauth/device?user_code=BCDF-GHJK`, { redirect: "manual" });
     expect(page.status).toBe(303);
