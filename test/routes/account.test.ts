@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import sodium from "libsodium-wrappers";
 import { createTestDatabase } from "../helpers/test-database";
 import { startTestServer, TEST_ADMIN_TOKEN, type TestServer } from "../helpers/test-server";
+import { deviceTokens, postForm } from "../oauth/oauth-support";
 
 let database: { url: string; drop(): Promise<void> };
 let server: TestServer;
@@ -116,14 +117,13 @@ describe("DELETE /v1/account", () => {
     const account = await server.createAccount(email);
     const bound = await server.mintKey(account.apiKey, ["usage:read", "namespace:read"]);
     const second = await server.api("POST", "/v1/namespaces", { token: account.apiKey, body: { name: "second" } });
-    // A BYOK key, an OAuth grant, codes and a console session, as the other parts of the service make them.
+    // A BYOK key, an OAuth grant from the device flow, an authorization code and a console session.
     const { kek_id, public_key } = (await server.api("GET", "/v1/byok/encryption-pubkey")).body;
     const sealed = sodium.to_base64(sodium.crypto_box_seal(sodium.from_string("sk-customer-key"), sodium.from_base64(public_key, sodium.base64_variants.ORIGINAL)), sodium.base64_variants.ORIGINAL);
     expect((await server.api("POST", "/v1/byok/keys", { token: account.apiKey, body: { provider_name: "openai", kek_id, ciphertext_b64: sealed, key_prefix: "sk-" } })).status).toBe(200);
     expect(await server.server.services.byokKeys.keyFor(account.accountId, "openai")).toBe("sk-customer-key");
     const hash = (text: string) => Buffer.from(new Bun.CryptoHasher("sha256").update(text).digest());
-    await sql()`insert into oauth_tokens (id, account_id, namespace_id, client_id, access_token_hash, scopes, expires_at)
-                values (${"ot_" + account.accountId}, ${account.accountId}, ${account.namespaceId}, 'switchyard-cli', ${hash("a" + account.accountId)}, ${["usage:read"]}, now() + interval '1 hour')`;
+    const grant = await deviceTokens(server, account.apiKey, account.namespaceId, "usage:read namespace:read");
     await sql()`insert into oauth_authorization_codes (code_hash, client_id, account_id, namespace_id, redirect_uri, scopes, expires_at)
                 values (${hash("c" + account.accountId)}, 'brc_x', ${account.accountId}, ${account.namespaceId}, 'http://127.0.0.1/cb', ${["usage:read"]}, now() + interval '1 minute')`;
     await sql()`insert into console_sessions (token_hash, account_id, csrf_secret, expires_at)
@@ -133,16 +133,20 @@ describe("DELETE /v1/account", () => {
     for (const instance of [server, other]) {
       expect((await instance.api("GET", "/v1/namespaces", { token: account.apiKey })).status).toBe(200);
       expect((await instance.api("GET", "/v1/namespaces", { token: bound })).status).toBe(200);
+      expect((await instance.api("GET", "/v1/namespaces", { token: grant.access_token })).status).toBe(200);
     }
     const deleted = await server.api("DELETE", "/v1/account", { token: account.apiKey });
     expect(deleted.status).toBe(200);
     expect(deleted.body).toEqual({ deleted: true });
 
-    // This instance refuses at once; the other within its cache TTL.
-    for (const token of [account.apiKey, bound]) expect((await server.api("GET", "/v1/namespaces", { token })).status).toBe(401);
-    await Bun.sleep(350);
-    for (const token of [account.apiKey, bound]) expect((await other.api("GET", "/v1/namespaces", { token })).status).toBe(401);
+    // This instance refuses at once (its BYOK cache forgot the key too); the other within its cache TTL.
     expect(await server.server.services.byokKeys.keyFor(account.accountId, "openai")).toBeUndefined();
+    for (const token of [account.apiKey, bound, grant.access_token]) expect((await server.api("GET", "/v1/namespaces", { token })).status).toBe(401);
+    await Bun.sleep(350);
+    for (const token of [account.apiKey, bound, grant.access_token]) expect((await other.api("GET", "/v1/namespaces", { token })).status).toBe(401);
+    const refreshed = await postForm(server, "/oauth/token", { grant_type: "refresh_token", refresh_token: grant.refresh_token, client_id: "switchyard-cli" });
+    expect(refreshed.status).toBe(400);
+    expect(refreshed.body.error).toBe("invalid_grant");
 
     const [row] = await sql()<{ email: string; deleted_at: Date | null; display_name: string | null }[]>`select email, deleted_at, display_name from accounts where id = ${account.accountId}`;
     expect(row!.deleted_at).not.toBeNull();
