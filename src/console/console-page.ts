@@ -102,7 +102,11 @@ export function renderPage(options: PageOptions): Response {
   return new Response(page.text, { status: options.status ?? 200, headers });
 }
 
-/** A 303 to `location` (a path on this server or a client's redirect URI), with the console's headers. */
+/**
+ * A redirect to `location` (a path on this server, or a redirect URI the authorization
+ * server has just checked) with the console's headers: 303 by default, so the browser
+ * follows a form's answer with a GET.
+ */
 export function redirect(location: string, cookies: readonly string[] = [], status = 303): Response {
   const headers = consoleHeaders();
   headers.set("location", location);

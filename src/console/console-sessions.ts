@@ -22,6 +22,7 @@ export interface ConsoleSession {
   csrfToken(purpose: string): string;
   /** Whether a presented CSRF token is the one for this purpose. */
   checkCsrf(purpose: string, presented: unknown): boolean;
+  /** The session's key in the database (SHA-256 of the cookie's token). */
   tokenHash: Buffer;
 }
 
