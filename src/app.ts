@@ -24,6 +24,9 @@ import { byokKeyRoutes } from "./management/byok/byok-key-routes";
 import { accountRoutes } from "./management/account/account-routes";
 import { consoleRoutes } from "./console/console-routes";
 import { createConsoleContext } from "./console/console-context";
+import { oauthClientRoutes } from "./management/oauth-clients/oauth-client-routes";
+import { oauthGrantRoutes } from "./management/oauth-clients/oauth-grant-routes";
+import { OAUTH_FORM_PATHS, oauthRoutes } from "./oauth/oauth-routes";
 
 /** A readable one-line summary of a TypeBox validation failure. */
 function describeValidation(error: unknown): string {
@@ -68,9 +71,9 @@ export function createApp(services: Services, hooks: RequestHooks = createReques
     // Every Elysia body is read within the management limit, chunked or not. Inference
     // routes (matched by route, so `/v1/messages/` counts too) read their own: null marks
     // the body as handled, leaving the stream unread (undefined would let Elysia's default
-    // parser consume it).
+    // parser consume it). The OAuth form endpoints read theirs too (oauth-routes.ts).
     .onParse({ as: "global" }, ({ request, contentType, route }) =>
-      isInferenceRoute(route) ? null : parseManagementBody(request, contentType, services.config.maxManagementBodyBytes),
+      isInferenceRoute(route) || OAUTH_FORM_PATHS.has(route) ? null : parseManagementBody(request, contentType, services.config.maxManagementBodyBytes),
     )
     .onAfterResponse(({ request, route, set }) => {
       const status = typeof set.status === "number" ? set.status : 200;
@@ -112,6 +115,9 @@ export function createApp(services: Services, hooks: RequestHooks = createReques
     .use(byokKeyRoutes(services))
     .use(accountRoutes(services))
     .use(consoleRoutes(createConsoleContext(services)))
+    .use(oauthClientRoutes(services))
+    .use(oauthGrantRoutes(services))
+    .use(oauthRoutes(services))
     .use(inferenceRoutes(services));
 }
 

@@ -54,6 +54,11 @@ export interface Config {
   translationInlineMaxBytes: number;
   /** Worker threads in the translation pool. */
   workerPoolSize: number;
+  /**
+   * Lifetimes of what the OAuth authorization server issues. Not read from the
+   * environment: clients rely on them (the CLI refreshes an hour-long token); tests shorten them.
+   */
+  oauthLifetimes: OauthLifetimes;
   upstreamTimeouts: {
     /** Establishing a TCP connection to an upstream origin. */
     connectMs: number;
@@ -63,6 +68,27 @@ export interface Config {
     idleMs: number;
   };
 }
+
+export interface OauthLifetimes {
+  /** A device code and its user code (RFC 8628 `expires_in`). */
+  deviceCodeSecs: number;
+  /** The poll interval a device authorization starts with; every `slow_down` adds 5 s. */
+  devicePollIntervalSecs: number;
+  /** An authorization code, between consent and its exchange. */
+  authorizationCodeSecs: number;
+  /** A `bra_` access token. */
+  accessTokenSecs: number;
+  /** A refresh token; every refresh starts a new one. */
+  refreshTokenSecs: number;
+}
+
+export const DEFAULT_OAUTH_LIFETIMES: OauthLifetimes = {
+  deviceCodeSecs: 600,
+  devicePollIntervalSecs: 5,
+  authorizationCodeSecs: 60,
+  accessTokenSecs: 3600,
+  refreshTokenSecs: 30 * 24 * 3600,
+};
 
 function integer(name: string, fallback: number, env: Record<string, string | undefined>): number {
   const raw = env[name];
@@ -105,6 +131,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     translationMode: translationMode(env.TRANSLATION_MODE),
     translationInlineMaxBytes: integer("TRANSLATION_INLINE_MAX_BYTES", 16 * 1024, env),
     workerPoolSize: integer("WORKER_POOL_SIZE", 2, env),
+    oauthLifetimes: DEFAULT_OAUTH_LIFETIMES,
     upstreamTimeouts: {
       connectMs: integer("UPSTREAM_CONNECT_TIMEOUT_MS", 5_000, env),
       firstByteMs: integer("UPSTREAM_FIRST_BYTE_TIMEOUT_MS", 60_000, env),

@@ -149,6 +149,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
       }
       server.stop(true);
       await lastUsed.stop();
+      await byokKeys.flushUses();
       // Every buffered record, frame and ledger entry is written before the database closes.
       await writeBuffer.stop();
       // Then the unused part of every wallet lease goes back to its wallet.

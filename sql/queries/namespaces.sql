@@ -34,8 +34,13 @@ select id from api_keys where namespace_id = $1 order by id for update;
 -- name: destroyNamespaceKeys
 delete from api_keys where namespace_id = $1 returning id;
 
+-- name: lockNamespaceOauthTokens
+-- Before destroyNamespaceOauthTokens, for the same reason as lockNamespaceKeys
+-- (lockOauthGrantsForTouch locks grants in id order).
+select id from oauth_tokens where namespace_id = $1 order by id for update;
+
 -- name: destroyNamespaceOauthTokens
-delete from oauth_tokens where namespace_id = $1;
+delete from oauth_tokens where namespace_id = $1 returning id;
 
 -- name: destroyNamespaceOauthClients
 delete from oauth_clients where namespace_id = $1;

@@ -1,8 +1,9 @@
 import { LRUCache } from "lru-cache";
 import type { Sql } from "../db/connect-database";
 import { findApiKeyForAuth } from "../db/queries/api-keys";
+import { findOauthGrantForAuth } from "../db/queries/oauth-tokens";
 import type { Principal } from "./principal";
-import { constantTimeEqual, parseApiKeyToken, sha256Base64 } from "./tokens";
+import { constantTimeEqual, OAUTH_ACCESS_TOKEN_PREFIX, parseApiKeyToken, sha256Base64 } from "./tokens";
 import type { LastUsedTracker } from "./last-used-tracker";
 
 interface CacheEntry {
@@ -53,7 +54,7 @@ export class CredentialResolver {
     return principal;
   }
 
-  /** Forget a credential at once (revocation, namespace archive) on this instance. */
+  /** Forget a credential (an API key, an OAuth grant) at once on this instance: revocation, refresh, namespace archive. */
   invalidate(credentialId: string): void {
     const cacheKey = this.cacheKeysById.get(credentialId);
     if (cacheKey !== undefined) this.cache.delete(cacheKey);
@@ -61,6 +62,7 @@ export class CredentialResolver {
   }
 
   private async lookup(token: string, tokenHash: Buffer): Promise<Principal | null> {
+    if (token.startsWith(OAUTH_ACCESS_TOKEN_PREFIX)) return this.lookupOauthToken(tokenHash);
     const parsed = parseApiKeyToken(token);
     if (!parsed) return null;
     const row = await findApiKeyForAuth(this.sql, parsed.keyId);
@@ -74,6 +76,26 @@ export class CredentialResolver {
       scopes: row.scopes,
       oauthClientId: null,
       expiresAt: row.expires_at ? row.expires_at.getTime() : null,
+    };
+  }
+
+  /**
+   * An OAuth access token: its grant, found by the token's hash (the hash is the lookup
+   * key, so no comparison is left to make). A grant stops working when revoked, when its
+   * access token expires or is rotated out by a refresh, and when its namespace is
+   * archived or its account deleted.
+   */
+  private async lookupOauthToken(tokenHash: Buffer): Promise<Principal | null> {
+    const row = await findOauthGrantForAuth(this.sql, tokenHash);
+    if (!row || row.revoked_at || row.namespace_archived || row.account_deleted) return null;
+    return {
+      kind: "oauth_token",
+      id: row.id,
+      accountId: row.account_id,
+      namespaceId: row.namespace_id,
+      scopes: row.scopes,
+      oauthClientId: row.oauth_client_ref,
+      expiresAt: row.expires_at.getTime(),
     };
   }
 }

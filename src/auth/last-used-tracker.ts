@@ -1,11 +1,15 @@
 import type { Sql } from "../db/connect-database";
 import { touchKeysLastUsed } from "../db/queries/api-keys";
+import { touchOauthGrantsLastUsed } from "../db/queries/oauth-tokens";
 import { log } from "../observability/log";
 
+/** OAuth grant ids (oauth_tokens.id) start with this; every other credential id is an API key's. */
+export const OAUTH_GRANT_ID_PREFIX = "og_";
+
 /**
- * Keeps api_keys.last_used_at without a database write per request: uses are
- * noted in memory and written as one batched UPDATE every few seconds (and at
- * shutdown). Precision is the flush interval, which is what a "last used" column needs.
+ * Keeps api_keys.last_used_at (and oauth_tokens.last_used_at of OAuth grants) without
+ * a database write per request: uses are noted in memory and written as batched UPDATEs
+ * every few seconds (and at shutdown). Precision is the flush interval, which is what a "last used" column needs.
  */
 export class LastUsedTracker {
   private pending = new Map<string, number>();
@@ -31,7 +35,17 @@ export class LastUsedTracker {
     const batch = this.pending;
     this.pending = new Map();
     try {
-      await touchKeysLastUsed(this.sql, [...batch.keys()], [...batch.values()].map((ms) => new Date(ms)));
+      const keys: [string[], Date[]] = [[], []];
+      const grants: [string[], Date[]] = [[], []];
+      for (const [id, at] of batch) {
+        const target = id.startsWith(OAUTH_GRANT_ID_PREFIX) ? grants : keys;
+        target[0].push(id);
+        target[1].push(new Date(at));
+      }
+      // Both writes are idempotent (the later time wins), so a batch put back after one
+      // of them failed may safely be written twice.
+      if (keys[0].length > 0) await touchKeysLastUsed(this.sql, keys[0], keys[1]);
+      if (grants[0].length > 0) await touchOauthGrantsLastUsed(this.sql, grants[0], grants[1]);
       return true;
     } catch (error) {
       // Put the batch back (newer uses win) and try again on the next tick.

@@ -35,6 +35,9 @@ const COLLECTION_IDS: Readonly<Record<string, IdShape>> = {
   budgets: { pattern: POLICY_ID, what: "budget" },
   presets: { pattern: POLICY_ID, what: "preset" },
   "routing-presets": { pattern: /^rp_[A-Za-z0-9_-]{1,64}$/, what: "routing preset" },
+  // A client by its row id (a UUID) or its public client id.
+  clients: { pattern: /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|brc_[A-Za-z0-9_-]{1,64})$/, what: "OAuth client" },
+  tokens: { pattern: /^og_[A-Za-z0-9_-]{1,64}$/, what: "OAuth token" },
 };
 const ANY_COLLECTION: IdShape = { pattern: ANY_ID, what: "resource" };
 

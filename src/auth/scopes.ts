@@ -32,6 +32,15 @@ const RESOURCES = new Set(ALL_SCOPES.map((scope) => scope.split(":")[0]!));
  */
 export const CONTROL_PLANE_SCOPES: ReadonlySet<string> = new Set(["user:write", "clients:write", "namespace:write"]);
 
+/** A control-plane scope, or a wildcard that would grant one (`user:*`). */
+export function isControlPlaneScope(scope: string): boolean {
+  if (CONTROL_PLANE_SCOPES.has(scope)) return true;
+  if (!scope.endsWith(":*")) return false;
+  const prefix = scope.slice(0, -1);
+  for (const controlPlane of CONTROL_PLANE_SCOPES) if (controlPlane.startsWith(prefix)) return true;
+  return false;
+}
+
 /** A scope name is valid if it is known, or a `<resource>:*` wildcard over a known resource. */
 export function isValidScope(scope: string): boolean {
   if (KNOWN.has(scope)) return true;

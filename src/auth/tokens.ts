@@ -71,6 +71,9 @@ export function mintApiKeyToken(): MintedToken {
   return { keyId: `k_${keyId}`, token, tokenHash: sha256(token), keyPrefix: token.slice(0, 12) };
 }
 
+/** An OAuth access token is `bra_` and an opaque random part; its grant is found by the token's SHA-256. */
+export const OAUTH_ACCESS_TOKEN_PREFIX = "bra_";
+
 const TOKEN_PATTERN = /^brk_([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$/;
 
 /** Splits a presented API key; undefined when it is not of the brk_ form. */

@@ -5,6 +5,8 @@ import { log } from "../observability/log";
 
 /** Most decrypted keys held at once; each lives at most the TTL. */
 const MAX_CACHED_KEYS = 10_000;
+/** Uses are written at most this often, in one statement: a "last used" column needs no more precision. */
+const USE_FLUSH_INTERVAL_MS = 5_000;
 
 /** A decrypted key and where to use it. */
 export interface ByokCredential {
@@ -32,6 +34,9 @@ interface StoredKey {
  */
 export class ByokKeyStore {
   private readonly cache: LRUCache<string, CachedKey>;
+  /** Keys used since the last write of `last_used_at`, by cache key. */
+  private pendingUses = new Map<string, { accountId: string; providerId: string; at: Date }>();
+  private useFlush: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly sql: Sql,
@@ -70,6 +75,46 @@ export class ByokKeyStore {
       () => undefined,
       (error: unknown) => log.warn("could not record a refused BYOK key", { providerId, error: error instanceof Error ? error.message : String(error) }),
     );
+  }
+
+  /**
+   * The provider accepted the key: `last_used_at` is written with the next batch (every few
+   * seconds, and at shutdown), never on the request's path.
+   */
+  recordUse(accountId: string, providerId: string): void {
+    this.pendingUses.set(cacheKey(accountId, providerId), { accountId, providerId, at: new Date() });
+    if (this.useFlush === undefined) {
+      this.useFlush = setTimeout(() => void this.flushUses(), USE_FLUSH_INTERVAL_MS);
+      this.useFlush.unref?.();
+    }
+  }
+
+  /** Writes the uses noted so far (a failed write is logged; those uses are not retried). */
+  async flushUses(): Promise<void> {
+    if (this.useFlush !== undefined) clearTimeout(this.useFlush);
+    this.useFlush = undefined;
+    if (this.pendingUses.size === 0) return;
+    const uses = [...this.pendingUses.values()];
+    this.pendingUses = new Map();
+    const accounts = uses.map((use) => use.accountId);
+    const providers = uses.map((use) => use.providerId);
+    // Times travel as ISO strings: postgres.js binds a string[] reliably for the ::timestamptz[] cast.
+    const times = uses.map((use) => use.at.toISOString());
+    try {
+      await this.sql.begin(async (tx) => {
+        // Rows locked in one order first: instances flushing overlapping batches cannot deadlock.
+        await tx`
+          select 1 from byok_keys
+           where (account_id, provider_name) in (select * from unnest(${accounts}::text[], ${providers}::text[]))
+           order by account_id, provider_name for update`;
+        await tx`
+          update byok_keys k set last_used_at = greatest(coalesce(k.last_used_at, u.at), u.at)
+            from unnest(${accounts}::text[], ${providers}::text[], ${times}::timestamptz[]) as u(account_id, provider_name, at)
+           where k.account_id = u.account_id and k.provider_name = u.provider_name`;
+      });
+    } catch (error) {
+      log.warn("could not record BYOK key use", { keys: uses.length, error: error instanceof Error ? error.message : String(error) });
+    }
   }
 
   /** After an upload or delete of that key on this instance. */

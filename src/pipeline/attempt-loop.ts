@@ -15,6 +15,7 @@ import { relayStream, type RelayDeps } from "./relay-stream";
 import { internalError } from "./inference-error";
 import { shutdownError } from "./in-flight-requests";
 import type { ResponseCheck } from "./response-check";
+import type { ByokKeyStore } from "../byok/byok-key-store";
 
 export interface AttemptDeps extends AttemptTelemetry, RelayDeps {
   translator: Translator;
@@ -23,7 +24,7 @@ export interface AttemptDeps extends AttemptTelemetry, RelayDeps {
   /** Aborted at the shutdown grace limit: no new attempt starts, calls under way stop. */
   graceOver: AbortSignal;
   /** Where a customer's key the provider refused is noted (never awaited). */
-  byokKeys: { recordRefusal(accountId: string, providerId: string, kind: string): void };
+  byokKeys: Pick<ByokKeyStore, "recordRefusal" | "recordUse">;
 }
 
 export interface AttemptInput {
@@ -124,6 +125,8 @@ export async function runAttempts(deps: AttemptDeps, input: AttemptInput): Promi
       lastError = error;
       continue;
     }
+    // The provider took the customer's own key.
+    if (candidate.funding === "byok") deps.byokKeys.recordUse(context.principal.accountId, candidate.providerId);
     const headers = {
       "x-request-id": requestId,
       "x-switchyard-provider": candidate.providerId,

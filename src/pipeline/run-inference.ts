@@ -51,13 +51,17 @@ export async function runInference(deps: InferenceDeps, input: InferenceInput): 
   const context: RequestContext = { requestId, protocol, principal, request };
   const settlement = new RequestSettlement(deps.records, arrivingRequest({ requestId, principal, clientProtocol: protocol, createdAt, startedAt }));
   const outcome = settlement.outcome;
-  const failAndSettle = (error: IrError) => {
+  const failAndSettle = async (error: IrError) => {
+    // Refused before admission attributed it (a body that does not decode, an unknown
+    // model): an account-wide credential's record still belongs to the namespace `me`
+    // means, so the namespace's request history lists it.
+    if (outcome.namespaceId === null) outcome.namespaceId = await deps.resolve.namespaces.namespaceFor(principal).catch(() => null);
     settlement.settle("failed", error.status);
     return fail(error);
   };
 
   const decoded = await decode(deps.decode, input, requestId);
-  if (!decoded.ok) return decoded.closeConnection ? closingConnection(failAndSettle(decoded.error)) : failAndSettle(decoded.error);
+  if (!decoded.ok) return decoded.closeConnection ? closingConnection(await failAndSettle(decoded.error)) : failAndSettle(decoded.error);
   outcome.warnings.push(...decoded.warnings);
   settlement.describe(decoded.ir);
 

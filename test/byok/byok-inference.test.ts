@@ -150,6 +150,23 @@ describe("a provider without a platform key", () => {
   });
 });
 
+describe("last_used_at", () => {
+  test("is written (batched) when the provider accepts the key, and stays null for a key that only failed", async () => {
+    const account = await harness.server.createAccount(undefined, 100_000_000);
+    await uploadKey(account, "mock-openai", secretFor("mock-openai"), own.openai.baseUrl);
+    await uploadKey(account, "mock-anthropic", "refused-customer-key-0123456789");
+    const listed = async () => (await harness.server.api("GET", "/v1/byok/keys", { token: account.apiKey })).body.data as Array<{ provider_name: string; last_used_at: string | null }>;
+    expect((await listed()).every((key) => key.last_used_at === null)).toBe(true);
+    expect(await callThroughSdk(harness, "openai-chat", account.apiKey, UPSTREAM["openai-chat"].model, { stream: false })).toMatchObject({ ok: true });
+    expect(await callThroughSdk(harness, "anthropic-messages", account.apiKey, UPSTREAM["anthropic-messages"].model, { stream: false })).toMatchObject({ ok: true });
+    await harness.server.server.services.byokKeys.flushUses();
+    const keys = await listed();
+    const used = keys.find((key) => key.provider_name === "mock-openai")!;
+    expect(new Date(used.last_used_at!).getTime()).toBeGreaterThan(Date.now() - 60_000);
+    expect(keys.find((key) => key.provider_name === "mock-anthropic")!.last_used_at).toBeNull();
+  });
+});
+
 describe("a key the provider refuses", () => {
   async function keyWithByokRule(account: TestAccount, rule: "required" | "forbidden"): Promise<string> {
     const ns = `/v1/namespaces/${account.namespaceId}`;

@@ -43,6 +43,13 @@ const VALID_BODIES: Record<string, unknown> = {
   "DELETE /v1/namespaces/{nsid}/routing-presets/{id}": undefined,
   "POST /v1/namespaces/{nsid}/routing-presets/{id}/disable": undefined,
   "POST /v1/namespaces/{nsid}/routing-presets/{id}/enable": undefined,
+  "GET /v1/namespaces/{nsid}/oauth/clients": undefined,
+  "POST /v1/namespaces/{nsid}/oauth/clients": { client_name: "x", client_type: "public", allowed_grant_types: ["urn:ietf:params:oauth:grant-type:device_code"] },
+  "GET /v1/namespaces/{nsid}/oauth/clients/{id}": undefined,
+  "PUT /v1/namespaces/{nsid}/oauth/clients/{id}": { client_name: "x" },
+  "DELETE /v1/namespaces/{nsid}/oauth/clients/{id}": undefined,
+  "GET /v1/namespaces/{nsid}/oauth/tokens": undefined,
+  "DELETE /v1/namespaces/{nsid}/oauth/tokens/{id}": undefined,
 };
 
 let server: TestServer;
@@ -89,8 +96,11 @@ describe("cross-tenant isolation", () => {
 
   test("a namespace-baked credential gets 404 for its own account's other namespaces", async () => {
     const other = await server.api("POST", "/v1/namespaces", { token: alice.apiKey, body: { name: "other" } });
-    const bound = await server.mintKey(alice.apiKey, ["keys:read", "keys:write", "namespace:read", "usage:read", "policy:read", "policy:write", "routing_preset:read", "routing_preset:write"], alice.namespaceId);
-    for (const route of routes.filter((r) => !r.path.endsWith("/v1/namespaces/{nsid}"))) {
+    const bound = await server.mintKey(alice.apiKey, ["keys:read", "keys:write", "namespace:read", "usage:read", "policy:read", "policy:write", "routing_preset:read", "routing_preset:write", "clients:read"], alice.namespaceId);
+    // Deleting a namespace and writing OAuth clients take control-plane scopes, which a
+    // namespace-baked key never holds (403 before any namespace is looked at).
+    const controlPlane = (r: { method: string; path: string }) => r.path.endsWith("/v1/namespaces/{nsid}") || (r.method !== "GET" && r.path.includes("/oauth/clients"));
+    for (const route of routes.filter((r) => !controlPlane(r))) {
       expect({ route, status: (await attempt(route, other.body.id, bound)).status }).toEqual({ route, status: 404 });
     }
     // ...while its own namespace, by id and as `me`, works.

@@ -61,7 +61,7 @@ describe("bind, unbind, bindings", () => {
     expect(listed.body.data).toHaveLength(1);
   });
 
-  test("a missing principal, an oauth principal (none are issued yet) and another account's principal are the same 404", async () => {
+  test("a missing principal, an unknown oauth principal and another account's principal are the same 404", async () => {
     const policy = await createPolicy(alice, { name: "b", kind: "budget", spec: budget });
     const bobKey = await mintKey(bob);
     const missing = await bind(alice, policy.id, "api_key", "k_doesnotexist0000");

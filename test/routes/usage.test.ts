@@ -261,6 +261,22 @@ describe("GET /v1/namespaces/{nsid}/requests with records from real inference", 
   });
 });
 
+describe("requests refused before admission", () => {
+  test("an account-wide key's refused requests (unknown model, undecodable body) are listed in the namespace it is attributed to", async () => {
+    const account = await newAccount();
+    const unknownModel = unique("unknown-model");
+    expect((await chat(account.apiKey, unknownModel, "mock-openai/no-such-model")).status).toBe(404);
+    const badBody = unique("bad-body");
+    const response = await harness.server.api("POST", "/v1/chat/completions", { token: account.apiKey, headers: { "x-request-id": badBody }, body: { model: 42 } });
+    expect(response.status).toBe(400);
+    await flush();
+    const listed = await api("GET", `/v1/namespaces/${account.namespaceId}/requests`, account.apiKey);
+    const byId = new Map(listed.body.data.map((record: any) => [record.request_id, record]));
+    expect(byId.get(unknownModel)).toMatchObject({ status: "failed", status_code: 404 });
+    expect(byId.get(badBody)).toMatchObject({ status: "failed", status_code: 400 });
+  });
+});
+
 describe("request history paging", () => {
   let account: TestAccount;
   const path = () => `/v1/namespaces/${account.namespaceId}/requests`;

@@ -26,12 +26,13 @@ export async function oldestLiveNamespace(sql: Sql, accountId: string): Promise<
   return row?.id;
 }
 
-export type ArchiveOutcome = { outcome: "archived"; revokedKeyIds: string[] } | { outcome: "not_found" } | { outcome: "last_namespace" };
+export type ArchiveOutcome = { outcome: "archived"; revokedKeyIds: string[]; destroyedGrantIds: string[] } | { outcome: "not_found" } | { outcome: "last_namespace" };
 
 /**
- * Archiving a namespace, in one transaction: archived; its keys, OAuth
- * tokens, OAuth clients and policies destroyed; usage history detached (request
- * rows keep the id of an archived namespace no listing can reach); wallet and
+ * Archiving a namespace, in one transaction: archived; its keys, OAuth grants, the
+ * device and authorization codes approved for it, OAuth clients and policies
+ * destroyed (the grant ids returned, for the credential cache); usage history detached
+ * (request rows keep the id of an archived namespace no listing can reach); wallet and
  * BYOK keys, which belong to the account, kept.
  */
 export function archiveNamespace(sql: Sql, namespaceId: string, accountId: string): Promise<ArchiveOutcome> {
@@ -43,10 +44,13 @@ export function archiveNamespace(sql: Sql, namespaceId: string, accountId: strin
     await runQuery(tx, "archiveNamespace", [namespaceId, accountId]);
     await runQuery(tx, "lockNamespaceKeys", [namespaceId]);
     const keys = await runQuery<{ id: string }>(tx, "destroyNamespaceKeys", [namespaceId]);
-    await runQuery(tx, "destroyNamespaceOauthTokens", [namespaceId]);
+    await runQuery(tx, "lockNamespaceOauthTokens", [namespaceId]);
+    const grants = await runQuery<{ id: string }>(tx, "destroyNamespaceOauthTokens", [namespaceId]);
+    await runQuery(tx, "destroyNamespaceDeviceCodes", [namespaceId]);
+    await runQuery(tx, "destroyNamespaceAuthorizationCodes", [namespaceId]);
     await runQuery(tx, "destroyNamespaceOauthClients", [namespaceId]);
     await runQuery(tx, "destroyNamespacePolicyBindings", [namespaceId]);
     await runQuery(tx, "destroyNamespacePolicies", [namespaceId]);
-    return { outcome: "archived", revokedKeyIds: keys.map((row) => row.id) } as const;
+    return { outcome: "archived", revokedKeyIds: keys.map((row) => row.id), destroyedGrantIds: grants.map((row) => row.id) } as const;
   });
 }

@@ -25,3 +25,90 @@ export async function findOauthClientByClientId(sql: Sql, clientId: string): Pro
   const [row] = await runQuery<OauthClientRow>(sql, "findOauthClientByClientId", [clientId]);
   return row;
 }
+
+/** Where a client lives: every management statement filters on both. */
+export interface OauthClientTenant {
+  accountId: string;
+  namespaceId: string;
+}
+
+export interface NewOauthClient {
+  id: string;
+  clientId: string;
+  clientName: string;
+  clientType: OauthClientType;
+  clientSecretHash: Uint8Array | null;
+  redirectUris: string[];
+  allowedScopes: string[];
+  allowedGrantTypes: string[];
+}
+
+export async function insertOauthClient(sql: Sql, tenant: OauthClientTenant, client: NewOauthClient): Promise<OauthClientRow> {
+  const [row] = await runQuery<OauthClientRow>(sql, "insertOauthClient", [
+    client.id,
+    tenant.accountId,
+    tenant.namespaceId,
+    client.clientId,
+    client.clientName,
+    client.clientType,
+    client.clientSecretHash,
+    client.redirectUris,
+    client.allowedScopes,
+    client.allowedGrantTypes,
+  ]);
+  return row!;
+}
+
+export function listNamespaceOauthClients(sql: Sql, tenant: OauthClientTenant): Promise<OauthClientRow[]> {
+  return runQuery<OauthClientRow>(sql, "listNamespaceOauthClients", [tenant.namespaceId, tenant.accountId]);
+}
+
+/** The namespace's client named by its row id or its public `client_id`. */
+export async function findNamespaceOauthClient(sql: Sql, tenant: OauthClientTenant, idOrClientId: string): Promise<OauthClientRow | undefined> {
+  const [row] = await runQuery<OauthClientRow>(sql, "findNamespaceOauthClient", [idOrClientId, tenant.namespaceId, tenant.accountId]);
+  return row;
+}
+
+/** The attributes a PUT may change; undefined leaves one unchanged, a list replaces the stored one whole. */
+export interface OauthClientChanges {
+  clientName?: string;
+  redirectUris?: string[];
+  allowedScopes?: string[];
+  allowedGrantTypes?: string[];
+}
+
+export async function updateOauthClient(sql: Sql, tenant: OauthClientTenant, id: string, changes: OauthClientChanges): Promise<OauthClientRow | undefined> {
+  const [row] = await runQuery<OauthClientRow>(sql, "updateOauthClient", [
+    id,
+    tenant.namespaceId,
+    tenant.accountId,
+    changes.clientName ?? null,
+    changes.redirectUris ?? null,
+    changes.allowedScopes ?? null,
+    changes.allowedGrantTypes ?? null,
+  ]);
+  return row;
+}
+
+/**
+ * Deletes a client with everything issued to it: its grants are revoked (their ids are
+ * returned for the credential caches), its pending device and authorization codes and its
+ * policy bindings are deleted. Undefined when the namespace has no such client.
+ */
+export async function deleteOauthClient(sql: Sql, tenant: OauthClientTenant, id: string): Promise<{ revokedGrantIds: string[] } | undefined> {
+  return sql.begin(async (transaction) => {
+    const tx = transaction as unknown as Sql;
+    const [deleted] = await runQuery<{ id: string }>(tx, "deleteOauthClient", [id, tenant.namespaceId, tenant.accountId]);
+    if (!deleted) return undefined;
+    const grants = await runQuery<{ id: string }>(tx, "revokeOauthClientGrants", [id]);
+    await runQuery(tx, "deleteOauthClientCodes", [id]);
+    await runQuery(tx, "deleteOauthClientBindings", [id]);
+    return { revokedGrantIds: grants.map((grant) => grant.id) };
+  });
+}
+
+/** A client as a policy binding target, when it belongs to the account. */
+export async function findOauthClientPrincipal(sql: Sql, id: string, accountId: string): Promise<{ id: string; namespace_id: string } | undefined> {
+  const [row] = await runQuery<{ id: string; namespace_id: string }>(sql, "findOauthClientPrincipal", [id, accountId]);
+  return row;
+}

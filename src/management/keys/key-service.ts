@@ -1,5 +1,5 @@
 import type { Principal } from "../../auth/principal";
-import { CONTROL_PLANE_SCOPES, firstScopeNotHeld, isValidScope } from "../../auth/scopes";
+import { firstScopeNotHeld, isControlPlaneScope, isValidScope } from "../../auth/scopes";
 import { mintApiKeyToken } from "../../auth/tokens";
 import { ApiError, badRequest } from "../../errors/api-error";
 import type { Sql } from "../../db/connect-database";
@@ -43,7 +43,7 @@ export async function createKey(sql: Sql, caller: Principal, namespaceId: string
   const scopes = [...new Set(input.scopes)];
   const invalid = scopes.find((scope) => !isValidScope(scope));
   if (invalid !== undefined) throw badRequest(`unknown scope: ${invalid}`);
-  const controlPlane = scopes.find((scope) => CONTROL_PLANE_SCOPES.has(scope) || scope === "user:*" || scope === "clients:*" || scope === "namespace:*");
+  const controlPlane = scopes.find(isControlPlaneScope);
   if (controlPlane !== undefined) throw badRequest(`scope ${controlPlane} cannot be granted to a namespace-bound key`);
   const notHeld = firstScopeNotHeld(caller.scopes, scopes);
   if (notHeld !== undefined) throw new ApiError("forbidden", `cannot grant scope not held by the caller: ${notHeld}`);

@@ -61,6 +61,7 @@ export function namespaceRoutes(services: Services) {
         if (result.outcome === "last_namespace") throw conflict("cannot delete the account's last namespace");
         if (result.outcome === "not_found") throw new ApiError("not_found", "namespace not found");
         for (const keyId of result.revokedKeyIds) services.credentials.invalidate(keyId);
+        for (const grantId of result.destroyedGrantIds) services.credentials.invalidate(grantId);
         return { deleted: true };
       },
       {

@@ -2,6 +2,8 @@ import type { Principal } from "../../auth/principal";
 import type { Sql } from "../../db/connect-database";
 import { oldestLiveNamespace } from "../../db/queries/namespaces";
 import { findKeyPrincipal } from "../../db/queries/policies";
+import { findOauthClientPrincipal } from "../../db/queries/oauth-clients";
+import { findOauthGrantPrincipal } from "../../db/queries/oauth-grants";
 import { badRequest, notFound } from "../../errors/api-error";
 import { isPrincipalType, PRINCIPAL_TYPES, type PrincipalRef } from "../../policy/effective-policy";
 import { requestPrincipals } from "../../policy/request-principals";
@@ -11,6 +13,8 @@ export interface PrincipalTarget {
   principal: PrincipalRef;
   /** Null only for an account-wide key of an account with no live namespace. */
   namespaceId: string | null;
+  /** For an OAuth grant issued to a registered client: that client's id (its requests carry it). */
+  oauthClientId?: string | null;
 }
 
 export function parsePrincipalType(value: unknown, field = "principal_type"): PrincipalRef["type"] {
@@ -23,8 +27,9 @@ export function parsePrincipalType(value: unknown, field = "principal_type"): Pr
  * the namespace may name: itself; its own API keys (ids as `GET …/keys` lists them);
  * and, when the caller is account-wide, the account's account-wide keys. A namespace
  * credential cannot reach principals outside its namespace, and nothing of another
- * account is distinguishable from a missing id. OAuth tokens and clients are not
- * issued yet: every id of those types is missing.
+ * account is distinguishable from a missing id. OAuth grants (ids as `GET …/oauth/tokens`
+ * lists them) and registered clients (their `id`) belong to the namespace they were
+ * issued in or registered by.
  */
 export async function resolvePrincipalTarget(
   sql: Sql,
@@ -44,9 +49,16 @@ export async function resolvePrincipalTarget(
       }
       break;
     }
-    case "oauth_token":
-    case "oauth_client":
+    case "oauth_token": {
+      const grant = await findOauthGrantPrincipal(sql, principal.id, caller.accountId);
+      if (grant && grant.namespace_id === namespaceId) return { principal, namespaceId, oauthClientId: grant.oauth_client_ref };
       break;
+    }
+    case "oauth_client": {
+      const client = await findOauthClientPrincipal(sql, principal.id, caller.accountId);
+      if (client && client.namespace_id === namespaceId) return { principal, namespaceId };
+      break;
+    }
   }
   throw notFound("principal");
 }
@@ -56,5 +68,5 @@ export function principalsOfTarget(target: PrincipalTarget): PrincipalRef[] {
   const { principal, namespaceId } = target;
   if (principal.type === "namespace") return [principal];
   if (principal.type === "oauth_client") return [principal];
-  return requestPrincipals(namespaceId, { kind: principal.type, id: principal.id });
+  return requestPrincipals(namespaceId, { kind: principal.type, id: principal.id }, target.oauthClientId ?? null);
 }

@@ -1,0 +1,59 @@
+import { Elysia } from "elysia";
+import { authPlugin } from "../../auth/auth-plugin";
+import type { Services } from "../../services";
+import { validateCreate, validateUpdate } from "./oauth-client-body";
+import * as service from "./oauth-client-service";
+
+/** Namespace-scoped and in the flat form (the credential's own namespace). */
+const BASES = ["/v1/namespaces/:nsid", "/v1"] as const;
+
+function routeDoc(scope: "clients:read" | "clients:write", summary: string, extra?: typeof validateCreate.doc) {
+  return { scope, detail: { summary, tags: ["oauth clients"], "x-scope": scope, ...extra } };
+}
+
+/**
+ * OAuth clients (reference §4.12): third-party apps registered by a namespace to ask
+ * users for access through the authorization server. Paths take the client's `id` or
+ * its public `client_id`.
+ */
+export function oauthClientRoutes(services: Services) {
+  const deps: service.OauthClientDeps = { sql: services.db.sql, invalidateCredential: (id) => services.credentials.invalidate(id) };
+  const tenantOf = (principal: Parameters<typeof service.clientTenant>[1], params: Record<string, string> | undefined) =>
+    service.clientTenant(deps.sql, principal, params?.nsid ?? "me");
+  const routes = new Elysia({ name: "oauth-clients", normalize: false }).use(authPlugin(services));
+  for (const base of BASES) {
+    routes
+      .get(
+        `${base}/oauth/clients`,
+        async ({ principal, params }) => service.listClients(deps, await tenantOf(principal, params)),
+        routeDoc("clients:read", "List the namespace's OAuth clients (never a secret)"),
+      )
+      .post(
+        `${base}/oauth/clients`,
+        async ({ principal, params, body }) => {
+          const input = validateCreate(body);
+          return service.createClient(deps, await tenantOf(principal, params), input);
+        },
+        routeDoc("clients:write", "Register an OAuth client; a confidential client's secret is returned once", validateCreate.doc),
+      )
+      .get(
+        `${base}/oauth/clients/:id`,
+        async ({ principal, params }) => service.getClient(deps, await tenantOf(principal, params), params.id),
+        routeDoc("clients:read", "Get an OAuth client by its id or client_id"),
+      )
+      .put(
+        `${base}/oauth/clients/:id`,
+        async ({ principal, params, body }) => {
+          const input = validateUpdate(body);
+          return service.updateClient(deps, await tenantOf(principal, params), params.id, input);
+        },
+        routeDoc("clients:write", "Change an OAuth client: each list given replaces the stored one whole", validateUpdate.doc),
+      )
+      .delete(
+        `${base}/oauth/clients/:id`,
+        async ({ principal, params }) => service.removeClient(deps, await tenantOf(principal, params), params.id),
+        routeDoc("clients:write", "Delete an OAuth client; every token issued to it is revoked"),
+      );
+  }
+  return routes;
+}

@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import OpenAI from "openai";
+import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
+import type { TestAccount } from "../helpers/test-server";
+import { DEVICE_GRANT, decide, pollDevice, postForm } from "./oauth-support";
+
+/**
+ * Registered clients through the authorization server: a client registered with
+ * `POST …/oauth/clients` runs the device flow with its own client_id, its grants are
+ * listed under `…/oauth/tokens` with its name, and policies bound to the client or to
+ * one grant govern the inference requests made with its tokens.
+ */
+let harness: InferenceHarness;
+let account: TestAccount;
+beforeAll(async () => {
+  harness = await startInferenceHarness();
+  account = await harness.server.createAccount(undefined, 100_000_000);
+});
+afterAll(() => harness.close());
+
+const api = (method: string, path: string, body?: unknown) => harness.server.api(method, path, { token: account.apiKey, body });
+
+async function registerDeviceClient(name: string) {
+  const response = await api("POST", "/v1/oauth/clients", { client_name: name, client_type: "public", allowed_grant_types: [DEVICE_GRANT, "refresh_token"], allowed_scopes: ["inference:invoke", "usage:read"] });
+  expect(response.status).toBe(200);
+  return response.body as { id: string; client_id: string };
+}
+
+async function tokenFor(clientId: string) {
+  const started = await postForm(harness.server, "/oauth/device_authorization", { client_id: clientId, scope: "inference:invoke usage:read keys:read" });
+  expect(started.status).toBe(200);
+  expect((await decide(harness.server, account.apiKey, started.body.user_code, account.namespaceId)).status).toBe(200);
+  const tokens = await pollDevice(harness.server, started.body.device_code, clientId);
+  expect(tokens.status).toBe(200);
+  return tokens.body as { access_token: string; scope: string };
+}
+
+async function chat(token: string): Promise<number> {
+  const client = new OpenAI({ apiKey: token, baseURL: `${harness.server.url}/v1`, maxRetries: 0 });
+  try {
+    await client.chat.completions.create({ model: "mock-openai/gpt-4o-mini", messages: [{ role: "user", content: "hi" }] });
+    return 200;
+  } catch (error) {
+    return (error as { status: number }).status;
+  }
+}
+
+async function bindRateLimit(principalType: string, principalId: string) {
+  const policy = await api("POST", "/v1/policies", { name: `one per minute ${principalId}`, kind: "rate_limit", spec: { window_secs: 60, max_requests: 1 } });
+  expect(policy.status).toBe(200);
+  expect((await api("POST", `/v1/policies/${policy.body.id}/bind`, { principal_type: principalType, principal_id: principalId })).status).toBe(200);
+}
+
+describe("registered OAuth clients", () => {
+  test("a registered client's token carries only the client's allowed scopes, and its grant is listed with the client's name", async () => {
+    const client = await registerDeviceClient("Dashboard");
+    const tokens = await tokenFor(client.client_id);
+    expect(tokens.scope.split(" ").sort()).toEqual(["inference:invoke", "usage:read"]);
+    const grants = await api("GET", "/v1/oauth/tokens");
+    expect(grants.body.data).toContainEqual(expect.objectContaining({ client_id: client.client_id, client_name: "Dashboard", scopes: ["inference:invoke", "usage:read"] }));
+  });
+
+  test("a policy bound to the client governs every token issued to it, and no other credential", async () => {
+    const client = await registerDeviceClient("Rate-limited app");
+    const [first, second] = [await tokenFor(client.client_id), await tokenFor(client.client_id)];
+    await bindRateLimit("oauth_client", client.id);
+    expect(await chat(first.access_token)).toBe(200);
+    // The second grant shares the client's limit.
+    expect(await chat(second.access_token)).toBe(429);
+    // The account's own key is not bound.
+    expect(await chat(account.apiKey)).toBe(200);
+  });
+
+  test("a policy bound to one grant governs that grant only; revoking the grant ends its token at once", async () => {
+    const client = await registerDeviceClient("Per-grant app");
+    const [limited, free] = [await tokenFor(client.client_id), await tokenFor(client.client_id)];
+    const grants = (await api("GET", "/v1/oauth/tokens")).body.data.filter((grant: { client_id: string }) => grant.client_id === client.client_id);
+    expect(grants).toHaveLength(2);
+    // Listed oldest first: the first grant is `limited`'s.
+    const limitedGrant = grants[0].id;
+    await bindRateLimit("oauth_token", limitedGrant);
+    expect([await chat(limited.access_token), await chat(limited.access_token), await chat(free.access_token), await chat(free.access_token)]).toEqual([200, 429, 200, 200]);
+    expect((await api("DELETE", `/v1/oauth/tokens/${limitedGrant}`)).body).toEqual({ revoked: true });
+    expect(await chat(limited.access_token)).toBe(401);
+    expect(await chat(free.access_token)).toBe(200);
+  });
+
+  test("deleting the client revokes its tokens at once", async () => {
+    const client = await registerDeviceClient("Short-lived app");
+    const tokens = await tokenFor(client.client_id);
+    expect(await chat(tokens.access_token)).toBe(200);
+    expect((await api("DELETE", `/v1/oauth/clients/${client.id}`)).body).toEqual({ deleted: true });
+    expect(await chat(tokens.access_token)).toBe(401);
+    const refreshed = await postForm(harness.server, "/oauth/token", { grant_type: "refresh_token", refresh_token: "x", client_id: client.client_id });
+    expect({ status: refreshed.status, error: refreshed.body.error }).toEqual({ status: 400, error: "invalid_client" });
+  });
+});
