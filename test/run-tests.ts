@@ -1,6 +1,7 @@
 /**
  * The whole test suite against a throwaway, real PostgreSQL:
- *   1. find PostgreSQL server binaries (install Debian's `postgresql` if absent),
+ *   1. find PostgreSQL server binaries (install Debian's `postgresql` if absent) and
+ *      Debian's chromium for the browser tests (installed the same way if absent),
  *   2. initdb + start a private cluster on a free loopback port (as the `postgres`
  *      user when invoked as root: PostgreSQL refuses to run as root),
  *   3. run `bun test` with TEST_DATABASE_URL pointing at it,
@@ -26,6 +27,14 @@ function isRoot(): boolean {
   return typeof process.getuid === "function" && process.getuid() === 0;
 }
 
+/** apt-get install of one Debian package, as root or through sudo. */
+function aptInstall(packageName: string): void {
+  const sudo = isRoot() ? [] : ["sudo"];
+  const run = (args: string[]) => sh(sudo[0] ?? args[0]!, sudo.length ? args : args.slice(1));
+  run(["apt-get", "update", "-q"]);
+  run(["env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "-q", "--no-install-recommends", packageName]);
+}
+
 function findPostgresBin(): string | undefined {
   const base = "/usr/lib/postgresql";
   if (!existsSync(base)) return undefined;
@@ -39,13 +48,21 @@ function ensurePostgres(): string {
   let bin = findPostgresBin();
   if (bin) return bin;
   console.log("PostgreSQL server binaries not found: installing Debian's postgresql package");
-  const sudo = isRoot() ? [] : ["sudo"];
-  const run = (args: string[]) => sh(sudo[0] ?? args[0]!, sudo.length ? args : args.slice(1));
-  run(["apt-get", "update", "-q"]);
-  run(["env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "-q", "--no-install-recommends", "postgresql"]);
+  aptInstall("postgresql");
   bin = findPostgresBin();
   if (!bin) throw new Error("postgresql installed, but no server binaries under /usr/lib/postgresql");
   return bin;
+}
+
+/**
+ * The browser tests drive Debian's chromium (test/helpers/browser.ts); a fresh machine
+ * gets it the way it gets PostgreSQL.
+ */
+function ensureChromium(): void {
+  if (existsSync("/usr/bin/chromium")) return;
+  console.log("chromium not found: installing Debian's chromium package");
+  aptInstall("chromium");
+  if (!existsSync("/usr/bin/chromium")) throw new Error("chromium installed, but /usr/bin/chromium is missing");
 }
 
 function freePort(): Promise<number> {
@@ -62,6 +79,7 @@ function freePort(): Promise<number> {
 
 async function main(): Promise<number> {
   const bin = ensurePostgres();
+  ensureChromium();
   const dir = mkdtempSync(join(tmpdir(), "switchyard-pg-"));
   chmodSync(dir, 0o777);
   const dataDir = join(dir, "data");
