@@ -24,6 +24,7 @@ import { byokKeyRoutes } from "./management/byok/byok-key-routes";
 import { accountRoutes } from "./management/account/account-routes";
 import { consoleRoutes } from "./console/console-routes";
 import { createConsoleContext } from "./console/console-context";
+import { managementPageRoutes } from "./console/management-page-routes";
 import { oauthClientRoutes } from "./management/oauth-clients/oauth-client-routes";
 import { oauthGrantRoutes } from "./management/oauth-clients/oauth-grant-routes";
 import { OAUTH_FORM_PATHS, oauthRoutes } from "./oauth/oauth-routes";
@@ -115,6 +116,7 @@ export function createApp(services: Services, hooks: RequestHooks = createReques
     .use(byokKeyRoutes(services))
     .use(accountRoutes(services))
     .use(consoleRoutes(createConsoleContext(services)))
+    .use(managementPageRoutes(createConsoleContext(services)))
     .use(oauthClientRoutes(services))
     .use(oauthGrantRoutes(services))
     .use(oauthRoutes(services))
