@@ -21,9 +21,3 @@ export function parseUsdToMicro(text: string, label: string): number {
   return Number(micro);
 }
 
-/** Integer micro-USD as the exact decimal dollars the form takes back ("12.345678", "5"). */
-export function microToUsdInput(microUsd: number): string {
-  const whole = Math.floor(microUsd / 1_000_000);
-  const fraction = String(microUsd % 1_000_000).padStart(6, "0").replace(/0+$/, "");
-  return fraction === "" ? String(whole) : `${whole}.${fraction}`;
-}
