@@ -207,7 +207,7 @@ describe("the management pages in a browser", () => {
   test("at 375 px no management page scrolls sideways, and every field has a label", async () => {
     const account = await createAccountWithPassword(harness.server, CONSOLE_PASSWORD, 10_000_000);
     const token = account.apiKey;
-    const long = "a-rather-long-unbroken-name-that-could-push-the-layout-sideways-".repeat(2);
+    const long = "A_rather_long_unbroken_name_that_could_push_the_layout_sideways_".repeat(2);
     await harness.server.api("POST", "/v1/keys", { token, body: { display_name: long, scopes: ["keys:read", "usage:read", "policy:read", "routing_preset:read"] } });
     await harness.server.api("POST", "/v1/budgets", { token, body: { name: long, window: "day", limit_micro_usd: 1 } });
     await harness.server.api("POST", "/v1/policies", { token, body: { name: "guard", kind: "guardrail", spec: { model_allow: [long, long] } } });
