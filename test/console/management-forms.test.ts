@@ -38,7 +38,7 @@ async function resources(user: ConsoleUser) {
 }
 
 /** Every form of the management pages: where it posts, the page it is on, and fields that would be valid. */
-function forms(ids: Awaited<ReturnType<typeof resources>>) {
+function forms(ids: Awaited<ReturnType<typeof resources>>): Array<{ action: string; page: string; fields: Record<string, string> }> {
   return [
     { action: "/console/keys", page: "/console/keys", fields: { display_name: "new key", "scope.usage:read": "on" } },
     { action: "/console/keys/revoke", page: "/console/keys", fields: { id: ids.keyId } },
