@@ -9,7 +9,8 @@ export const OAUTH_GRANT_ID_PREFIX = "og_";
 /**
  * Keeps api_keys.last_used_at (and oauth_tokens.last_used_at of OAuth grants) without
  * a database write per request: uses are noted in memory and written as batched UPDATEs
- * every few seconds (and at shutdown). Precision is the flush interval, which is what a "last used" column needs.
+ * every few seconds (and at shutdown). Precision is the flush interval, which is what a
+ * "last used" column needs.
  */
 export class LastUsedTracker {
   private pending = new Map<string, number>();

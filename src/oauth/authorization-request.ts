@@ -1,6 +1,6 @@
 import { ApiError, badRequest, notFound } from "../errors/api-error";
 import { findLiveNamespace } from "../db/queries/namespaces";
-import { insertAuthorizationCode } from "../db/queries/oauth-authorization-codes";
+import { insertAuthorizationCode, sweepAuthorizationCodes } from "../db/queries/oauth-authorization-codes";
 import type { Approver } from "./approver";
 import { AUTHORIZATION_CODE_GRANT, findOauthClient } from "./oauth-client";
 import type { OauthDeps } from "./oauth-deps";
@@ -27,6 +27,9 @@ export type AuthorizeCheck =
   /** An error the client hears at its registered redirect URI. */
   | { kind: "redirect"; location: string }
   | { kind: "ok"; request: AuthorizeRequest };
+
+/** Expired authorization codes are deleted this long after their expiry, when the next one is issued. */
+const CODE_SWEEP_GRACE_MS = 60 * 60 * 1000;
 
 /** The redirect URI with the response parameters added to its query. */
 function redirectTo(redirectUri: string, params: Record<string, string | null>): string {
@@ -90,6 +93,7 @@ export async function issueAuthorizationCode(deps: OauthDeps, request: Authorize
   const scopes = issuedScopes(request.scopes, approver.scopes, client.allowedScopes);
   if (scopes.length === 0) throw new ApiError("forbidden", `the approving credential holds none of the requested scopes (${request.scopes.join(" ")})`);
   const code = mintAuthorizationCode();
+  await sweepAuthorizationCodes(deps.sql, new Date(Date.now() - CODE_SWEEP_GRACE_MS));
   await insertAuthorizationCode(deps.sql, {
     codeHash: code.hash,
     clientId: client.clientId,

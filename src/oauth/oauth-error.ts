@@ -8,7 +8,6 @@ export type OauthErrorCode =
   | "invalid_grant"
   | "unauthorized_client"
   | "unsupported_grant_type"
-  | "unsupported_token_type"
   | "invalid_scope"
   | "authorization_pending"
   | "slow_down"

@@ -92,6 +92,18 @@ export function routes(fuzz: Fuzzer): RouteCase[] {
     { method: "GET", path: "/v1/models?provider=mock-openai&input_modality=text", shape: "management", auth: "none" },
     { method: "GET", path: "/v1/providers", shape: "management", auth: "none" },
     { method: "GET", path: "/v1/stats/usage?days=7&top=5", shape: "management", auth: "none" },
+    // The OAuth endpoints take JSON as well as forms; their errors are { error, error_description } too.
+    { method: "GET", path: "/.well-known/oauth-authorization-server", shape: "management", auth: "none" },
+    { method: "POST", path: "/oauth/device_authorization", shape: "management", auth: "none", body: () => ({ client_id: "switchyard-cli", scope: "inference:invoke usage:read" }) },
+    {
+      method: "POST",
+      path: "/oauth/token",
+      shape: "management",
+      auth: "none",
+      body: () => ({ grant_type: fuzz.pick(["refresh_token", "authorization_code", "urn:ietf:params:oauth:grant-type:device_code"]), client_id: "switchyard-cli", device_code: "dc", refresh_token: "brr_x", code: "c", redirect_uri: "https://app.example.test/cb" }),
+    },
+    { method: "POST", path: "/oauth/revoke", shape: "management", auth: "none", body: () => ({ token: "bra_x", token_type_hint: "access_token", client_id: "switchyard-cli" }) },
+    { method: "POST", path: "/oauth/device/decision", shape: "management", auth: "account", body: () => ({ user_code: "BCDF-GHJK", approve: fuzz.chance(0.5) }) },
     { method: "GET", path: "/ping", shape: "management", auth: "none" },
     { method: "GET", path: "/health", shape: "management", auth: "none" },
     { method: "GET", path: "/openapi/json", shape: "management", auth: "none" },

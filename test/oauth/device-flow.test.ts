@@ -212,4 +212,21 @@ describe("the device flow end to end", () => {
     const tokens = await deviceTokens(server, account.apiKey, account.namespaceId, "user:write clients:write namespace:write billing:write policy:*");
     expect(tokens.scope).toBe("billing:write policy:read policy:write");
   });
+
+  test("racing polls of an approved code get one grant between them; racing refreshes with one token count as a replay", async () => {
+    const { account } = harness;
+    const device = await startDevice(server);
+    await decide(server, account.apiKey, device.user_code, account.namespaceId);
+    const polls = await Promise.all(Array.from({ length: 8 }, () => pollDevice(server, device.device_code)));
+    expect(polls.filter((poll) => poll.status === 200)).toHaveLength(1);
+    expect(polls.filter((poll) => poll.body.error === "invalid_grant")).toHaveLength(7);
+    const tokens = polls.find((poll) => poll.status === 200)!.body;
+
+    const refreshes = await Promise.all(
+      Array.from({ length: 4 }, () => postForm(server, "/oauth/token", { grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: CLI })),
+    );
+    expect(refreshes.filter((refresh) => refresh.status === 200)).toHaveLength(1);
+    const winner = refreshes.find((refresh) => refresh.status === 200)!.body;
+    expect((await server.api("GET", "/v1/namespaces/me/keys", { token: winner.access_token })).status).toBe(401);
+  });
 });

@@ -46,3 +46,17 @@ test("an expired access token is refused; refreshing gets a working one; an expi
   expect(late.status).toBe(400);
   expect(late.body.error).toBe("invalid_grant");
 });
+
+test("codes expired for over an hour are swept when new ones are issued", async () => {
+  const sql = server.server.services.db.sql;
+  const stale = await startDevice(server);
+  const recent = await startDevice(server);
+  await sql`update oauth_device_codes set expires_at = now() - interval '2 hours' where user_code = ${stale.user_code}`;
+  await sql`update oauth_device_codes set expires_at = now() - interval '10 minutes' where user_code = ${recent.user_code}`;
+  await startDevice(server);
+  const left = await sql<{ user_code: string }[]>`select user_code from oauth_device_codes where user_code in ${sql([stale.user_code, recent.user_code])}`;
+  expect(left.map((row) => row.user_code)).toEqual([recent.user_code]);
+  // Kept past its expiry, the recent one still tells its device why it stopped.
+  expect((await pollDevice(server, recent.device_code)).body.error).toBe("expired_token");
+  expect((await pollDevice(server, stale.device_code)).body.error).toBe("invalid_grant");
+});

@@ -68,3 +68,22 @@ test("a grant revoked on one instance is refused by the other within the cache T
     await Bun.sleep(50);
   }
 });
+
+test("a deleted account's grants stop working and cannot be refreshed", async () => {
+  const doomed = await first.createAccount();
+  const tokens = await deviceTokens(first, doomed.apiKey, doomed.namespaceId);
+  expect(await keysStatus(first, tokens.access_token)).toBe(200);
+  await first.server.services.db.sql`update accounts set deleted_at = now() where id = ${doomed.accountId}`;
+  const deletedAt = Date.now();
+  while ((await keysStatus(first, tokens.access_token)) !== 401) {
+    expect(Date.now() - deletedAt).toBeLessThan(TTL_MS + 500);
+    await Bun.sleep(50);
+  }
+  const refreshed = await fetch(`${first.url}/oauth/token`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: "switchyard-cli" }),
+  });
+  expect(refreshed.status).toBe(400);
+  expect(((await refreshed.json()) as { error: string }).error).toBe("invalid_grant");
+});

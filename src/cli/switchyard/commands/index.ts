@@ -1,0 +1,27 @@
+import type { Command } from "../command";
+import { byokDeleteCommand, byokListCommand, byokSetCommand } from "./byok";
+import { keysCreateCommand, keysListCommand, keysRevokeCommand } from "./keys";
+import { loginCommand } from "./login";
+import { logoutCommand } from "./logout";
+import { policiesListCommand } from "./policies";
+import { presetsListCommand } from "./presets";
+import { requestsCommand } from "./requests";
+import { usageCommand } from "./usage";
+import { whoamiCommand } from "./whoami";
+
+/** Every command, in the order help lists them. */
+export const COMMANDS: Command[] = [
+  loginCommand,
+  logoutCommand,
+  whoamiCommand,
+  keysListCommand,
+  keysCreateCommand,
+  keysRevokeCommand,
+  usageCommand,
+  requestsCommand,
+  byokSetCommand,
+  byokListCommand,
+  byokDeleteCommand,
+  policiesListCommand,
+  presetsListCommand,
+];

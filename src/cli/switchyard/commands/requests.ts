@@ -1,0 +1,67 @@
+import { UsageError } from "../cli-error";
+import type { Command } from "../command";
+import { formatMicroUsd, formatTable, formatTimestamp } from "../format-table";
+import { listData, print, printJson } from "../output";
+import { optionValue } from "../parse-args";
+import { Session } from "../session";
+
+interface RequestRecord {
+  request_id: string;
+  created_at: string;
+  model_id: string | null;
+  provider_id: string | null;
+  status: string;
+  status_code?: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  final_charge_micro_usd: number | null;
+  funding_source: string | null;
+  streamed?: boolean | null;
+}
+
+const POSITIVE_INTEGER = /^[0-9]+$/;
+
+export const requestsCommand: Command = {
+  path: ["requests"],
+  summary: "the namespace's latest requests, newest first (metadata only)",
+  synopsis: "[--limit <n>] [--offset <n>]",
+  arguments: [],
+  options: [
+    { name: "limit", value: "<n>", description: "how many, 1 to 100 (default 25)" },
+    { name: "offset", value: "<n>", description: "skip this many of the newest (default 0)" },
+  ],
+  async run(context) {
+    const query = new URLSearchParams();
+    for (const name of ["limit", "offset"]) {
+      const value = optionValue(context.args, name);
+      if (value === undefined) continue;
+      if (!POSITIVE_INTEGER.test(value) || (name === "limit" && (Number(value) < 1 || Number(value) > 100))) {
+        throw new UsageError(`--${name} must be ${name === "limit" ? "an integer from 1 to 100" : "an integer ≥ 0"}`, context.usage);
+      }
+      query.set(name, value);
+    }
+    const session = Session.open(context.env);
+    const body = await session.call("GET", session.namespacePath(query.size > 0 ? `/requests?${query}` : "/requests"));
+    if (context.json) return printJson(context, body);
+    const records = listData<RequestRecord>(body);
+    if (records.length === 0) return print(context, "No requests.");
+    print(
+      context,
+      formatTable(
+        ["created", "request id", "model", "provider", "status", "in", "out", "charge", "funding"],
+        records.map((record) => [
+          formatTimestamp(record.created_at),
+          record.request_id,
+          record.model_id,
+          record.provider_id,
+          record.status_code === undefined ? record.status : `${record.status} ${record.status_code}`,
+          record.prompt_tokens,
+          record.completion_tokens,
+          formatMicroUsd(record.final_charge_micro_usd),
+          record.funding_source,
+        ]),
+        new Set([5, 6, 7]),
+      ),
+    );
+  },
+};
