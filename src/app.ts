@@ -24,6 +24,9 @@ import { byokKeyRoutes } from "./management/byok/byok-key-routes";
 import { accountRoutes } from "./management/account/account-routes";
 import { consoleRoutes } from "./console/console-routes";
 import { createConsoleContext } from "./console/console-context";
+import { consoleSessionApprover } from "./console/session-approver";
+import { deviceRoutes } from "./console/device-routes";
+import { consentRoutes } from "./console/consent-routes";
 import { managementPageRoutes } from "./console/management-page-routes";
 import { oauthClientRoutes } from "./management/oauth-clients/oauth-client-routes";
 import { oauthGrantRoutes } from "./management/oauth-clients/oauth-grant-routes";
@@ -42,6 +45,7 @@ function describeValidation(error: unknown): string {
 const startTimes = new WeakMap<Request, number>();
 
 export function createApp(services: Services, hooks: RequestHooks = createRequestHooks(services)) {
+  const consoleContext = createConsoleContext(services);
   // normalize: false — unknown body fields are refused (400), not silently stripped.
   return new Elysia({ normalize: false })
     .use(
@@ -115,11 +119,13 @@ export function createApp(services: Services, hooks: RequestHooks = createReques
     .use(byokPubkeyRoutes(services))
     .use(byokKeyRoutes(services))
     .use(accountRoutes(services))
-    .use(consoleRoutes(createConsoleContext(services)))
-    .use(managementPageRoutes(createConsoleContext(services)))
+    .use(consoleRoutes(consoleContext))
+    .use(deviceRoutes(consoleContext))
+    .use(consentRoutes(consoleContext))
+    .use(managementPageRoutes(consoleContext))
     .use(oauthClientRoutes(services))
     .use(oauthGrantRoutes(services))
-    .use(oauthRoutes(services))
+    .use(oauthRoutes(services, { sessionApprover: consoleSessionApprover(consoleContext) }))
     .use(inferenceRoutes(services));
 }
 

@@ -63,6 +63,8 @@ export interface PageOptions {
   formTargets?: readonly string[];
   /** Set-Cookie values to send with the page. */
   cookies?: readonly string[];
+  /** Extra elements for the document's head (meta tags). */
+  head?: SafeHtml;
 }
 
 /**
@@ -101,7 +103,7 @@ export function renderPage(options: PageOptions): Response {
   const header = html`<header><a href="/console">Switchyard console</a>${signOut}</header>`;
   const page = html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${options.title} · Switchyard</title><style>${new SafeHtml(STYLESHEET)}</style></head>
+<title>${options.title} · Switchyard</title><style>${new SafeHtml(STYLESHEET)}</style>${options.head}</head>
 <body>${header}<main>${options.body}</main></body></html>`;
   const headers = consoleHeaders(options.formTargets);
   headers.set("content-type", "text/html; charset=utf-8");

@@ -5,6 +5,7 @@ import { walletBalance } from "../management/billing/billing-service";
 import { namespaceUsageAggregate } from "../management/usage/usage-service";
 import { removeAccount, updateAccount } from "../management/account/account-service";
 import { ApiError } from "../errors/api-error";
+import { log } from "../observability/log";
 import { accountPage } from "./account-page";
 import { asPage, field, forgedFormPage, signInFirst, waitText, type ConsoleContext } from "./console-context";
 import { redirect } from "./console-page";
@@ -76,7 +77,11 @@ export function consoleRoutes(context: ConsoleContext) {
           page.headers.set("retry-after", String(retryAfter));
           return page;
         }
-        if (!outcome.ok) return showSignIn(request, next, { email, status: 401, error: "Email or password is incorrect." });
+        if (!outcome.ok) {
+          log.info("console sign-in refused", { address: context.clientAddress(request) });
+          return showSignIn(request, next, { email, status: 401, error: "Email or password is incorrect." });
+        }
+        log.info("console sign-in", { account_id: outcome.accountId });
         // A fresh token for every sign-in: a session the browser held before (perhaps one
         // planted by someone else) is ended, never promoted.
         const previous = await sessions.resolve(request);
@@ -89,6 +94,7 @@ export function consoleRoutes(context: ConsoleContext) {
         const session = await sessions.resolve(request);
         if (!session) return redirect("/console");
         if (context.foreignOrigin(request) || !session.checkCsrf("sign-out", field(body, "csrf_token"))) return forgedFormPage(session);
+        log.debug("console sign-out", { account_id: session.accountId });
         return redirect("/console", [await sessions.destroy(session)]);
       }),
     )
@@ -127,6 +133,7 @@ export function consoleRoutes(context: ConsoleContext) {
           return errorPage(400, "Account not deleted", "The email typed did not match this account's. Nothing was deleted.", { signedInAs: session.email });
         }
         await removeAccount(services, session.accountId);
+        log.info("account deleted from the console", { account_id: session.accountId });
         return redirect("/console", [await sessions.destroy(session)]);
       }),
     );

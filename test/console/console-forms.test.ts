@@ -185,6 +185,42 @@ describe("sessions and the JSON API", () => {
   });
 });
 
+describe("session lifetime", () => {
+  test("a session in use slides its 12-hour expiry forward and re-sends the cookie; an expired one shows the sign-in form", async () => {
+    const account = await createAccountWithPassword(server, PASSWORD);
+    const { session } = await signInOverHttp(server, account.email, PASSWORD);
+    const sql = server.server.services.db.sql;
+    await sql`update console_sessions set last_seen_at = now() - interval '6 minutes', expires_at = now() + interval '1 minute' where account_id = ${account.accountId}`;
+    const used = await fetch(`${server.url}/console`, { headers: { cookie: session! } });
+    expect(await used.text()).toContain(account.email);
+    expect(setCookies(used).find((cookie) => cookie.startsWith("switchyard_session="))).toMatch(/Max-Age=43200/);
+    const [row] = await sql<{ hours: number }[]>`select extract(epoch from expires_at - now()) / 3600 as hours from console_sessions where account_id = ${account.accountId}`;
+    expect(Number(row!.hours)).toBeGreaterThan(11.9);
+    // Used again at once: no write, no new cookie.
+    expect(setCookies(await fetch(`${server.url}/console`, { headers: { cookie: session! } })).length).toBe(0);
+    await sql`update console_sessions set expires_at = now() - interval '1 second' where account_id = ${account.accountId}`;
+    expect(await (await fetch(`${server.url}/console`, { headers: { cookie: session! } })).text()).toContain("<h1>Sign in</h1>");
+  });
+});
+
+describe("the account page", () => {
+  test("deleting the account needs the form's token and the email typed; then the account and the session are gone", async () => {
+    const account = await createAccountWithPassword(server, PASSWORD);
+    const { session } = await signInOverHttp(server, account.email, PASSWORD);
+    const page = await (await fetch(`${server.url}/console/account`, { headers: { cookie: session! } })).text();
+    const token = /action="\/console\/account\/delete"[\s\S]*?name="csrf_token" value="([^"]+)"/.exec(page)![1]!;
+    const post = (fields: Record<string, string>) =>
+      fetch(`${server.url}/console/account/delete`, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded", cookie: session! }, body: new URLSearchParams(fields) });
+    expect((await post({ confirm_email: account.email })).status).toBe(403);
+    expect((await post({ csrf_token: token, confirm_email: "someone-else@example.test" })).status).toBe(400);
+    expect((await server.api("GET", "/v1/account", { token: account.apiKey })).status).toBe(200);
+    const deleted = await post({ csrf_token: token, confirm_email: account.email.toUpperCase() });
+    expect(deleted.status).toBe(303);
+    expect(setCookies(deleted).find((cookie) => cookie.startsWith("switchyard_session="))).toMatch(/Max-Age=0/);
+    expect((await server.api("GET", "/v1/account", { token: account.apiKey })).status).toBe(401);
+  });
+});
+
 describe("escaping", () => {
   test("markup in a display name or a typed email is shown as text, never run", async () => {
     const account = await createAccountWithPassword(server, PASSWORD);

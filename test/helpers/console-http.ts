@@ -17,7 +17,7 @@ export async function consoleForm(baseUrl: string): Promise<{ cookie: string; to
 let counter = 0;
 
 /** An account with a console password (and an account-wide API key). */
-export async function createAccountWithPassword(server: TestServer, password: string, creditMicroUsd = 0) {
+export async function createAccountWithPassword(server: Pick<TestServer, "api">, password: string, creditMicroUsd = 0) {
   const email = `console-${++counter}-${Date.now()}@example.test`;
   const response = await server.api("POST", "/admin/accounts", { token: TEST_ADMIN_TOKEN, body: { email, password, credit_micro_usd: creditMicroUsd } });
   if (response.status !== 200) throw new Error(`account creation failed: ${response.status} ${response.text}`);
@@ -28,7 +28,7 @@ export async function createAccountWithPassword(server: TestServer, password: st
  * Submits the sign-in form over plain HTTP the way a browser would (its cookie and token,
  * no redirect followed). `session` is the `switchyard_session=…` pair when one was set.
  */
-export async function signInOverHttp(server: TestServer, email: string, password: string, options: { next?: string; origin?: string } = {}) {
+export async function signInOverHttp(server: Pick<TestServer, "url">, email: string, password: string, options: { next?: string; origin?: string } = {}) {
   const form = await consoleForm(server.url);
   const response = await fetch(`${server.url}/console/sign-in`, {
     method: "POST",

@@ -1,0 +1,39 @@
+import type { NamespaceRow } from "../db/queries/namespaces";
+import { formTargetOf } from "./authorize-query";
+import { renderPage } from "./console-page";
+import type { ConsoleSession } from "./console-sessions";
+import { html } from "./html";
+import { scopeList } from "./scope-descriptions";
+
+export interface ConsentRequest {
+  clientName: string;
+  redirectUri: string;
+  scopes: readonly string[];
+  /** The authorization request's query string, re-checked in full when the form comes back. */
+  query: string;
+  namespaces: readonly NamespaceRow[];
+}
+
+/** The consent page of an authorization request: who asks, for what, bound to which namespace; Allow or Deny. */
+export function consentPage(session: ConsoleSession, consent: ConsentRequest): Response {
+  const body = html`<h1>Allow ${consent.clientName} to use your account?</h1>
+<form class="card" method="post" action="/oauth/authorize">
+<p><strong>${consent.clientName}</strong> asks to:</p>
+${scopeList(consent.scopes)}
+<p class="hint">Afterwards you go back to <span id="redirect-uri">${consent.redirectUri}</span>.</p>
+<input type="hidden" name="csrf_token" value="${session.csrfToken("consent")}">
+<input type="hidden" name="authorize_query" value="${consent.query}">
+<label for="namespace_id">Namespace it may use</label>
+<select id="namespace_id" name="namespace_id">${consent.namespaces.map((namespace) => html`<option value="${namespace.id}">${namespace.name}</option>`)}</select>
+<button type="submit" name="decision" value="allow">Allow</button>
+<button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+</form>`;
+  return renderPage({
+    title: "Allow access",
+    body,
+    signedInAs: session.email,
+    signOutToken: session.csrfToken("sign-out"),
+    cookies: session.cookies,
+    formTargets: [formTargetOf(consent.redirectUri)],
+  });
+}
