@@ -41,11 +41,17 @@ export function managementForm(
 ): Promise<Response> {
   return asPage(async () => {
     const session = await context.sessions.resolve(request);
-    if (!session) return signInFirst(request);
+    // After signing in, back to the form's page (a GET of the form's own address is no page).
+    if (!session) return redirect(`/console?next=${encodeURIComponent(pageOfForm(request))}`);
     if (context.foreignOrigin(request) || !session.checkCsrf(purpose, field(body, "csrf_token"))) return forgedFormPage(session);
     const picked = await pickNamespace(context.services.db.sql, session.accountId, field(body, "ns"));
     return handle({ session, caller: sessionCaller(session), ...picked });
   });
+}
+
+/** The page a management form is on: `/console/keys/revoke` is on `/console/keys`. */
+function pageOfForm(request: Request): string {
+  return new URL(request.url).pathname.split("/").slice(0, 3).join("/");
 }
 
 /**

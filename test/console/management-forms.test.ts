@@ -70,6 +70,12 @@ describe("the management pages over HTTP", () => {
       expect(response.status).toBe(303);
       expect(response.headers.get("location")).toBe(`/console?next=${encodeURIComponent(`${path}?ns=x`)}`);
     }
+    // A form posted without a session changes nothing and leads back to its page after sign-in.
+    for (const [action, page] of [["/console/keys/revoke", "/console/keys"], ["/console/oauth/clients/delete", "/console/oauth"], ["/console/byok", "/console/byok"]]) {
+      const response = await fetch(`${server.url}${action}`, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "id=k_1" });
+      expect(response.status).toBe(303);
+      expect(response.headers.get("location")).toBe(`/console?next=${encodeURIComponent(page!)}`);
+    }
   });
 
   test("each page carries the console's headers, loads nothing from elsewhere and labels every field", async () => {
