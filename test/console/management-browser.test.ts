@@ -241,6 +241,15 @@ describe("the management pages in a browser", () => {
         expect(await items.count()).toBe(3);
         expect(await items.first().textContent()).toContain("mock-openai/gpt-4o-mini");
         expect(await items.first().textContent()).toMatch(/Charge\$\d+\.\d{2}/);
+        // Two at a time: the older page has the third, and leads back.
+        const ids = await items.locator("code").allTextContents();
+        await page.goto(url(`/console/requests?ns=${account.namespaceId}&limit=2`));
+        expect(await items.locator("code").allTextContents()).toEqual(ids.slice(0, 2));
+        await Promise.all([page.waitForURL(/offset=2/), page.click("text=Older requests")]);
+        expect(await items.locator("code").allTextContents()).toEqual(ids.slice(2));
+        expect(await page.locator("text=Older requests").count()).toBe(0);
+        await Promise.all([page.waitForURL(/offset=0/), page.click("text=Newer requests")]);
+        expect(await items.count()).toBe(2);
       },
       { viewport: { width: 375, height: 812 } },
     );
