@@ -297,6 +297,56 @@ describe("forms that work", () => {
   });
 });
 
+describe("presets and clients", () => {
+  test("a routing preset is disabled, enabled and deleted from the console, as the API then reads it", async () => {
+    const user = await signedInUser(server);
+    const ids = await resources(user);
+    const read = async () => server.api("GET", `/v1/routing-presets/${ids.presetId}`, { token: user.apiKey });
+    const step = async (action: string, done: string) => {
+      const response = await submitForm(server, user, "/console/routing-presets", `/console/routing-presets/${action}`, { id: ids.presetId });
+      expect(response.location).toBe(`/console/routing-presets?ns=${user.namespaceId}&done=${done}`);
+    };
+    await step("disable", "disabled");
+    expect((await read()).body.disabled_at).not.toBeNull();
+    expect((await getPage(server, user, "/console/routing-presets")).text).toContain("<dd>Disabled</dd>");
+    await step("enable", "enabled");
+    expect((await read()).body.disabled_at).toBeNull();
+    await step("delete", "deleted");
+    expect((await read()).status).toBe(404);
+    expect((await getPage(server, user, `/console/routing-presets?done=deleted`)).text).toContain("Routing preset deleted.");
+  });
+
+  test("deleting a client from the console revokes the tokens issued to it", async () => {
+    const user = await signedInUser(server);
+    const created = await submitForm(server, user, "/console/oauth", "/console/oauth/clients", {
+      client_name: "Device app",
+      client_type: "public",
+      redirect_uris: "",
+      "grant.urn:ietf:params:oauth:grant-type:device_code": "on",
+    });
+    expect(created.status).toBe(200);
+    expect(created.text).toContain("A public client has no secret");
+    const clientId = /id="new-client-id" type="text" readonly value="([^"]+)"/.exec(created.text)![1]!;
+    const clients = await server.api("GET", "/v1/oauth/clients", { token: user.apiKey });
+    const client = clients.body.data.find((entry: { client_id: string }) => entry.client_id === clientId);
+    expect(client).toMatchObject({ client_name: "Device app", client_type: "public", redirect_uris: [], allowed_grant_types: ["urn:ietf:params:oauth:grant-type:device_code"] });
+    const device = await postOauth("/oauth/device_authorization", { client_id: clientId, scope: "usage:read" });
+    expect((await server.api("POST", "/oauth/device/decision", { token: user.apiKey, body: { user_code: device.user_code, namespace_id: user.namespaceId, approve: true } })).status).toBe(200);
+    const tokens = await postOauth("/oauth/token", { grant_type: "urn:ietf:params:oauth:grant-type:device_code", device_code: device.device_code, client_id: clientId });
+    expect((await server.api("GET", "/v1/usage", { token: tokens.access_token })).status).toBe(200);
+    expect((await getPage(server, user, "/console/oauth")).text).toContain("<h3 id=\"grant-");
+    expect((await submitForm(server, user, "/console/oauth", "/console/oauth/clients/delete", { id: client.id })).status).toBe(303);
+    expect((await server.api("GET", "/v1/usage", { token: tokens.access_token })).status).toBe(401);
+    expect((await getPage(server, user, "/console/oauth")).text).toContain("No live grants.");
+  });
+});
+
+async function postOauth(path: string, fields: Record<string, string>) {
+  const response = await fetch(server.url + path, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(fields) });
+  expect(response.status).toBe(200);
+  return (await response.json()) as Record<string, string>;
+}
+
 describe("the BYOK sealing script", () => {
   test("is served from this origin with a long cache lifetime, named by its version on the page", async () => {
     const user = await signedInUser(server);
