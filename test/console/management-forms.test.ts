@@ -330,7 +330,7 @@ describe("presets and clients", () => {
     const clients = await server.api("GET", "/v1/oauth/clients", { token: user.apiKey });
     const client = clients.body.data.find((entry: { client_id: string }) => entry.client_id === clientId);
     expect(client).toMatchObject({ client_name: "Device app", client_type: "public", redirect_uris: [], allowed_grant_types: ["urn:ietf:params:oauth:grant-type:device_code"] });
-    const device = await postOauth("/oauth/device_authorization", { client_id: clientId, scope: "usage:read" });
+    const device = (await postOauth("/oauth/device_authorization", { client_id: clientId, scope: "usage:read" })) as { user_code: string; device_code: string };
     expect((await server.api("POST", "/oauth/device/decision", { token: user.apiKey, body: { user_code: device.user_code, namespace_id: user.namespaceId, approve: true } })).status).toBe(200);
     const tokens = await postOauth("/oauth/token", { grant_type: "urn:ietf:params:oauth:grant-type:device_code", device_code: device.device_code, client_id: clientId });
     expect((await server.api("GET", "/v1/usage", { token: tokens.access_token })).status).toBe(200);
