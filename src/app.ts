@@ -27,6 +27,7 @@ import { createConsoleContext } from "./console/console-context";
 import { consoleSessionApprover } from "./console/session-approver";
 import { deviceRoutes } from "./console/device-routes";
 import { consentRoutes } from "./console/consent-routes";
+import { managementPageRoutes } from "./console/management-page-routes";
 import { oauthClientRoutes } from "./management/oauth-clients/oauth-client-routes";
 import { oauthGrantRoutes } from "./management/oauth-clients/oauth-grant-routes";
 import { OAUTH_FORM_PATHS, oauthRoutes } from "./oauth/oauth-routes";
@@ -121,6 +122,7 @@ export function createApp(services: Services, hooks: RequestHooks = createReques
     .use(consoleRoutes(consoleContext))
     .use(deviceRoutes(consoleContext))
     .use(consentRoutes(consoleContext))
+    .use(managementPageRoutes(consoleContext))
     .use(oauthClientRoutes(services))
     .use(oauthGrantRoutes(services))
     .use(oauthRoutes(services, { sessionApprover: consoleSessionApprover(consoleContext) }))

@@ -16,3 +16,11 @@ export interface Principal {
   /** Epoch ms, or null for a credential that does not expire. */
   expiresAt: number | null;
 }
+
+/**
+ * What the management services read of whoever acts: the account, the namespace a
+ * credential is bound to (null: account-wide) and the scopes it holds. Every Principal is
+ * one; so is a person signed in to the console, who acts as the account itself and
+ * presents no credential (no id, no kind, never an inference caller).
+ */
+export type Caller = Pick<Principal, "accountId" | "namespaceId" | "scopes">;

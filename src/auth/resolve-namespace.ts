@@ -1,7 +1,7 @@
 import { notFound } from "../errors/api-error";
 import type { Sql } from "../db/connect-database";
 import { findLiveNamespace, oldestLiveNamespace, type NamespaceRow } from "../db/queries/namespaces";
-import type { Principal } from "./principal";
+import type { Caller } from "./principal";
 
 /**
  * The namespace a management path names. `me` is the credential's own namespace
@@ -9,7 +9,7 @@ import type { Principal } from "./principal";
  * the caller does not own, anything archived, and anything other than a
  * namespace-baked credential's own namespace is the same 404 as a missing one.
  */
-export async function resolveNamespace(sql: Sql, principal: Principal, nsid: string): Promise<NamespaceRow> {
+export async function resolveNamespace(sql: Sql, principal: Caller, nsid: string): Promise<NamespaceRow> {
   let namespaceId: string | undefined = nsid;
   if (nsid === "me") namespaceId = principal.namespaceId ?? (await oldestLiveNamespace(sql, principal.accountId));
   else if (principal.namespaceId !== null && principal.namespaceId !== nsid) namespaceId = undefined;

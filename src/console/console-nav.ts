@@ -4,6 +4,12 @@ import { html, type SafeHtml } from "./html";
 /** The console's pages, in navigation order; a page joins the navigation here. */
 export const CONSOLE_PAGES: readonly { path: string; label: string }[] = [
   { path: "/console", label: "Overview" },
+  { path: "/console/requests", label: "Requests" },
+  { path: "/console/keys", label: "API keys" },
+  { path: "/console/byok", label: "Provider keys" },
+  { path: "/console/policies", label: "Policies" },
+  { path: "/console/routing-presets", label: "Routing presets" },
+  { path: "/console/oauth", label: "OAuth" },
   { path: "/console/account", label: "Account" },
 ];
 

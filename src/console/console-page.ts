@@ -33,6 +33,15 @@ dd{margin:0;font-variant-numeric:tabular-nums;overflow-wrap:anywhere}
 .code{font:600 1.4rem/1.2 ui-monospace,monospace;letter-spacing:.1em}
 .scopes li{margin:.25rem 0}
 .hint{color:#57606a;font-size:.9rem}
+textarea{font:inherit;width:100%;padding:.5rem;border:1px solid #8c959f;border-radius:.35rem}
+fieldset{border:1px solid #d0d7de;border-radius:.35rem;margin:.75rem 0;padding:.25rem .75rem .5rem;min-width:0}
+legend{font-weight:600}
+label.check{display:flex;gap:.5rem;align-items:center;font-weight:400;margin:.35rem 0}
+form.inline{display:inline}
+.items{list-style:none;padding:0;margin:0}
+.items>li{border-top:1px solid #d0d7de;padding:.75rem 0}
+h3{font-size:1rem;margin:0 0 .5rem;overflow-wrap:anywhere}
+input.secret{font-family:ui-monospace,monospace}
 p,li,dd,h1,h2,.who{overflow-wrap:anywhere}
 `.replace(/\n/g, "");
 

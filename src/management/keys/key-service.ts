@@ -1,4 +1,4 @@
-import type { Principal } from "../../auth/principal";
+import type { Caller } from "../../auth/principal";
 import { firstScopeNotHeld, isControlPlaneScope, isValidScope } from "../../auth/scopes";
 import { mintApiKeyToken } from "../../auth/tokens";
 import { ApiError, badRequest } from "../../errors/api-error";
@@ -39,7 +39,7 @@ export function parseRfc3339(value: string, field: string): Date {
  * caller's effective scopes (RFC 6749 §3.3, no upscaling), and a key bound to a
  * namespace never carries the account's control-plane scopes.
  */
-export async function createKey(sql: Sql, caller: Principal, namespaceId: string, input: CreateKeyInput) {
+export async function createKey(sql: Sql, caller: Caller, namespaceId: string, input: CreateKeyInput) {
   const scopes = [...new Set(input.scopes)];
   const invalid = scopes.find((scope) => !isValidScope(scope));
   if (invalid !== undefined) throw badRequest(`unknown scope: ${invalid}`);

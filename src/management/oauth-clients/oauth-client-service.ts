@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import type { Principal } from "../../auth/principal";
+import type { Caller } from "../../auth/principal";
 import { resolveNamespace } from "../../auth/resolve-namespace";
 import { sha256 } from "../../auth/tokens";
 import type { Sql } from "../../db/connect-database";
@@ -46,7 +46,7 @@ export function clientEnvelope(row: OauthClientRow) {
   };
 }
 
-export async function clientTenant(sql: Sql, principal: Principal, nsid: string): Promise<OauthClientTenant> {
+export async function clientTenant(sql: Sql, principal: Caller, nsid: string): Promise<OauthClientTenant> {
   const namespace = await resolveNamespace(sql, principal, nsid);
   return { accountId: principal.accountId, namespaceId: namespace.id };
 }

@@ -1,4 +1,4 @@
-import type { Principal } from "../../auth/principal";
+import type { Caller } from "../../auth/principal";
 import { resolveNamespace } from "../../auth/resolve-namespace";
 import { newId } from "../../auth/tokens";
 import type { Sql } from "../../db/connect-database";
@@ -31,13 +31,13 @@ export interface PolicyDeps {
 
 /** The caller and the namespace a policy route acts in. */
 export interface PolicyScope {
-  caller: Principal;
+  caller: Caller;
   accountId: string;
   namespaceId: string;
 }
 
 /** Resolves `{nsid}` (or `me` for the flat paths) first: another tenant's namespace is a 404 before any 400. */
-export async function policyScope(sql: Sql, caller: Principal, nsid: string): Promise<PolicyScope> {
+export async function policyScope(sql: Sql, caller: Caller, nsid: string): Promise<PolicyScope> {
   const namespace = await resolveNamespace(sql, caller, nsid);
   return { caller, accountId: caller.accountId, namespaceId: namespace.id };
 }

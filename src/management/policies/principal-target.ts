@@ -1,4 +1,4 @@
-import type { Principal } from "../../auth/principal";
+import type { Caller } from "../../auth/principal";
 import type { Sql } from "../../db/connect-database";
 import { oldestLiveNamespace } from "../../db/queries/namespaces";
 import { findKeyPrincipal } from "../../db/queries/policies";
@@ -33,7 +33,7 @@ export function parsePrincipalType(value: unknown, field = "principal_type"): Pr
  */
 export async function resolvePrincipalTarget(
   sql: Sql,
-  caller: Principal,
+  caller: Caller,
   namespaceId: string,
   principal: PrincipalRef,
 ): Promise<PrincipalTarget> {

@@ -1,4 +1,4 @@
-import type { Principal } from "../../auth/principal";
+import type { Caller } from "../../auth/principal";
 import { resolveNamespace } from "../../auth/resolve-namespace";
 import { newId } from "../../auth/tokens";
 import type { Sql } from "../../db/connect-database";
@@ -25,7 +25,7 @@ export interface RoutingPresetDeps {
 }
 
 /** Resolves `{nsid}` (or `me` on the flat paths) first: another tenant's namespace is a 404 before any 400. */
-export async function presetTenant(sql: Sql, caller: Principal, nsid: string): Promise<RoutingPresetTenant> {
+export async function presetTenant(sql: Sql, caller: Caller, nsid: string): Promise<RoutingPresetTenant> {
   const namespace = await resolveNamespace(sql, caller, nsid);
   return { accountId: caller.accountId, namespaceId: namespace.id };
 }

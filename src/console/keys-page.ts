@@ -1,0 +1,56 @@
+import { isControlPlaneScope, ALL_SCOPES } from "../auth/scopes";
+import type { ApiKeyRow } from "../db/queries/api-keys";
+import { formatTime } from "./format";
+import { html } from "./html";
+import { buttonForm, formFields, managementLayout, valueOf, type FormState } from "./management-layout";
+import type { ManagementRequest } from "./management-request";
+
+/** What a namespace key may carry: every scope but the account's control-plane ones. */
+export const NAMESPACE_KEY_SCOPES: readonly string[] = ALL_SCOPES.filter((scope) => !isControlPlaneScope(scope));
+/** Checked on a fresh form: what a key for an application usually needs. */
+const DEFAULT_SCOPES = new Set(["inference:invoke"]);
+
+export interface NewKey {
+  token: string;
+  display_name: string;
+  key_prefix: string;
+}
+
+function keyItem(req: ManagementRequest, key: ApiKeyRow) {
+  const state = key.revoked_at ? `revoked ${formatTime(key.revoked_at)}` : key.expires_at && key.expires_at.getTime() <= Date.now() ? "expired" : "active";
+  return html`<li><h3 id="key-${key.id}">${key.display_name}</h3>
+<dl><dt>Prefix</dt><dd><code>${key.key_prefix}</code></dd><dt>Status</dt><dd>${state}</dd>
+<dt>Scopes</dt><dd>${key.scopes.join(" ")}</dd><dt>Created</dt><dd>${formatTime(key.created_at)}</dd>
+<dt>Last used</dt><dd>${key.last_used_at ? formatTime(key.last_used_at) : "never"}</dd></dl>
+${key.revoked_at ? "" : buttonForm(req, "/console/keys/revoke", "keys-revoke", key.id, "Revoke", { danger: true, describedBy: `key-${key.id}` })}</li>`;
+}
+
+/** The namespace's API keys (never a secret), the form to create one, and a new key's token, once. */
+export function keysPage(req: ManagementRequest, keys: readonly ApiKeyRow[], state: FormState, created?: NewKey): Response {
+  const submitted = state.values !== undefined;
+  const scopeBoxes = NAMESPACE_KEY_SCOPES.map((scope) => {
+    const checked = submitted ? valueOf(state, `scope.${scope}`) !== "" : DEFAULT_SCOPES.has(scope);
+    const id = `scope-${scope.replace(":", "-")}`;
+    return html`<label class="check" for="${id}"><input type="checkbox" id="${id}" name="scope.${scope}" value="on"${checked ? html` checked` : ""}> ${scope}</label>`;
+  });
+  const body = html`${
+    created
+      ? html`<section class="notice" aria-labelledby="new-key-heading"><h2 id="new-key-heading">New key “${created.display_name}”</h2>
+<p>Copy this token now and keep it somewhere safe: it is shown only this once and cannot be read back.</p>
+<label for="new-token">Token</label><input id="new-token" type="text" readonly value="${created.token}" class="secret">
+<p class="hint">Select the field and copy it (Ctrl+C or ⌘C). Requests send it as <code>Authorization: Bearer …</code>.</p></section>`
+      : ""
+  }
+<form class="card" method="post" action="/console/keys">
+<h2>Create a key</h2>
+${formFields(req, "keys-create")}
+<label for="display_name">Name</label>
+<input id="display_name" name="display_name" type="text" maxlength="200" required value="${valueOf(state, "display_name")}">
+<fieldset><legend>Scopes</legend>${scopeBoxes}</fieldset>
+<p class="hint">A key of a namespace never manages the account (users, namespaces, OAuth clients).</p>
+<button type="submit">Create key</button>
+</form>
+<section aria-labelledby="keys-heading"><h2 id="keys-heading">Keys of ${req.namespace.name}</h2>
+${keys.length === 0 ? html`<p>No keys yet.</p>` : html`<ul class="items">${keys.map((key) => keyItem(req, key))}</ul>`}</section>`;
+  return managementLayout(req, { path: "/console/keys", title: "API keys", state, body });
+}

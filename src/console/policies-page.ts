@@ -1,0 +1,71 @@
+import type { PolicyRow } from "../db/queries/policies";
+import { html } from "./html";
+import { buttonForm, formFields, managementLayout, valueOf, type FormState } from "./management-layout";
+import type { ManagementRequest } from "./management-request";
+import { policySummary } from "./policy-summary";
+
+const KIND_NAMES: Record<string, string> = { budget: "Budget", rate_limit: "Rate limit", guardrail: "Guardrail", preset: "Policy preset" };
+
+/** Which form a refusal belongs to: its fields are filled again, the other form's are not. */
+export type PolicyForm = "budget" | "rate_limit";
+
+function policyItem(req: ManagementRequest, policy: PolicyRow) {
+  const disabled = policy.disabled_at !== null;
+  const headingId = `policy-${policy.id}`;
+  return html`<li><h3 id="${headingId}">${policy.name}</h3>
+<dl><dt>Kind</dt><dd>${KIND_NAMES[policy.kind] ?? policy.kind}</dd><dt>State</dt><dd>${disabled ? "Disabled" : "Enabled"}</dd>
+<dt>Rules</dt><dd>${policySummary(policy.kind, policy.spec).map((line, index) => html`${index > 0 ? html`<br>` : ""}${line}`)}</dd></dl>
+${
+  disabled
+    ? buttonForm(req, "/console/policies/enable", "policies-enable", policy.id, "Enable", { describedBy: headingId })
+    : buttonForm(req, "/console/policies/disable", "policies-disable", policy.id, "Disable", { describedBy: headingId })
+}
+${buttonForm(req, "/console/policies/delete", "policies-delete", policy.id, "Delete", { danger: true, describedBy: headingId })}</li>`;
+}
+
+function selectOptions(options: readonly (readonly [string, string])[], selected: string) {
+  return options.map(([value, label]) => html`<option value="${value}"${value === selected ? html` selected` : ""}>${label}</option>`);
+}
+
+/** The namespace's policies with what each does in words, and forms for a budget (in USD) and a rate limit. */
+export function policiesPage(req: ManagementRequest, policies: readonly PolicyRow[], state: FormState, form?: PolicyForm): Response {
+  const budget = form === "budget" ? state : {};
+  const rate = form === "rate_limit" ? state : {};
+  const body = html`<section aria-labelledby="policies-heading"><h2 id="policies-heading">Policies of ${req.namespace.name}</h2>
+${policies.length === 0 ? html`<p>No policies yet: requests are limited only by the wallet.</p>` : html`<ul class="items">${policies.map((policy) => policyItem(req, policy))}</ul>`}</section>
+<form class="card" method="post" action="/console/policies/budget">
+<h2>Create a budget</h2>
+${formFields(req, "policies-budget")}
+<label for="budget-name">Name</label>
+<input id="budget-name" name="name" type="text" maxlength="200" required value="${valueOf(budget, "name")}">
+<label for="budget-window">Window</label>
+<select id="budget-window" name="window">${selectOptions(
+    [
+      ["day", "Any 24 hours"],
+      ["month", "Any 30 days"],
+      ["total", "In total"],
+    ],
+    valueOf(budget, "window", "day"),
+  )}</select>
+<label for="budget-limit">Limit in US dollars</label>
+<input id="budget-limit" name="limit_usd" type="text" inputmode="decimal" required aria-describedby="budget-limit-hint" value="${valueOf(budget, "limit_usd")}">
+<p class="hint" id="budget-limit-hint">For example 25 or 12.345678: up to 6 decimal places.</p>
+<button type="submit">Create budget</button>
+</form>
+<form class="card" method="post" action="/console/policies/rate-limit">
+<h2>Create a rate limit</h2>
+${formFields(req, "policies-rate-limit")}
+<label for="rate-name">Name</label>
+<input id="rate-name" name="name" type="text" maxlength="200" required value="${valueOf(rate, "name")}">
+<label for="rate-window">Window in seconds</label>
+<input id="rate-window" name="window_secs" type="text" inputmode="numeric" required value="${valueOf(rate, "window_secs", "60")}">
+<label for="rate-requests">Most requests in the window</label>
+<input id="rate-requests" name="max_requests" type="text" inputmode="numeric" aria-describedby="rate-hint" value="${valueOf(rate, "max_requests")}">
+<label for="rate-tokens">Most tokens in the window</label>
+<input id="rate-tokens" name="max_tokens" type="text" inputmode="numeric" aria-describedby="rate-hint" value="${valueOf(rate, "max_tokens")}">
+<p class="hint" id="rate-hint">Fill in one or both; leave a cap empty for none.</p>
+<button type="submit">Create rate limit</button>
+</form>
+<p class="hint">Guardrails, policy presets and bindings to single keys are managed through the API.</p>`;
+  return managementLayout(req, { path: "/console/policies", title: "Policies", state, body });
+}
