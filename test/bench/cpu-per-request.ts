@@ -15,6 +15,8 @@
  *        SLICES, SLICE_MS  interleaved slices per path and their length (3, 2500)
  *        WARMUP_MS  untimed load per path before the first slice (6000), so per-flush
  *                   metering code is JIT-compiled, as in a long-running gateway
+ *   A variant's BUN_FLAGS go to `bun` before the script: `{"BUN_FLAGS":"--cpu-prof --cpu-prof-dir=/tmp/prof"}`
+ *   writes a CPU profile of that gateway when it stops.
  *   A variant's SWITCHYARD_ROOT runs another checkout's `src/main.ts` (e.g. a `git worktree`
  *   of an older commit, its node_modules linked), so two commits are compared in one run:
  *     VARIANTS='before:{"SWITCHYARD_ROOT":"../before"};after:{}' bun test/bench/cpu-per-request.ts
@@ -115,7 +117,9 @@ async function main(): Promise<void> {
   ];
   const switchyards: SwitchyardProcess[] = [];
   for (const variant of parseVariants(process.env.VARIANTS ?? 'metering off:{"METERING":"off"};metering on:{}')) {
-    switchyards.push(await startSwitchyard({ ...variant, database, mocks, mockKey: MOCK_KEY }));
+    // A variant's BUN_FLAGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") go to `bun` itself.
+    const { BUN_FLAGS: bunFlags, ...env } = variant.env;
+    switchyards.push(await startSwitchyard({ ...variant, env, bunFlags: bunFlags?.split(" ").filter(Boolean), database, mocks, mockKey: MOCK_KEY }));
   }
   const model = process.env.CROSS === "1" ? "mock-anthropic/claude-sonnet-4-5" : "mock-openai/gpt-4o-mini";
   const paths = [
