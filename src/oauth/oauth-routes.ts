@@ -16,6 +16,7 @@ import { parseOauthParams } from "./oauth-params";
 import { revokeToken } from "./revocation";
 import { DEVICE_AUTHORIZATION_PATH, DEVICE_DECISION_PATH, REVOCATION_PATH, serverMetadata, TOKEN_PATH } from "./server-metadata";
 import { handleTokenRequest } from "./token-endpoint";
+import { publicCorsPreflight, withPublicCors } from "./public-cors";
 
 /** The form-encoded endpoints read their own bodies (app.ts leaves them unparsed): a repeated parameter must be seen to be refused. */
 export const OAUTH_FORM_PATHS: ReadonlySet<string> = new Set([DEVICE_AUTHORIZATION_PATH, TOKEN_PATH, REVOCATION_PATH]);
@@ -78,29 +79,35 @@ export function oauthRoutes(services: Services, options: OauthRouteOptions = {})
     return approverFromPrincipal(await authenticate(services, request.headers));
   };
 
-  return new Elysia({ name: "oauth", normalize: false })
-    .get("/.well-known/oauth-authorization-server", () => serverMetadata(services.config.publicUrl), {
+  const routes = new Elysia({ name: "oauth", normalize: false })
+    .get("/.well-known/oauth-authorization-server", () => withPublicCors(Response.json(serverMetadata(services.config.publicUrl))), {
       detail: { summary: "OAuth 2.0 authorization server metadata (RFC 8414)", tags: ["oauth"] },
     })
     .post(
       DEVICE_AUTHORIZATION_PATH,
-      ({ request }) => formEndpoint(request, async (params) => oauthJsonResponse(await startDeviceAuthorization(deps, params, request.headers))),
+      async ({ request }) => withPublicCors(await formEndpoint(request, async (params) => oauthJsonResponse(await startDeviceAuthorization(deps, params, request.headers)))),
       { detail: { summary: "Start a device authorization (RFC 8628): form client_id, scope", tags: ["oauth"] } },
     )
     .post(
       TOKEN_PATH,
-      ({ request }) => formEndpoint(request, async (params) => oauthJsonResponse(await handleTokenRequest(deps, params, request.headers))),
+      async ({ request }) => withPublicCors(await formEndpoint(request, async (params) => oauthJsonResponse(await handleTokenRequest(deps, params, request.headers)))),
       { detail: { summary: "Token endpoint: device_code, authorization_code and refresh_token grants", tags: ["oauth"] } },
     )
     .post(
       REVOCATION_PATH,
-      ({ request }) =>
-        formEndpoint(request, async (params) => {
-          await revokeToken(deps, params, request.headers);
-          return oauthJsonResponse({});
-        }),
+      async ({ request }) =>
+        withPublicCors(
+          await formEndpoint(request, async (params) => {
+            await revokeToken(deps, params, request.headers);
+            return oauthJsonResponse({});
+          }),
+        ),
       { detail: { summary: "Revoke a grant by its access or refresh token (RFC 7009)", tags: ["oauth"] } },
-    )
+    );
+  // Preflights: browsers ask before a cross-origin POST with a form or JSON body.
+  routes.options("/.well-known/oauth-authorization-server", () => publicCorsPreflight("GET"), { detail: { hide: true } });
+  for (const path of [DEVICE_AUTHORIZATION_PATH, TOKEN_PATH, REVOCATION_PATH]) routes.options(path, () => publicCorsPreflight("POST"), { detail: { hide: true } });
+  return routes
     .post(
       DEVICE_DECISION_PATH,
       async ({ request, body }) => {
