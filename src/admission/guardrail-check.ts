@@ -3,12 +3,23 @@ import { NOTHING_HELD, permissionDenied, type AdmissionCheck, type AdmissionRequ
 import { scanPatterns, scanStep, type CandidateMemo, type PatternSet } from "./content-scanner";
 
 /**
- * How long one request's content scan may take. Patterns are polynomial at worst
+ * How much CPU time one request's content scan may take. Patterns are polynomial at worst
  * (src/policy/README.md) and each window's cost is bounded, so the scan checks the clock
  * between windows; a request whose text is not judged by then is refused (fail closed):
  * a guardrail that could not look is not a guardrail that passed.
  */
 export const DEFAULT_SCAN_DEADLINE_MS = 100;
+
+/**
+ * The process's CPU time in ms: the scan's clock. The scan runs synchronously on the main
+ * thread, so this counts its own work (plus what the process's other threads do meanwhile)
+ * and not the time the machine gave other processes: a busy machine slows a scan down
+ * without making it refuse a request it would judge in time on an idle one.
+ */
+export function processCpuMs(): number {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+}
 
 /** Clock checks every this many scan steps (each at most one window per pattern). */
 const STEPS_PER_CLOCK_CHECK = 16;
@@ -34,7 +45,7 @@ export class GuardrailCheck implements AdmissionCheck {
 
   constructor(options: GuardrailCheckOptions = {}) {
     this.deadlineMs = options.scanDeadlineMs ?? DEFAULT_SCAN_DEADLINE_MS;
-    this.now = options.now ?? (() => performance.now());
+    this.now = options.now ?? processCpuMs;
   }
 
   admit(input: AdmissionRequest): Promise<Grant | Refusal> {
@@ -90,7 +101,7 @@ export class GuardrailCheck implements AdmissionCheck {
     return patterns;
   }
 
-  /** The first block match over the texts, in bounded windows, within the deadline. */
+  /** The first block match over the texts, in bounded windows, within the deadline (CPU time). */
   private scan(patterns: PatternSet, texts: Iterable<string>): Refusal | undefined {
     const deadline = this.now() + this.deadlineMs;
     let steps = 0;

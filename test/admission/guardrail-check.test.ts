@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { isRefusal, NOTHING_HELD, type AdmissionRequest, type Refusal } from "../../src/admission/admission-check";
-import { GuardrailCheck } from "../../src/admission/guardrail-check";
+import { GuardrailCheck, processCpuMs } from "../../src/admission/guardrail-check";
 import { requestTexts } from "../../src/admission/request-texts";
 import type { IrRequest } from "../../src/ir";
 import type { AttemptCandidate } from "../../src/routing/attempt-candidate";
@@ -132,6 +132,15 @@ describe("guardrails, from composed policies to a decision", () => {
     expect(reads).toBe(0);
     await judged(request(secretive, { texts }));
     expect(reads).toBe(1);
+  });
+
+  test("the scan's clock is the process's CPU time: time spent waiting does not count against the deadline", () => {
+    const [cpuBefore, wallBefore] = [processCpuMs(), performance.now()];
+    Bun.sleepSync(200);
+    const [cpu, wall] = [processCpuMs() - cpuBefore, performance.now() - wallBefore];
+    expect(wall).toBeGreaterThanOrEqual(199);
+    // Only what the process's other threads did meanwhile (GC, I/O): far below the wait.
+    expect(cpu).toBeLessThan(100);
   });
 
   test("a pattern with a slow worst case over a long text fails closed at the deadline; ordinary text is judged in full", async () => {

@@ -43,7 +43,7 @@ describe("CORS on the public OAuth endpoints", () => {
     expect(refused.headers.get("access-control-allow-origin")).toBe("*");
     const metadata = await fetch(`${server.url}/.well-known/oauth-authorization-server`);
     expect(metadata.headers.get("access-control-allow-origin")).toBe("*");
-    expect((await metadata.json()).token_endpoint).toBeString();
+    expect(((await metadata.json()) as { token_endpoint: unknown }).token_endpoint).toBeString();
     const decision = await fetch(`${server.url}/oauth/device/decision`, { method: "OPTIONS", headers: { origin: "https://spa.example", "access-control-request-method": "POST" } });
     expect(decision.headers.get("access-control-allow-origin")).toBeNull();
   });
