@@ -53,6 +53,9 @@ export function createApp(services: Services, hooks: RequestHooks = createReques
         path: "/openapi",
         specPath: "/openapi/json",
         provider: null,
+        // Not the default "static file" exclusion of every path with a dot: it would hide
+        // /.well-known/oauth-authorization-server. OPTIONS (CORS preflights) stay out.
+        exclude: { staticFile: false },
         documentation: {
           info: {
             title: "Switchyard",

@@ -105,8 +105,8 @@ export function oauthRoutes(services: Services, options: OauthRouteOptions = {})
       { detail: { summary: "Revoke a grant by its access or refresh token (RFC 7009)", tags: ["oauth"] } },
     );
   // Preflights: browsers ask before a cross-origin POST with a form or JSON body.
-  routes.options("/.well-known/oauth-authorization-server", () => publicCorsPreflight("GET"), { detail: { hide: true } });
-  for (const path of [DEVICE_AUTHORIZATION_PATH, TOKEN_PATH, REVOCATION_PATH]) routes.options(path, () => publicCorsPreflight("POST"), { detail: { hide: true } });
+  routes.options("/.well-known/oauth-authorization-server", () => publicCorsPreflight("GET"));
+  for (const path of [DEVICE_AUTHORIZATION_PATH, TOKEN_PATH, REVOCATION_PATH]) routes.options(path, () => publicCorsPreflight("POST"));
   return routes
     .post(
       DEVICE_DECISION_PATH,
