@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
 import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
 import type { TestAccount } from "../helpers/test-server";
-import { DEVICE_GRANT, decide, pollDevice, postForm } from "./oauth-support";
+import { DEVICE_GRANT, decide, deviceTokens, pollDevice, postForm } from "./oauth-support";
+import { callThroughSdk, CLIENTS } from "../policy-enforcement/enforcement-support";
 
 /**
  * Registered clients through the authorization server: a client registered with
@@ -93,5 +94,25 @@ describe("registered OAuth clients", () => {
     expect(await chat(tokens.access_token)).toBe(401);
     const refreshed = await postForm(harness.server, "/oauth/token", { grant_type: "refresh_token", refresh_token: "x", client_id: client.client_id });
     expect({ status: refreshed.status, error: refreshed.body.error }).toEqual({ status: 400, error: "invalid_client" });
+  });
+});
+
+describe("a bra_ token through every official SDK", () => {
+  for (const client of CLIENTS) {
+    for (const stream of [false, true]) {
+      test(`${client} ${stream ? "stream" : "sync"}: answered, and the request is recorded in the grant's namespace`, async () => {
+        const tokens = await deviceTokens(harness.server, account.apiKey, account.namespaceId, "inference:invoke usage:read");
+        const seen = await callThroughSdk(harness, client, tokens.access_token, "mock-openai/gpt-4o-mini", { stream });
+        expect(seen).toMatchObject({ ok: true });
+      });
+    }
+  }
+
+  test("a token without inference:invoke is refused in each protocol's own shape", async () => {
+    const tokens = await deviceTokens(harness.server, account.apiKey, account.namespaceId, "usage:read");
+    for (const client of CLIENTS) {
+      const seen = await callThroughSdk(harness, client, tokens.access_token, "mock-openai/gpt-4o-mini", { stream: false });
+      expect({ client, seen }).toMatchObject({ client, seen: { ok: false, status: 403 } });
+    }
   });
 });
