@@ -1,5 +1,5 @@
 import { html, type SafeHtml } from "./html";
-import { formFields, valueOf, type FormState } from "./management-layout";
+import { formFields, selectOptions, valueOf, type FormState } from "./management-layout";
 import type { ManagementRequest } from "./management-request";
 
 /**
@@ -15,10 +15,6 @@ export const BYOK_CHOICES: readonly (readonly [string, string])[] = [
   ["required", "Required: only requests served with the account's own provider key"],
   ["forbidden", "Forbidden: never the account's own provider keys"],
 ];
-
-export function selectOptions(options: readonly (readonly [string, string])[], selected: string): SafeHtml[] {
-  return options.map(([value, label]) => html`<option value="${value}"${value === selected ? html` selected` : ""}>${label}</option>`);
-}
 
 function patternRow(state: FormState, row: number): SafeHtml {
   const id = `pattern-${row}`;

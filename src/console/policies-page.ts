@@ -1,7 +1,7 @@
 import type { PolicyBindingRow, PolicyRow } from "../db/queries/policies";
-import { guardrailForm, selectOptions } from "./guardrail-form";
+import { guardrailForm } from "./guardrail-form";
 import { html } from "./html";
-import { buttonForm, formFields, managementLayout, valueOf, type FormState } from "./management-layout";
+import { buttonForm, formFields, managementLayout, selectOptions, valueOf, type FormState } from "./management-layout";
 import type { ManagementRequest } from "./management-request";
 import type { NamespacePrincipals } from "./namespace-principals";
 import { policyBindings } from "./policy-bindings-view";
