@@ -10,10 +10,10 @@ import type { ManagementRequest } from "./management-request";
 export const PATTERN_ROWS = 3;
 
 /** The BYOK rule's choices: the empty value stores no rule. */
-export const BYOK_CHOICES: readonly (readonly [string, string])[] = [
-  ["", "No rule: the account's own provider keys may be used or not"],
-  ["required", "Required: only requests served with the account's own provider key"],
-  ["forbidden", "Forbidden: never the account's own provider keys"],
+const BYOK_CHOICES: readonly (readonly [string, string])[] = [
+  ["", "No rule"],
+  ["required", "Required: own keys only"],
+  ["forbidden", "Forbidden: never own keys"],
 ];
 
 function patternRow(state: FormState, row: number): SafeHtml {
@@ -58,7 +58,8 @@ ${formFields(req, "policies-guardrail")}
 <input id="guard-max-tokens" name="max_request_tokens" type="text" inputmode="numeric" aria-describedby="guard-max-tokens-hint" value="${valueOf(state, "max_request_tokens")}">
 <p class="hint" id="guard-max-tokens-hint">Leave empty for no cap.</p>
 <label for="guard-byok">Own provider keys (BYOK)</label>
-<select id="guard-byok" name="byok">${selectOptions(BYOK_CHOICES, valueOf(state, "byok"))}</select>
+<select id="guard-byok" name="byok" aria-describedby="guard-byok-hint">${selectOptions(BYOK_CHOICES, valueOf(state, "byok"))}</select>
+<p class="hint" id="guard-byok-hint">Own keys are the provider keys saved on the BYOK page. Required: a request is served only with one of them. Forbidden: never with one of them.</p>
 ${rows}
 <p class="hint" id="pattern-hint">A pattern is a JavaScript regular expression (a leading (?i) ignores case). Patterns that could take exponential time, such as (a+)+, are refused. Leave a row empty to skip it.</p>
 <button type="submit">Create guardrail</button>
