@@ -81,6 +81,14 @@ select b.id, b.policy_id, b.principal_type, b.principal_id, b.created_at
  where b.policy_id = $1 and p.namespace_id = $2 and p.account_id = $3
  order by b.created_at, b.id;
 
+-- name: listNamespaceBindings
+-- Every binding of the namespace's policies (the console lists them under each policy).
+select b.id, b.policy_id, b.principal_type, b.principal_id, b.created_at
+  from policy_bindings b
+  join policies p on p.id = b.policy_id
+ where p.namespace_id = $1 and p.account_id = $2
+ order by b.created_at, b.id;
+
 -- name: listPrincipalPolicies
 -- The namespace's policies bound directly to one principal, disabled ones included.
 select p.id, p.name, p.kind, p.spec, p.disabled_at, p.created_at, p.updated_at

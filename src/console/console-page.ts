@@ -17,7 +17,7 @@ h2{font-size:1.15rem;margin:1.5rem 0 .5rem}
 section,form.card{background:#fff;border:1px solid #d0d7de;border-radius:.5rem;padding:1rem;margin:0 0 1rem}
 label{display:block;font-weight:600;margin:.75rem 0 .25rem}
 input,select,button{font:inherit;max-width:100%}
-input[type=email],input[type=password],input[type=text],select{width:100%;padding:.5rem;border:1px solid #8c959f;border-radius:.35rem;background:#fff}
+input[type=email],input[type=password],input[type=text],input[type=date],select{width:100%;padding:.5rem;border:1px solid #8c959f;border-radius:.35rem;background:#fff}
 button{padding:.5rem 1rem;border:1px solid #1b1f24;border-radius:.35rem;background:#1f6feb;color:#fff;cursor:pointer;margin:.75rem .5rem 0 0}
 button.secondary{background:#fff;color:#1b1f24}
 button.danger{background:#b42318;border-color:#b42318}

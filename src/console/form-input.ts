@@ -22,6 +22,28 @@ export function textAreaField(body: unknown, name: string, label: string, max: n
   return value;
 }
 
+/** A count typed into a form: empty is none; anything else a whole number of at least 1 (commas and spaces ignored). */
+export function optionalCountField(body: unknown, name: string, label: string): number | null {
+  const text = field(body, name).trim().replace(/[,_\s]/g, "");
+  if (text === "") return null;
+  if (!/^\d{1,16}$/.test(text) || Number(text) < 1 || !Number.isSafeInteger(Number(text))) throw badRequest(`${label} must be a whole number of at least 1.`);
+  return Number(text);
+}
+
+/**
+ * An optional date field (`<input type="date">`, YYYY-MM-DD) as the last millisecond of
+ * that day in UTC, RFC 3339; undefined when empty. A day that does not exist, or one
+ * that has already ended in UTC, is a 400.
+ */
+export function endOfDayField(body: unknown, name: string, label: string): string | undefined {
+  const text = field(body, name).trim();
+  if (text === "") return undefined;
+  const end = /^\d{4}-\d{2}-\d{2}$/.test(text) ? new Date(`${text}T23:59:59.999Z`) : undefined;
+  if (!end || Number.isNaN(end.getTime()) || end.toISOString().slice(0, 10) !== text) throw badRequest(`${label} must be a date such as 2030-12-31.`);
+  if (end.getTime() <= Date.now()) throw badRequest(`${label} must be today or later (UTC).`);
+  return end.toISOString();
+}
+
 /**
  * The `id` a row's button posts. One that cannot be an id of ours (a NUL, 10 kB of text)
  * is the same 404 as a missing one, before it reaches a query.

@@ -3,7 +3,7 @@ import { listNamespaceKeys, revokeNamespaceKey } from "../db/queries/api-keys";
 import { badRequest, notFound } from "../errors/api-error";
 import { createKey } from "../management/keys/key-service";
 import type { ConsoleContext } from "./console-context";
-import { checkedValues, idField, oneLineField, submittedValues } from "./form-input";
+import { checkedValues, endOfDayField, idField, oneLineField, submittedValues } from "./form-input";
 import { noticeOf, type FormState } from "./management-layout";
 import { backTo, managementForm, managementPage, orShowRefusal, type ManagementRequest, type QueryFields } from "./management-request";
 import { keysPage, NAMESPACE_KEY_SCOPES, type NewKey } from "./keys-page";
@@ -25,7 +25,8 @@ export function keysPageRoutes(context: ConsoleContext) {
             const displayName = oneLineField(body, "display_name", "Name", { max: 200, required: true });
             const scopes = checkedValues(body, "scope.", NAMESPACE_KEY_SCOPES);
             if (scopes.length === 0) throw badRequest("Choose at least one scope.");
-            const created = await createKey(sql, req.caller, req.namespace.id, { display_name: displayName, scopes });
+            const expiresAt = endOfDayField(body, "expires_on", "The expiry date");
+            const created = await createKey(sql, req.caller, req.namespace.id, { display_name: displayName, scopes, ...(expiresAt ? { expires_at: expiresAt } : {}) });
             return show(req, { notice: "Key created." }, created);
           },
           (message, status) => show(req, { error: message, status, values: submittedValues(body) }),

@@ -21,6 +21,7 @@ function keyItem(req: ManagementRequest, key: ApiKeyRow) {
   return html`<li><h3 id="key-${key.id}">${key.display_name}</h3>
 <dl><dt>Prefix</dt><dd><code>${key.key_prefix}</code></dd><dt>Status</dt><dd>${state}</dd>
 <dt>Scopes</dt><dd>${key.scopes.join(" ")}</dd><dt>Created</dt><dd>${formatTime(key.created_at)}</dd>
+<dt>Expires</dt><dd>${key.expires_at ? formatTime(key.expires_at) : "never"}</dd>
 <dt>Last used</dt><dd>${key.last_used_at ? formatTime(key.last_used_at) : "never"}</dd></dl>
 ${key.revoked_at ? "" : buttonForm(req, "/console/keys/revoke", "keys-revoke", key.id, "Revoke", { danger: true, describedBy: `key-${key.id}` })}</li>`;
 }
@@ -46,6 +47,9 @@ export function keysPage(req: ManagementRequest, keys: readonly ApiKeyRow[], sta
 ${formFields(req, "keys-create")}
 <label for="display_name">Name</label>
 <input id="display_name" name="display_name" type="text" maxlength="200" required value="${valueOf(state, "display_name")}">
+<label for="key-expires-on">Expiry date, UTC (optional)</label>
+<input id="key-expires-on" name="expires_on" type="date" aria-describedby="key-expires-hint" value="${valueOf(state, "expires_on")}">
+<p class="hint" id="key-expires-hint">The key works until the end of this day, 23:59:59 UTC. Leave empty for a key that does not expire.</p>
 <fieldset><legend>Scopes</legend>${scopeBoxes}</fieldset>
 <p class="hint">A key of a namespace never manages the account (users, namespaces, OAuth clients).</p>
 <button type="submit">Create key</button>

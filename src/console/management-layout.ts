@@ -50,6 +50,11 @@ export function buttonForm(req: ManagementRequest, action: string, purpose: stri
   }>${label}</button></form>`;
 }
 
+/** The `<option>`s of a `<select>`, `[value, label]` each, with `selected` marked. */
+export function selectOptions(options: readonly (readonly [string, string])[], selected: string): SafeHtml[] {
+  return options.map(([value, label]) => html`<option value="${value}"${value === selected ? html` selected` : ""}>${label}</option>`);
+}
+
 /** The notice for `?done=` after a redirect: only fixed texts of the page, never the query's own words. */
 export function noticeOf(query: QueryFields, notices: Record<string, string>): FormState {
   const done = query.done;

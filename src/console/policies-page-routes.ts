@@ -1,35 +1,61 @@
 import { Elysia } from "elysia";
+import { assertAddressableId } from "../auth/path-ids";
 import { badRequest } from "../errors/api-error";
 import * as policies from "../management/policies/policy-service";
+import { parsePrincipalType } from "../management/policies/principal-target";
+import type { PrincipalRef } from "../policy/effective-policy";
 import { BudgetSpecSchema, checkShape, validatePolicySpec } from "../policy/policy-spec";
 import { field, type ConsoleContext } from "./console-context";
-import { idField, oneLineField, submittedValues } from "./form-input";
+import { idField, oneLineField, optionalCountField, submittedValues } from "./form-input";
+import { guardrailFromForm } from "./guardrail-form-input";
 import { noticeOf, type FormState } from "./management-layout";
 import { backTo, managementForm, managementPage, orShowRefusal, type ManagementRequest, type QueryFields } from "./management-request";
+import { loadNamespacePrincipals } from "./namespace-principals";
 import { parseUsdToMicro } from "./parse-usd";
 import { policiesPage, type PolicyForm } from "./policies-page";
 
 const NOTICES = {
   budget: "Budget created.",
   rate_limit: "Rate limit created.",
+  guardrail: "Guardrail created. Bind it below to make it apply.",
+  bound: "Policy bound: it applies to that principal's requests from now on.",
+  unbound: "Binding removed.",
   disabled: "Policy disabled: it no longer applies.",
   enabled: "Policy enabled.",
   deleted: "Policy deleted.",
 };
 
-/** A count typed into a form: empty is none; anything else a positive whole number. */
-function optionalCount(body: unknown, name: string, label: string): number | null {
-  const text = field(body, name).trim().replace(/[,_\s]/g, "");
-  if (text === "") return null;
-  if (!/^\d{1,16}$/.test(text) || Number(text) < 1 || !Number.isSafeInteger(Number(text))) throw badRequest(`${label} must be a whole number of at least 1.`);
-  return Number(text);
+/**
+ * The principal the bind form's `<select>` names, `type:id`. A value that is no principal
+ * type is a 400; an id that cannot be one of ours is the 404 of a missing principal, as
+ * is any id the namespace may not name (checked by the policy service).
+ */
+function principalField(body: unknown): PrincipalRef {
+  const value = field(body, "principal");
+  const at = value.indexOf(":");
+  if (value === "" || at < 0) throw badRequest("Choose what to bind the policy to.");
+  const type = parsePrincipalType(value.slice(0, at), "principal");
+  const id = value.slice(at + 1);
+  assertAddressableId(id, "principal");
+  return { type, id };
 }
 
-/** /console/policies: the namespace's policies; budgets entered in USD, rate limits; disable, enable, delete. */
+/**
+ * /console/policies: the namespace's policies; budgets entered in USD, rate limits and
+ * guardrails; disable, enable, delete; bind to and unbind from the namespace's principals.
+ */
 export function policiesPageRoutes(context: ConsoleContext) {
   const deps: policies.PolicyDeps = { sql: context.services.db.sql, store: context.services.policies };
   const scopeOf = (req: ManagementRequest): policies.PolicyScope => ({ caller: req.caller, accountId: req.session.accountId, namespaceId: req.namespace.id });
-  const show = async (req: ManagementRequest, state: FormState, form?: PolicyForm) => policiesPage(req, await policies.listPolicyRows(deps, scopeOf(req), null), state, form);
+  const show = async (req: ManagementRequest, state: FormState, form?: PolicyForm) => {
+    const scope = scopeOf(req);
+    const [rows, bindings, principals] = await Promise.all([
+      policies.listPolicyRows(deps, scope, null),
+      policies.namespaceBindings(deps, scope),
+      loadNamespacePrincipals(deps.sql, req.namespace, req.session.accountId),
+    ]);
+    return policiesPage(req, { policies: rows, bindings, principals }, state, form);
+  };
 
   /** A create form: its refusals are shown in that form, with what was typed. */
   const createForm = (purpose: string, form: PolicyForm, create: (body: unknown, req: ManagementRequest) => Promise<void>) =>
@@ -65,13 +91,39 @@ export function policiesPageRoutes(context: ConsoleContext) {
       "/console/policies/rate-limit",
       createForm("policies-rate-limit", "rate_limit", async (body, req) => {
         const name = oneLineField(body, "name", "Name", { max: 200, required: true });
-        const windowSecs = optionalCount(body, "window_secs", "The window");
+        const windowSecs = optionalCountField(body, "window_secs", "The window");
         if (windowSecs === null) throw badRequest("The window is required.");
-        const maxRequests = optionalCount(body, "max_requests", "Most requests");
-        const maxTokens = optionalCount(body, "max_tokens", "Most tokens");
+        const maxRequests = optionalCountField(body, "max_requests", "Most requests");
+        const maxTokens = optionalCountField(body, "max_tokens", "Most tokens");
         if (maxRequests === null && maxTokens === null) throw badRequest("Fill in most requests, most tokens or both: a rate limit without a cap limits nothing.");
         const spec = validatePolicySpec("rate_limit", { window_secs: windowSecs, max_requests: maxRequests, max_tokens: maxTokens });
         await policies.createPolicy(deps, scopeOf(req), { name, kind: "rate_limit", spec });
+      }),
+    )
+    .post(
+      "/console/policies/guardrail",
+      createForm("policies-guardrail", "guardrail", async (body, req) => {
+        const { name, spec } = guardrailFromForm(body);
+        await policies.createPolicy(deps, scopeOf(req), { name, kind: "guardrail", spec });
+      }),
+    )
+    .post("/console/policies/bind", ({ request, body }) =>
+      managementForm(context, request, body, "policies-bind", (req) =>
+        orShowRefusal(
+          async () => {
+            await policies.bind(deps, scopeOf(req), idField(body, "policy"), principalField(body));
+            return backTo(req, "/console/policies", "bound");
+          },
+          (message, status) => show(req, { error: message, status }),
+        ),
+      ),
+    )
+    .post("/console/policies/unbind", ({ request, body }) =>
+      managementForm(context, request, body, "policies-unbind", async (req) => {
+        const bindingId = field(body, "binding");
+        assertAddressableId(bindingId, "binding");
+        await policies.unbind(deps, scopeOf(req), idField(body, "policy"), bindingId);
+        return backTo(req, "/console/policies", "unbound");
       }),
     )
     .post("/console/policies/disable", toggle("policies-disable", true))

@@ -1,15 +1,25 @@
-import type { PolicyRow } from "../db/queries/policies";
+import type { PolicyBindingRow, PolicyRow } from "../db/queries/policies";
+import { guardrailForm } from "./guardrail-form";
 import { html } from "./html";
-import { buttonForm, formFields, managementLayout, valueOf, type FormState } from "./management-layout";
+import { buttonForm, formFields, managementLayout, selectOptions, valueOf, type FormState } from "./management-layout";
 import type { ManagementRequest } from "./management-request";
+import type { NamespacePrincipals } from "./namespace-principals";
+import { policyBindings } from "./policy-bindings-view";
 import { policySummary } from "./policy-summary";
 
 const KIND_NAMES: Record<string, string> = { budget: "Budget", rate_limit: "Rate limit", guardrail: "Guardrail", preset: "Policy preset" };
 
-/** Which form a refusal belongs to: its fields are filled again, the other form's are not. */
-export type PolicyForm = "budget" | "rate_limit";
+/** Which form a refusal belongs to: its fields are filled again, the other forms' are not. */
+export type PolicyForm = "budget" | "rate_limit" | "guardrail";
 
-function policyItem(req: ManagementRequest, policy: PolicyRow) {
+/** What the page lists: the namespace's policies, every binding of them, and the principals they can name. */
+export interface PoliciesView {
+  policies: readonly PolicyRow[];
+  bindings: readonly PolicyBindingRow[];
+  principals: NamespacePrincipals;
+}
+
+function policyItem(req: ManagementRequest, policy: PolicyRow, view: PoliciesView) {
   const disabled = policy.disabled_at !== null;
   const headingId = `policy-${policy.id}`;
   return html`<li><h3 id="${headingId}">${policy.name}</h3>
@@ -20,19 +30,25 @@ ${
     ? buttonForm(req, "/console/policies/enable", "policies-enable", policy.id, "Enable", { describedBy: headingId })
     : buttonForm(req, "/console/policies/disable", "policies-disable", policy.id, "Disable", { describedBy: headingId })
 }
-${buttonForm(req, "/console/policies/delete", "policies-delete", policy.id, "Delete", { danger: true, describedBy: headingId })}</li>`;
+${buttonForm(req, "/console/policies/delete", "policies-delete", policy.id, "Delete", { danger: true, describedBy: headingId })}
+${policyBindings(
+  req,
+  policy,
+  view.bindings.filter((binding) => binding.policy_id === policy.id),
+  view.principals,
+)}</li>`;
 }
 
-function selectOptions(options: readonly (readonly [string, string])[], selected: string) {
-  return options.map(([value, label]) => html`<option value="${value}"${value === selected ? html` selected` : ""}>${label}</option>`);
-}
-
-/** The namespace's policies with what each does in words, and forms for a budget (in USD) and a rate limit. */
-export function policiesPage(req: ManagementRequest, policies: readonly PolicyRow[], state: FormState, form?: PolicyForm): Response {
+/**
+ * The namespace's policies with what each does in words and what each is bound to (with
+ * bind and unbind), and forms for a budget (in USD), a rate limit and a guardrail.
+ */
+export function policiesPage(req: ManagementRequest, view: PoliciesView, state: FormState, form?: PolicyForm): Response {
   const budget = form === "budget" ? state : {};
   const rate = form === "rate_limit" ? state : {};
+  const { policies } = view;
   const body = html`<section aria-labelledby="policies-heading"><h2 id="policies-heading">Policies of ${req.namespace.name}</h2>
-${policies.length === 0 ? html`<p>No policies yet: requests are limited only by the wallet.</p>` : html`<ul class="items">${policies.map((policy) => policyItem(req, policy))}</ul>`}</section>
+${policies.length === 0 ? html`<p>No policies yet: requests are limited only by the wallet.</p>` : html`<ul class="items">${policies.map((policy) => policyItem(req, policy, view))}</ul>`}</section>
 <form class="card" method="post" action="/console/policies/budget">
 <h2>Create a budget</h2>
 ${formFields(req, "policies-budget")}
@@ -66,6 +82,7 @@ ${formFields(req, "policies-rate-limit")}
 <p class="hint" id="rate-hint">Fill in one or both; leave a cap empty for none.</p>
 <button type="submit">Create rate limit</button>
 </form>
-<p class="hint">Guardrails, policy presets and bindings to single keys are managed through the API.</p>`;
+${guardrailForm(req, form === "guardrail" ? state : {})}
+<p class="hint">Policy presets (a budget, a rate limit and a guardrail in one policy) are created through the API.</p>`;
   return managementLayout(req, { path: "/console/policies", title: "Policies", state, body });
 }

@@ -204,12 +204,75 @@ describe("the management pages in a browser", () => {
     });
   }, 60_000);
 
+  test("a guardrail is created and bound with the keyboard alone, and refuses the model it denies", async () => {
+    const account = await createAccountWithPassword(harness.server, CONSOLE_PASSWORD, 10_000_000);
+    await withPage(async (page) => {
+      await signIn(page, account.email);
+      await page.goto(url("/console/policies"));
+      const focused = () => page.evaluate("document.activeElement?.id");
+      const tabTo = async (id: string) => {
+        await page.keyboard.press("Tab");
+        expect(await focused()).toBe(id);
+      };
+      for (let presses = 0; presses < 80 && (await focused()) !== "guard-name"; presses++) await page.keyboard.press("Tab");
+      expect(await focused()).toBe("guard-name");
+      await page.keyboard.type("no claude");
+      await tabTo("guard-allow");
+      await tabTo("guard-deny");
+      await page.keyboard.type("mock-anthropic/claude-sonnet-4-5");
+      await page.keyboard.press("Enter");
+      await page.keyboard.type("openai/gpt-4.1-mini");
+      await tabTo("guard-streaming");
+      expect(await page.isChecked("#guard-streaming")).toBe(true);
+      await page.keyboard.press("Space");
+      await tabTo("guard-max-tokens");
+      await page.keyboard.type("4000");
+      await tabTo("guard-byok");
+      await page.keyboard.type("F");
+      await tabTo("pattern-1-name");
+      await page.keyboard.type("ticket");
+      await tabTo("pattern-1-regex");
+      await page.keyboard.type("TICKET-\\d{4}");
+      await tabTo("pattern-1-action");
+      await page.keyboard.type("R");
+      for (const id of ["pattern-2-name", "pattern-2-regex", "pattern-2-action", "pattern-3-name", "pattern-3-regex", "pattern-3-action"]) await tabTo(id);
+      await page.keyboard.press("Tab");
+      expect(await page.evaluate("document.activeElement?.textContent")).toBe("Create guardrail");
+      await Promise.all([page.waitForURL(/done=guardrail/), page.keyboard.press("Enter")]);
+      expect(await page.textContent("#form-notice")).toContain("Guardrail created.");
+      const [guardrail] = (await harness.server.api("GET", "/v1/policies?kind=guardrail", { token: account.apiKey })).body.data;
+      expect(guardrail.spec).toEqual({
+        model_deny: ["mock-anthropic/claude-sonnet-4-5", "openai/gpt-4.1-mini"],
+        allow_streaming: false,
+        max_request_tokens: 4000,
+        byok: "forbidden",
+        content_patterns: [{ name: "ticket", pattern: "TICKET-\\d{4}", action: "redact" }],
+      });
+      const item = page.locator("li", { has: page.getByRole("heading", { name: "no claude" }) });
+      expect(await item.textContent()).toContain("Never these models: mock-anthropic/claude-sonnet-4-5, openai/gpt-4.1-mini");
+      // Bind it to the whole namespace: focus the list, pick with the keyboard, submit with Enter.
+      await item.getByLabel("Bind “no claude” to").focus();
+      expect(await item.getByLabel("Bind “no claude” to").inputValue()).toBe(`namespace:${account.namespaceId}`);
+      await page.keyboard.press("Tab");
+      expect(await page.evaluate("document.activeElement?.textContent")).toBe("Bind");
+      await Promise.all([page.waitForURL(/done=bound/), page.keyboard.press("Enter")]);
+      expect(await item.textContent()).toContain("The whole namespace");
+      const denied = await harness.server.api("POST", "/v1/chat/completions", {
+        token: account.apiKey,
+        body: { model: "mock-anthropic/claude-sonnet-4-5", messages: [{ role: "user", content: "Hi" }] },
+      });
+      expect(denied.status).toBe(403);
+    });
+  }, 60_000);
+
   test("at 375 px no management page scrolls sideways, and every field has a label", async () => {
     const account = await createAccountWithPassword(harness.server, CONSOLE_PASSWORD, 10_000_000);
     const token = account.apiKey;
     const long = "A_rather_long_unbroken_name_that_could_push_the_layout_sideways_".repeat(2);
-    await harness.server.api("POST", "/v1/keys", { token, body: { display_name: long, scopes: ["keys:read", "usage:read", "policy:read", "routing_preset:read"] } });
-    await harness.server.api("POST", "/v1/budgets", { token, body: { name: long, window: "day", limit_micro_usd: 1 } });
+    const key = await harness.server.api("POST", "/v1/keys", { token, body: { display_name: long, scopes: ["keys:read", "usage:read", "policy:read", "routing_preset:read"] } });
+    const budget = await harness.server.api("POST", "/v1/budgets", { token, body: { name: long, window: "day", limit_micro_usd: 1 } });
+    // A binding shows the key's long name under the budget.
+    await harness.server.api("POST", `/v1/policies/${budget.body.id}/bind`, { token, body: { principal_type: "api_key", principal_id: key.body.id } });
     await harness.server.api("POST", "/v1/policies", { token, body: { name: "guard", kind: "guardrail", spec: { model_allow: [long, long] } } });
     await harness.server.api("POST", "/v1/routing-presets", { token, body: { name: "p", model: "mock-openai/gpt-4o-mini", system_prompt: long.repeat(5) } });
     await harness.server.api("POST", "/v1/oauth/clients", {

@@ -33,14 +33,15 @@ async function resources(user: ConsoleUser) {
     token: user.apiKey,
     body: { provider_name: "openai", kek_id, ciphertext_b64: sodium.to_base64(box, sodium.base64_variants.ORIGINAL), key_prefix: "sk-" },
   });
-  for (const made of [key, policy, preset, client, grants, byok]) expect(made.status).toBe(200);
-  return { keyId: key.body.id as string, keyToken: key.body.token as string, policyId: policy.body.id as string, presetId: preset.body.id as string, clientId: client.body.id as string, grantId: grants.body.data[0].id as string, accessToken: tokens.access_token };
+  const binding = await server.api("POST", `/v1/policies/${policy.body.id}/bind`, { token: user.apiKey, body: { principal_type: "api_key", principal_id: key.body.id } });
+  for (const made of [key, policy, preset, client, grants, byok, binding]) expect(made.status).toBe(200);
+  return { keyId: key.body.id as string, keyToken: key.body.token as string, policyId: policy.body.id as string, bindingId: binding.body.binding_id as string, clientRowId: client.body.id as string, presetId: preset.body.id as string, clientId: client.body.id as string, grantId: grants.body.data[0].id as string, accessToken: tokens.access_token };
 }
 
 /** Every form of the management pages: where it posts, the page it is on, and fields that would be valid. */
 function forms(ids: Awaited<ReturnType<typeof resources>>): Array<{ action: string; page: string; fields: Record<string, string> }> {
   return [
-    { action: "/console/keys", page: "/console/keys", fields: { display_name: "new key", "scope.usage:read": "on" } },
+    { action: "/console/keys", page: "/console/keys", fields: { display_name: "new key", "scope.usage:read": "on", expires_on: "" } },
     { action: "/console/keys/revoke", page: "/console/keys", fields: { id: ids.keyId } },
     { action: "/console/byok", page: "/console/byok", fields: { provider_name: "openai", kek_id: "x", ciphertext_b64: "AAAA", key_prefix: "" } },
     { action: "/console/byok/delete", page: "/console/byok", fields: { provider: "openai" } },
@@ -48,6 +49,13 @@ function forms(ids: Awaited<ReturnType<typeof resources>>): Array<{ action: stri
     { action: "/console/policies/rate-limit", page: "/console/policies", fields: { name: "r", window_secs: "60", max_requests: "10" } },
     { action: "/console/policies/disable", page: "/console/policies", fields: { id: ids.policyId } },
     { action: "/console/policies/delete", page: "/console/policies", fields: { id: ids.policyId } },
+    {
+      action: "/console/policies/guardrail",
+      page: "/console/policies",
+      fields: { name: "g", model_allow: "", model_deny: "openai/gpt-4.1-mini", allow_streaming: "on", max_request_tokens: "", byok: "", "pattern-1-name": "card", "pattern-1-regex": "\\d{16}", "pattern-1-action": "block" },
+    },
+    { action: "/console/policies/bind", page: "/console/policies", fields: { id: ids.policyId, principal: `oauth_client:${ids.clientRowId}` } },
+    { action: "/console/policies/unbind", page: "/console/policies", fields: { id: ids.policyId, binding: ids.bindingId } },
     { action: "/console/routing-presets", page: "/console/routing-presets", fields: { name: "p2", model: "", system_prompt: "" } },
     { action: "/console/routing-presets/disable", page: "/console/routing-presets", fields: { id: ids.presetId } },
     { action: "/console/routing-presets/delete", page: "/console/routing-presets", fields: { id: ids.presetId } },
@@ -145,6 +153,8 @@ describe("the management pages over HTTP", () => {
       ["/console/keys", "/console/keys/revoke", { id: bobs.keyId }],
       ["/console/policies", "/console/policies/disable", { id: bobs.policyId }],
       ["/console/policies", "/console/policies/delete", { id: bobs.policyId }],
+      ["/console/policies", "/console/policies/bind", { id: bobs.policyId, principal: `namespace:${bob.namespaceId}` }],
+      ["/console/policies", "/console/policies/unbind", { id: bobs.policyId, binding: bobs.bindingId }],
       ["/console/routing-presets", "/console/routing-presets/disable", { id: bobs.presetId }],
       ["/console/routing-presets", "/console/routing-presets/delete", { id: bobs.presetId }],
       ["/console/oauth", "/console/oauth/clients/delete", { id: bobs.clientId }],
@@ -186,6 +196,18 @@ describe("refused input", () => {
     { page: "/console/policies", action: "/console/policies/rate-limit", fields: { name: "r", window_secs: "60" }, message: "a rate limit without a cap limits nothing" },
     { page: "/console/policies", action: "/console/policies/rate-limit", fields: { name: "r", window_secs: "9999999", max_requests: "5" }, message: "window_secs must be an integer number of seconds" },
     { page: "/console/policies", action: "/console/policies/rate-limit", fields: { name: "r", window_secs: "60", max_tokens: "1.5" }, message: "Most tokens must be a whole number" },
+    { page: "/console/keys", action: "/console/keys", fields: { display_name: "k", "scope.usage:read": "on", expires_on: "2020-01-01" }, message: "The expiry date must be today or later (UTC)." },
+    { page: "/console/keys", action: "/console/keys", fields: { display_name: "k", "scope.usage:read": "on", expires_on: "2030-02-30" }, message: "The expiry date must be a date such as 2030-12-31." },
+    { page: "/console/keys", action: "/console/keys", fields: { display_name: "k", "scope.usage:read": "on", expires_on: "tomorrow" }, message: "The expiry date must be a date such as 2030-12-31." },
+    { page: "/console/policies", action: "/console/policies/guardrail", fields: { name: "g", allow_streaming: "on" }, message: "Set at least one rule" },
+    { page: "/console/policies", action: "/console/policies/guardrail", fields: { name: "g", "pattern-2-regex": "x+" }, message: "Content pattern 2 needs a name." },
+    { page: "/console/policies", action: "/console/policies/guardrail", fields: { name: "g", "pattern-1-name": "card", "pattern-1-action": "block" }, message: "Content pattern 1 (“card”) needs a regular expression." },
+    { page: "/console/policies", action: "/console/policies/guardrail", fields: { name: "g", "pattern-1-name": "n", "pattern-1-regex": "(a+)+$", "pattern-1-action": "block" }, message: "catastrophic backtracking" },
+    { page: "/console/policies", action: "/console/policies/guardrail", fields: { name: "g", "pattern-1-name": "n", "pattern-1-regex": "a*", "pattern-1-action": "block" }, message: "must not match the empty string" },
+    { page: "/console/policies", action: "/console/policies/guardrail", fields: { name: "g", "pattern-1-name": "n", "pattern-1-regex": "a", "pattern-1-action": "shout" }, message: "choose block or redact" },
+    { page: "/console/policies", action: "/console/policies/guardrail", fields: { name: "g", allow_streaming: "on", max_request_tokens: "0" }, message: "Most tokens per request must be a whole number of at least 1." },
+    { page: "/console/policies", action: "/console/policies/guardrail", fields: { name: "g", allow_streaming: "on", byok: "sometimes" }, message: 'spec.byok must be "required", "forbidden", "optional" or null' },
+    { page: "/console/policies", action: "/console/policies/guardrail", fields: { name: "g", model_deny: "x".repeat(300) }, message: "spec.model_deny must be a list of at most 1000 model ids" },
     { page: "/console/routing-presets", action: "/console/routing-presets", fields: { name: "no spaces", model: "" }, message: "name must be 1 to 64 characters" },
     { page: "/console/routing-presets", action: "/console/routing-presets", fields: { name: "p", model: "@other" }, message: "model" },
     { page: "/console/routing-presets", action: "/console/routing-presets", fields: { name: "p", system_prompt: "a\u0001" }, message: "System prompt must not contain control characters." },

@@ -142,6 +142,10 @@ export function listBindings(sql: Sql, tenant: PolicyTenant, policyId: string): 
   return runQuery<PolicyBindingRow>(sql, "listBindings", [policyId, tenant.namespaceId, tenant.accountId]);
 }
 
+export function listNamespaceBindings(sql: Sql, tenant: PolicyTenant): Promise<PolicyBindingRow[]> {
+  return runQuery<PolicyBindingRow>(sql, "listNamespaceBindings", [tenant.namespaceId, tenant.accountId]);
+}
+
 export function listPrincipalPolicies(sql: Sql, tenant: PolicyTenant, principalType: string, principalId: string): Promise<PolicyRow[]> {
   return runQuery<PolicyRow>(sql, "listPrincipalPolicies", [principalType, principalId, tenant.namespaceId, tenant.accountId]);
 }

@@ -8,6 +8,7 @@ import {
   findPolicy,
   insertPolicy,
   listBindings,
+  listNamespaceBindings,
   listPolicies,
   listPrincipalPolicies,
   setPolicyDisabled,
@@ -117,6 +118,11 @@ export async function unbind(deps: PolicyDeps, scope: PolicyScope, policyId: str
 export async function bindingsOf(deps: PolicyDeps, scope: PolicyScope, policyId: string): Promise<PolicyBindingRow[]> {
   await getPolicy(deps, scope, policyId);
   return listBindings(deps.sql, scope, policyId);
+}
+
+/** Every binding of every policy of the scope's namespace, oldest first. */
+export function namespaceBindings(deps: PolicyDeps, scope: PolicyScope): Promise<PolicyBindingRow[]> {
+  return listNamespaceBindings(deps.sql, scope);
 }
 
 /** The namespace's policies bound directly to one principal, disabled ones included. */
