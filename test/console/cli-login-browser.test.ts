@@ -20,7 +20,7 @@ beforeAll(async () => {
     launchBrowser(),
     startTestServer({ port, publicUrl, oauthLifetimes: { ...DEFAULT_OAUTH_LIFETIMES, devicePollIntervalSecs: 1 } }),
   ]);
-});
+}, 60_000);
 afterAll(async () => {
   await browser?.close();
   await server?.close();

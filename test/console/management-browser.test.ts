@@ -11,7 +11,7 @@ let browser: Browser;
 let harness: InferenceHarness;
 beforeAll(async () => {
   [browser, harness] = await Promise.all([launchBrowser(), startInferenceHarness()]);
-});
+}, 60_000);
 afterAll(async () => {
   await browser?.close();
   await harness?.close();

@@ -23,7 +23,7 @@ beforeAll(async () => {
     DATA_DIR: mkdtempSync(join(tmpdir(), "switchyard-logs-")),
     LOG_LEVEL: "debug",
   });
-});
+}, 60_000);
 afterAll(async () => {
   server?.process.kill();
   await server?.exited;

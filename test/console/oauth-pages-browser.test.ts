@@ -25,7 +25,7 @@ beforeAll(async () => {
       return new Response("<!doctype html><title>Back in the app</title><p>done</p>", { headers: { "content-type": "text/html" } });
     },
   });
-});
+}, 60_000);
 afterAll(async () => {
   await browser?.close();
   callback?.stop(true);

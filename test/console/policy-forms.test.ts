@@ -15,7 +15,7 @@ const DENIED = "mock-anthropic/claude-sonnet-4-5";
 let harness: InferenceHarness;
 beforeAll(async () => {
   harness = await startInferenceHarness();
-});
+}, 60_000);
 afterAll(() => harness.close());
 beforeEach(async () => {
   await harness.server.server.services.db.sql`delete from auth_throttle`;

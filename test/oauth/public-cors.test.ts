@@ -21,7 +21,7 @@ beforeAll(async () => {
   account = await server.createAccount();
   // The third-party app's own origin: a blank page on another loopback port.
   app = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("<!doctype html><title>app</title>", { headers: { "content-type": "text/html" } }) });
-});
+}, 60_000);
 afterAll(async () => {
   await browser.close();
   app.stop(true);
