@@ -137,6 +137,20 @@ describe("routing presets: validation", () => {
     expect((await server.api("GET", `/v1/routing-presets/${made.id}`, { token: alice.apiKey })).body).toEqual({ ...made, disabled_at: null });
   });
 
+  test("params keys that name Object.prototype members are a 400 naming the key, on create and on replace", async () => {
+    const made = await create(alice, { name: "prototype-keys" });
+    for (const key of ["__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "valueOf", "__defineGetter__", "isPrototypeOf"]) {
+      // As text: an object literal with a __proto__ key would set the prototype instead of a property.
+      const rawBody = `{"name":"proto-${key.replace(/_/g, "u")}","params":{${JSON.stringify(key)}:{"temperature":1}}}`;
+      const created = await server.api("POST", "/v1/routing-presets", { token: alice.apiKey, rawBody });
+      expect({ key, status: created.status, error: created.body?.error }).toEqual({ key, status: 400, error: "bad_request" });
+      expect({ key, description: created.body.error_description }).toEqual({ key, description: expect.stringContaining(`params.${key} is not a generation parameter`) });
+      const replaced = await server.api("PUT", `/v1/routing-presets/${made.id}`, { token: alice.apiKey, rawBody: `{"params":{${JSON.stringify(key)}:1}}` });
+      expect({ key, status: replaced.status, error: replaced.body?.error }).toEqual({ key, status: 400, error: "bad_request" });
+    }
+    expect((await server.api("GET", `/v1/routing-presets/${made.id}`, { token: alice.apiKey })).body).toEqual({ ...made, disabled_at: null });
+  });
+
   test("a duplicate name in the namespace is a 409, on create and on rename; another namespace may reuse it", async () => {
     await create(alice, { name: "dup" });
     const again = await server.api("POST", "/v1/routing-presets", { token: alice.apiKey, body: { name: "dup", model: "openai/gpt-4.1" } });
