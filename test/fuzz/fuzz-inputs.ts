@@ -218,6 +218,11 @@ export function pathId(fuzz: Fuzzer, real: string): string {
     "acct_x%0d%0aSet-Cookie:%20a=b",
     "%27%3B%20drop%20table%20accounts%3B--",
     encodeURIComponent("😀"),
+    // Looked up in a plain object, these find Object.prototype members.
+    "constructor",
+    "__proto__",
+    "toString",
+    "hasOwnProperty",
   ]);
 }
 
