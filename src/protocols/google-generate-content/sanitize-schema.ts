@@ -32,7 +32,10 @@ interface Expansion {
 
 function resolveRef(ref: string, definitions: Definitions): unknown {
   for (const prefix of ["#/$defs/", "#/definitions/"]) {
-    if (ref.startsWith(prefix)) return definitions[ref.slice(prefix.length)];
+    if (!ref.startsWith(prefix)) continue;
+    // Own keys only: "#/$defs/__proto__" names the client's definition or none, never Object.prototype.
+    const name = ref.slice(prefix.length);
+    return Object.hasOwn(definitions, name) ? definitions[name] : undefined;
   }
   return undefined;
 }
@@ -69,7 +72,10 @@ function sanitizeNode(node: unknown, expansion: Expansion, depth: number): JsonO
     if (!ALLOWED_KEYS.has(key)) continue;
     if (key === "properties" && isRecord(value)) {
       const properties: JsonObject = {};
-      for (const [name, schema] of Object.entries(value)) properties[name] = sanitizeNode(schema, expansion, depth);
+      // Defined, not assigned: a property named "__proto__" would otherwise replace the prototype and vanish.
+      for (const [name, schema] of Object.entries(value)) {
+        Object.defineProperty(properties, name, { value: sanitizeNode(schema, expansion, depth), enumerable: true, writable: true, configurable: true });
+      }
       result.properties = properties;
     } else if (key === "items") {
       result.items = sanitizeNode(value, expansion, depth);
