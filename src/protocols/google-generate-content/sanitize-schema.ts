@@ -1,5 +1,5 @@
 import { IrDecodeError } from "../../ir";
-import { isRecord, type JsonObject } from "../shared/json-fields";
+import { isRecord, setOwn, type JsonObject } from "../shared/json-fields";
 
 /**
  * Gemini's `Schema` is an OpenAPI 3.0 subset (https://ai.google.dev/api/caching#Schema) and
@@ -72,10 +72,7 @@ function sanitizeNode(node: unknown, expansion: Expansion, depth: number): JsonO
     if (!ALLOWED_KEYS.has(key)) continue;
     if (key === "properties" && isRecord(value)) {
       const properties: JsonObject = {};
-      // Defined, not assigned: a property named "__proto__" would otherwise replace the prototype and vanish.
-      for (const [name, schema] of Object.entries(value)) {
-        Object.defineProperty(properties, name, { value: sanitizeNode(schema, expansion, depth), enumerable: true, writable: true, configurable: true });
-      }
+      for (const [name, schema] of Object.entries(value)) setOwn(properties, name, sanitizeNode(schema, expansion, depth));
       result.properties = properties;
     } else if (key === "items") {
       result.items = sanitizeNode(value, expansion, depth);
