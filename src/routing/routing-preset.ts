@@ -18,8 +18,12 @@ export interface RoutingPreset {
   disabled: boolean;
 }
 
-/** A preset name: what follows `@` in a model, so no `/`, `:` or `.`. */
-export const ROUTING_PRESET_NAME = /^[A-Za-z0-9_-]+$/;
+/**
+ * A preset name: what follows `@` in a model, so no `/`, `:` or `.`, and starting with a
+ * letter or digit as parseModelRef requires (a preset named "__proto__" or "-x" could
+ * never be asked for).
+ */
+export const ROUTING_PRESET_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 
 /** Keys of `params` a request body already carries for its own purpose: a default for them means nothing. */
 export const RESERVED_PARAM_KEYS: readonly string[] = ["model", "messages", "stream"];

@@ -304,6 +304,19 @@ describe("unknown, disabled and model-less presets are a 400 in each protocol", 
     });
   }
 
+  test('a preset named like an Object.prototype member ("constructor", "toString") resolves like any other', async () => {
+    for (const name of ["constructor", "toString", "hasOwnProperty"]) {
+      const created = await harness.server.api("POST", "/v1/routing-presets", { token: harness.account.apiKey, body: { name, model: "mock-openai/gpt-4.1", params: { temperature: 0.3 } } });
+      expect({ name, status: created.status }).toEqual({ name, status: 200 });
+      for (const client of CLIENTS) {
+        const before = harness.mocks.openai.requests.length;
+        expect({ name, client, text: await ask(client, `@${name}`) }).toEqual({ name, client, text: DEFAULT_TEXT });
+        expect(harness.mocks.openai.requests.length).toBe(before + 1);
+        expect(lastOpenAiBody()).toMatchObject({ model: "gpt-4.1", temperature: 0.3 });
+      }
+    }
+  });
+
   test("another account's preset name is unknown here", async () => {
     const other = await harness.server.createAccount(undefined, 10_000_000);
     const name = `foreign-${Date.now()}`;

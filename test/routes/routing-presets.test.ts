@@ -102,6 +102,10 @@ describe("routing presets: validation", () => {
       [{ name: "dot.ted" }, "name"],
       [{ name: "sla/sh" }, "name"],
       [{ name: "x".repeat(65) }, "name"],
+      // A model "@__proto__" or "@-x" does not parse as a preset: such a name could never be used.
+      [{ name: "__proto__" }, "name"],
+      [{ name: "_x" }, "name"],
+      [{ name: "-x" }, "name"],
       [{ name: 7 }, "name"],
       [{ name: "ok", model: "@other" }, "model"],
       [{ name: "ok", model: "openai/gpt-4.1:cost" }, "model"],
