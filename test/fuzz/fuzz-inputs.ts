@@ -241,6 +241,7 @@ export function mutatePath(fuzz: Fuzzer, path: string): { path: string; raw: boo
     () => ({ path: `${pathname}%00${q}`, raw: false }),
     () => ({ path: `${pathname}?limit=1e400&offset=-1&from=%00&to=9999-99-99&days=${"9".repeat(400)}&top=-0&provider=%00&id=%E0%A4%A`, raw: false }),
     () => ({ path: `${pathname}?${"a=1&".repeat(500)}`, raw: false }),
+    () => ({ path: `${pathname}?${query ? `${query}&` : ""}__proto__=1&constructor=x&toString=&kind=${fuzz.pick(HOSTILE_KEYS)}&provider=__proto__&__proto__[polluted]=1`, raw: false }),
     () => ({ path: `${pathname}${"/x".repeat(fuzz.int(2000))}`, raw: false }),
   ])();
 }
