@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { checkCustomerUrl } from "../../src/egress/check-customer-url";
 import { parseAllowList } from "../../src/egress/allow-list";
 import { nonPublicRange } from "../../src/egress/classify-address";
+import { loadConfig } from "../../src/config";
 
 const none = parseAllowList([]);
 const reasonFor = (raw: string, allow = none) => {
@@ -142,6 +143,11 @@ describe("BYOK_API_BASE_ALLOW", () => {
     expect(reasonFor("http://127.0.0.1/v1", parseAllowList(["0x7f000001"]))).toBeUndefined();
     expect(reasonFor("http://[::1]/v1", parseAllowList(["::1"]))).toBeUndefined();
     expect(reasonFor("http://localhost:3000/v1", parseAllowList([" localhost:3000 ", ""]))).toBeUndefined();
+  });
+
+  test("the variable is a comma-separated list; unset is empty", () => {
+    expect(loadConfig({ BYOK_API_BASE_ALLOW: " llm.internal , 10.0.0.1:8080,,10.1.0.0/16 " }).byokApiBaseAllow).toEqual(["llm.internal", "10.0.0.1:8080", "10.1.0.0/16"]);
+    expect(loadConfig({}).byokApiBaseAllow).toEqual([]);
   });
 
   test("a malformed entry is refused at startup, naming it", () => {
