@@ -39,6 +39,7 @@ export async function fund(source: FundingSource, principal: Principal, byModel:
           limits,
           funding: funded.funding,
           routingProfile: profile,
+          ...(funded.baseUrl === undefined ? {} : { customerSuppliedBase: true }),
         });
       }
     }

@@ -28,7 +28,7 @@ const doc = (scope: "byok:read" | "byok:write", summary: string, extra?: typeof 
  * credential with the scope manages its account's keys.
  */
 export function byokKeyRoutes(services: Services) {
-  const deps: ByokKeyDeps = { sql: services.db.sql, catalog: services.catalog, keks: services.keks, byokKeys: services.byokKeys };
+  const deps: ByokKeyDeps = { sql: services.db.sql, catalog: services.catalog, keks: services.keks, byokKeys: services.byokKeys, egress: services.egress };
   return new Elysia({ name: "byok-keys", normalize: false })
     .use(authPlugin(services))
     .get("/v1/byok/keys", async ({ principal }) => ({ data: await listByokKeys(deps, principal.accountId) }), doc("byok:read", "List the account's BYOK keys (never the ciphertext or the key)"))
