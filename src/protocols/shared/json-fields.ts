@@ -3,10 +3,8 @@ import { parseJsonWithinDepth } from "./json-depth";
 
 /**
  * Typed readers for untrusted JSON. Each throws IrDecodeError naming the field, so a
- * client sees "temperature must be a number" instead of a generic 400.
- *
- * The Gemini codec keeps its own copy of these few lines on purpose: protocol folders
- * do not import each other (see the final report for moving them to a shared folder).
+ * client sees "temperature must be a number" instead of a generic 400. Shared by every
+ * codec, since protocol folders do not import each other.
  */
 export type JsonObject = Record<string, unknown>;
 
