@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../helpers/test-server";
-import { createAccountWithPassword, signInOverHttp } from "../helpers/console-http";
+import { signedInAccount } from "../helpers/console-http";
 import { pkcePair, startDevice } from "../oauth/oauth-support";
 
 /**
@@ -20,11 +20,7 @@ beforeEach(async () => {
   await server.server.services.db.sql`delete from auth_throttle`;
 });
 
-async function signedIn() {
-  const account = await createAccountWithPassword(server, PASSWORD);
-  const { session } = await signInOverHttp(server, account.email, PASSWORD);
-  return { ...account, cookie: session! };
-}
+const signedIn = () => signedInAccount(server, PASSWORD);
 const get = async (path: string, cookie: string) => (await fetch(server.url + path, { headers: { cookie } })).text();
 const deviceClient = (name: string) => ({ client_name: name, client_type: "public", allowed_grant_types: [DEVICE_GRANT] });
 
