@@ -65,6 +65,12 @@ export interface Config {
    * environment: clients rely on them (the CLI refreshes an hour-long token); tests shorten them.
    */
   oauthLifetimes: OauthLifetimes;
+  /**
+   * A console session ends this long after its sign-in, however often it is used (its
+   * idle expiry of 12 hours slides only up to here). Not read from the environment; tests
+   * shorten it.
+   */
+  consoleSessionMaxAgeMs: number;
   upstreamTimeouts: {
     /** Establishing a TCP connection to an upstream origin. */
     connectMs: number;
@@ -87,6 +93,9 @@ export interface OauthLifetimes {
   /** A refresh token; every refresh starts a new one. */
   refreshTokenSecs: number;
 }
+
+/** Seven days from sign-in. */
+export const DEFAULT_CONSOLE_SESSION_MAX_AGE_MS = 7 * 24 * 3600 * 1000;
 
 export const DEFAULT_OAUTH_LIFETIMES: OauthLifetimes = {
   deviceCodeSecs: 600,
@@ -139,6 +148,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     translationInlineMaxBytes: integer("TRANSLATION_INLINE_MAX_BYTES", 16 * 1024, env),
     workerPoolSize: integer("WORKER_POOL_SIZE", 2, env),
     oauthLifetimes: DEFAULT_OAUTH_LIFETIMES,
+    consoleSessionMaxAgeMs: DEFAULT_CONSOLE_SESSION_MAX_AGE_MS,
     upstreamTimeouts: {
       connectMs: integer("UPSTREAM_CONNECT_TIMEOUT_MS", 5_000, env),
       firstByteMs: integer("UPSTREAM_FIRST_BYTE_TIMEOUT_MS", 60_000, env),

@@ -22,8 +22,15 @@ with updated as (
 select balance_micro_usd from updated;
 
 -- name: setAccountPassword
-update accounts set password_hash = $2 where id = $1 and deleted_at is null
-returning id;
+-- A new password ends every console session of the account, in the same statement: a
+-- session signed in with the old password (perhaps by whoever knew it) does not survive.
+with updated as (
+  update accounts set password_hash = $2 where id = $1 and deleted_at is null
+  returning id
+), ended as (
+  delete from console_sessions where account_id in (select id from updated)
+)
+select id from updated;
 
 -- name: findAccountForSignIn
 -- Case-insensitive, live accounts only; an exact match wins over a case variant.

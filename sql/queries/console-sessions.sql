@@ -5,13 +5,14 @@ values ($1, $2, $3, $4);
 -- name: findConsoleSession
 -- A live session of a live account. A deleted account's sessions are deleted with it;
 -- the join also refuses any that a concurrent sign-in could have left.
-select s.account_id, s.csrf_secret, s.expires_at, s.last_seen_at, a.email, a.display_name
+select s.account_id, s.csrf_secret, s.expires_at, s.created_at, s.last_seen_at, a.email, a.display_name
   from console_sessions s
   join accounts a on a.id = s.account_id
  where s.token_hash = $1 and s.expires_at > now() and a.deleted_at is null;
 
 -- name: extendConsoleSession
--- Sliding lifetime: a session in use moves its expiry forward.
+-- Sliding lifetime: a session in use moves its expiry forward (never past its cap,
+-- which the caller has applied to $2).
 update console_sessions set expires_at = $2, last_seen_at = now()
  where token_hash = $1 and expires_at > now();
 

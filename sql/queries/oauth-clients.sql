@@ -55,3 +55,11 @@ delete from policy_bindings where principal_type = 'oauth_client' and principal_
 -- name: findOauthClientPrincipal
 -- A registered client as a policy binding target: the account's client, with its namespace.
 select id, namespace_id from oauth_clients where id = $1 and account_id = $2;
+
+-- name: findOauthClientOwnerEmail
+-- The email of the account that registered client row $1, shown on the device and consent
+-- pages so a person sees who stands behind a third-party client.
+select a.email
+  from oauth_clients c
+  join accounts a on a.id = c.account_id
+ where c.id = $1;

@@ -28,6 +28,16 @@ export const SIGN_IN_PER_ADDRESS: ThrottleRule = { name: "sign-in:address", maxF
  */
 export const USER_CODE_PER_ADDRESS: ThrottleRule = { name: "user-code:address", maxFailures: 10, windowSecs: 10 * 60, lockSecs: 10 * 60 };
 
+/** Thrown inside `take`'s transaction to roll it back. */
+class LockedKey extends Error {}
+
+/** The 429 for locked keys, with `Retry-After` until the last of their locks ends. */
+function lockedOut(locked: readonly { locked_until: Date }[]): ApiError {
+  const until = locked.length === 0 ? Date.now() + 1000 : Math.max(...locked.map((row) => row.locked_until.getTime()));
+  const retryAfter = Math.max(1, Math.ceil((until - Date.now()) / 1000));
+  return new ApiError("too_many_requests", "too many failed attempts; try again later", { "retry-after": String(retryAfter) });
+}
+
 /** One counter: a rule applied to a subject (an account id, a client address). */
 export interface ThrottleKey {
   rule: ThrottleRule;
@@ -40,9 +50,12 @@ function storedKey(key: ThrottleKey): string {
 
 /**
  * Failed-attempt counters for sign-in and user-code entry, kept in PostgreSQL so every
- * instance counts the same failures. Call `assertOpen` before checking a secret,
- * `recordFailure` when it was wrong, and `reset` (per account, never per address) when
- * it was right.
+ * instance counts the same failures. Call `take` before checking a secret: it counts the
+ * attempt as a failure up front, in one transaction for all keys, and throws 429 when any
+ * key is locked, so concurrent attempts can never all pass a check made before any of
+ * them was counted. When the secret was right, `refund` gives the attempt back and
+ * `reset` (per account, never per address) clears the count. `assertOpen` and
+ * `recordFailure` check and count separately, for callers that only look.
  */
 export class AuthThrottle {
   private failuresSinceSweep = 0;
@@ -52,10 +65,42 @@ export class AuthThrottle {
   /** Throws 429 `too_many_requests` with `Retry-After` when any of the keys is locked. */
   async assertOpen(keys: readonly ThrottleKey[]): Promise<void> {
     const locked = await runQuery<{ key: string; locked_until: Date }>(this.sql, "throttleLockedKeys", [keys.map(storedKey)]);
-    if (locked.length === 0) return;
-    const until = Math.max(...locked.map((row) => row.locked_until.getTime()));
-    const retryAfter = Math.max(1, Math.ceil((until - Date.now()) / 1000));
-    throw new ApiError("too_many_requests", "too many failed attempts; try again later", { "retry-after": String(retryAfter) });
+    if (locked.length > 0) throw lockedOut(locked);
+  }
+
+  /**
+   * Counts one attempt against every key before the secret is checked, or throws 429
+   * (counting nothing) when any key is locked. The attempt that reaches a limit is still
+   * let through; it locks the key for the next one.
+   */
+  async take(keys: readonly ThrottleKey[]): Promise<void> {
+    // Keys are locked in one order, so two takes sharing keys cannot deadlock.
+    const ordered = [...keys].sort((a, b) => (storedKey(a) < storedKey(b) ? -1 : 1));
+    const refused = await this.sql.begin(async (transaction) => {
+      const tx = transaction as unknown as Sql;
+      for (const key of ordered) {
+        await runQuery(tx, "throttleEnsure", [storedKey(key)]);
+        const taken = await runQuery(tx, "throttleTake", [storedKey(key), key.rule.maxFailures, key.rule.windowSecs, key.rule.lockSecs]);
+        if (taken.length === 0) {
+          // Rolling back un-counts the keys taken before this one.
+          throw new LockedKey();
+        }
+      }
+      return false;
+    }).catch((error: unknown) => {
+      if (error instanceof LockedKey) return true;
+      throw error;
+    });
+    if (refused) {
+      const locked = await runQuery<{ key: string; locked_until: Date }>(this.sql, "throttleLockedKeys", [keys.map(storedKey)]);
+      throw lockedOut(locked);
+    }
+    await this.sweepNowAndThen();
+  }
+
+  /** Gives back the attempt `take` counted, when the secret it guarded was right. */
+  async refund(keys: readonly ThrottleKey[]): Promise<void> {
+    for (const key of keys) await runQuery(this.sql, "throttleRefund", [storedKey(key), key.rule.maxFailures]);
   }
 
   /** Counts one failure against every key. */
@@ -63,7 +108,11 @@ export class AuthThrottle {
     for (const key of keys) {
       await runQuery(this.sql, "throttleRecordFailure", [storedKey(key), key.rule.maxFailures, key.rule.windowSecs, key.rule.lockSecs]);
     }
-    // Old counters are swept now and then, by whichever instance sees failures.
+    await this.sweepNowAndThen();
+  }
+
+  /** Old counters are swept now and then, by whichever instance sees failures. */
+  private async sweepNowAndThen(): Promise<void> {
     if (++this.failuresSinceSweep >= 100) {
       this.failuresSinceSweep = 0;
       await runQuery(this.sql, "throttleSweep", []);

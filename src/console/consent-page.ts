@@ -1,5 +1,7 @@
 import type { NamespaceRow } from "../db/queries/namespaces";
+import type { ClientPublisher } from "../oauth/oauth-client";
 import { formTargetOf } from "./authorize-query";
+import { clientPublisherLine } from "./client-publisher";
 import { renderPage } from "./console-page";
 import type { ConsoleSession } from "./console-sessions";
 import { html } from "./html";
@@ -7,6 +9,7 @@ import { scopeList } from "./scope-descriptions";
 
 export interface ConsentRequest {
   clientName: string;
+  publisher: ClientPublisher;
   redirectUri: string;
   scopes: readonly string[];
   /** The authorization request's query string, re-checked in full when the form comes back. */
@@ -17,6 +20,7 @@ export interface ConsentRequest {
 /** The consent page of an authorization request: who asks, for what, bound to which namespace; Allow or Deny. */
 export function consentPage(session: ConsoleSession, consent: ConsentRequest): Response {
   const body = html`<h1>Allow ${consent.clientName} to use your account?</h1>
+${clientPublisherLine(consent.publisher)}
 <form class="card" method="post" action="/oauth/authorize">
 <p><strong>${consent.clientName}</strong> asks to:</p>
 ${scopeList(consent.scopes)}

@@ -3,7 +3,7 @@ import { ALL_SCOPES } from "../auth/scopes";
 import { listLiveNamespaces } from "../db/queries/namespaces";
 import { checkAuthorizeRequest, denyAuthorization, issueAuthorizationCode } from "../oauth/authorization-request";
 import { grantableScopes } from "../oauth/issued-scopes";
-import { findOauthClient } from "../oauth/oauth-client";
+import { clientPublisher, findOauthClient } from "../oauth/oauth-client";
 import { oauthDeps } from "../oauth/oauth-deps";
 import { AUTHORIZE_PATH } from "../oauth/server-metadata";
 import { log } from "../observability/log";
@@ -54,6 +54,7 @@ export function consentRoutes(context: ConsoleContext) {
         if (!client) return cannotContinue("unknown client_id");
         return consentPage(session, {
           clientName: checked.request.clientName,
+          publisher: await clientPublisher(sql, client),
           redirectUri: checked.request.redirectUri,
           scopes: grantableScopes(checked.request.scopes, client),
           query: rawQuery,

@@ -5,7 +5,7 @@ import { constantTimeEqual, sha256 } from "../auth/tokens";
 import { readCookie, setCookie } from "./cookies";
 
 export const SESSION_COOKIE = "switchyard_session";
-/** A session lives 12 hours from its last use. */
+/** A session lives 12 hours from its last use, and never past its maximum age (Config). */
 export const SESSION_LIFETIME_MS = 12 * 60 * 60 * 1000;
 /** A session's expiry is moved forward at most this often (a write per page view is not needed). */
 const EXTEND_AFTER_MS = 5 * 60 * 1000;
@@ -30,19 +30,24 @@ export interface ConsoleSession {
  * Console sign-in sessions. The cookie holds 32 random bytes; the database holds their
  * SHA-256 (a leaked table cannot be replayed), the account and a per-session CSRF secret.
  * Sessions authenticate the console's pages and its decision API only, never the JSON API.
+ * A session in use slides its 12-hour expiry forward, up to `maxAgeMs` after it was
+ * created; then it ends whatever its use, and the person signs in again.
  */
 export class ConsoleSessions {
   constructor(
     private readonly sql: Sql,
     /** PUBLIC_URL is https: the cookie is Secure. */
     private readonly secureCookies: boolean,
+    /** The absolute cap on a session's life from its sign-in (Config.consoleSessionMaxAgeMs). */
+    private readonly maxAgeMs: number,
   ) {}
 
   /** A new session for the account; returns the Set-Cookie value carrying its token. */
   async create(accountId: string): Promise<string> {
     const token = randomBytes(32).toString("base64url");
-    await insertConsoleSession(this.sql, sha256(token), accountId, randomBytes(32), new Date(Date.now() + SESSION_LIFETIME_MS));
-    return this.cookie(token, SESSION_LIFETIME_MS / 1000);
+    const lifetimeMs = Math.min(SESSION_LIFETIME_MS, this.maxAgeMs);
+    await insertConsoleSession(this.sql, sha256(token), accountId, randomBytes(32), new Date(Date.now() + lifetimeMs));
+    return this.cookie(token, Math.floor(lifetimeMs / 1000));
   }
 
   /** The request's live session, or undefined (no cookie, unknown, expired, deleted account). */
@@ -54,9 +59,16 @@ export class ConsoleSessions {
     if (!row) return undefined;
     const cookies: string[] = [];
     const now = Date.now();
+    const endOfLife = row.created_at.getTime() + this.maxAgeMs;
+    if (now >= endOfLife) {
+      // Past its cap (however its expiry slid, or if the cap was lowered since).
+      await deleteConsoleSession(this.sql, tokenHash);
+      return undefined;
+    }
     if (now - row.last_seen_at.getTime() > EXTEND_AFTER_MS) {
-      await extendConsoleSession(this.sql, tokenHash, new Date(now + SESSION_LIFETIME_MS));
-      cookies.push(this.cookie(token, SESSION_LIFETIME_MS / 1000));
+      const expiresAt = Math.min(now + SESSION_LIFETIME_MS, endOfLife);
+      await extendConsoleSession(this.sql, tokenHash, new Date(expiresAt));
+      cookies.push(this.cookie(token, Math.max(1, Math.floor((expiresAt - now) / 1000))));
     }
     const secret = Buffer.from(row.csrf_secret);
     const csrfToken = (purpose: string) => createHmac("sha256", secret).update(`console-csrf:${purpose}`).digest("base64url");

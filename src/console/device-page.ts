@@ -1,4 +1,6 @@
 import type { NamespaceRow } from "../db/queries/namespaces";
+import type { ClientPublisher } from "../oauth/oauth-client";
+import { clientPublisherLine } from "./client-publisher";
 import { renderPage } from "./console-page";
 import type { ConsoleSession } from "./console-sessions";
 import { html, type SafeHtml } from "./html";
@@ -24,6 +26,7 @@ ${options.error ? html`<p class="error" role="alert" id="device-error">${options
 export interface DeviceConfirmation {
   userCode: string;
   clientName: string;
+  publisher: ClientPublisher;
   scopes: readonly string[];
   namespaces: readonly NamespaceRow[];
 }
@@ -31,6 +34,7 @@ export interface DeviceConfirmation {
 /** Step two: who is asking, for what, bound to which namespace; Approve or Deny. */
 export function deviceConfirmationPage(session: ConsoleSession, device: DeviceConfirmation): Response {
   const body = html`<h1>Connect ${device.clientName}?</h1>
+${clientPublisherLine(device.publisher)}
 <form class="card" method="post" action="/oauth/device">
 <p>Check that your device shows this code:</p>
 <p class="code" id="device-user-code">${device.userCode}</p>

@@ -5,7 +5,7 @@ import { ApiError } from "../errors/api-error";
 import { log } from "../observability/log";
 import { describeDeviceCode, decideDeviceCode } from "../oauth/device-flow";
 import { grantableScopes } from "../oauth/issued-scopes";
-import { findOauthClient } from "../oauth/oauth-client";
+import { clientPublisher, findOauthClient } from "../oauth/oauth-client";
 import { oauthDeps } from "../oauth/oauth-deps";
 import { DEVICE_VERIFICATION_PATH } from "../oauth/server-metadata";
 import { asPage, field, forgedFormPage, signInFirst, type ConsoleContext } from "./console-context";
@@ -39,6 +39,7 @@ export function deviceRoutes(context: ConsoleContext) {
         return deviceConfirmationPage(session, {
           userCode: device.userCode,
           clientName: device.clientName,
+          publisher: await clientPublisher(sql, client),
           scopes: grantableScopes(device.scopes, client),
           namespaces: await listLiveNamespaces(sql, session.accountId),
         });

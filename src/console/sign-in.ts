@@ -10,8 +10,9 @@ export type SignInOutcome = { ok: true; accountId: string } | { ok: false };
  * Checks an email and password. Every failure looks the same (unknown email, no password
  * set, wrong password) and takes the same time (a dummy verification stands in when
  * there is no hash to check). Failures count against the email and against the client
- * address; while either is locked out the throttle throws 429 before any password is
- * checked. The per-account counter is keyed by the email's hash, not by an account id,
+ * address. Each attempt is counted before its password is checked (`take`), so a burst
+ * of concurrent attempts gets no more verifications than the limit; while either key is
+ * locked out the throttle throws 429 and no password is checked, not even a right one. The per-account counter is keyed by the email's hash, not by an account id,
  * so an email with no account locks exactly like one with an account.
  */
 export async function signIn(
@@ -24,15 +25,15 @@ export async function signIn(
     { rule: SIGN_IN_PER_ACCOUNT, subject: sha256(email.trim().toLowerCase()).toString("hex") },
     { rule: SIGN_IN_PER_ADDRESS, subject: clientAddress },
   ];
-  await deps.throttle.assertOpen(keys);
+  await deps.throttle.take(keys);
   const account = email.length <= 320 ? await findAccountForSignIn(deps.sql, email.trim()) : undefined;
   const matches = password.length <= 1024 && (await verifyPassword(password, account?.password_hash));
-  if (!account || !matches) {
-    await deps.throttle.recordFailure(keys);
-    return { ok: false };
-  }
-  // A correct password clears the account's counter, never the address's: one good
-  // password must not reset an attacker's count against everyone else.
+  // A wrong password stays counted as taken.
+  if (!account || !matches) return { ok: false };
+  // A correct password clears the account's counter and gives back its attempt on the
+  // address's, never more: one good password must not reset an attacker's count against
+  // everyone else.
   await deps.throttle.reset([keys[0]!]);
+  await deps.throttle.refund([keys[1]!]);
   return { ok: true, accountId: account.id };
 }

@@ -11,8 +11,9 @@ import { normalizeUserCode } from "./user-code";
 /**
  * The person's side of the device flow (RFC 8628 §3.3), as plain functions over
  * `OauthDeps`: the console's pages and `POST /oauth/device/decision` both call them.
- * Every lookup of a user code that does not exist counts a failure against the client
- * address (auth-throttle.ts); a locked address gets 429 before any lookup.
+ * Every lookup of a user code is counted against the client address before it runs
+ * (auth-throttle.ts `take`) and given back when the code exists, so concurrent guesses
+ * get no more lookups than the limit; a locked address gets 429 before any lookup.
  */
 
 /** A device code waiting for a decision, as the verification page shows it. */
@@ -41,13 +42,12 @@ const throttleKeys = (address: string): ThrottleKey[] => [{ rule: USER_CODE_PER_
 
 /** The code row and its client when the typed code exists; a guess counts a failure. */
 async function lookUp(deps: OauthDeps, typed: string, address: string): Promise<{ row: DeviceCodeByUserCode; client: OauthClient | undefined } | undefined> {
-  await deps.throttle.assertOpen(throttleKeys(address));
+  await deps.throttle.take(throttleKeys(address));
   const userCode = normalizeUserCode(typed);
   const row = userCode === undefined ? undefined : await findDeviceCodeByUserCode(deps.sql, userCode);
-  if (!row) {
-    await deps.throttle.recordFailure(throttleKeys(address));
-    return undefined;
-  }
+  // A guess stays counted as taken.
+  if (!row) return undefined;
+  await deps.throttle.refund(throttleKeys(address));
   return { row, client: await findOauthClient(deps.sql, row.client_id) };
 }
 

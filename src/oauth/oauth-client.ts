@@ -1,5 +1,5 @@
 import type { Sql } from "../db/connect-database";
-import { findOauthClientByClientId, type OauthClientType } from "../db/queries/oauth-clients";
+import { findOauthClientByClientId, findOauthClientOwnerEmail, type OauthClientType } from "../db/queries/oauth-clients";
 import { ALL_SCOPES, CONTROL_PLANE_SCOPES } from "../auth/scopes";
 
 export const DEVICE_CODE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
@@ -71,4 +71,17 @@ export async function findOauthClient(sql: Sql, clientId: string): Promise<Oauth
     allowedGrantTypes: row.allowed_grant_types,
     defaultScopes: row.allowed_scopes,
   };
+}
+
+/**
+ * Who stands behind a client, as the device and consent pages show it: the built-in CLI
+ * is first-party; a registered client is named by the email of the account that
+ * registered it (any account can register one, under any name that does not imitate
+ * the CLI's: see client-name.ts).
+ */
+export type ClientPublisher = { firstParty: true } | { firstParty: false; ownerEmail: string | undefined };
+
+export async function clientPublisher(sql: Sql, client: OauthClient): Promise<ClientPublisher> {
+  if (client.ref === null) return { firstParty: true };
+  return { firstParty: false, ownerEmail: await findOauthClientOwnerEmail(sql, client.ref) };
 }

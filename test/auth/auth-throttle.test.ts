@@ -84,6 +84,30 @@ describe("AuthThrottle", () => {
     const [row] = await sql.unsafe("select failures from auth_throttle where key = 't4:shared'");
     expect(row!.failures).toBe(40);
   });
+
+  test("take counts before the check: 25 concurrent takes on two instances let exactly the limit through", async () => {
+    const a = new AuthThrottle(sql);
+    const b = new AuthThrottle(other);
+    const key = { rule: rule("t5", 10), subject: "raced" };
+    const outcomes = await Promise.all(Array.from({ length: 25 }, (_, i) => refusal((i % 2 === 0 ? a : b).take([key]))));
+    expect(outcomes.filter((error) => error === undefined).length).toBe(10);
+    expect(outcomes.filter((error) => error?.status === 429).length).toBe(15);
+    expect((await refusal(a.take([key])))?.status).toBe(429);
+  });
+
+  test("a refused take counts nothing on any key; a refund gives one attempt back and lifts the lock it set", async () => {
+    const throttle = new AuthThrottle(sql);
+    const account = { rule: rule("t6-account", 1), subject: "acct_d" };
+    const address = { rule: rule("t6-address", 2), subject: "10.0.0.9" };
+    await throttle.take([account, address]);
+    expect((await refusal(throttle.take([account, address])))?.status).toBe(429);
+    const [row] = await sql.unsafe("select failures from auth_throttle where key = 't6-address:10.0.0.9'");
+    expect(row!.failures).toBe(1);
+    await throttle.take([address]);
+    expect((await refusal(throttle.take([address])))?.status).toBe(429);
+    await throttle.refund([address]);
+    expect(await refusal(throttle.take([address]))).toBeUndefined();
+  });
 });
 
 describe("clientAddress", () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../helpers/test-server";
-import { createAccountWithPassword, signInOverHttp } from "../helpers/console-http";
+import { createAccountWithPassword, signedInAccount, signInOverHttp } from "../helpers/console-http";
 import { pkcePair, pollDevice, startDevice } from "../oauth/oauth-support";
 
 const PASSWORD = "correct horse battery staple";
@@ -14,11 +14,7 @@ beforeEach(async () => {
   await server.server.services.db.sql`delete from auth_throttle`;
 });
 
-async function signedIn() {
-  const account = await createAccountWithPassword(server, PASSWORD);
-  const { session } = await signInOverHttp(server, account.email, PASSWORD);
-  return { ...account, cookie: session! };
-}
+const signedIn = () => signedInAccount(server, PASSWORD);
 
 const get = (path: string, cookie: string) => fetch(server.url + path, { headers: { cookie }, redirect: "manual" });
 const postForm = (path: string, cookie: string, fields: Record<string, string>, headers: Record<string, string> = {}) =>

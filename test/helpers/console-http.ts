@@ -41,3 +41,10 @@ export async function signInOverHttp(server: Pick<TestServer, "url">, email: str
     ?.split(";")[0];
   return { response, session, page: await response.text() };
 }
+
+/** A fresh account with a password, signed in: its ids, key and `cookie` (the session pair). */
+export async function signedInAccount(server: Pick<TestServer, "api" | "url">, password: string) {
+  const account = await createAccountWithPassword(server, password);
+  const { session } = await signInOverHttp(server, account.email, password);
+  return { ...account, cookie: session! };
+}

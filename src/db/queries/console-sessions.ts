@@ -5,6 +5,7 @@ export interface ConsoleSessionRow {
   account_id: string;
   csrf_secret: Uint8Array;
   expires_at: Date;
+  created_at: Date;
   last_seen_at: Date;
   email: string;
   display_name: string | null;

@@ -26,6 +26,12 @@ export async function findOauthClientByClientId(sql: Sql, clientId: string): Pro
   return row;
 }
 
+/** The email of the account that registered a client (by its row id). */
+export async function findOauthClientOwnerEmail(sql: Sql, id: string): Promise<string | undefined> {
+  const [row] = await runQuery<{ email: string }>(sql, "findOauthClientOwnerEmail", [id]);
+  return row?.email;
+}
+
 /** Where a client lives: every management statement filters on both. */
 export interface OauthClientTenant {
   accountId: string;

@@ -22,6 +22,7 @@ import {
   type validateCreate,
   type validateUpdate,
 } from "./oauth-client-body";
+import { checkClientName } from "./client-name";
 
 type CreateBody = ReturnType<typeof validateCreate>;
 type UpdateBody = ReturnType<typeof validateUpdate>;
@@ -74,7 +75,7 @@ export async function createClient(deps: OauthClientDeps, tenant: OauthClientTen
   const row = await insertOauthClient(deps.sql, tenant, {
     id: randomUUID(),
     clientId: `brc_${randomBytes(16).toString("base64url")}`,
-    clientName: body.client_name,
+    clientName: checkClientName(body.client_name),
     clientType: body.client_type,
     clientSecretHash: secret === null ? null : sha256(secret),
     redirectUris,
@@ -92,7 +93,7 @@ export async function updateClient(deps: OauthClientDeps, tenant: OauthClientTen
   const redirectUris = body.redirect_uris === undefined ? current.redirect_uris : checkRedirectUris(body.redirect_uris);
   checkCodeClientHasRedirect(grantTypes, redirectUris);
   const row = await updateOauthClient(deps.sql, tenant, current.id, {
-    clientName: body.client_name,
+    clientName: body.client_name === undefined ? undefined : checkClientName(body.client_name),
     redirectUris: body.redirect_uris === undefined ? undefined : redirectUris,
     allowedScopes: body.allowed_scopes === undefined ? undefined : checkAllowedScopes(body.allowed_scopes),
     allowedGrantTypes: body.allowed_grant_types === undefined ? undefined : grantTypes,
