@@ -22,7 +22,7 @@ export function loadMasterKey(configured: string | undefined, dataDir: string): 
   if (configured !== undefined) return decode(configured, "BYOK_MASTER_KEY");
   const path = join(dataDir, MASTER_KEY_FILE);
   if (existsSync(path)) return decode(readFileSync(path, "utf8"), path);
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  mkdirSync(dataDir, { recursive: true });
   // Written whole to a private temporary file, then linked into place: link refuses an
   // existing name, so of two processes starting at once one key wins and the other reads
   // it complete.
