@@ -1,5 +1,6 @@
 import { loadConfig, meteringWriteConnections, type Config } from "./config";
 import { connectDatabase } from "./db/connect-database";
+import { makeDataDirPrivate } from "./db/private-data-dir";
 import { migrate } from "./db/migrate";
 import { CredentialResolver } from "./auth/credential-resolver";
 import { LastUsedTracker } from "./auth/last-used-tracker";
@@ -80,7 +81,11 @@ export async function startServer(overrides: Partial<Config> = {}, parts: Server
   walletLeases.start();
   const policyCounters = new PolicyCounters(db.sql);
   policyCounters.start();
-  const masterKey = () => loadMasterKey(config.byokMasterKey, config.dataDir);
+  const masterKey = () => {
+    // A generated key lives in DATA_DIR: keep the folder private first (README, "Configuration").
+    if (config.byokMasterKey === undefined) makeDataDirPrivate(config.dataDir);
+    return loadMasterKey(config.byokMasterKey, config.dataDir);
+  };
   // A malformed BYOK_MASTER_KEY stops the start; an unset one is generated on first BYOK use.
   if (config.byokMasterKey !== undefined) masterKey();
   const keks = new KekStore(db.sql, masterKey);

@@ -1,8 +1,10 @@
 import postgres from "postgres";
-import { mkdirSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Config } from "../config";
 import { log } from "../observability/log";
+import { makeDataDirPrivate } from "./private-data-dir";
 
 export type Sql = postgres.Sql<{ bigint: number }>;
 
@@ -43,7 +45,7 @@ function clientOptions(max: number) {
 
 /**
  * Opens the database: the PostgreSQL at DATABASE_URL, or the embedded default —
- * PGlite kept in DATA_DIR, served over a loopback socket so the very same
+ * PGlite kept in DATA_DIR, served over a Unix socket inside DATA_DIR so the very same
  * postgres.js code talks to it.
  */
 export async function connectDatabase(config: Config): Promise<Database> {
@@ -54,21 +56,45 @@ export async function connectDatabase(config: Config): Promise<Database> {
   return connectEmbedded(config.dataDir);
 }
 
+/** Linux takes at most 107 bytes for a socket's path (macOS 103). */
+const SOCKET_PATH_MAX = 100;
+
+/**
+ * Where the embedded database listens: a Unix socket in DATA_DIR, which is 0700, so no other
+ * user can reach it (the socket has no password; a loopback TCP port would let any local
+ * process in once the gateway's connection is recycled). When DATA_DIR's path is too long
+ * for a socket, a fresh 0700 folder under the system's temporary folder takes it instead.
+ * postgres.js connects to `<folder>/.s.PGSQL.<port>`.
+ */
+function socketFolder(dataDir: string): { folder: string; temporary: boolean } {
+  const folder = resolve(dataDir);
+  if (join(folder, ".s.PGSQL.5432").length <= SOCKET_PATH_MAX) return { folder, temporary: false };
+  return { folder: mkdtempSync(join(tmpdir(), "switchyard-db-")), temporary: true };
+}
+
 async function connectEmbedded(dataDir: string): Promise<Database> {
   const { PGlite } = await import("@electric-sql/pglite");
   const { PGLiteSocketServer } = await import("@electric-sql/pglite-socket");
+  // Everything the embedded database and the gateway write here is for this user alone.
+  process.umask(0o077);
+  makeDataDirPrivate(dataDir);
   const directory = resolve(join(dataDir, "pglite"));
-  mkdirSync(directory, { recursive: true });
   const db = await PGlite.create(directory);
+  // A first start lays the cluster out with the modes PGlite's file layer asks for
+  // (0666 for files), not the umask's.
+  makeDataDirPrivate(dataDir);
+  const { folder, temporary } = socketFolder(dataDir);
+  const socketPath = join(folder, ".s.PGSQL.5432");
+  // Left over from a process that did not stop cleanly; listening would fail on it.
+  rmSync(socketPath, { force: true });
   // PGlite is single-session: the socket server takes one connection, and the
   // client pool is sized to match, or postgres.js would wait for a second
   // connection that is never accepted.
-  const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 1 });
+  const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: 1 });
   await server.start();
-  const [host, port] = server.getServerConn().split(":");
   const sql = postgres({
-    host: host ?? "127.0.0.1",
-    port: Number(port),
+    host: folder,
+    port: 5432,
     database: "postgres",
     username: "postgres",
     ...clientOptions(1),
@@ -81,6 +107,7 @@ async function connectEmbedded(dataDir: string): Promise<Database> {
       await sql.end({ timeout: 5 });
       await server.stop();
       await db.close();
+      rmSync(temporary ? folder : socketPath, { recursive: true, force: true });
     },
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { spawnServer } from "../helpers/spawn-server";
@@ -87,6 +87,57 @@ describe("the embedded default database", () => {
       await server.exited;
       await mock.close();
       rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  test("keeps DATA_DIR private (folders 0700, files 0600, also what was there before) and serves the database on no TCP port", async () => {
+    for (const long of [false, true]) {
+      const base = mkdtempSync(join(tmpdir(), "switchyard-data-"));
+      // Too long a path for a Unix socket: the socket moves to a private temporary folder.
+      const dataDir = long ? join(base, "d".repeat(90)) : base;
+      mkdirSync(join(dataDir, "pglite", "old"), { recursive: true });
+      writeFileSync(join(dataDir, "pglite", "old", "left-over"), "x");
+      chmodSync(join(dataDir, "pglite", "old", "left-over"), 0o666);
+      chmodSync(join(dataDir, "pglite", "old"), 0o777);
+      chmodSync(dataDir, 0o755);
+      const server = await spawnServer({ DATABASE_URL: "", DATA_DIR: dataDir, ADMIN_TOKEN: "op" }, 60_000);
+      try {
+        const created = await fetch(`${server.url}/admin/accounts`, {
+          method: "POST",
+          headers: { authorization: "Bearer op", "content-type": "application/json" },
+          body: JSON.stringify({ email: `private-${long}@example.test` }),
+        });
+        expect(created.status).toBe(200);
+        const loose: string[] = [];
+        const walk = (path: string) => {
+          const stat = lstatSync(path);
+          if (stat.isSymbolicLink()) return;
+          if ((stat.mode & 0o077) !== 0) loose.push(`${path} ${(stat.mode & 0o777).toString(8)}`);
+          if (stat.isDirectory()) for (const name of readdirSync(path)) walk(join(path, name));
+        };
+        walk(dataDir);
+        expect(loose).toEqual([]);
+        expect(readdirSync(dataDir).includes(".s.PGSQL.5432")).toBe(!long);
+        // Every TCP socket the process listens on: only the HTTP port.
+        const inodes = new Set<string>();
+        for (const fd of readdirSync(`/proc/${server.process.pid}/fd`)) {
+          const target = (() => { try { return readlinkSync(`/proc/${server.process.pid}/fd/${fd}`); } catch { return ""; } })();
+          const match = /^socket:\[(\d+)\]$/.exec(target);
+          if (match) inodes.add(match[1]!);
+        }
+        const listening: number[] = [];
+        for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+          for (const line of readFileSync(table, "utf8").split("\n").slice(1)) {
+            const fields = line.trim().split(/\s+/);
+            if (fields.length > 9 && fields[3] === "0A" && inodes.has(fields[9]!)) listening.push(parseInt(fields[1]!.split(":")[1]!, 16));
+          }
+        }
+        expect(listening).toEqual([Number(new URL(server.url).port)]);
+      } finally {
+        server.process.kill("SIGTERM");
+        expect(await server.exited).toBe(0);
+        rmSync(base, { recursive: true, force: true });
+      }
     }
   }, 120_000);
 });
