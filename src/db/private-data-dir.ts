@@ -1,16 +1,17 @@
-import { chmodSync, lstatSync, mkdirSync, readdirSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, readdirSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 
 /**
  * Makes DATA_DIR private to the gateway's user: the folder and every folder under it 0700,
  * every file 0600, including what an earlier version or a looser umask left behind. Symbolic
- * links are left alone (chmod would follow them out of the folder). New files are covered by
+ * links inside are left alone (chmod would follow them out of the folder); DATA_DIR itself
+ * may be one, and the folder it names is made private. New files are covered by
  * the umask the embedded start sets and, whatever they are created with, by the 0700 folders
  * no other user can enter.
  */
 export function makeDataDirPrivate(dataDir: string): void {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  restrict(dataDir);
+  restrict(realpathSync(dataDir));
 }
 
 function restrict(path: string): void {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { spawnServer } from "../helpers/spawn-server";
@@ -91,21 +91,25 @@ describe("the embedded default database", () => {
   }, 120_000);
 
   test("keeps DATA_DIR private (folders 0700, files 0600, also what was there before) and serves the database on no TCP port", async () => {
-    for (const long of [false, true]) {
+    for (const variant of ["plain", "long", "symlink"] as const) {
+      const long = variant === "long";
       const base = mkdtempSync(join(tmpdir(), "switchyard-data-"));
       // Too long a path for a Unix socket: the socket moves to a private temporary folder.
-      const dataDir = long ? join(base, "d".repeat(90)) : base;
-      mkdirSync(join(dataDir, "pglite", "old"), { recursive: true });
+      const realDir = long ? join(base, "d".repeat(90)) : join(base, "data");
+      mkdirSync(join(realDir, "pglite", "old"), { recursive: true });
+      // DATA_DIR may name its folder through a symbolic link.
+      const dataDir = variant === "symlink" ? join(base, "link") : realDir;
+      if (variant === "symlink") symlinkSync(realDir, dataDir);
       writeFileSync(join(dataDir, "pglite", "old", "left-over"), "x");
       chmodSync(join(dataDir, "pglite", "old", "left-over"), 0o666);
       chmodSync(join(dataDir, "pglite", "old"), 0o777);
-      chmodSync(dataDir, 0o755);
+      chmodSync(realDir, 0o755);
       const server = await spawnServer({ DATABASE_URL: "", DATA_DIR: dataDir, ADMIN_TOKEN: "op" }, 60_000);
       try {
         const created = await fetch(`${server.url}/admin/accounts`, {
           method: "POST",
           headers: { authorization: "Bearer op", "content-type": "application/json" },
-          body: JSON.stringify({ email: `private-${long}@example.test` }),
+          body: JSON.stringify({ email: `private-${variant}@example.test` }),
         });
         expect(created.status).toBe(200);
         const loose: string[] = [];
@@ -115,7 +119,7 @@ describe("the embedded default database", () => {
           if ((stat.mode & 0o077) !== 0) loose.push(`${path} ${(stat.mode & 0o777).toString(8)}`);
           if (stat.isDirectory()) for (const name of readdirSync(path)) walk(join(path, name));
         };
-        walk(dataDir);
+        walk(realDir);
         expect(loose).toEqual([]);
         expect(readdirSync(dataDir).includes(".s.PGSQL.5432")).toBe(!long);
         // Every TCP socket the process listens on: only the HTTP port.
