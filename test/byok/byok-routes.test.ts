@@ -68,9 +68,9 @@ describe("/v1/byok/keys", () => {
     expect(list.body.data).toHaveLength(1);
     const entry = list.body.data[0];
     expect(Object.keys(entry).sort()).toEqual(
-      ["api_base", "created_at", "kek_id", "key_prefix", "last_failure_at", "last_failure_kind", "last_used_at", "provider_name", "updated_at"].sort(),
+      ["api_base", "created_at", "kek_id", "key_prefix", "last_failure_at", "last_failure_kind", "last_used_at", "namespace_id", "provider_name", "updated_at"].sort(),
     );
-    expect(entry).toMatchObject({ provider_name: "openai", kek_id, key_prefix: "sk-", api_base: "https://proxy.example.test/v1", last_used_at: null, last_failure_at: null, last_failure_kind: null });
+    expect(entry).toMatchObject({ provider_name: "openai", namespace_id: null, kek_id, key_prefix: "sk-", api_base: "https://proxy.example.test/v1", last_used_at: null, last_failure_at: null, last_failure_kind: null });
     expect(new Date(entry.created_at).toISOString()).toBe(entry.created_at);
     expect(list.text).not.toContain("customer-secret");
     // A second upload replaces the first (idempotent per provider); api_base may be dropped.
@@ -141,19 +141,23 @@ describe("/v1/byok/keys", () => {
     expect((await server.api("POST", "/v1/byok/keys", { body: {} })).status).toBe(401);
   });
 
-  test("keys are the account's: a namespace-bound credential manages its account's keys; another account sees and deletes none", async () => {
+  test("a namespace-bound credential's key is its namespace's; another account sees and deletes none", async () => {
     const alice = await server.createAccount();
     const bob = await server.createAccount();
-    // A key bound to alice's namespace with the byok scopes: same account-level keys.
+    // A key bound to alice's namespace with the byok scopes writes that namespace's key, which
+    // the account-wide credential sees with its namespace_id.
     const aliceNamespaceKey = await server.mintKey(alice.apiKey, ["byok:read", "byok:write"], alice.namespaceId);
     expect((await upload(aliceNamespaceKey, "deepseek", "sk-alice-deepseek")).status).toBe(200);
-    expect((await server.api("GET", "/v1/byok/keys", { token: alice.apiKey })).body.data.map((k: { provider_name: string }) => k.provider_name)).toEqual(["deepseek"]);
+    expect((await server.api("GET", "/v1/byok/keys", { token: alice.apiKey })).body.data.map((k: { provider_name: string; namespace_id: string }) => [k.provider_name, k.namespace_id])).toEqual([
+      ["deepseek", alice.namespaceId],
+    ]);
+    expect(await server.server.services.byokKeys.keyFor(alice.accountId, "deepseek")).toBeUndefined();
     expect((await server.api("GET", "/v1/byok/keys", { token: bob.apiKey })).body.data).toEqual([]);
     const bobDeletes = await server.api("DELETE", "/v1/byok/keys/deepseek", { token: bob.apiKey });
     expect(bobDeletes.status).toBe(404);
     expect(bobDeletes.body).toEqual({ error: "not_found", error_description: "BYOK key not found" });
     expect((await upload(bob.apiKey, "deepseek", "sk-bob-deepseek")).status).toBe(200);
-    expect(await server.server.services.byokKeys.keyFor(alice.accountId, "deepseek")).toBe("sk-alice-deepseek");
+    expect(await server.server.services.byokKeys.keyFor(alice.accountId, "deepseek", alice.namespaceId)).toBe("sk-alice-deepseek");
     expect(await server.server.services.byokKeys.keyFor(bob.accountId, "deepseek")).toBe("sk-bob-deepseek");
     expect((await server.api("DELETE", "/v1/byok/keys/deepseek", { token: aliceNamespaceKey })).status).toBe(200);
     expect(await server.server.services.byokKeys.keyFor(bob.accountId, "deepseek")).toBe("sk-bob-deepseek");

@@ -40,7 +40,7 @@ describe("byok", () => {
     expect(result.exitCode).toBe(0);
     const { kek_id } = (await server.api("GET", "/v1/byok/encryption-pubkey")).body;
     expect(JSON.parse(result.stdout)).toEqual({ provider_name: "groq", kek_id, key_prefix: "gsk_" });
-    const credential = await server.server.services.byokKeys.credentialFor(account.accountId, "groq");
+    const credential = await server.server.services.byokKeys.credentialFor(account.accountId, null, "groq");
     expect(credential).toMatchObject({ key: "gsk_live_from_cli", apiBase: "https://groq.proxy.example.test/openai/v1" });
   });
 
