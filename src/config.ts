@@ -16,6 +16,12 @@ export interface Config {
   byokMasterKey: string | undefined;
   publicUrl: string;
   /**
+   * Private destinations a customer-supplied upstream address (a BYOK `api_base`) may name:
+   * `host`, `host:port` or CIDR entries (src/egress/allow-list.ts); http:// is allowed for
+   * them. Empty: only public https destinations.
+   */
+  byokApiBaseAllow: string[];
+  /**
    * Reverse proxies in front of the service that append the client's address to
    * `X-Forwarded-For`; 0 (the default) trusts no such header and uses the peer address.
    */
@@ -116,6 +122,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     providersFile: env.PROVIDERS_FILE || undefined,
     adminToken: env.ADMIN_TOKEN || undefined,
     byokMasterKey: env.BYOK_MASTER_KEY || undefined,
+    byokApiBaseAllow: (env.BYOK_API_BASE_ALLOW ?? "").split(",").map((entry) => entry.trim()).filter((entry) => entry !== ""),
     publicUrl: (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, ""),
     trustedProxyHops: integer("TRUSTED_PROXY_HOPS", 0, env),
     credentialCacheTtlMs: integer("CREDENTIAL_CACHE_TTL_MS", 5_000, env),

@@ -34,6 +34,8 @@ import { PolicyCounters } from "./admission/policy-counters";
 import { KekStore } from "./byok/kek-store";
 import { ByokKeyStore } from "./byok/byok-key-store";
 import { loadMasterKey } from "./byok/master-key";
+import { EgressGuard, type HostResolver } from "./egress/egress-guard";
+import { parseAllowList } from "./egress/allow-list";
 
 const TRANSLATE_WORKER = new URL("../workers/translate.worker.ts", import.meta.url);
 
@@ -56,12 +58,18 @@ export interface RunningServer {
   shutdown(): Promise<void>;
 }
 
+/** Parts a test replaces: the name resolver the egress guard asks (else the system's). */
+export interface ServerParts {
+  resolveHost?: HostResolver;
+}
+
 /** Builds every service, migrates, and listens. Used by main.ts and by in-process tests. */
-export async function startServer(overrides: Partial<Config> = {}): Promise<RunningServer> {
+export async function startServer(overrides: Partial<Config> = {}, parts: ServerParts = {}): Promise<RunningServer> {
   const config = { ...loadConfig(), ...overrides };
   setLogLevel(config.logLevel);
-  // The catalog is validated before anything else starts: a bad PROVIDERS_FILE stops the process with the bad entry named.
+  // The catalog and the egress allow list are validated before anything else starts: a bad entry stops the process, named.
   const catalog = loadCatalog(config.providersFile);
+  const egress = new EgressGuard(parseAllowList(config.byokApiBaseAllow), parts.resolveHost, config.upstreamTimeouts.connectMs);
   const db = await connectDatabase(config);
   await migrate(db.sql);
   const lastUsed = new LastUsedTracker(db.sql);
@@ -99,6 +107,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
     keks,
     byokKeys,
     throttle: new AuthThrottle(db.sql),
+    egress,
     funding: new AccountKeysThenPlatform(byokKeys, new PlatformKeys(catalog)),
     // Guardrails first (pure CPU), then the counters, then the wallet: a refusal undoes as
     // little as possible. METERING=off records and charges nothing, so there is no charge

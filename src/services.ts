@@ -20,6 +20,7 @@ import type { AdmissionChain } from "./admission/admission-chain";
 import type { KekStore } from "./byok/kek-store";
 import type { ByokKeyStore } from "./byok/byok-key-store";
 import type { AuthThrottle } from "./auth/auth-throttle";
+import type { EgressGuard } from "./egress/egress-guard";
 
 /** The long-lived parts a route needs; built once in server.ts (or a test) and passed down. */
 export interface Services {
@@ -53,4 +54,6 @@ export interface Services {
   byokKeys: ByokKeyStore;
   /** Failed sign-in and user-code counters, shared by every instance through the database. */
   throttle: AuthThrottle;
+  /** The gate for every outbound call a customer can steer (BYOK `api_base`): checked when stored and before each connection. */
+  egress: EgressGuard;
 }

@@ -14,7 +14,7 @@ const YEAR_SECS = 365 * 24 * 60 * 60;
 /** /console/byok: the account's provider keys; set one (sealed in the page), delete one; and the sealing script. */
 export function byokPageRoutes(context: ConsoleContext) {
   const { services } = context;
-  const deps: ByokKeyDeps = { sql: services.db.sql, catalog: services.catalog, keks: services.keks, byokKeys: services.byokKeys };
+  const deps: ByokKeyDeps = { sql: services.db.sql, catalog: services.catalog, keks: services.keks, byokKeys: services.byokKeys, egress: services.egress };
   const providers = () => services.catalog.listProviders().filter((provider) => provider.byok);
   // A person signed in to the console acts as the account itself: account-wide keys.
   const callerOf = (req: ManagementRequest) => ({ accountId: req.session.accountId, namespaceId: null });

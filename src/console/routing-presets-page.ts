@@ -38,8 +38,8 @@ export function routingPresetsPage(req: ManagementRequest, presets: readonly Rou
 <h2>Create a routing preset</h2>
 ${formFields(req, "routing-presets-create")}
 <label for="preset-name">Name</label>
-<input id="preset-name" name="name" type="text" maxlength="64" required pattern="[A-Za-z0-9_-]+" aria-describedby="preset-name-hint" value="${valueOf(state, "name")}">
-<p class="hint" id="preset-name-hint">Letters, digits, “_” and “-”. Requests name it as <code>@name</code>.</p>
+<input id="preset-name" name="name" type="text" maxlength="64" required pattern="[A-Za-z0-9][A-Za-z0-9_-]*" aria-describedby="preset-name-hint" value="${valueOf(state, "name")}">
+<p class="hint" id="preset-name-hint">Letters, digits, “_” and “-”, starting with a letter or digit. Requests name it as <code>@name</code>.</p>
 <label for="preset-model">Model</label>
 <input id="preset-model" name="model" type="text" maxlength="256" aria-describedby="preset-model-hint" value="${valueOf(state, "model")}">
 <p class="hint" id="preset-model-hint">A model id such as openai/gpt-4o-mini; empty keeps the model each request names.</p>

@@ -156,6 +156,7 @@ export function inferenceDeps(services: Services): InferenceDeps {
       connectCheck: services.connectCheck,
       graceOver: inFlight.graceOver,
       byokKeys: services.byokKeys,
+      egress: services.egress,
       endpointStats,
       metrics,
       inFlight,

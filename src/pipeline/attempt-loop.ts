@@ -1,7 +1,7 @@
 import { IrDecodeError, irError, type IrError, type IrRequest, type IrWarning } from "../ir";
 import type { Translator } from "../translation/translator";
 import { codecFor } from "../translation/codec-registry";
-import { callUpstream, type UpstreamTimeouts } from "../routing/call-upstream";
+import { callUpstream, type PinnedHost, type UpstreamTimeouts } from "../routing/call-upstream";
 import type { ConnectCheck } from "../routing/connect-check";
 import { BodyReader } from "../routing/body-reader";
 import type { AttemptCandidate } from "../routing/attempt-candidate";
@@ -16,6 +16,10 @@ import { internalError } from "./inference-error";
 import { shutdownError } from "./in-flight-requests";
 import type { ResponseCheck } from "./response-check";
 import type { ByokKeyStore } from "../byok/byok-key-store";
+import type { EgressGuard } from "../egress/egress-guard";
+import { opaqueUpstreamError } from "../egress/opaque-upstream-error";
+import type { UpstreamTarget } from "../routing/upstream-request";
+import { log } from "../observability/log";
 
 export interface AttemptDeps extends AttemptTelemetry, RelayDeps {
   translator: Translator;
@@ -25,6 +29,8 @@ export interface AttemptDeps extends AttemptTelemetry, RelayDeps {
   graceOver: AbortSignal;
   /** Where a customer's key the provider refused is noted (never awaited). */
   byokKeys: Pick<ByokKeyStore, "recordRefusal" | "recordUse">;
+  /** Checks a customer-supplied base (BYOK `api_base`) before each call and pins the address it checked. */
+  egress: Pick<EgressGuard, "destination">;
 }
 
 export interface AttemptInput {
@@ -94,7 +100,24 @@ export async function runAttempts(deps: AttemptDeps, input: AttemptInput): Promi
       return { kind: "failed", error: internalError(error, requestId), cancelled: false };
     }
 
-    const call = await callUpstream(candidate, body, ir.stream, request.headers, requestId, deps.timeouts, request.signal, deps.connectCheck, deps.graceOver);
+    // What reaches the client of a customer-supplied base's errors: never the upstream's own words.
+    const opaque = candidate.customerSuppliedBase === true;
+    let target: UpstreamTarget = candidate;
+    let pinned: PinnedHost | undefined;
+    if (opaque) {
+      const destination = await deps.egress.destination(candidate.baseUrl);
+      if (!destination.ok) {
+        // Refused before any connection. The reason (what the name resolves to) stays in the log.
+        log.warn("egress guard refused a BYOK api_base", { requestId, provider: candidate.providerId, reason: destination.reason });
+        lastError = irError("upstream_unavailable", `the api_base of your key (BYOK) for ${candidate.providerId} is not a permitted destination: it must be https and resolve only to public addresses`);
+        finish(attempt, "provider_error", lastError);
+        continue;
+      }
+      target = destination.baseUrl === candidate.baseUrl ? candidate : { ...candidate, baseUrl: destination.baseUrl };
+      if (destination.host !== undefined && destination.serverName !== undefined) pinned = { host: destination.host, serverName: destination.serverName };
+    }
+
+    const call = await callUpstream(target, body, ir.stream, request.headers, requestId, deps.timeouts, request.signal, deps.connectCheck, deps.graceOver, pinned);
     if (!call.ok) {
       // A stream's client hanging up (or shutdown) aborts the upstream call: that says nothing about the provider.
       const clientLeft = (ir.stream && request.signal.aborted) || deps.graceOver.aborted;
@@ -108,6 +131,7 @@ export async function runAttempts(deps: AttemptDeps, input: AttemptInput): Promi
       const text = await response.text().catch(() => "");
       call.release();
       let error = codecFor(candidate.protocol).decodeUpstreamError(response.status, parseMaybeJson(text), Object.fromEntries(response.headers));
+      if (opaque) error = opaqueUpstreamError(error, response.status);
       attempt.status = response.status;
       const refusedKind = candidate.funding === "byok" ? REFUSED_KEY_KINDS.get(response.status) : undefined;
       if (refusedKind) {
@@ -137,7 +161,7 @@ export async function runAttempts(deps: AttemptDeps, input: AttemptInput): Promi
     if (!ir.stream) {
       const answer = await respondJson(
         { translator: deps.translator, idleMs: deps.timeouts.idleMs },
-        { response, abortUpstream, upstreamProtocol: candidate.protocol, clientProtocol: protocol, context: codecContext, rewrite: input.responseCheck?.whole },
+        { response, abortUpstream, upstreamProtocol: candidate.protocol, clientProtocol: protocol, context: codecContext, rewrite: input.responseCheck?.whole, reencode: opaque },
       );
       call.release();
       if (!answer.ok && answer.refused) {
@@ -152,9 +176,10 @@ export async function runAttempts(deps: AttemptDeps, input: AttemptInput): Promi
         finish(attempt, "success");
         return { kind: "answer", attempt, body: answer.body, headers };
       }
-      finish(attempt, answer.error.kind === "upstream_timeout" ? "timeout" : "provider_error", answer.error);
-      if (answer.error.kind === "internal") return { kind: "failed", error: answer.error, cancelled: false };
-      lastError = answer.error;
+      const failure = opaque && answer.error.kind !== "internal" ? opaqueUpstreamError(answer.error) : answer.error;
+      finish(attempt, failure.kind === "upstream_timeout" ? "timeout" : "provider_error", failure);
+      if (failure.kind === "internal") return { kind: "failed", error: failure, cancelled: false };
+      lastError = failure;
       continue;
     }
 
@@ -172,7 +197,8 @@ export async function runAttempts(deps: AttemptDeps, input: AttemptInput): Promi
       sessionId: `${requestId}#${attempt.ordinal}`,
       upstreamProtocol: candidate.protocol,
       clientProtocol: protocol,
-      passthrough: candidate.protocol === protocol && guard === undefined,
+      passthrough: candidate.protocol === protocol && guard === undefined && !opaque,
+      opaqueErrors: opaque,
       guard,
       context: codecContext,
       clientAskedUsage: ir.streamIncludeUsage === true,
@@ -183,9 +209,10 @@ export async function runAttempts(deps: AttemptDeps, input: AttemptInput): Promi
       observer: input.observe(attempt),
     });
     if (relayed.ok) return { kind: "stream", response: relayed.response };
-    finish(attempt, request.signal.aborted ? "aborted" : relayed.attemptOutcome, relayed.error);
-    if (relayed.refused) return { kind: "failed", error: relayed.error, cancelled: false };
-    lastError = relayed.error;
+    const failure = opaque && !relayed.refused ? opaqueUpstreamError(relayed.error) : relayed.error;
+    finish(attempt, request.signal.aborted ? "aborted" : relayed.attemptOutcome, failure);
+    if (relayed.refused) return { kind: "failed", error: failure, cancelled: false };
+    lastError = failure;
   }
 
   const finalError = deps.graceOver.aborted ? shutdownError() : (lastError ?? irError("upstream_unavailable", "no upstream could serve the request"));

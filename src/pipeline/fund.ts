@@ -40,6 +40,7 @@ export async function fund(source: FundingSource, principal: Principal, byModel:
           funding: funded.funding,
           ...(funded.funding === "byok" ? { byokNamespaceId: funded.byokNamespaceId ?? null } : {}),
           routingProfile: profile,
+          ...(funded.baseUrl === undefined ? {} : { customerSuppliedBase: true }),
         });
       }
     }

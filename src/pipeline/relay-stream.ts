@@ -15,6 +15,8 @@ export interface RelayInput extends CommittedInput {
   sessionId: string;
   upstreamProtocol: ProtocolId;
   passthrough: boolean;
+  /** The upstream's error events reach the client only as the gateway's description (a customer-supplied base; never with passthrough). */
+  opaqueErrors?: boolean;
   /** The response-side check of a stream whose answer is checked (never with passthrough). */
   guard?: PartGuard;
   clientAskedUsage: boolean;
@@ -52,6 +54,7 @@ export async function relayStream(deps: RelayDeps, input: RelayInput): Promise<R
     context: input.context,
     clientAskedUsage: input.clientAskedUsage,
     passthrough,
+    ...(input.opaqueErrors ? { opaqueErrors: true } : {}),
   }, input.guard);
   const framer = passthrough ? new PassthroughFramer(input.clientProtocol, input.context.model, input.clientAskedUsage) : undefined;
   const seen: StreamSeen = { firstToken: false, finish: false };

@@ -1,7 +1,7 @@
 import { irError, type IrError, type IrGenerationParams, type IrRequest, type IrWarning } from "../ir";
 import type { Principal } from "../auth/principal";
 import type { NamespaceAttribution } from "../metering/namespace-attribution";
-import { parseModelRef, type PresetRef } from "../routing/parse-model-ref";
+import { ModelRefError, parseModelRef, type PresetRef } from "../routing/parse-model-ref";
 import type { PresetTarget, PresetTargets } from "../routing/plan-attempts";
 import type { RoutingPreset } from "../routing/routing-preset";
 import type { RoutingPresetStore } from "../routing/routing-preset-store";
@@ -38,8 +38,11 @@ export async function resolvePresets(deps: ResolveDeps, principal: Principal, ir
   let first: RoutingPreset | undefined;
   for (const [index, model] of requested.entries()) {
     const ref = parseModelRef(model);
-    // Malformed refs and plain model ids are the planner's to judge.
-    if (!(ref instanceof Error) && ref.kind === "preset") {
+    // A model starting with "@" asks for a preset: one that cannot name any ("@", "@x/", "@:") is the client's mistake.
+    if (ref instanceof ModelRefError) {
+      if (model.startsWith("@")) return refuse(ref.message);
+      // Other malformed refs and plain model ids are the planner's to judge.
+    } else if (ref.kind === "preset") {
       const preset = namespaceId === null ? null : await deps.presets.find(namespaceId, ref.preset);
       if (preset === null || preset.disabled) return refuse(`unknown or disabled routing preset "@${ref.preset}"`);
       const target = targetOf(ref, preset);
@@ -49,8 +52,9 @@ export async function resolvePresets(deps: ResolveDeps, principal: Principal, ir
       if (index === 0) primary = preset;
     }
   }
+  const named = primary ?? first;
+  if (named === undefined) return UNCHANGED(ir);
   const resolvedIr = primary ? applyDefaults(ir, primary) : ir;
-  const named = primary ?? first!;
   return {
     ok: true,
     ir: resolvedIr,

@@ -20,6 +20,8 @@ export interface RespondJsonInput {
   context: Omit<CodecContext, "newId">;
   /** The response-side check, when a guardrail has content patterns (response-check.ts). */
   rewrite?: ResponseRewrite;
+  /** Never relay the upstream's bytes, even in the same protocol (a customer-supplied base). */
+  reencode?: boolean;
 }
 
 export type JsonAnswer =
@@ -37,7 +39,7 @@ export type JsonAnswer =
 export async function respondJson(deps: RespondJsonDeps, input: RespondJsonInput): Promise<JsonAnswer> {
   try {
     const text = await readBodyText(input.response, deps.idleMs, input.abortUpstream);
-    const translation = { upstream: input.upstreamProtocol, client: input.clientProtocol, body: text, context: input.context };
+    const translation = { upstream: input.upstreamProtocol, client: input.clientProtocol, body: text, context: input.context, ...(input.reencode ? { reencode: true } : {}) };
     const translated = input.rewrite ? translateResponse(translation, input.rewrite) : await deps.translator.translateResponse(translation);
     const refused = translated.signals.refused;
     if (refused) return { ok: false, error: refused, refused: { signals: translated.signals } };

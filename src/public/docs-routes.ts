@@ -18,7 +18,8 @@ export function docsRoutes() {
   return new Elysia({ name: "docs", normalize: false })
     .get("/docs", () => asset("index.html"), { detail: { hide: true } })
     .get("/docs/assets/:file", ({ params, set }) => {
-      if (!(params.file in TYPES) || params.file === "index.html") {
+      // Own keys only: `in` would also find "constructor" or "toString" on Object.prototype.
+      if (!Object.hasOwn(TYPES, params.file) || params.file === "index.html") {
         set.status = 404;
         return { error: "not_found", error_description: "asset not found" };
       }

@@ -11,6 +11,12 @@ export interface UpstreamTimeouts {
   idleMs: number;
 }
 
+/** A connection pinned to an address the egress guard checked: the name it stands for goes in the Host header and TLS SNI. */
+export interface PinnedHost {
+  host: string;
+  serverName: string;
+}
+
 export type UpstreamCall =
   | { ok: true; response: Response; controller: AbortController; release: () => void }
   | { ok: false; error: IrError; retryable: true };
@@ -31,6 +37,7 @@ export async function callUpstream(
   clientSignal: AbortSignal,
   connectCheck?: ConnectCheck,
   graceOver?: AbortSignal,
+  pinned?: PinnedHost,
 ): Promise<UpstreamCall> {
   const url = upstreamUrl(target, stream);
   if (connectCheck !== undefined && !connectCheck.isFresh(url)) {
@@ -54,9 +61,13 @@ export async function callUpstream(
     controller.abort();
   }, timeouts.firstByteMs);
   try {
+    const headers = upstreamHeaders(target, clientHeaders, requestId);
+    if (pinned) headers.host = pinned.host;
     const response = await fetch(url, {
       method: "POST",
-      headers: upstreamHeaders(target, clientHeaders, requestId),
+      headers,
+      // The certificate is checked against the name, not the pinned address.
+      ...(pinned && url.startsWith("https:") ? { tls: { serverName: pinned.serverName } } : {}),
       body,
       signal: controller.signal,
       // Upstream redirects are not followed: a provider never redirects an API call.

@@ -18,8 +18,12 @@ export interface RoutingPreset {
   disabled: boolean;
 }
 
-/** A preset name: what follows `@` in a model, so no `/`, `:` or `.`. */
-export const ROUTING_PRESET_NAME = /^[A-Za-z0-9_-]+$/;
+/**
+ * A preset name: what follows `@` in a model, so no `/`, `:` or `.`, and starting with a
+ * letter or digit as parseModelRef requires (a preset named "__proto__" or "-x" could
+ * never be asked for).
+ */
+export const ROUTING_PRESET_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 
 /** Keys of `params` a request body already carries for its own purpose: a default for them means nothing. */
 export const RESERVED_PARAM_KEYS: readonly string[] = ["model", "messages", "stream"];
@@ -34,9 +38,10 @@ const integer = (value: unknown) => (Number.isSafeInteger(value) ? undefined : "
 
 /**
  * The generation parameters a preset may default, by their wire names (the OpenAI chat
- * vocabulary every protocol's decoder maps into the same fields).
+ * vocabulary every protocol's decoder maps into the same fields). A Map: the keys come
+ * from clients, and `constructor` or `__proto__` must find nothing, not Object.prototype's.
  */
-const PARAM_RULES: Readonly<Record<string, ParamRule>> = {
+const PARAM_RULES: ReadonlyMap<string, ParamRule> = new Map(Object.entries({
   max_tokens: { field: "maxTokens", problem: (v) => (Number.isSafeInteger(v) && (v as number) > 0 ? undefined : "must be a positive integer") },
   temperature: { field: "temperature", problem: number },
   top_p: { field: "topP", problem: number },
@@ -54,15 +59,15 @@ const PARAM_RULES: Readonly<Record<string, ParamRule>> = {
     field: "reasoningEffort",
     problem: (v) => (REASONING_EFFORTS.includes(v as IrReasoningEffort) ? undefined : `must be one of ${REASONING_EFFORTS.join(", ")}`),
   },
-};
+} satisfies Record<string, ParamRule>));
 
-export const PRESET_PARAM_KEYS: readonly string[] = Object.keys(PARAM_RULES);
+export const PRESET_PARAM_KEYS: readonly string[] = [...PARAM_RULES.keys()];
 
 /** Why `params` cannot be stored, naming the key (`params.temperature must be a number`), or undefined. */
 export function presetParamsProblem(params: Record<string, unknown>): string | undefined {
   for (const [key, value] of Object.entries(params)) {
     if (RESERVED_PARAM_KEYS.includes(key)) return `params.${key} is not allowed: a preset cannot set the request's ${key}`;
-    const rule = PARAM_RULES[key];
+    const rule = PARAM_RULES.get(key);
     if (!rule) return `params.${key} is not a generation parameter a preset can set (one of ${PRESET_PARAM_KEYS.join(", ")})`;
     const problem = rule.problem(value);
     if (problem) return `params.${key} ${problem}`;
@@ -74,7 +79,7 @@ export function presetParamsProblem(params: Record<string, unknown>): string | u
 export function presetParamsToIr(params: Record<string, unknown>): IrGenerationParams {
   const result: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(params)) {
-    const rule = PARAM_RULES[key];
+    const rule = PARAM_RULES.get(key);
     if (rule) result[rule.field] = rule.convert ? rule.convert(value) : value;
   }
   return result as IrGenerationParams;

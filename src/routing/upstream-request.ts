@@ -6,6 +6,11 @@ export interface UpstreamTarget {
   baseUrl: string;
   providerModelId: string;
   apiKey: string;
+  /**
+   * The base URL came from the customer (a BYOK `api_base`), not the catalog: the egress
+   * guard checks it before every call, and the upstream's own words never reach the client.
+   */
+  customerSuppliedBase?: boolean;
 }
 
 export function upstreamUrl(target: UpstreamTarget, stream: boolean): string {

@@ -1,6 +1,7 @@
 import type { IrStreamPart, StreamDecoder, StreamEncoder } from "../ir";
 import { SseParser } from "../protocols/sse";
 import { codecFor } from "./codec-registry";
+import { opaqueUpstreamError } from "../egress/opaque-upstream-error";
 import { withIdSource } from "./deterministic-ids";
 import { emptySignals, type GuardedOutput, type PartGuard, type StreamOpenOptions, type StreamOutput, type TranslationSignals } from "./translation-types";
 
@@ -55,7 +56,8 @@ export class StreamTranslation {
 
   private handleParts(parts: IrStreamPart[], signals: TranslationSignals): string {
     let out = "";
-    for (const part of parts) {
+    for (const decoded of parts) {
+      const part = decoded.type === "error" && this.options.opaqueErrors ? { type: "error" as const, error: opaqueUpstreamError(decoded.error) } : decoded;
       switch (part.type) {
         case "text_delta":
           if (part.text.length > 0) this.noteFirstToken("text", signals);

@@ -10,6 +10,8 @@ export interface TranslateResponseInput {
   client: ProtocolId;
   body: string;
   context: Omit<CodecContext, "newId">;
+  /** Decode and encode even when the protocols match, so only what the IR carries reaches the client (a customer-supplied base). */
+  reencode?: boolean;
 }
 
 function signalsOf(response: IrResponse): TranslationSignals {
@@ -51,7 +53,7 @@ export function translateResponse(input: TranslateResponseInput, rewrite?: Respo
   if (exceedsJsonDepth(parsed)) throw new IrDecodeError(`upstream response nests deeper than ${MAX_JSON_DEPTH} levels`);
   const response = codecFor(input.upstream).decodeResponse(parsed);
   const signals = signalsOf(response);
-  if (rewrite === undefined && input.upstream === input.client) return { body: rewriteModelIds(input.body, input.context.model), signals };
+  if (rewrite === undefined && input.upstream === input.client && input.reencode !== true) return { body: rewriteModelIds(input.body, input.context.model), signals };
   let answer = response;
   if (rewrite !== undefined) {
     const rewritten = rewrite(response);

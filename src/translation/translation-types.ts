@@ -62,6 +62,11 @@ export interface StreamOpenOptions {
    * decodes them for accounting and the first-token signal, and emits nothing.
    */
   passthrough: boolean;
+  /**
+   * Error events the upstream sends are replaced by the gateway's own description (a
+   * customer-supplied base: src/egress/opaque-upstream-error.ts); never with passthrough.
+   */
+  opaqueErrors?: boolean;
 }
 
 export interface StreamOutput {

@@ -15,7 +15,8 @@ let harness: InferenceHarness;
 let own: MockUpstreamSet;
 beforeAll(async () => {
   await sodium.ready;
-  [harness, own] = await Promise.all([startInferenceHarness(), startAllMockUpstreams()]);
+  // The customer's endpoints are loopback mocks: an operator's allowed private destination.
+  [harness, own] = await Promise.all([startInferenceHarness({ byokApiBaseAllow: ["127.0.0.1"] }), startAllMockUpstreams()]);
 });
 afterAll(async () => {
   await harness.close();

@@ -34,6 +34,31 @@ export class Fuzzer {
 export const DEEP_MARKER = "\u0001deep\u0001";
 export const DEEP_JSON = () => "[".repeat(100_000) + "]".repeat(100_000);
 
+/**
+ * Object keys that name members of Object.prototype: a lookup `table[key]` into a plain
+ * object finds a function (or the prototype) for them instead of nothing.
+ */
+export const HOSTILE_KEYS = ["__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "valueOf", "isPrototypeOf", "__defineGetter__", "toLocaleString"] as const;
+
+/** Model ids that are malformed, name no preset, or name an Object.prototype member where a table is keyed by model or provider. */
+export function hostileModelId(fuzz: Fuzzer): string {
+  return fuzz.pick<() => string>([
+    () => fuzz.pick(["@", "@/", "@x/", "@:", "@::", "@:cost", "@x:", "@/x/y", "@x//y", "@x/@y", "@.", "@-", "@x/:latency"]),
+    () => fuzz.pick([":", "::", ":cost", "/", "//", "a//b", "a/", "/a", "a/b/", "x", "a:b"]),
+    () => `@${fuzz.pick(HOSTILE_KEYS)}`,
+    () => `@p/${fuzz.pick(HOSTILE_KEYS)}/${fuzz.pick(HOSTILE_KEYS)}`,
+    () => `${fuzz.pick(["openai", "mock-openai", "anthropic", "mock-google"])}/${fuzz.pick(HOSTILE_KEYS)}`,
+    () => `${fuzz.pick(HOSTILE_KEYS)}/${fuzz.pick(["x", "gpt-4o-mini", ...HOSTILE_KEYS])}`,
+    () => fuzz.pick(HOSTILE_KEYS),
+    () => `mock-openai/gpt-4o-mini:${fuzz.pick(["cost", "__proto__", "constructor", ""])}`,
+    () => `@${"a".repeat(fuzz.pick([255, 256, 300, 70_000]))}`,
+    () => `mock-openai/${"g".repeat(fuzz.pick([250, 257, 5000]))}`,
+    () => fuzz.pick(["mock-openai/gpt-4o-mini\u0000", "@x\u0000", "\u0000", "mock-openai/gpt\u00e9", "@\u00e9t\u00e9", "😀/😀", "@😀", "\ud800", "mock-openai/\u202egpt"]),
+    () => fuzz.pick(["%00", "@%00", "mock-openai%2Fgpt-4o-mini", "mock-openai/gpt-4o-mini%00", "..", "../x", "@..", "mock-openai/../gpt"]),
+    () => fuzz.pick([" ", "\t", "mock-openai/gpt-4o-mini ", " @x", "@x y"]),
+  ])();
+}
+
 /** Values that have broken parsers, integer columns and SQL before. */
 export function hostileValue(fuzz: Fuzzer): unknown {
   return fuzz.pick<() => unknown>([
@@ -65,7 +90,19 @@ export function hostileValue(fuzz: Fuzzer): unknown {
     () => DEEP_MARKER,
     () => "1e999",
     () => ["a", 1, null, { b: [] }],
+    () => hostileModelId(fuzz),
+    () => fuzz.pick(HOSTILE_KEYS),
+    () => withHostileKey(fuzz, {}),
   ])();
+}
+
+/**
+ * `target` with a property named by one of HOSTILE_KEYS. Defined, not assigned:
+ * `target["__proto__"] = v` would set the prototype, which JSON.stringify does not write.
+ */
+export function withHostileKey<T extends object>(fuzz: Fuzzer, target: T, value: unknown = fuzz.pick<() => unknown>([() => 1, () => "x", () => true, () => ({ temperature: 1 }), () => [], () => null, () => hostileValue(fuzz)])()): T {
+  Object.defineProperty(target, fuzz.pick(HOSTILE_KEYS), { value, enumerable: true, writable: true, configurable: true });
+  return target;
 }
 
 type Json = unknown;
@@ -81,14 +118,31 @@ function paths(value: Json, prefix: Array<string | number> = [], out: Array<Arra
   return out;
 }
 
-function setAt(root: Json, path: Array<string | number>, value: Json | undefined): void {
+function nodeAt(root: Json, path: Array<string | number>): Record<string | number, Json> {
   let node = root as Record<string | number, Json>;
-  for (const step of path.slice(0, -1)) node = node[step] as Record<string | number, Json>;
+  for (const step of path) node = (Object.hasOwn(node, step) ? node[step] : undefined) as Record<string | number, Json>;
+  return node;
+}
+
+function setAt(root: Json, path: Array<string | number>, value: Json | undefined): void {
+  const node = nodeAt(root, path.slice(0, -1));
   const last = path[path.length - 1]!;
   if (value === undefined) {
     if (Array.isArray(node)) node.splice(Number(last), 1);
     else delete node[last];
-  } else node[last] = value;
+  } else Object.defineProperty(node, last, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** The objects (not arrays) in `body`, the root included: where a hostile key can go. */
+function objectsIn(body: Json): Array<Record<string, Json>> {
+  const found: Array<Record<string, Json>> = [];
+  const isObject = (value: Json): value is Record<string, Json> => typeof value === "object" && value !== null && !Array.isArray(value);
+  if (isObject(body)) found.push(body);
+  for (const path of paths(body)) {
+    const node = nodeAt(body, path);
+    if (isObject(node)) found.push(node);
+  }
+  return found;
 }
 
 /** A body as text: the valid one, or one to three structural mutations of it, or raw junk. */
@@ -116,6 +170,12 @@ export function mutateBody(fuzz: Fuzzer, valid: Json): string {
   const body = structuredClone(valid) as Json;
   const count = 1 + fuzz.int(3);
   for (let i = 0; i < count; i++) {
+    // A key that names an Object.prototype member, in any object of the body (params, metadata, tool schemas, …).
+    if (fuzz.chance(0.3)) {
+      const objects = objectsIn(body);
+      if (objects.length > 0) withHostileKey(fuzz, fuzz.pick(objects));
+      continue;
+    }
     const all = paths(body);
     if (all.length === 0 || fuzz.chance(0.1)) {
       if (typeof body === "object" && body !== null && !Array.isArray(body)) (body as Record<string, Json>)[fuzz.pick(["unknown_field", "\u0000", "__proto__x", "model", "stream", "n"])] = hostileValue(fuzz);
@@ -158,6 +218,11 @@ export function pathId(fuzz: Fuzzer, real: string): string {
     "acct_x%0d%0aSet-Cookie:%20a=b",
     "%27%3B%20drop%20table%20accounts%3B--",
     encodeURIComponent("😀"),
+    // Looked up in a plain object, these find Object.prototype members.
+    "constructor",
+    "__proto__",
+    "toString",
+    "hasOwnProperty",
   ]);
 }
 
@@ -176,6 +241,7 @@ export function mutatePath(fuzz: Fuzzer, path: string): { path: string; raw: boo
     () => ({ path: `${pathname}%00${q}`, raw: false }),
     () => ({ path: `${pathname}?limit=1e400&offset=-1&from=%00&to=9999-99-99&days=${"9".repeat(400)}&top=-0&provider=%00&id=%E0%A4%A`, raw: false }),
     () => ({ path: `${pathname}?${"a=1&".repeat(500)}`, raw: false }),
+    () => ({ path: `${pathname}?${query ? `${query}&` : ""}__proto__=1&constructor=x&toString=&kind=${fuzz.pick(HOSTILE_KEYS)}&provider=__proto__&__proto__[polluted]=1`, raw: false }),
     () => ({ path: `${pathname}${"/x".repeat(fuzz.int(2000))}`, raw: false }),
   ])();
 }

@@ -1,4 +1,4 @@
-import type { Fuzzer } from "./fuzz-inputs";
+import { hostileModelId, HOSTILE_KEYS, withHostileKey, type Fuzzer } from "./fuzz-inputs";
 
 /** Every route of the server, with a valid request to mutate, for the hostile-input fuzz. */
 
@@ -7,7 +7,7 @@ export type ErrorShape = "openai" | "anthropic" | "google" | "management";
 
 export interface RouteCase {
   method: string;
-  /** With `{nsid}`, `{key}`, `{account}`, `{request}`, `{model}` placeholders. */
+  /** With `{nsid}`, `{key}`, `{account}`, `{request}`, `{model}`, `{id}`, `{provider}` placeholders. */
   path: string;
   shape: ErrorShape;
   /** Who may call it: an account key, the operator token, or nobody. */
@@ -21,8 +21,60 @@ const MODELS = [CHAT_MODEL, "mock-anthropic/claude-haiku-4-5", "mock-google/gemi
 /** A JSON Schema a client could send as tool parameters. */
 const schema = () => ({ type: "object", properties: { city: { type: "string" }, days: { type: "integer", minimum: 1 } }, required: ["city"] });
 
+/** A model for an inference body: a served one, or (a quarter of the time) a hostile id (parse-model-ref.ts, resolve-presets.ts). */
+export function fuzzModel(fuzz: Fuzzer): string {
+  return fuzz.chance(0.25) ? hostileModelId(fuzz) : fuzz.pick(MODELS);
+}
+
 export function routes(fuzz: Fuzzer): RouteCase[] {
-  const model = () => fuzz.pick(MODELS);
+  const model = () => fuzzModel(fuzz);
+  /** Sometimes a models[] fallback list too, with hostile entries among served ones. */
+  const models = () => (fuzz.chance(0.15) ? { models: [fuzz.pick(MODELS), model(), model()].slice(0, 1 + fuzz.int(3)) } : {});
+  /** A params object for a routing preset: valid keys, and now and then one named by Object.prototype. */
+  const presetParams = () => {
+    const params: Record<string, unknown> = { temperature: 0.2, max_tokens: 64, stop: ["END"] };
+    return fuzz.chance(0.3) ? withHostileKey(fuzz, params) : params;
+  };
+  const guardrail = () => ({
+    model_allow: [fuzz.pick(MODELS), hostileModelId(fuzz)],
+    model_deny: [fuzz.pick(HOSTILE_KEYS)],
+    max_request_tokens: 1000,
+    allow_streaming: true,
+    byok: fuzz.pick(["optional", "required", "forbidden"]),
+    content_patterns: [{ name: "card", pattern: "\\d{16}", action: "redact" }],
+  });
+  const rateLimit = () => ({ window_secs: 60, max_requests: 1000, max_tokens: null });
+  const budget = () => ({ window: fuzz.pick(["day", "month", "total"]), limit_micro_usd: 5_000_000 });
+  const policy = () =>
+    fuzz.pick<() => unknown>([
+      () => ({ name: "fuzz budget", kind: "budget", spec: budget() }),
+      () => ({ name: "fuzz rate", kind: "rate_limit", spec: rateLimit() }),
+      () => ({ name: "fuzz guardrail", kind: "guardrail", spec: guardrail() }),
+      () => ({ name: "fuzz preset", kind: "preset", spec: { guardrail: guardrail(), budget: budget(), rate_limit: rateLimit() } }),
+      () => ({ name: "fuzz kind", kind: fuzz.pick(HOSTILE_KEYS), spec: {} }),
+    ])();
+  const routingPreset = () => ({
+    name: fuzz.chance(0.2) ? fuzz.pick(HOSTILE_KEYS) : `rp-${fuzz.int(1e9)}`,
+    model: fuzz.chance(0.7) ? fuzz.pick(MODELS) : hostileModelId(fuzz),
+    system_prompt: "be brief",
+    params: presetParams(),
+    routing: { only: [fuzz.chance(0.7) ? "mock-openai" : fuzz.pick(HOSTILE_KEYS)], ignore: ["mock-anthropic"], sort: fuzz.pick(["cost", "latency", ...HOSTILE_KEYS]) },
+  });
+  const oauthClient = () => ({
+    client_name: "fuzz client",
+    client_type: fuzz.pick(["confidential", "public", ...HOSTILE_KEYS]),
+    redirect_uris: ["https://app.example.test/cb"],
+    allowed_scopes: ["inference:invoke", fuzz.chance(0.8) ? "usage:read" : fuzz.pick(HOSTILE_KEYS)],
+    allowed_grant_types: ["authorization_code", fuzz.chance(0.8) ? "refresh_token" : fuzz.pick(HOSTILE_KEYS)],
+  });
+  const byokKey = () => ({
+    provider_name: fuzz.pick(["mock-openai", "openai", ...HOSTILE_KEYS]),
+    kek_id: fuzz.pick(["kek_x", ...HOSTILE_KEYS]),
+    ciphertext_b64: "AAAA",
+    key_prefix: "sk-",
+    ...(fuzz.chance(0.3) ? { api_base: "https://api.example.test/v1" } : {}),
+  });
+  const bind = () => ({ principal_type: fuzz.pick(["namespace", "api_key", "oauth_token", "oauth_client", ...HOSTILE_KEYS]), principal_id: fuzz.pick(["me", "k_x", ...HOSTILE_KEYS]) });
   const chat = () => ({
     model: model(),
     messages: [{ role: "system", content: "be brief" }, { role: "user", content: "Hi" }],
@@ -32,6 +84,7 @@ export function routes(fuzz: Fuzzer): RouteCase[] {
     tools: [{ type: "function", function: { name: "weather", description: "w", parameters: schema() } }],
     metadata: { tag: "fuzz" },
     response_format: { type: "text" },
+    ...models(),
   });
   const responses = () => ({
     model: model(),
@@ -41,6 +94,8 @@ export function routes(fuzz: Fuzzer): RouteCase[] {
     stream: fuzz.chance(0.3),
     tools: [{ type: "function", name: "weather", parameters: schema() }],
     reasoning: { effort: "low" },
+    metadata: { tag: "fuzz" },
+    ...models(),
   });
   const messages = () => ({
     model: model(),
@@ -55,6 +110,8 @@ export function routes(fuzz: Fuzzer): RouteCase[] {
     tools: [{ name: "weather", input_schema: schema() }],
     thinking: { type: "disabled" },
     top_k: 5,
+    metadata: { user_id: "fuzz" },
+    ...models(),
   });
   const generate = () => ({
     contents: [{ role: "user", parts: [{ text: "Hi" }] }],
@@ -104,6 +161,24 @@ export function routes(fuzz: Fuzzer): RouteCase[] {
     },
     { method: "POST", path: "/oauth/revoke", shape: "management", auth: "none", body: () => ({ token: "bra_x", token_type_hint: "access_token", client_id: "switchyard-cli" }) },
     { method: "POST", path: "/oauth/device/decision", shape: "management", auth: "account", body: () => ({ user_code: "BCDF-GHJK", approve: fuzz.chance(0.5) }) },
+    // Management bodies with nested objects keyed by the client: policies, routing presets, OAuth clients, BYOK.
+    { method: "POST", path: "/v1/namespaces/{nsid}/routing-presets", shape: "management", auth: "account", body: routingPreset },
+    { method: "POST", path: "/v1/routing-presets", shape: "management", auth: "account", body: routingPreset },
+    { method: "PUT", path: "/v1/routing-presets/{id}", shape: "management", auth: "account", body: routingPreset },
+    { method: "GET", path: "/v1/routing-presets/{id}", shape: "management", auth: "account" },
+    { method: "POST", path: "/v1/namespaces/{nsid}/policies", shape: "management", auth: "account", body: policy },
+    { method: "PUT", path: "/v1/policies/{id}", shape: "management", auth: "account", body: () => ({ spec: guardrail() }) },
+    { method: "GET", path: "/v1/policies?kind={id}", shape: "management", auth: "account" },
+    { method: "POST", path: "/v1/policies/{id}/bind", shape: "management", auth: "account", body: bind },
+    { method: "GET", path: "/v1/policies/effective?principal_type={id}&principal_id={id}", shape: "management", auth: "account" },
+    { method: "GET", path: "/v1/principals/{id}/{id}/policies", shape: "management", auth: "account" },
+    { method: "POST", path: "/v1/budgets", shape: "management", auth: "account", body: () => ({ name: "fuzz", ...budget() }) },
+    { method: "POST", path: "/v1/presets", shape: "management", auth: "account", body: () => ({ name: "fuzz", guardrail: guardrail(), budget: budget(), rate_limit: rateLimit() }) },
+    { method: "POST", path: "/v1/namespaces/{nsid}/oauth/clients", shape: "management", auth: "account", body: oauthClient },
+    { method: "PUT", path: "/v1/oauth/clients/{id}", shape: "management", auth: "account", body: oauthClient },
+    { method: "POST", path: "/v1/byok/keys", shape: "management", auth: "account", body: byokKey },
+    { method: "DELETE", path: "/v1/byok/keys/{provider}", shape: "management", auth: "account" },
+    { method: "GET", path: "/v1/models?provider={provider}&id={provider}", shape: "management", auth: "none" },
     { method: "GET", path: "/ping", shape: "management", auth: "none" },
     { method: "GET", path: "/health", shape: "management", auth: "none" },
     { method: "GET", path: "/openapi/json", shape: "management", auth: "none" },

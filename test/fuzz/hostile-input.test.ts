@@ -4,13 +4,16 @@ import { startAllMockUpstreams, type MockUpstreamSet } from "../helpers/mock-ups
 import { createTestDatabase } from "../helpers/test-database";
 import type { SpawnedServer } from "../helpers/spawn-server";
 import { chunkedBody, rawHttp } from "../helpers/raw-http";
-import { Fuzzer, invalidUtf8, mutateBody, mutateHeaders, mutatePath, pathId, seededRandom } from "./fuzz-inputs";
+import { Fuzzer, HOSTILE_KEYS, hostileModelId, invalidUtf8, mutateBody, mutateHeaders, mutatePath, pathId, seededRandom } from "./fuzz-inputs";
 import { CHAT_MODEL, routes, type ErrorShape, type RouteCase } from "./fuzz-routes";
 
 /**
  * Hostile input against every route of one Switchyard process (real PostgreSQL, the
  * mock upstreams, translation workers for all but tiny bodies): malformed and mutated
- * bodies, wrong types, huge numbers, NUL and lone surrogates, 100k-deep JSON, odd paths
+ * bodies, wrong types, huge numbers, NUL and lone surrogates, 100k-deep JSON, malformed
+ * model ids ("@", "@x/", "a//b", "openai/constructor", in bodies and in Google's path),
+ * object keys named by Object.prototype members ("__proto__", "constructor", "toString")
+ * anywhere in a body (routing preset params, policy specs, metadata, tool schemas), odd paths
  * (dot segments, %00, doubled slashes, long ones), odd credentials and content types,
  * large headers within the runtime's limit, chunked and invalid UTF-8 bodies.
  *
@@ -147,13 +150,27 @@ async function send(sent: Sent): Promise<Received> {
   return { status: response.status, text: await response.text() };
 }
 
+/** `text` as a path segment: percent-encoded, or as it is where the path can carry it (the Google model may hold "/", "@" and ":"). */
+function inPath(fuzz: Fuzzer, text: string): string {
+  let encoded: string;
+  try {
+    encoded = encodeURIComponent(text);
+  } catch {
+    // A lone surrogate has no UTF-8: send the bytes a broken client would.
+    encoded = "%ED%A0%80";
+  }
+  return fuzz.chance(0.5) && /^[!-~]*$/.test(text) && !/[?#%]/.test(text) ? text : encoded;
+}
+
 function buildCase(fuzz: Fuzzer, route: RouteCase, fuzzAccount: Account, requestIds: string[]): Sent {
   let path = route.path
     .replace("{nsid}", pathId(fuzz, fuzzAccount.namespaceId))
     .replace("{key}", pathId(fuzz, `k_${"x".repeat(16)}`))
     .replace("{account}", pathId(fuzz, fuzzAccount.accountId))
     .replace("{request}", pathId(fuzz, fuzz.pick(requestIds)))
-    .replace("{model}", fuzz.chance(0.8) ? CHAT_MODEL : pathId(fuzz, "mock-google/gemini-2.5-flash"));
+    .replace("{model}", fuzz.pick([() => CHAT_MODEL, () => pathId(fuzz, "mock-google/gemini-2.5-flash"), () => inPath(fuzz, hostileModelId(fuzz))])())
+    .replaceAll("{id}", () => fuzz.pick([() => pathId(fuzz, "rp_aaaaaaaaaaaaaaaa"), () => inPath(fuzz, fuzz.pick(HOSTILE_KEYS))])())
+    .replaceAll("{provider}", () => fuzz.pick([() => pathId(fuzz, "mock-openai"), () => inPath(fuzz, fuzz.pick(HOSTILE_KEYS)), () => inPath(fuzz, hostileModelId(fuzz))])());
   let raw = false;
   const pathMutated = fuzz.chance(0.15);
   if (pathMutated) ({ path, raw } = mutatePath(fuzz, path));

@@ -1,4 +1,4 @@
-import { startServer, type RunningServer } from "../../src/server";
+import { startServer, type RunningServer, type ServerParts } from "../../src/server";
 import type { Config } from "../../src/config";
 import { createTestDatabase } from "./test-database";
 import { call, type ApiResponse } from "./api-client";
@@ -27,7 +27,7 @@ export interface TestServer {
 let accountCounter = 0;
 
 /** An in-process Switchyard on its own fresh database, listening on a loopback port. */
-export async function startTestServer(overrides: Partial<Config> = {}, database?: { url: string; drop(): Promise<void> }): Promise<TestServer> {
+export async function startTestServer(overrides: Partial<Config> = {}, database?: { url: string; drop(): Promise<void> }, parts: ServerParts = {}): Promise<TestServer> {
   const db = database ?? (await createTestDatabase());
   const server = await startServer({
     databaseUrl: db.url,
@@ -38,7 +38,7 @@ export async function startTestServer(overrides: Partial<Config> = {}, database?
     logLevel: "silent",
     databasePoolSize: 5,
     ...overrides,
-  });
+  }, parts);
   const api: TestServer["api"] = (method, path, options) => call(server.url, method, path, options);
   return {
     url: server.url,

@@ -263,6 +263,60 @@ describe("unknown, disabled and model-less presets are a 400 in each protocol", 
     });
   }
 
+  /** The raw request of `client`'s protocol for `model` (for Google the model is in the path, encoded). */
+  function rawRequest(client: ClientName, model: string): { path: string; body: Json } {
+    const messages = [{ role: "user", content: "hi" }];
+    switch (client) {
+      case "openai-chat":
+        return { path: "/v1/chat/completions", body: { model, messages } };
+      case "openai-responses":
+        return { path: "/v1/responses", body: { model, input: "hi" } };
+      case "anthropic-messages":
+        return { path: "/v1/messages", body: { model, max_tokens: 16, messages } };
+      case "google-generate-content":
+        return { path: `/v1beta/models/${encodeURIComponent(model)}:generateContent`, body: { contents: [{ role: "user", parts: [{ text: "hi" }] }] } };
+    }
+  }
+
+  /** The error message of a body in `client`'s protocol shape, or a description of what is wrong with it. */
+  function protocolErrorMessage(client: ClientName, status: number, body: Json | undefined): string {
+    if (client === "anthropic-messages") return body?.type === "error" && typeof body.error?.type === "string" ? body.error.message : `not an Anthropic error: ${JSON.stringify(body)}`;
+    if (client === "google-generate-content") return body?.error?.code === status && typeof body.error.status === "string" ? body.error.message : `not a Google error: ${JSON.stringify(body)}`;
+    return typeof body?.error?.type === "string" ? body.error.message : `not an OpenAI error: ${JSON.stringify(body)}`;
+  }
+
+  for (const client of CLIENTS) {
+    test(`${client}: a model starting with "@" that names no preset ("@", "@/", "@x/", "@:", "@__proto__", …) is a 400 in the protocol's shape`, async () => {
+      const before = harness.mocks.openai.requests.length;
+      const models = ["@", "@/", "@x/", "@:", "@::", "@:cost", "@/mock-openai/gpt-4.1", "@x//y", "@x/@y", "@__proto__", "@constructor/x", "@.", "@x/:cost", `@${"a".repeat(300)}`, "@\u00e9", "@x\u0000"];
+      for (const model of models) {
+        const { path, body } = rawRequest(client, model);
+        const response = await harness.server.api("POST", path, { token: harness.account.apiKey, body });
+        expect({ model, status: response.status }).toEqual({ model, status: 400 });
+        expect({ model, message: protocolErrorMessage(client, 400, response.body) }).toEqual({ model, message: expect.stringMatching(/model|preset/) });
+      }
+      // The same in a models[] fallback list.
+      if (client === "openai-chat") {
+        const response = await harness.server.api("POST", "/v1/chat/completions", { token: harness.account.apiKey, body: { model: "x", models: ["mock-openai/gpt-4.1", "@"], messages: [{ role: "user", content: "hi" }] } });
+        expect(response.status).toBe(400);
+      }
+      expect(harness.mocks.openai.requests.length).toBe(before);
+    });
+  }
+
+  test('a preset named like an Object.prototype member ("constructor", "toString") resolves like any other', async () => {
+    for (const name of ["constructor", "toString", "hasOwnProperty"]) {
+      const created = await harness.server.api("POST", "/v1/routing-presets", { token: harness.account.apiKey, body: { name, model: "mock-openai/gpt-4.1", params: { temperature: 0.3 } } });
+      expect({ name, status: created.status }).toEqual({ name, status: 200 });
+      for (const client of CLIENTS) {
+        const before = harness.mocks.openai.requests.length;
+        expect({ name, client, text: await ask(client, `@${name}`) }).toEqual({ name, client, text: DEFAULT_TEXT });
+        expect(harness.mocks.openai.requests.length).toBe(before + 1);
+        expect(lastOpenAiBody()).toMatchObject({ model: "gpt-4.1", temperature: 0.3 });
+      }
+    }
+  });
+
   test("another account's preset name is unknown here", async () => {
     const other = await harness.server.createAccount(undefined, 10_000_000);
     const name = `foreign-${Date.now()}`;

@@ -99,4 +99,12 @@ describe("public endpoints", () => {
     expect(script.text).not.toMatch(/https?:\/\//);
     expect((await server.api("GET", "/docs/assets/secret.env")).status).toBe(404);
   });
+
+  test("a documentation asset named by an Object.prototype member is the 404 of a missing one", async () => {
+    const missing = await server.api("GET", "/docs/assets/secret.env");
+    for (const name of ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf", "isPrototypeOf"]) {
+      const response = await server.api("GET", `/docs/assets/${name}`);
+      expect({ name, status: response.status, body: response.text }).toEqual({ name, status: 404, body: missing.text });
+    }
+  });
 });

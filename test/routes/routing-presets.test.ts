@@ -102,6 +102,10 @@ describe("routing presets: validation", () => {
       [{ name: "dot.ted" }, "name"],
       [{ name: "sla/sh" }, "name"],
       [{ name: "x".repeat(65) }, "name"],
+      // A model "@__proto__" or "@-x" does not parse as a preset: such a name could never be used.
+      [{ name: "__proto__" }, "name"],
+      [{ name: "_x" }, "name"],
+      [{ name: "-x" }, "name"],
       [{ name: 7 }, "name"],
       [{ name: "ok", model: "@other" }, "model"],
       [{ name: "ok", model: "openai/gpt-4.1:cost" }, "model"],
@@ -134,6 +138,20 @@ describe("routing presets: validation", () => {
     const badName = await server.api("PUT", `/v1/routing-presets/${made.id}`, { token: alice.apiKey, body: { name: "no spaces" } });
     expect(badName.status).toBe(400);
     // Nothing was written by a refused request.
+    expect((await server.api("GET", `/v1/routing-presets/${made.id}`, { token: alice.apiKey })).body).toEqual({ ...made, disabled_at: null });
+  });
+
+  test("params keys that name Object.prototype members are a 400 naming the key, on create and on replace", async () => {
+    const made = await create(alice, { name: "prototype-keys" });
+    for (const key of ["__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "valueOf", "__defineGetter__", "isPrototypeOf"]) {
+      // As text: an object literal with a __proto__ key would set the prototype instead of a property.
+      const rawBody = `{"name":"proto-${key.replace(/_/g, "u")}","params":{${JSON.stringify(key)}:{"temperature":1}}}`;
+      const created = await server.api("POST", "/v1/routing-presets", { token: alice.apiKey, rawBody });
+      expect({ key, status: created.status, error: created.body?.error }).toEqual({ key, status: 400, error: "bad_request" });
+      expect({ key, description: created.body.error_description }).toEqual({ key, description: expect.stringContaining(`params.${key} is not a generation parameter`) });
+      const replaced = await server.api("PUT", `/v1/routing-presets/${made.id}`, { token: alice.apiKey, rawBody: `{"params":{${JSON.stringify(key)}:1}}` });
+      expect({ key, status: replaced.status, error: replaced.body?.error }).toEqual({ key, status: 400, error: "bad_request" });
+    }
     expect((await server.api("GET", `/v1/routing-presets/${made.id}`, { token: alice.apiKey })).body).toEqual({ ...made, disabled_at: null });
   });
 

@@ -29,7 +29,7 @@ const doc = (scope: "byok:read" | "byok:write", summary: string, extra?: typeof 
  * deletes its namespace's alone, and sees those and the account's.
  */
 export function byokKeyRoutes(services: Services) {
-  const deps: ByokKeyDeps = { sql: services.db.sql, catalog: services.catalog, keks: services.keks, byokKeys: services.byokKeys };
+  const deps: ByokKeyDeps = { sql: services.db.sql, catalog: services.catalog, keks: services.keks, byokKeys: services.byokKeys, egress: services.egress };
   return new Elysia({ name: "byok-keys", normalize: false })
     .use(authPlugin(services))
     .get("/v1/byok/keys", async ({ principal }) => ({ data: await listByokKeys(deps, principal) }), doc("byok:read", "List the BYOK keys the caller's requests can use (never the ciphertext or the key)"))

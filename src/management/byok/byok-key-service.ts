@@ -6,12 +6,14 @@ import type { KekStore } from "../../byok/kek-store";
 import type { ByokKeyStore } from "../../byok/byok-key-store";
 import { SealedBoxError } from "../../byok/sealed-box";
 import { isoOrNull } from "../serialize";
+import type { EgressGuard } from "../../egress/egress-guard";
 
 export interface ByokKeyDeps {
   sql: Sql;
   catalog: Catalog;
   keks: KekStore;
   byokKeys: ByokKeyStore;
+  egress: Pick<EgressGuard, "refusal">;
 }
 
 export interface ByokKeyUpload {
@@ -86,15 +88,10 @@ function isPrefixOf(bytes: Uint8Array, key: Uint8Array): boolean {
 /** Standard base64 with padding, as libsodium's ORIGINAL variant and Python's b64encode write it. */
 const STANDARD_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
-function checkApiBase(value: string): void {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw badRequest("api_base must be an absolute http or https URL");
-  }
-  if (url.protocol !== "https:" && url.protocol !== "http:") throw badRequest("api_base must be an absolute http or https URL");
-  if (url.username || url.password) throw badRequest("api_base must not carry credentials");
+/** The egress rule for customer-supplied upstream addresses (README "Reliability"). */
+function checkApiBase(egress: ByokKeyDeps["egress"], value: string): void {
+  const refusal = egress.refusal(value);
+  if (refusal !== undefined) throw badRequest(`api_base ${refusal}`);
 }
 
 /**
@@ -114,7 +111,7 @@ export async function upsertByokKey(deps: ByokKeyDeps, caller: ByokCaller, input
     throw badRequest(`kek_id is not the current key-encryption key (${current.kek_id}): fetch GET /v1/byok/encryption-pubkey and seal again`);
   }
   if (!STANDARD_BASE64.test(input.ciphertext_b64)) throw badRequest("ciphertext_b64 must be standard base64 with padding");
-  if (input.api_base !== undefined && input.api_base !== null) checkApiBase(input.api_base);
+  if (input.api_base !== undefined && input.api_base !== null) checkApiBase(deps.egress, input.api_base);
   if ([...input.key_prefix].length > MAX_KEY_PREFIX_CHARS) throw badRequest(`key_prefix must be at most ${MAX_KEY_PREFIX_CHARS} characters: the first few of the key`);
   const box = Buffer.from(input.ciphertext_b64, "base64");
   let plaintext: Uint8Array;

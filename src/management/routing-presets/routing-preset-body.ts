@@ -35,7 +35,7 @@ export const replaceDoc = validateReplaceShape.doc;
 
 function checkName(name: string): string {
   if (name.length === 0 || name.length > MAX_NAME_LENGTH || !ROUTING_PRESET_NAME.test(name)) {
-    throw badRequest(`name must be 1 to ${MAX_NAME_LENGTH} characters of A-Z, a-z, 0-9, "_" and "-"`);
+    throw badRequest(`name must be 1 to ${MAX_NAME_LENGTH} characters of A-Z, a-z, 0-9, "_" and "-", starting with a letter or digit`);
   }
   return name;
 }

@@ -1,5 +1,5 @@
 import type { IrUsage } from "../../ir";
-import { isRecord, type JsonObject } from "../shared/json-fields";
+import { isRecord, setOwn, type JsonObject } from "../shared/json-fields";
 import type { AnthropicUsage } from "./wire-types";
 
 function count(value: unknown): number | undefined {
@@ -44,7 +44,8 @@ export function convertAnthropicUsage(usage: JsonObject): IrUsage {
 export function mergeAnthropicUsage(previous: JsonObject | undefined, next: JsonObject): JsonObject {
   const merged: JsonObject = { ...previous };
   for (const [key, value] of Object.entries(next)) {
-    if (value !== null && value !== undefined) merged[key] = value;
+    // Defined, not assigned: a "__proto__" key would otherwise become a prototype whose counts are read as reported.
+    if (value !== null && value !== undefined) setOwn(merged, key, value);
   }
   return merged;
 }

@@ -18,6 +18,7 @@ import {
   readObject,
   readString,
   readStringArray,
+  setOwn,
   type JsonObject,
 } from "../shared/json-fields";
 
@@ -169,7 +170,7 @@ export function decodeAnthropicRequest(body: unknown): Encoded<IrRequest> {
     params.reasoningEffort = effort as IrReasoningEffort;
   }
 
-  for (const [key, value] of Object.entries(body)) if (!MAPPED_FIELDS.has(key)) extras[key] = value;
+  for (const [key, value] of Object.entries(body)) if (!MAPPED_FIELDS.has(key)) setOwn(extras, key, value);
   if (Object.keys(extras).length > 0) request.extras = { protocol: "anthropic-messages", fields: extras };
   return { value: request, warnings };
 }

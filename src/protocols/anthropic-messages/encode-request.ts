@@ -1,6 +1,6 @@
 import { IrDecodeError, type EncodeRequestContext, type Encoded, type IrReasoningEffort, type IrRequest, type IrWarning } from "../../ir";
 import { encodeAnthropicMessages } from "./encode-content";
-import type { JsonObject } from "../shared/json-fields";
+import { setOwn, type JsonObject } from "../shared/json-fields";
 
 /** `max_tokens` is required by the Messages API; 4096 is the default when the client set none. */
 const DEFAULT_MAX_TOKENS = 4096;
@@ -95,7 +95,7 @@ export function encodeAnthropicRequest(request: IrRequest, context: EncodeReques
     for (const [key, value] of Object.entries(extras.fields)) {
       // Server tools come back next to the client tools; other extras never override mapped fields.
       if (key === "tools" && Array.isArray(value)) body.tools = [...(Array.isArray(body.tools) ? body.tools : []), ...value];
-      else if (!(key in body)) body[key] = value;
+      else if (!Object.hasOwn(body, key)) setOwn(body, key, value);
     }
   } else if (extras !== undefined) {
     for (const key of Object.keys(extras.fields)) {

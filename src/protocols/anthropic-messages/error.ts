@@ -107,8 +107,10 @@ export function decodeAnthropicError(status: number | undefined, body: unknown, 
   const type = typeof envelope?.type === "string" ? envelope.type : undefined;
   const upstreamMessage =
     typeof envelope?.message === "string" ? envelope.message : typeof body === "string" && body !== "" ? body : undefined;
-  const effectiveStatus = status ?? (type !== undefined ? ANTHROPIC_TYPE_TO_STATUS[type] : undefined) ?? 502;
-  const kind = (type !== undefined ? ANTHROPIC_TYPE_TO_KIND[type] : undefined) ?? kindFromStatus(effectiveStatus);
+  // Own keys only: an upstream (a BYOK api_base is the customer's server) may send "constructor" as the type.
+  const known = type !== undefined && Object.hasOwn(ANTHROPIC_TYPE_TO_KIND, type) ? type : undefined;
+  const effectiveStatus = status ?? (known !== undefined ? ANTHROPIC_TYPE_TO_STATUS[known] : undefined) ?? 502;
+  const kind = (known !== undefined ? ANTHROPIC_TYPE_TO_KIND[known] : undefined) ?? kindFromStatus(effectiveStatus);
   const message =
     kind === "upstream_bad_gateway" ? "upstream request failed" : (upstreamMessage ?? `upstream returned HTTP ${effectiveStatus}`);
   const extra: Partial<IrError> = {};

@@ -18,6 +18,7 @@ import {
   readObject,
   readString,
   readStringArray,
+  setOwn,
   type JsonObject,
 } from "../shared/json-fields";
 
@@ -132,7 +133,7 @@ function decodeGenerationConfig(config: JsonObject, request: IrRequest, extras: 
   const path = (key: string) => `generationConfig.${key}`;
   const params = request.params;
   const rest: JsonObject = {};
-  for (const [key, value] of Object.entries(config)) if (!GENERATION_FIELDS.has(key)) rest[key] = value;
+  for (const [key, value] of Object.entries(config)) if (!GENERATION_FIELDS.has(key)) setOwn(rest, key, value);
 
   const temperature = readNumber(config, "temperature", path("temperature"));
   if (temperature !== undefined) params.temperature = temperature;
@@ -204,7 +205,7 @@ export function decodeGeminiRequest(body: unknown): Encoded<IrRequest> {
   const generationConfig = readObject(body, "generationConfig");
   if (generationConfig !== undefined) decodeGenerationConfig(generationConfig, request, extras, warnings);
 
-  for (const [key, value] of Object.entries(body)) if (!MAPPED_FIELDS.has(key)) extras[key] = value;
+  for (const [key, value] of Object.entries(body)) if (!MAPPED_FIELDS.has(key)) setOwn(extras, key, value);
   if (Object.keys(extras).length > 0) request.extras = { protocol: "google-generate-content", fields: extras };
   return { value: request, warnings };
 }

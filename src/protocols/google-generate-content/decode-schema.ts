@@ -1,5 +1,5 @@
 import { IrDecodeError, type IrWarning } from "../../ir";
-import { isRecord, type JsonObject } from "../shared/json-fields";
+import { isRecord, setOwn, type JsonObject } from "../shared/json-fields";
 
 /**
  * Gemini `Schema` (an OpenAPI 3.0 subset, https://ai.google.dev/api/caching#Schema) ->
@@ -39,11 +39,6 @@ const HANDLED_KEYS = new Set(["type", "nullable", "format", "enum", "properties"
 
 interface SchemaContext {
   warnings: IrWarning[];
-}
-
-/** Plain assignment of a "__proto__" key would set the prototype instead of a property. */
-function setOwn(target: JsonObject, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 function convertType(value: unknown, path: string): string[] {

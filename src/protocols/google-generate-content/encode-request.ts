@@ -1,6 +1,6 @@
 import { IrDecodeError, type EncodeRequestContext, type Encoded, type IrReasoningEffort, type IrRequest, type IrWarning } from "../../ir";
 import { encodeGeminiContents } from "./encode-content";
-import { isRecord, type JsonObject } from "../shared/json-fields";
+import { isRecord, ownField, setOwn, type JsonObject } from "../shared/json-fields";
 import { sanitizeGeminiSchema } from "./sanitize-schema";
 
 /** IR effort -> Gemini `thinkingLevel` (https://ai.google.dev/gemini-api/docs/thinking#thinking-levels). */
@@ -67,7 +67,7 @@ function encodeGenerationConfig(request: IrRequest, warnings: IrWarning[]): Json
 /** Copies same-protocol extras back; generationConfig and toolConfig merge one level deep, tools append. */
 function applyExtras(body: JsonObject, fields: Record<string, unknown>): void {
   for (const [key, value] of Object.entries(fields)) {
-    const current = body[key];
+    const current = ownField(body, key);
     if (key === "tools" && Array.isArray(value)) body.tools = [...(Array.isArray(current) ? current : []), ...value];
     else if ((key === "generationConfig" || key === "toolConfig") && isRecord(value)) {
       const merged: JsonObject = { ...value, ...(isRecord(current) ? current : {}) };
@@ -75,7 +75,7 @@ function applyExtras(body: JsonObject, fields: Record<string, unknown>): void {
         merged.thinkingConfig = { ...value.thinkingConfig, ...merged.thinkingConfig };
       }
       body[key] = merged;
-    } else if (current === undefined) body[key] = value;
+    } else if (current === undefined) setOwn(body, key, value);
   }
 }
 

@@ -106,7 +106,8 @@ export function decodeGeminiError(status: number | undefined, body: unknown, hea
   const googleStatus = typeof envelope?.status === "string" ? envelope.status : undefined;
   const code = typeof envelope?.code === "number" ? envelope.code : undefined;
   const effectiveStatus = status ?? code ?? 502;
-  const kind = (googleStatus !== undefined ? GOOGLE_STATUS_TO_KIND[googleStatus] : undefined) ?? kindFromStatus(effectiveStatus);
+  // Own keys only: an upstream (a BYOK api_base is the customer's server) may send "constructor" as the status.
+  const kind = (googleStatus !== undefined && Object.hasOwn(GOOGLE_STATUS_TO_KIND, googleStatus) ? GOOGLE_STATUS_TO_KIND[googleStatus] : undefined) ?? kindFromStatus(effectiveStatus);
   const upstreamMessage =
     typeof envelope?.message === "string" ? envelope.message : typeof body === "string" && body !== "" ? body : undefined;
   const message =

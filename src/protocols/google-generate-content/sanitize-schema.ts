@@ -1,5 +1,5 @@
 import { IrDecodeError } from "../../ir";
-import { isRecord, type JsonObject } from "../shared/json-fields";
+import { isRecord, setOwn, type JsonObject } from "../shared/json-fields";
 
 /**
  * Gemini's `Schema` is an OpenAPI 3.0 subset (https://ai.google.dev/api/caching#Schema) and
@@ -32,7 +32,10 @@ interface Expansion {
 
 function resolveRef(ref: string, definitions: Definitions): unknown {
   for (const prefix of ["#/$defs/", "#/definitions/"]) {
-    if (ref.startsWith(prefix)) return definitions[ref.slice(prefix.length)];
+    if (!ref.startsWith(prefix)) continue;
+    // Own keys only: "#/$defs/__proto__" names the client's definition or none, never Object.prototype.
+    const name = ref.slice(prefix.length);
+    return Object.hasOwn(definitions, name) ? definitions[name] : undefined;
   }
   return undefined;
 }
@@ -69,7 +72,7 @@ function sanitizeNode(node: unknown, expansion: Expansion, depth: number): JsonO
     if (!ALLOWED_KEYS.has(key)) continue;
     if (key === "properties" && isRecord(value)) {
       const properties: JsonObject = {};
-      for (const [name, schema] of Object.entries(value)) properties[name] = sanitizeNode(schema, expansion, depth);
+      for (const [name, schema] of Object.entries(value)) setOwn(properties, name, sanitizeNode(schema, expansion, depth));
       result.properties = properties;
     } else if (key === "items") {
       result.items = sanitizeNode(value, expansion, depth);

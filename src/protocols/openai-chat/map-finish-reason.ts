@@ -19,7 +19,8 @@ const DECODE: Record<string, IrFinishReason> = {
 
 export function decodeChatFinishReason(raw: unknown): IrFinish {
   if (typeof raw !== "string" || raw === "") return { reason: "other" };
-  return { reason: DECODE[raw] ?? "other", raw };
+  // Own keys only: "constructor" from an upstream is an unknown reason, not Object.prototype's.
+  return { reason: Object.hasOwn(DECODE, raw) ? DECODE[raw]! : "other", raw };
 }
 
 const ENCODE: Record<Exclude<IrFinishReason, "other">, string> = {

@@ -1,5 +1,6 @@
 import type { IrRequest, IrWarning, ProtocolId } from "../../ir";
 import { isRecord, type JsonObject } from "./read-fields";
+import { ownField, setOwn } from "../shared/json-fields";
 
 /**
  * Fields a decoder did not map ride in `IrRequest.extras` (style habit 1). A few keys are
@@ -15,8 +16,8 @@ export function applyExtras(body: JsonObject, request: IrRequest, target: Protoc
     return;
   }
   for (const [field, value] of Object.entries(extras.fields)) {
-    const current = body[field];
-    if (current === undefined) body[field] = value;
+    const current = ownField(body, field);
+    if (current === undefined) setOwn(body, field, value);
     else if (Array.isArray(current) && Array.isArray(value)) body[field] = [...current, ...value];
     else if (isRecord(current) && isRecord(value)) body[field] = { ...value, ...current };
   }
@@ -37,7 +38,7 @@ function foreignExtraWarning(field: string, source: ProtocolId, target: Protocol
 export function collectUnmapped(body: JsonObject, mapped: ReadonlySet<string>, stripped: ReadonlySet<string>): JsonObject {
   const fields: JsonObject = {};
   for (const [key, value] of Object.entries(body)) {
-    if (!mapped.has(key) && !stripped.has(key)) fields[key] = value;
+    if (!mapped.has(key) && !stripped.has(key)) setOwn(fields, key, value);
   }
   return fields;
 }

@@ -14,6 +14,19 @@ export function isRecord(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/**
+ * Sets `key` as an own property, as JSON.parse would. Plain assignment of a client's
+ * "__proto__" key replaces the prototype instead, and the field vanishes.
+ */
+export function setOwn(target: JsonObject, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** `target[key]` when `key` is its own property: "constructor" or "toString" find nothing. */
+export function ownField(target: JsonObject, key: string): unknown {
+  return Object.hasOwn(target, key) ? target[key] : undefined;
+}
+
 export function readNumber(body: JsonObject, key: string, path = key): number | undefined {
   const value = body[key];
   if (value === undefined || value === null) return undefined;

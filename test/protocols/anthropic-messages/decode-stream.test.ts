@@ -53,6 +53,20 @@ describe("anthropic-messages stream decoder: thinking, text and two tool calls",
       expect(usages.at(-1)).toMatchObject({ promptTokens: 3544, completionTokens: 156, cacheReadTokens: 2048, cacheWriteTokens: 1024 });
     });
   });
+
+  test("a usage key named __proto__ is an unknown field, not a prototype whose counts are inherited", () => {
+    const frames = [
+      `event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"usage":{"input_tokens":10,"output_tokens":1}}}\n\n`,
+      `event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n`,
+      `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}}\n\n`,
+      `event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n`,
+      `event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"__proto__":{"cache_read_input_tokens":999,"input_tokens":999},"output_tokens":5}}\n\n`,
+      `event: message_stop\ndata: {"type":"message_stop"}\n\n`,
+    ];
+    const usages = decodePieces(codec.createStreamDecoder(), frames).flatMap((part) => (part.type === "usage" ? [part.usage] : []));
+    expect(usages.at(-1)).toMatchObject({ promptTokens: 10, completionTokens: 5 });
+    expect(usages.at(-1)?.cacheReadTokens ?? 0).toBe(0);
+  });
 });
 
 describe("anthropic-messages stream decoder: redacted thinking and max_tokens", () => {

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { irError } from "../../../src/ir";
 import { anthropicMessagesCodec as codec } from "../../../src/protocols/anthropic-messages";
+import { decodeAnthropicError } from "../../../src/protocols/anthropic-messages/error";
 import { readJsonFixture } from "./stream-replay";
 
 describe("anthropic-messages encodeError", () => {
@@ -64,5 +65,16 @@ describe("anthropic-messages decodeUpstreamError", () => {
     expect(error).toEqual({ kind: "upstream_bad_gateway", status: 502, message: "upstream request failed" });
     expect(codec.decodeUpstreamError(503, "<html>Service Unavailable</html>").kind).toBe("upstream_unavailable");
     expect(codec.decodeUpstreamError(504, undefined).kind).toBe("upstream_timeout");
+  });
+
+  test("an error type named by an Object.prototype member is unrecognised, decided by the status", () => {
+    // A BYOK api_base is the customer's own server: its error bodies are input like any other.
+    for (const type of ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf"]) {
+      const body = { type: "error", error: { type, message: "odd" } };
+      expect({ type, error: codec.decodeUpstreamError(400, body) }).toEqual({ type, error: { kind: "invalid_request", status: 400, message: "odd", upstreamError: body.error } });
+      // An `event: error` frame has no status: the type alone would set it.
+      expect({ type, error: decodeAnthropicError(undefined, body) }).toEqual({ type, error: { kind: "upstream_bad_gateway", status: 502, message: "upstream request failed" } });
+      expect(codec.encodeError(decodeAnthropicError(undefined, body)).status).toBe(502);
+    }
   });
 });

@@ -138,6 +138,36 @@ describe("google-generate-content encodeRequest", () => {
     ]);
   });
 
+  test("properties and $defs named by Object.prototype members are kept as properties, and an unknown $ref is an object", () => {
+    // As parsed from a client's JSON: "__proto__" is an own key there, not the prototype.
+    const parameters = JSON.parse(`{
+      "type": "object",
+      "properties": {
+        "__proto__": { "type": "string" },
+        "constructor": { "$ref": "#/$defs/constructor" },
+        "toString": { "$ref": "#/$defs/valueOf" },
+        "hasOwnProperty": { "$ref": "#/definitions/__proto__" }
+      },
+      "required": ["__proto__", "constructor"],
+      "$defs": { "constructor": { "type": "integer" } }
+    }`);
+    const { value } = codec.encodeRequest(request({ tools: [{ name: "f", parameters }] }), upstream);
+    const encoded = JSON.parse(JSON.stringify(value.tools)) as Array<{ functionDeclarations: Array<{ parameters: Record<string, unknown> }> }>;
+    expect(encoded[0]!.functionDeclarations[0]!.parameters).toEqual(
+      JSON.parse(`{
+        "type": "object",
+        "properties": {
+          "__proto__": { "type": "string" },
+          "constructor": { "type": "integer" },
+          "toString": { "type": "object" },
+          "hasOwnProperty": { "type": "object" }
+        },
+        "propertyOrdering": ["__proto__", "constructor", "toString", "hasOwnProperty"],
+        "required": ["__proto__", "constructor"]
+      }`),
+    );
+  });
+
   test("tool choices map to functionCallingConfig modes", () => {
     const config = (toolChoice: IrRequest["toolChoice"]) => codec.encodeRequest(request({ toolChoice }), upstream).value.toolConfig;
     expect(config({ type: "auto" })).toEqual({ functionCallingConfig: { mode: "AUTO" } });

@@ -70,4 +70,13 @@ describe("google-generate-content decodeUpstreamError", () => {
     });
     expect(codec.decodeUpstreamError(503, "").kind).toBe("upstream_unavailable");
   });
+
+  test("a status named by an Object.prototype member is unrecognised, decided by the HTTP status", () => {
+    // A BYOK api_base is the customer's own server: its error bodies are input like any other.
+    for (const status of ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf"]) {
+      const error = codec.decodeUpstreamError(503, { error: { code: 503, message: "m", status } });
+      expect({ status, kind: error.kind }).toEqual({ status, kind: "upstream_unavailable" });
+      expect(codec.encodeError(error).status).toBe(503);
+    }
+  });
 });

@@ -42,6 +42,13 @@ describe("openai-chat decodeResponse", () => {
     expect(openaiChatCodec.decodeResponse(body).finish).toEqual({ reason: "other", raw: "eos" });
   });
 
+  test("a finish reason named by an Object.prototype member is unknown too (other, raw kept)", () => {
+    for (const raw of ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf"]) {
+      const body = { choices: [{ index: 0, message: { role: "assistant", content: "x" }, finish_reason: raw }] };
+      expect({ raw, finish: openaiChatCodec.decodeResponse(body).finish }).toEqual({ raw, finish: { reason: "other", raw } });
+    }
+  });
+
   test("leaves usage undefined, not zero, when the upstream reports none", () => {
     const body = { choices: [{ index: 0, message: { role: "assistant", content: "x" }, finish_reason: "length" }] };
     const response = openaiChatCodec.decodeResponse(body);
