@@ -6,7 +6,7 @@
 -- namespace: two partial unique indexes, since a primary key cannot hold a null.
 -- Upserts name the one they conflict on (`on conflict (…) where …`).
 
-alter table byok_keys add column namespace_id text collate "C" references namespaces(id);
+alter table byok_keys add column namespace_id text collate "C" references namespaces(id) on delete cascade;
 
 alter table byok_keys drop constraint byok_keys_pkey;
 

@@ -97,7 +97,7 @@ export class ByokKeyStore {
   recordRefusal(accountId: string, keyNamespaceId: string | null, providerId: string, kind: string): void {
     this.sql`
       update byok_keys set last_failure_at = now(), last_failure_kind = ${kind}
-      where account_id = ${accountId} and provider_name = ${providerId} and namespace_id is not distinct from ${keyNamespaceId}`.then(
+      where account_id = ${accountId} and provider_name = ${providerId} and namespace_id is not distinct from ${keyNamespaceId}::text`.then(
       () => undefined,
       (error: unknown) => log.warn("could not record a refused BYOK key", { providerId, error: error instanceof Error ? error.message : String(error) }),
     );

@@ -44,7 +44,7 @@ export async function resealKeys(sql: Sql, keks: KekStore): Promise<ResealResult
     plaintext.fill(0);
     const updated = await sql`
       update byok_keys set kek_id = ${current.kek_id}, ciphertext = ${box}
-      where account_id = ${row.account_id} and provider_name = ${row.provider_name} and namespace_id is not distinct from ${row.namespace_id}
+      where account_id = ${row.account_id} and provider_name = ${row.provider_name} and namespace_id is not distinct from ${row.namespace_id}::text
         and kek_id = ${row.kek_id} and ciphertext = ${Buffer.from(row.ciphertext)}`;
     if (updated.count === 1) resealed++;
   }

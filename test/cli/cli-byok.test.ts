@@ -31,7 +31,7 @@ describe("byok", () => {
     expect(JSON.parse(listed.stdout)).toEqual(fromRoute.body);
     expect(fromRoute.body.data[0]).toMatchObject({ provider_name: "openai", key_prefix: "sk-pro", api_base: null });
     const table = await runSwitchyard(["byok", "list"], env);
-    expect(table.stdout).toMatch(/^PROVIDER\s+PREFIX\s+API BASE\s+UPDATED\s+LAST USED\s+LAST FAILURE\nopenai\s+sk-pro…\s+-\s+/);
+    expect(table.stdout).toMatch(/^PROVIDER\s+NAMESPACE\s+PREFIX\s+API BASE\s+UPDATED\s+LAST USED\s+LAST FAILURE\nopenai\s+\(account\)\s+sk-pro…\s+-\s+/);
     for (const output of [result, listed, table]) expect(output.stdout + output.stderr).not.toContain("piped-secret");
   });
 
