@@ -108,6 +108,34 @@ describe("/v1/byok/keys", () => {
     expect((await server.api("GET", "/v1/byok/keys", { token: account.apiKey })).body.data).toEqual([]);
   });
 
+  test("key_prefix must be how the sealed key begins, at most 8 characters; one that is, or none, is stored as given", async () => {
+    const account = await server.createAccount();
+    const { kek_id, public_key } = await pubkey();
+    const key = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789";
+    const post = (key_prefix: string, sealed = key) =>
+      server.api("POST", "/v1/byok/keys", { token: account.apiKey, body: { provider_name: "openai", kek_id, ciphertext_b64: seal(sealed, public_key), key_prefix } });
+    // A prefix that is not the key's start would make the listing lie about which key is stored.
+    for (const prefix of ["sk-live", "SK-", "sk-proj-X", "sk-proj-abc", " sk-", "sk-…", "sk-...", "proj"]) {
+      const response = await post(prefix);
+      expect(response.status).toBe(400);
+      expect(response.body.error).toBe("bad_request");
+      expect(response.body.error_description).toContain("key_prefix");
+      expect(response.text).not.toContain("abcdefghijklmnop");
+    }
+    expect((await server.api("GET", "/v1/byok/keys", { token: account.apiKey })).body.data).toEqual([]);
+    for (const prefix of ["", "s", "sk-proj-"]) {
+      const response = await post(prefix);
+      expect(response.status).toBe(200);
+      expect(response.body.key_prefix).toBe(prefix);
+      expect((await server.api("GET", "/v1/byok/keys", { token: account.apiKey })).body.data[0].key_prefix).toBe(prefix);
+    }
+    // Multi-byte characters count as characters, and must match the key's bytes.
+    expect((await post("ключ", "ключ-0123456789abcdef")).status).toBe(200);
+    expect((await post("ключ-012", "ключ-0123456789abcdef")).status).toBe(200);
+    expect((await post("ключ-0123", "ключ-0123456789abcdef")).status).toBe(400);
+    expect((await post("клюя", "ключ-0123456789abcdef")).status).toBe(400);
+  });
+
   test("delete answers {deleted: true}, then 404; a provider without a key is 404", async () => {
     const account = await server.createAccount();
     expect((await upload(account.apiKey, "groq", "gsk_live_customer")).status).toBe(200);
