@@ -165,3 +165,21 @@ describe("a namespace-bound credential's BYOK key", () => {
     expect(await store.keyFor(other.accountId, "mock-google")).toBeUndefined();
   });
 });
+
+describe("archiving a namespace", () => {
+  test("destroys that namespace's BYOK keys and keeps the account's and other namespaces'", async () => {
+    const account = await harness.server.createAccount(undefined, 0);
+    const create = async (name: string) => (await harness.server.api("POST", "/v1/namespaces", { token: account.apiKey, body: { name } })).body.id as string;
+    const [gone, kept] = [await create("gone"), await create("kept")];
+    const [goneKey, keptKey] = await Promise.all([
+      harness.server.mintKey(account.apiKey, ["byok:write"], gone),
+      harness.server.mintKey(account.apiKey, ["byok:write"], kept),
+    ]);
+    expect((await upload(account.apiKey, "mock-openai", ACCOUNT_SECRET)).status).toBe(200);
+    expect((await upload(goneKey, "mock-openai", "gone-openai-secret-0123456789")).status).toBe(200);
+    expect((await upload(keptKey, "mock-openai", "kept-openai-secret-0123456789")).status).toBe(200);
+    expect((await harness.server.api("DELETE", `/v1/namespaces/${gone}`, { token: account.apiKey })).status).toBe(200);
+    const listed = await harness.server.api("GET", "/v1/byok/keys", { token: account.apiKey });
+    expect(listed.body.data.map((key: { namespace_id: string | null }) => key.namespace_id)).toEqual([null, kept]);
+  });
+});
