@@ -86,6 +86,15 @@ describe("a namespace-bound credential's BYOK key", () => {
     expect(ns2Endpoint.openai.requests).toHaveLength(1);
     expect(bearerOf(ns2Endpoint.openai.requests[0]!.headers)).toBe(NS2_SECRET);
     expect(accountEndpoint.openai.requests.length).toBe(accountBefore + 6);
+
+    // Each use is written to the key that served it.
+    await harness.server.server.services.byokKeys.flushUses();
+    const listed = (await harness.server.api("GET", "/v1/byok/keys", { token: account.apiKey })).body.data as Array<{ provider_name: string; namespace_id: string | null; last_used_at: string | null }>;
+    expect(listed.map((key) => [key.provider_name, key.namespace_id, key.last_used_at !== null])).toEqual([
+      ["mock-anthropic", ns3, false],
+      ["mock-openai", null, true],
+      ["mock-openai", ns2, true],
+    ]);
   });
 
   test("the store answers each caller with its namespace's key, else the account's, never another namespace's", async () => {
@@ -181,5 +190,28 @@ describe("archiving a namespace", () => {
     expect((await harness.server.api("DELETE", `/v1/namespaces/${gone}`, { token: account.apiKey })).status).toBe(200);
     const listed = await harness.server.api("GET", "/v1/byok/keys", { token: account.apiKey });
     expect(listed.body.data.map((key: { namespace_id: string | null }) => key.namespace_id)).toEqual([null, kept]);
+  });
+});
+
+describe("a namespace's key the provider refuses", () => {
+  test("is marked on that namespace's row alone", async () => {
+    const account = await harness.server.createAccount(undefined, 100_000_000);
+    const create = await harness.server.api("POST", "/v1/namespaces", { token: account.apiKey, body: { name: "refused" } });
+    const nsKey = await harness.server.mintKey(account.apiKey, ["byok:write", "inference:invoke"], create.body.id);
+    expect((await upload(account.apiKey, "mock-anthropic", "acct-anthropic-secret-0123456789", accountEndpoint.anthropic.baseUrl)).status).toBe(200);
+    // No api_base: the provider itself, which accepts only the platform's key, refuses it.
+    expect((await upload(nsKey, "mock-anthropic", "nsre-anthropic-secret-0123456789")).status).toBe(200);
+    expect(await callThroughSdk(harness, "anthropic-messages", nsKey, "mock-anthropic/claude-sonnet-4-5", { stream: false })).toMatchObject({ ok: true });
+    // The refusal is written without holding the request: wait for it.
+    const marks = async () =>
+      ((await harness.server.api("GET", "/v1/byok/keys", { token: account.apiKey })).body.data as Array<{ namespace_id: string | null; last_failure_kind: string | null }>).map((key) => [
+        key.namespace_id,
+        key.last_failure_kind,
+      ]);
+    for (let i = 0; i < 40 && !(await marks()).some(([, kind]) => kind !== null); i++) await Bun.sleep(50);
+    expect(await marks()).toEqual([
+      [null, null],
+      [create.body.id, "unauthorized"],
+    ]);
   });
 });
