@@ -53,3 +53,7 @@ delete from policy_bindings
 
 -- name: destroyNamespacePolicies
 delete from policies where namespace_id = $1;
+
+-- name: destroyNamespaceByokKeys
+-- The namespace's own BYOK keys (the account's, namespace_id null, stay).
+delete from byok_keys where namespace_id = $1;

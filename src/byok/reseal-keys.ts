@@ -15,6 +15,7 @@ export interface ResealResult {
 interface StoredKey {
   account_id: string;
   provider_name: string;
+  namespace_id: string | null;
   kek_id: string;
   ciphertext: Uint8Array;
 }
@@ -27,7 +28,7 @@ interface StoredKey {
 export async function resealKeys(sql: Sql, keks: KekStore): Promise<ResealResult> {
   const current = await keks.current();
   const stale = await sql<StoredKey[]>`
-    select account_id, provider_name, kek_id, ciphertext from byok_keys where kek_id <> ${current.kek_id}`;
+    select account_id, provider_name, namespace_id, kek_id, ciphertext from byok_keys where kek_id <> ${current.kek_id}`;
   let resealed = 0;
   let unopenable = 0;
   for (const row of stale) {
@@ -43,7 +44,7 @@ export async function resealKeys(sql: Sql, keks: KekStore): Promise<ResealResult
     plaintext.fill(0);
     const updated = await sql`
       update byok_keys set kek_id = ${current.kek_id}, ciphertext = ${box}
-      where account_id = ${row.account_id} and provider_name = ${row.provider_name}
+      where account_id = ${row.account_id} and provider_name = ${row.provider_name} and namespace_id is not distinct from ${row.namespace_id}::text
         and kek_id = ${row.kek_id} and ciphertext = ${Buffer.from(row.ciphertext)}`;
     if (updated.count === 1) resealed++;
   }

@@ -16,8 +16,10 @@ export function byokPageRoutes(context: ConsoleContext) {
   const { services } = context;
   const deps: ByokKeyDeps = { sql: services.db.sql, catalog: services.catalog, keks: services.keks, byokKeys: services.byokKeys, egress: services.egress };
   const providers = () => services.catalog.listProviders().filter((provider) => provider.byok);
+  // A person signed in to the console acts as the account itself: account-wide keys.
+  const callerOf = (req: ManagementRequest) => ({ accountId: req.session.accountId, namespaceId: null });
   const show = async (req: ManagementRequest, state: FormState) => {
-    const [keys, script] = await Promise.all([listByokKeys(deps, req.session.accountId), byokSealScript()]);
+    const [keys, script] = await Promise.all([listByokKeys(deps, callerOf(req)), byokSealScript()]);
     return byokPage(req, keys, providers(), script.version, state);
   };
 
@@ -31,7 +33,7 @@ export function byokPageRoutes(context: ConsoleContext) {
             if (ciphertext === "") throw badRequest("The key was not sealed, so nothing was saved: this form needs JavaScript in the page to seal the key before it is sent.");
             if (ciphertext.length > 16_384) throw badRequest("The sealed key is too long.");
             const apiBase = oneLineField(body, "api_base", "API base URL", { max: 2048 });
-            await upsertByokKey(deps, req.session.accountId, {
+            await upsertByokKey(deps, callerOf(req), {
               provider_name: oneLineField(body, "provider_name", "Provider", { max: 128, required: true }),
               kek_id: oneLineField(body, "kek_id", "The key-encryption key id", { max: 128, required: true }),
               ciphertext_b64: ciphertext,
@@ -47,7 +49,8 @@ export function byokPageRoutes(context: ConsoleContext) {
     )
     .post("/console/byok/delete", ({ request, body }) =>
       managementForm(context, request, body, "byok-delete", async (req) => {
-        await deleteByokKey(deps, req.session.accountId, field(body, "provider"));
+        const namespaceId = field(body, "namespace_id");
+        await deleteByokKey(deps, callerOf(req), field(body, "provider"), namespaceId === "" ? undefined : namespaceId);
         return backTo(req, "/console/byok", "deleted");
       }),
     )

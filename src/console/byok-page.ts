@@ -10,14 +10,15 @@ export type ByokKeyView = ReturnType<typeof byokKeyEnvelope>;
 export const BYOK_SCRIPT_PATH = "/console/assets/byok-seal.js";
 
 function keyItem(req: ManagementRequest, key: ByokKeyView, providerName: string) {
-  const headingId = `byok-${key.provider_name}`;
+  const headingId = key.namespace_id === null ? `byok-${key.provider_name}` : `byok-${key.provider_name}-${key.namespace_id}`;
   return html`<li><h3 id="${headingId}">${providerName}</h3>
-<dl><dt>Key starts with</dt><dd><code>${key.key_prefix}</code>…</dd>
+<dl><dt>Used by</dt><dd>${key.namespace_id === null ? "every namespace without its own key" : html`namespace <code>${key.namespace_id}</code> only`}</dd>
+<dt>Key starts with</dt><dd><code>${key.key_prefix}</code>…</dd>
 ${key.api_base ? html`<dt>API base</dt><dd>${key.api_base}</dd>` : ""}
 <dt>Set</dt><dd>${formatTime(new Date(key.updated_at))}</dd>
 <dt>Last used</dt><dd>${key.last_used_at ? formatTime(new Date(key.last_used_at)) : "never"}</dd>
 <dt>Last refused</dt><dd>${key.last_failure_at ? html`${formatTime(new Date(key.last_failure_at))} (${key.last_failure_kind ?? "refused"})` : "never"}</dd></dl>
-<form class="inline" method="post" action="/console/byok/delete">${formFields(req, "byok-delete")}<input type="hidden" name="provider" value="${key.provider_name}"><button type="submit" class="danger" aria-describedby="${headingId}">Delete</button></form></li>`;
+<form class="inline" method="post" action="/console/byok/delete">${formFields(req, "byok-delete")}<input type="hidden" name="provider" value="${key.provider_name}">${key.namespace_id === null ? "" : html`<input type="hidden" name="namespace_id" value="${key.namespace_id}">`}<button type="submit" class="danger" aria-describedby="${headingId}">Delete</button></form></li>`;
 }
 
 /**
@@ -29,7 +30,7 @@ export function byokPage(req: ManagementRequest, keys: readonly ByokKeyView[], p
   const names = new Map(providers.map((provider) => [provider.id, provider.name]));
   const selected = valueOf(state, "provider_name");
   const body = html`<section aria-labelledby="byok-heading"><h2 id="byok-heading">Your provider keys</h2>
-<p class="hint">Requests to a provider you have a key for are served with your key and billed by that provider, not charged to the wallet. Keys belong to the account: every namespace uses them.</p>
+<p class="hint">Requests to a provider you have a key for are served with your key and billed by that provider, not charged to the wallet. Keys set here belong to the account: every namespace uses them, except a namespace whose own credential set a key of its own for that provider.</p>
 ${keys.length === 0 ? html`<p>No keys yet.</p>` : html`<ul class="items">${keys.map((key) => keyItem(req, key, names.get(key.provider_name) ?? key.provider_name))}</ul>`}</section>
 <form class="card" method="post" action="/console/byok" id="byok-form" data-pubkey-url="/v1/byok/encryption-pubkey">
 <h2>Set a key</h2>

@@ -5,11 +5,11 @@ import type { FundingSource, UpstreamFunding } from "./funding-source";
 import { log } from "../observability/log";
 
 export interface AccountKeyLookup {
-  credentialFor(accountId: string, providerId: string): Promise<ByokCredential | undefined>;
+  credentialFor(accountId: string, namespaceId: string | null, providerId: string): Promise<ByokCredential | undefined>;
 }
 
 /**
- * The account's own provider key (BYOK, README "BYOK") first, for providers that accept
+ * The caller's own provider key (BYOK, README "BYOK": its namespace's, else the account's) first, for providers that accept
  * one, then whatever `platform` funds: the customer's contract is used before the
  * platform's money, and the platform's key stays a fallback when the customer's is
  * refused.
@@ -25,7 +25,7 @@ export class AccountKeysThenPlatform implements FundingSource {
     if (!endpoint.byok) return platform;
     let own: ByokCredential | undefined;
     try {
-      own = await this.keys.credentialFor(principal.accountId, endpoint.provider);
+      own = await this.keys.credentialFor(principal.accountId, principal.namespaceId, endpoint.provider);
     } catch (error) {
       // A stored key that cannot be read (the database unreachable, a KEK gone) must not
       // stop the request: the platform's key still serves it. The message names no key.
@@ -33,7 +33,7 @@ export class AccountKeysThenPlatform implements FundingSource {
       return platform;
     }
     if (own === undefined) return platform;
-    const byok: UpstreamFunding = own.apiBase ? { funding: "byok", apiKey: own.key, baseUrl: own.apiBase } : { funding: "byok", apiKey: own.key };
+    const byok: UpstreamFunding = { funding: "byok", apiKey: own.key, byokNamespaceId: own.namespaceId, ...(own.apiBase ? { baseUrl: own.apiBase } : {}) };
     return [byok, ...platform];
   }
 }

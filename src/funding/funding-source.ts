@@ -11,6 +11,8 @@ export interface UpstreamFunding {
   apiKey: string;
   /** Where to call instead of the endpoint's own base URL (a BYOK key's `api_base`). */
   baseUrl?: string;
+  /** For `byok`: the namespace the key belongs to, null for the account's (which row to mark used or refused). */
+  byokNamespaceId?: string | null;
 }
 
 /**

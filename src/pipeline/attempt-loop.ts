@@ -138,7 +138,7 @@ export async function runAttempts(deps: AttemptDeps, input: AttemptInput): Promi
         // The customer's own key was refused: noted on the key, and the next candidate (the
         // platform's key, unless a guardrail requires BYOK) is tried. The provider's message
         // may quote the key, so it is replaced by one that names only the provider.
-        deps.byokKeys.recordRefusal(context.principal.accountId, candidate.providerId, refusedKind);
+        deps.byokKeys.recordRefusal(context.principal.accountId, candidate.byokNamespaceId ?? null, candidate.providerId, refusedKind);
         error = irError("upstream_bad_gateway", `${candidate.providerId} refused your own provider key (BYOK) with HTTP ${response.status}; update it with PUT /v1/byok/keys`);
       }
       if (CALLER_ERROR_STATUSES.has(response.status)) {
@@ -150,7 +150,7 @@ export async function runAttempts(deps: AttemptDeps, input: AttemptInput): Promi
       continue;
     }
     // The provider took the customer's own key.
-    if (candidate.funding === "byok") deps.byokKeys.recordUse(context.principal.accountId, candidate.providerId);
+    if (candidate.funding === "byok") deps.byokKeys.recordUse(context.principal.accountId, candidate.byokNamespaceId ?? null, candidate.providerId);
     const headers = {
       "x-request-id": requestId,
       "x-switchyard-provider": candidate.providerId,

@@ -38,6 +38,7 @@ export async function fund(source: FundingSource, principal: Principal, byModel:
           pricing: endpoint.pricing,
           limits,
           funding: funded.funding,
+          ...(funded.funding === "byok" ? { byokNamespaceId: funded.byokNamespaceId ?? null } : {}),
           routingProfile: profile,
           ...(funded.baseUrl === undefined ? {} : { customerSuppliedBase: true }),
         });

@@ -15,5 +15,7 @@ export interface AttemptCandidate extends UpstreamTarget {
   limits: ModelTokenLimits;
   /** `platform`: the platform's key, charged to the wallet; `byok`: the account's own key, not charged. */
   funding: "platform" | "byok";
+  /** For `byok`: the namespace the key belongs to, null for the account's. */
+  byokNamespaceId?: string | null;
   routingProfile: RoutingProfile;
 }

@@ -68,9 +68,9 @@ describe("/v1/byok/keys", () => {
     expect(list.body.data).toHaveLength(1);
     const entry = list.body.data[0];
     expect(Object.keys(entry).sort()).toEqual(
-      ["api_base", "created_at", "kek_id", "key_prefix", "last_failure_at", "last_failure_kind", "last_used_at", "provider_name", "updated_at"].sort(),
+      ["api_base", "created_at", "kek_id", "key_prefix", "last_failure_at", "last_failure_kind", "last_used_at", "namespace_id", "provider_name", "updated_at"].sort(),
     );
-    expect(entry).toMatchObject({ provider_name: "openai", kek_id, key_prefix: "sk-", api_base: "https://proxy.example.test/v1", last_used_at: null, last_failure_at: null, last_failure_kind: null });
+    expect(entry).toMatchObject({ provider_name: "openai", namespace_id: null, kek_id, key_prefix: "sk-", api_base: "https://proxy.example.test/v1", last_used_at: null, last_failure_at: null, last_failure_kind: null });
     expect(new Date(entry.created_at).toISOString()).toBe(entry.created_at);
     expect(list.text).not.toContain("customer-secret");
     // A second upload replaces the first (idempotent per provider); api_base may be dropped.
@@ -108,6 +108,34 @@ describe("/v1/byok/keys", () => {
     expect((await server.api("GET", "/v1/byok/keys", { token: account.apiKey })).body.data).toEqual([]);
   });
 
+  test("key_prefix must be how the sealed key begins, at most 8 characters; one that is, or none, is stored as given", async () => {
+    const account = await server.createAccount();
+    const { kek_id, public_key } = await pubkey();
+    const key = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789";
+    const post = (key_prefix: string, sealed = key) =>
+      server.api("POST", "/v1/byok/keys", { token: account.apiKey, body: { provider_name: "openai", kek_id, ciphertext_b64: seal(sealed, public_key), key_prefix } });
+    // A prefix that is not the key's start would make the listing lie about which key is stored.
+    for (const prefix of ["sk-live", "SK-", "sk-proj-X", "sk-proj-abc", " sk-", "sk-…", "sk-...", "proj"]) {
+      const response = await post(prefix);
+      expect(response.status).toBe(400);
+      expect(response.body.error).toBe("bad_request");
+      expect(response.body.error_description).toContain("key_prefix");
+      expect(response.text).not.toContain("abcdefghijklmnop");
+    }
+    expect((await server.api("GET", "/v1/byok/keys", { token: account.apiKey })).body.data).toEqual([]);
+    for (const prefix of ["", "s", "sk-proj-"]) {
+      const response = await post(prefix);
+      expect(response.status).toBe(200);
+      expect(response.body.key_prefix).toBe(prefix);
+      expect((await server.api("GET", "/v1/byok/keys", { token: account.apiKey })).body.data[0].key_prefix).toBe(prefix);
+    }
+    // Multi-byte characters count as characters, and must match the key's bytes.
+    expect((await post("ключ", "ключ-0123456789abcdef")).status).toBe(200);
+    expect((await post("ключ-012", "ключ-0123456789abcdef")).status).toBe(200);
+    expect((await post("ключ-0123", "ключ-0123456789abcdef")).status).toBe(400);
+    expect((await post("клюя", "ключ-0123456789abcdef")).status).toBe(400);
+  });
+
   test("delete answers {deleted: true}, then 404; a provider without a key is 404", async () => {
     const account = await server.createAccount();
     expect((await upload(account.apiKey, "groq", "gsk_live_customer")).status).toBe(200);
@@ -141,19 +169,23 @@ describe("/v1/byok/keys", () => {
     expect((await server.api("POST", "/v1/byok/keys", { body: {} })).status).toBe(401);
   });
 
-  test("keys are the account's: a namespace-bound credential manages its account's keys; another account sees and deletes none", async () => {
+  test("a namespace-bound credential's key is its namespace's; another account sees and deletes none", async () => {
     const alice = await server.createAccount();
     const bob = await server.createAccount();
-    // A key bound to alice's namespace with the byok scopes: same account-level keys.
+    // A key bound to alice's namespace with the byok scopes writes that namespace's key, which
+    // the account-wide credential sees with its namespace_id.
     const aliceNamespaceKey = await server.mintKey(alice.apiKey, ["byok:read", "byok:write"], alice.namespaceId);
     expect((await upload(aliceNamespaceKey, "deepseek", "sk-alice-deepseek")).status).toBe(200);
-    expect((await server.api("GET", "/v1/byok/keys", { token: alice.apiKey })).body.data.map((k: { provider_name: string }) => k.provider_name)).toEqual(["deepseek"]);
+    expect((await server.api("GET", "/v1/byok/keys", { token: alice.apiKey })).body.data.map((k: { provider_name: string; namespace_id: string }) => [k.provider_name, k.namespace_id])).toEqual([
+      ["deepseek", alice.namespaceId],
+    ]);
+    expect(await server.server.services.byokKeys.keyFor(alice.accountId, "deepseek")).toBeUndefined();
     expect((await server.api("GET", "/v1/byok/keys", { token: bob.apiKey })).body.data).toEqual([]);
     const bobDeletes = await server.api("DELETE", "/v1/byok/keys/deepseek", { token: bob.apiKey });
     expect(bobDeletes.status).toBe(404);
     expect(bobDeletes.body).toEqual({ error: "not_found", error_description: "BYOK key not found" });
     expect((await upload(bob.apiKey, "deepseek", "sk-bob-deepseek")).status).toBe(200);
-    expect(await server.server.services.byokKeys.keyFor(alice.accountId, "deepseek")).toBe("sk-alice-deepseek");
+    expect(await server.server.services.byokKeys.keyFor(alice.accountId, "deepseek", alice.namespaceId)).toBe("sk-alice-deepseek");
     expect(await server.server.services.byokKeys.keyFor(bob.accountId, "deepseek")).toBe("sk-bob-deepseek");
     expect((await server.api("DELETE", "/v1/byok/keys/deepseek", { token: aliceNamespaceKey })).status).toBe(200);
     expect(await server.server.services.byokKeys.keyFor(bob.accountId, "deepseek")).toBe("sk-bob-deepseek");

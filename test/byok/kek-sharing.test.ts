@@ -74,6 +74,23 @@ describe("ByokKeyStore cache", () => {
     expect(await store.keyFor(account.accountId, "mistral")).toBeUndefined();
   });
 
+  test("a decrypted key leaves the cache when its entry expires, without another read", async () => {
+    const account = await first.createAccount();
+    const { kek_id, public_key } = (await first.api("GET", "/v1/byok/encryption-pubkey")).body;
+    const stored = await first.api("POST", "/v1/byok/keys", {
+      token: account.apiKey,
+      body: { provider_name: "mistral", kek_id, ciphertext_b64: seal("mistral-customer-key-0123", public_key), key_prefix: "mist" },
+    });
+    expect(stored.status).toBe(200);
+    const sql = second.server.services.db.sql;
+    const store = new ByokKeyStore(sql, new KekStore(sql, () => Buffer.from(Buffer.alloc(32, 7))), 100);
+    expect(await store.keyFor(account.accountId, "mistral")).toBe("mistral-customer-key-0123");
+    expect(await store.keyFor(account.accountId, "groq")).toBeUndefined();
+    expect(store.cachedEntries).toBe(2);
+    await Bun.sleep(250);
+    expect(store.cachedEntries).toBe(0);
+  });
+
   test("a KEK does not unwrap with another master key (the error names no key material)", async () => {
     const account = await first.createAccount();
     const { kek_id, public_key } = (await first.api("GET", "/v1/byok/encryption-pubkey")).body;

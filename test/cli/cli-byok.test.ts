@@ -31,7 +31,7 @@ describe("byok", () => {
     expect(JSON.parse(listed.stdout)).toEqual(fromRoute.body);
     expect(fromRoute.body.data[0]).toMatchObject({ provider_name: "openai", key_prefix: "sk-pro", api_base: null });
     const table = await runSwitchyard(["byok", "list"], env);
-    expect(table.stdout).toMatch(/^PROVIDER\s+PREFIX\s+API BASE\s+UPDATED\s+LAST USED\s+LAST FAILURE\nopenai\s+sk-pro…\s+-\s+/);
+    expect(table.stdout).toMatch(/^PROVIDER\s+NAMESPACE\s+PREFIX\s+API BASE\s+UPDATED\s+LAST USED\s+LAST FAILURE\nopenai\s+\(account\)\s+sk-pro…\s+-\s+/);
     for (const output of [result, listed, table]) expect(output.stdout + output.stderr).not.toContain("piped-secret");
   });
 
@@ -40,7 +40,7 @@ describe("byok", () => {
     expect(result.exitCode).toBe(0);
     const { kek_id } = (await server.api("GET", "/v1/byok/encryption-pubkey")).body;
     expect(JSON.parse(result.stdout)).toEqual({ provider_name: "groq", kek_id, key_prefix: "gsk_" });
-    const credential = await server.server.services.byokKeys.credentialFor(account.accountId, "groq");
+    const credential = await server.server.services.byokKeys.credentialFor(account.accountId, null, "groq");
     expect(credential).toMatchObject({ key: "gsk_live_from_cli", apiBase: "https://groq.proxy.example.test/openai/v1" });
   });
 

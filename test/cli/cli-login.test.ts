@@ -147,7 +147,9 @@ describe("login", () => {
     const result = await runSwitchyard(["byok", "set", "openai"], env, "sk-proj-oauth-path-secret-42\n");
     expect(result.exitCode).toBe(0);
     expect(result.stdout + result.stderr).not.toContain("oauth-path-secret");
-    expect(await server.server.services.byokKeys.keyFor(account.accountId, "openai")).toBe("sk-proj-oauth-path-secret-42");
+    // The sign-in is bound to the account's namespace: the key is that namespace's.
+    expect(await server.server.services.byokKeys.keyFor(account.accountId, "openai", account.namespaceId)).toBe("sk-proj-oauth-path-secret-42");
+    expect(await server.server.services.byokKeys.keyFor(account.accountId, "openai")).toBeUndefined();
   });
 
   test("a missing scope exits 1 and the hint is the login command with the current scopes plus the missing one", async () => {

@@ -180,6 +180,30 @@ describe("the management pages over HTTP", () => {
   }, 60_000);
 });
 
+describe("BYOK keys of a namespace in the console", () => {
+  test("the page marks whose key each is; deleting a namespace's key leaves the account's", async () => {
+    const user = await signedInUser(server);
+    const { kek_id, public_key } = (await server.api("GET", "/v1/byok/encryption-pubkey")).body;
+    const upload = (token: string, key: string) =>
+      server.api("POST", "/v1/byok/keys", {
+        token,
+        body: { provider_name: "openai", kek_id, key_prefix: key.slice(0, 3), ciphertext_b64: sodium.to_base64(sodium.crypto_box_seal(sodium.from_string(key), sodium.from_base64(public_key, sodium.base64_variants.ORIGINAL)), sodium.base64_variants.ORIGINAL) },
+      });
+    const bound = await server.mintKey(user.apiKey, ["byok:write"], user.namespaceId);
+    expect((await upload(user.apiKey, "acc-console-secret-0123456789")).status).toBe(200);
+    expect((await upload(bound, "nsk-console-secret-0123456789")).status).toBe(200);
+    const page = await getPage(server, user, "/console/byok");
+    expect(page.text).toContain("every namespace without its own key");
+    expect(page.text).toContain(`namespace <code>${user.namespaceId}</code> only`);
+    expect((await submitForm(server, user, "/console/byok", "/console/byok/delete", { provider: "openai", namespace_id: user.namespaceId })).status).toBe(303);
+    const store = server.server.services.byokKeys;
+    expect(await store.keyFor(user.accountId, "openai", user.namespaceId)).toBe("acc-console-secret-0123456789");
+    expect(await store.keyFor(user.accountId, "openai")).toBe("acc-console-secret-0123456789");
+    const listed = await server.api("GET", "/v1/byok/keys", { token: user.apiKey });
+    expect(listed.body.data.map((key: { namespace_id: string | null }) => key.namespace_id)).toEqual([null]);
+  });
+});
+
 describe("refused input", () => {
   const cases: Array<{ page: string; action: string; fields: Record<string, string>; status?: number; message: string }> = [
     { page: "/console/keys", action: "/console/keys", fields: { display_name: "k" }, message: "Choose at least one scope." },

@@ -30,10 +30,10 @@ export type ArchiveOutcome = { outcome: "archived"; revokedKeyIds: string[]; des
 
 /**
  * Archiving a namespace, in one transaction: archived; its keys, OAuth grants, the
- * device and authorization codes approved for it, OAuth clients and policies
- * destroyed (the grant ids returned, for the credential cache); usage history detached
- * (request rows keep the id of an archived namespace no listing can reach); wallet and
- * BYOK keys, which belong to the account, kept.
+ * device and authorization codes approved for it, OAuth clients, policies and its own
+ * BYOK keys destroyed (the grant ids returned, for the credential cache); usage history
+ * detached (request rows keep the id of an archived namespace no listing can reach); the
+ * wallet and the account's BYOK keys, which belong to the account, kept.
  */
 export function archiveNamespace(sql: Sql, namespaceId: string, accountId: string): Promise<ArchiveOutcome> {
   return sql.begin(async (transaction) => {
@@ -51,6 +51,7 @@ export function archiveNamespace(sql: Sql, namespaceId: string, accountId: strin
     await runQuery(tx, "destroyNamespaceOauthClients", [namespaceId]);
     await runQuery(tx, "destroyNamespacePolicyBindings", [namespaceId]);
     await runQuery(tx, "destroyNamespacePolicies", [namespaceId]);
+    await runQuery(tx, "destroyNamespaceByokKeys", [namespaceId]);
     return { outcome: "archived", revokedKeyIds: keys.map((row) => row.id), destroyedGrantIds: grants.map((row) => row.id) } as const;
   });
 }

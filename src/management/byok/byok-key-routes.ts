@@ -24,18 +24,23 @@ const doc = (scope: "byok:read" | "byok:write", summary: string, extra?: typeof 
 });
 
 /**
- * The account's BYOK provider keys (README "BYOK"). Account-level: a namespace-bound
- * credential with the scope manages its account's keys.
+ * BYOK provider keys (README "BYOK"). An account-wide credential manages the account's keys
+ * (and may delete a namespace's with `?namespace_id=`); a namespace-bound one writes and
+ * deletes its namespace's alone, and sees those and the account's.
  */
 export function byokKeyRoutes(services: Services) {
   const deps: ByokKeyDeps = { sql: services.db.sql, catalog: services.catalog, keks: services.keks, byokKeys: services.byokKeys, egress: services.egress };
   return new Elysia({ name: "byok-keys", normalize: false })
     .use(authPlugin(services))
-    .get("/v1/byok/keys", async ({ principal }) => ({ data: await listByokKeys(deps, principal.accountId) }), doc("byok:read", "List the account's BYOK keys (never the ciphertext or the key)"))
+    .get("/v1/byok/keys", async ({ principal }) => ({ data: await listByokKeys(deps, principal) }), doc("byok:read", "List the BYOK keys the caller's requests can use (never the ciphertext or the key)"))
     .post(
       "/v1/byok/keys",
-      ({ principal, body }) => upsertByokKey(deps, principal.accountId, validateUpload(body)),
-      doc("byok:write", "Store the account's key for a provider, sealed to the current KEK (replaces any previous one)", validateUpload.doc),
+      ({ principal, body }) => upsertByokKey(deps, principal, validateUpload(body)),
+      doc("byok:write", "Store the caller's key for a provider (its namespace's when the credential is bound to one), sealed to the current KEK (replaces any previous one)", validateUpload.doc),
     )
-    .delete("/v1/byok/keys/:provider", ({ principal, params }) => deleteByokKey(deps, principal.accountId, params.provider), doc("byok:write", "Delete the account's key for a provider"));
+    .delete(
+      "/v1/byok/keys/:provider",
+      ({ principal, params, query }) => deleteByokKey(deps, principal, params.provider, typeof query.namespace_id === "string" ? query.namespace_id : undefined),
+      doc("byok:write", "Delete the caller's key for a provider (its namespace's when the credential is bound to one)"),
+    );
 }

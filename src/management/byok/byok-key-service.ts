@@ -1,3 +1,4 @@
+import type { Caller } from "../../auth/principal";
 import type { Sql } from "../../db/connect-database";
 import { badRequest, notFound } from "../../errors/api-error";
 import type { Catalog } from "../../providers/catalog";
@@ -23,8 +24,16 @@ export interface ByokKeyUpload {
   api_base?: string | null;
 }
 
+/**
+ * Who writes or reads BYOK keys: an account-wide credential or the console (namespaceId
+ * null) manages the account's keys; a credential bound to a namespace writes and deletes
+ * only that namespace's, and reads its namespace's and the account's.
+ */
+export type ByokCaller = Pick<Caller, "accountId" | "namespaceId">;
+
 interface ByokKeyRow {
   provider_name: string;
+  namespace_id: string | null;
   kek_id: string;
   key_prefix: string;
   api_base: string | null;
@@ -39,6 +48,7 @@ interface ByokKeyRow {
 export function byokKeyEnvelope(row: ByokKeyRow) {
   return {
     provider_name: row.provider_name,
+    namespace_id: row.namespace_id,
     kek_id: row.kek_id,
     key_prefix: row.key_prefix,
     api_base: row.api_base,
@@ -50,11 +60,29 @@ export function byokKeyEnvelope(row: ByokKeyRow) {
   };
 }
 
-export async function listByokKeys(deps: ByokKeyDeps, accountId: string) {
+/**
+ * The keys the caller sees: an account-wide caller every key of the account (each with its
+ * `namespace_id`), a namespace-bound one its namespace's and the account's (null), never
+ * another namespace's.
+ */
+export async function listByokKeys(deps: ByokKeyDeps, caller: ByokCaller) {
   const rows = await deps.sql<ByokKeyRow[]>`
-    select provider_name, kek_id, key_prefix, api_base, created_at, updated_at, last_used_at, last_failure_at, last_failure_kind
-    from byok_keys where account_id = ${accountId} order by provider_name`;
+    select provider_name, namespace_id, kek_id, key_prefix, api_base, created_at, updated_at, last_used_at, last_failure_at, last_failure_kind
+      from byok_keys
+     where account_id = ${caller.accountId}
+       and (${caller.namespaceId}::text is null or namespace_id is null or namespace_id = ${caller.namespaceId})
+     order by provider_name, namespace_id nulls first`;
   return rows.map(byokKeyEnvelope);
+}
+
+/** Listings show `key_prefix` to tell keys apart: a few leading characters, never more. */
+const MAX_KEY_PREFIX_CHARS = 8;
+
+/** True when `bytes` is how the key begins (compared as bytes: the key is never made a string here). */
+function isPrefixOf(bytes: Uint8Array, key: Uint8Array): boolean {
+  if (bytes.length > key.length) return false;
+  for (let i = 0; i < bytes.length; i++) if (bytes[i] !== key[i]) return false;
+  return true;
 }
 
 /** Standard base64 with padding, as libsodium's ORIGINAL variant and Python's b64encode write it. */
@@ -67,11 +95,14 @@ function checkApiBase(egress: ByokKeyDeps["egress"], value: string): void {
 }
 
 /**
- * Stores the account's key for a provider, replacing any previous one. The box is kept as
- * uploaded (sealed to the current KEK); it is opened here only to refuse one that does not
- * open, and the plaintext is dropped at once.
+ * Stores the caller's key for a provider, replacing any previous one of the same scope: the
+ * account's for an account-wide caller or the console, the caller's namespace's for a
+ * namespace-bound one (never the account's). The box is kept as uploaded (sealed to the
+ * current KEK); it is opened here only to refuse one that does not open or whose
+ * `key_prefix` is not how it begins, and the plaintext is dropped at once.
  */
-export async function upsertByokKey(deps: ByokKeyDeps, accountId: string, input: ByokKeyUpload) {
+export async function upsertByokKey(deps: ByokKeyDeps, caller: ByokCaller, input: ByokKeyUpload) {
+  const { accountId, namespaceId } = caller;
   const provider = deps.catalog.getProvider(input.provider_name);
   if (!provider) throw badRequest(`provider_name: unknown provider "${input.provider_name}"`);
   if (!provider.byok) throw badRequest(`provider_name: provider "${input.provider_name}" does not accept BYOK keys`);
@@ -81,6 +112,7 @@ export async function upsertByokKey(deps: ByokKeyDeps, accountId: string, input:
   }
   if (!STANDARD_BASE64.test(input.ciphertext_b64)) throw badRequest("ciphertext_b64 must be standard base64 with padding");
   if (input.api_base !== undefined && input.api_base !== null) checkApiBase(deps.egress, input.api_base);
+  if ([...input.key_prefix].length > MAX_KEY_PREFIX_CHARS) throw badRequest(`key_prefix must be at most ${MAX_KEY_PREFIX_CHARS} characters: the first few of the key`);
   const box = Buffer.from(input.ciphertext_b64, "base64");
   let plaintext: Uint8Array;
   try {
@@ -90,17 +122,30 @@ export async function upsertByokKey(deps: ByokKeyDeps, accountId: string, input:
     throw error;
   }
   const keyLength = plaintext.length;
+  const prefix = new TextEncoder().encode(input.key_prefix);
+  const prefixMatches = isPrefixOf(prefix, plaintext);
   plaintext.fill(0);
   if (keyLength === 0) throw badRequest("ciphertext_b64 seals an empty key");
+  if (!prefixMatches) throw badRequest("key_prefix must be the first characters of the sealed key");
   // The prefix is shown in listings: it must stay a hint, never most of the key.
-  const stem = input.key_prefix.replace(/(\.|…)+$/, "");
-  if (stem.length * 2 > keyLength) throw badRequest("key_prefix must be a short prefix of the key, not the key");
-  await deps.sql`
-    insert into byok_keys (account_id, provider_name, kek_id, ciphertext, key_prefix, api_base)
-    values (${accountId}, ${input.provider_name}, ${current.kek_id}, ${box}, ${input.key_prefix}, ${input.api_base ?? null})
-    on conflict (account_id, provider_name) do update set
-      kek_id = excluded.kek_id, ciphertext = excluded.ciphertext, key_prefix = excluded.key_prefix,
-      api_base = excluded.api_base, updated_at = now(), last_failure_at = null, last_failure_kind = null`;
+  if (prefix.length * 2 > keyLength) throw badRequest("key_prefix must be a short prefix of the key, not the key");
+  // Each scope has its own unique index (sql/migrations/0022): the upsert names the one it replaces in.
+  const apiBase = input.api_base ?? null;
+  if (namespaceId === null) {
+    await deps.sql`
+      insert into byok_keys (account_id, namespace_id, provider_name, kek_id, ciphertext, key_prefix, api_base)
+      values (${accountId}, null, ${input.provider_name}, ${current.kek_id}, ${box}, ${input.key_prefix}, ${apiBase})
+      on conflict (account_id, provider_name) where namespace_id is null do update set
+        kek_id = excluded.kek_id, ciphertext = excluded.ciphertext, key_prefix = excluded.key_prefix,
+        api_base = excluded.api_base, updated_at = now(), last_failure_at = null, last_failure_kind = null`;
+  } else {
+    await deps.sql`
+      insert into byok_keys (account_id, namespace_id, provider_name, kek_id, ciphertext, key_prefix, api_base)
+      values (${accountId}, ${namespaceId}, ${input.provider_name}, ${current.kek_id}, ${box}, ${input.key_prefix}, ${apiBase})
+      on conflict (account_id, namespace_id, provider_name) where namespace_id is not null do update set
+        kek_id = excluded.kek_id, ciphertext = excluded.ciphertext, key_prefix = excluded.key_prefix,
+        api_base = excluded.api_base, updated_at = now(), last_failure_at = null, last_failure_kind = null`;
+  }
   deps.byokKeys.invalidate(accountId, input.provider_name);
   return { provider_name: input.provider_name, kek_id: current.kek_id, key_prefix: input.key_prefix };
 }
@@ -108,9 +153,20 @@ export async function upsertByokKey(deps: ByokKeyDeps, accountId: string, input:
 /** Provider ids are short slugs; anything else cannot have a key (the same 404 as a missing one). */
 const PROVIDER_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
-export async function deleteByokKey(deps: ByokKeyDeps, accountId: string, providerName: string) {
+/**
+ * Deletes one key: a namespace-bound caller's namespace's own (the account's stays; it is
+ * read-only to such a caller), an account-wide caller's or the console's the account's, or
+ * with `namespaceId` that namespace's. Any key outside the caller's reach is the same 404 as
+ * a missing one.
+ */
+export async function deleteByokKey(deps: ByokKeyDeps, caller: ByokCaller, providerName: string, namespaceId?: string) {
+  const { accountId } = caller;
   if (!PROVIDER_ID.test(providerName)) throw notFound("BYOK key");
-  const deleted = await deps.sql`delete from byok_keys where account_id = ${accountId} and provider_name = ${providerName}`;
+  if (caller.namespaceId !== null && namespaceId !== undefined && namespaceId !== caller.namespaceId) throw notFound("BYOK key");
+  const scope = caller.namespaceId ?? namespaceId ?? null;
+  const deleted = await deps.sql`
+    delete from byok_keys
+     where account_id = ${accountId} and provider_name = ${providerName} and namespace_id is not distinct from ${scope}::text`;
   deps.byokKeys.invalidate(accountId, providerName);
   if (deleted.count === 0) throw notFound("BYOK key");
   return { deleted: true as const };

@@ -67,7 +67,7 @@ export function namespaceRoutes(services: Services) {
       {
         scope: "namespace:write",
         detail: {
-          summary: "Archive a namespace; its keys, OAuth tokens and clients and policies are destroyed",
+          summary: "Archive a namespace; its keys, OAuth tokens and clients, policies and BYOK keys are destroyed",
           tags: ["namespaces"],
           "x-scope": "namespace:write",
         },

@@ -8,6 +8,8 @@ import { Session } from "../session";
 
 interface ByokKeyEnvelope {
   provider_name: string;
+  /** The namespace the key belongs to; null: the whole account's. */
+  namespace_id: string | null;
   kek_id: string;
   key_prefix: string;
   api_base: string | null;
@@ -76,7 +78,7 @@ export const byokSetCommand: Command = {
 
 export const byokListCommand: Command = {
   path: ["byok", "list"],
-  summary: "list the account's provider keys (never the keys themselves)",
+  summary: "list the provider keys your requests can use: your namespace's and the account's (never the keys themselves)",
   synopsis: "",
   arguments: [],
   options: [],
@@ -89,9 +91,10 @@ export const byokListCommand: Command = {
     print(
       context,
       formatTable(
-        ["provider", "prefix", "api base", "updated", "last used", "last failure"],
+        ["provider", "namespace", "prefix", "api base", "updated", "last used", "last failure"],
         keys.map((key) => [
           key.provider_name,
+          key.namespace_id ?? "(account)",
           `${key.key_prefix}…`,
           key.api_base,
           formatTimestamp(key.updated_at),
@@ -105,7 +108,7 @@ export const byokListCommand: Command = {
 
 export const byokDeleteCommand: Command = {
   path: ["byok", "delete"],
-  summary: "delete the account's key for a provider",
+  summary: "delete your key for a provider (a namespace-bound sign-in: its namespace's)",
   synopsis: "<provider>",
   arguments: [{ name: "<provider>", required: true }],
   options: [],
