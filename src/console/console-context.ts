@@ -70,6 +70,8 @@ export function waitText(seconds: number): string {
 /** A form field as a string ("" when absent or not a string). */
 export function field(body: unknown, name: string): string {
   if (typeof body !== "object" || body === null) return "";
-  const value = (body as Record<string, unknown>)[name];
-  return typeof value === "string" ? value : "";
+  const value = Object.hasOwn(body, name) ? (body as Record<string, unknown>)[name] : undefined;
+  // A lone surrogate is no text a person typed, and would throw later (encodeURIComponent,
+  // PostgreSQL): such a field reads as empty, like a missing one.
+  return typeof value === "string" && value.isWellFormed() ? value : "";
 }

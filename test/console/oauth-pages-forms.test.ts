@@ -50,6 +50,17 @@ describe("POST /oauth/device/decision with a console session", () => {
 });
 
 describe("the device form", () => {
+  test("a code that is not well-formed text (a lone surrogate) reads as no code: signed out, a redirect to sign in, never a 500", async () => {
+    const response = await fetch(`${server.url}/oauth/device`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/json" },
+      body: '{"user_code":"\\ud800","decision":"approve"}',
+    });
+    expect(response.status).toBe(303);
+    expect(response.headers.get("location")).toBe(`/console?next=${encodeURIComponent("/oauth/device?user_code=")}`);
+  });
+
   test("a POST without the form's token or from a foreign Origin is a 403 page and decides nothing; another account's namespace is a 404", async () => {
     const account = await signedIn();
     const stranger = await createAccountWithPassword(server, PASSWORD);
