@@ -237,3 +237,35 @@ describe("grants belong to their client", () => {
     expect((await postForm(server, "/oauth/device_authorization", { client_id: noDevice.clientId })).body.error).toBe("unauthorized_client");
   });
 });
+
+describe("a client's allowed_scopes bound its live grants", () => {
+  test("narrowing allowed_scopes narrows a grant at its next refresh: the response's scope and the new access token", async () => {
+    const client = await registerClient({ type: "public", scopes: ["usage:read", "keys:read", "keys:write"] });
+    const { code, verifier } = await authorize(client, { scope: "usage:read keys:read keys:write" });
+    const tokens = await exchange(client, code, { code_verifier: verifier });
+    expect(tokens.body.scope).toBe("usage:read keys:read keys:write");
+
+    const narrowed = await server.api("PUT", `/v1/oauth/clients/${client.id}`, { token: account.apiKey, body: { allowed_scopes: ["usage:read"] } });
+    expect(narrowed.status).toBe(200);
+    const refreshed = await postForm(server, "/oauth/token", { grant_type: "refresh_token", refresh_token: tokens.body.refresh_token, client_id: client.clientId });
+    expect(refreshed.status).toBe(200);
+    expect(refreshed.body.scope).toBe("usage:read");
+    const principal = await server.server.services.credentials.resolve(refreshed.body.access_token);
+    expect(principal!.scopes).toEqual(["usage:read"]);
+    expect((await server.api("GET", "/v1/namespaces/me/keys", { token: refreshed.body.access_token })).status).toBe(403);
+    // Widening the client again does not widen the grant back: it holds what it was narrowed to.
+    await server.api("PUT", `/v1/oauth/clients/${client.id}`, { token: account.apiKey, body: { allowed_scopes: ["usage:read", "keys:read", "keys:write"] } });
+    const again = await postForm(server, "/oauth/token", { grant_type: "refresh_token", refresh_token: refreshed.body.refresh_token, client_id: client.clientId });
+    expect(again.body.scope).toBe("usage:read");
+  });
+
+  test("a grant left with none of the client's scopes is invalid_grant at refresh", async () => {
+    const client = await registerClient({ type: "public", scopes: ["usage:read", "keys:read"] });
+    const { code, verifier } = await authorize(client, { scope: "keys:read" });
+    const tokens = await exchange(client, code, { code_verifier: verifier });
+    expect((await server.api("PUT", `/v1/oauth/clients/${client.id}`, { token: account.apiKey, body: { allowed_scopes: ["usage:read"] } })).status).toBe(200);
+    const refreshed = await postForm(server, "/oauth/token", { grant_type: "refresh_token", refresh_token: tokens.body.refresh_token, client_id: client.clientId });
+    expect(refreshed.status).toBe(400);
+    expect(refreshed.body.error).toBe("invalid_grant");
+  });
+});
