@@ -250,6 +250,8 @@ describe("a client's allowed_scopes bound its live grants", () => {
     const refreshed = await postForm(server, "/oauth/token", { grant_type: "refresh_token", refresh_token: tokens.body.refresh_token, client_id: client.clientId });
     expect(refreshed.status).toBe(200);
     expect(refreshed.body.scope).toBe("usage:read");
+    expect(refreshed.headers.get("cache-control")).toBe("no-store");
+    expect(refreshed.headers.get("pragma")).toBe("no-cache");
     const principal = await server.server.services.credentials.resolve(refreshed.body.access_token);
     expect(principal!.scopes).toEqual(["usage:read"]);
     expect((await server.api("GET", "/v1/namespaces/me/keys", { token: refreshed.body.access_token })).status).toBe(403);
