@@ -103,6 +103,64 @@ describe("POST /v1/namespaces/{nsid}/keys", () => {
   });
 });
 
+describe("keys minted by keys", () => {
+  test("the token response is never cached: Cache-Control no-store, Pragma no-cache", async () => {
+    const account = await server.createAccount();
+    const created = await server.api("POST", "/v1/keys", { token: account.apiKey, body: { display_name: "c", scopes: ["keys:read"] } });
+    expect(created.status).toBe(200);
+    expect(created.headers.get("cache-control")).toBe("no-store");
+    expect(created.headers.get("pragma")).toBe("no-cache");
+  });
+
+  test("a wildcard is stored as the concrete scopes it stands for at mint time", async () => {
+    const account = await server.createAccount();
+    const created = await server.api("POST", "/v1/keys", { token: account.apiKey, body: { display_name: "w", scopes: ["usage:read", "byok:*", "policy:read"] } });
+    expect(created.status).toBe(200);
+    expect(created.body.scopes).toEqual(["usage:read", "byok:read", "byok:write", "policy:read"]);
+    const sql = postgres(server.databaseUrl, { max: 1, onnotice: () => {} });
+    const [row] = await sql`select scopes from api_keys where id = ${created.body.id}`;
+    await sql.end();
+    expect(row!.scopes).toEqual(["usage:read", "byok:read", "byok:write", "policy:read"]);
+    const principal = await server.server.services.credentials.resolve(created.body.token);
+    expect(principal!.scopes).not.toContain("byok:*");
+  });
+
+  test("a child expires no later than the key that minted it, and a grandchild no later than its grandparent", async () => {
+    const account = await server.createAccount();
+    const parentExpiry = new Date(Date.now() + 120_000).toISOString();
+    const parent = await server.api("POST", "/v1/keys", { token: account.apiKey, body: { display_name: "p", scopes: ["keys:write", "keys:read"], expires_at: parentExpiry } });
+    expect(parent.body.expires_at).toBe(parentExpiry);
+    const unbounded = await server.api("POST", "/v1/keys", { token: parent.body.token, body: { display_name: "c", scopes: ["keys:write", "keys:read"] } });
+    expect(unbounded.status).toBe(200);
+    expect(unbounded.body.expires_at).toBe(parentExpiry);
+    const later = await server.api("POST", "/v1/keys", {
+      token: parent.body.token,
+      body: { display_name: "c2", scopes: ["keys:read"], expires_at: new Date(Date.now() + 3_600_000).toISOString() },
+    });
+    expect(later.body.expires_at).toBe(parentExpiry);
+    const sooner = new Date(Date.now() + 60_000).toISOString();
+    const earlier = await server.api("POST", "/v1/keys", { token: parent.body.token, body: { display_name: "c3", scopes: ["keys:read"], expires_at: sooner } });
+    expect(earlier.body.expires_at).toBe(sooner);
+    const grandchild = await server.api("POST", "/v1/keys", { token: unbounded.body.token, body: { display_name: "g", scopes: ["keys:read"] } });
+    expect(grandchild.body.expires_at).toBe(parentExpiry);
+    // The account-wide key never expires: what it mints without expires_at does not either.
+    const free = await server.api("POST", "/v1/keys", { token: account.apiKey, body: { display_name: "f", scopes: ["keys:read"] } });
+    expect(free.body.expires_at).toBeNull();
+  });
+
+  test("a child of a short-lived key stops working when its parent expires", async () => {
+    const account = await server.createAccount();
+    const parent = await server.api("POST", "/v1/keys", {
+      token: account.apiKey,
+      body: { display_name: "short", scopes: ["keys:write", "keys:read"], expires_at: new Date(Date.now() + 1500).toISOString() },
+    });
+    const child = await server.api("POST", "/v1/keys", { token: parent.body.token, body: { display_name: "child", scopes: ["keys:read"] } });
+    expect((await server.api("GET", "/v1/keys", { token: child.body.token })).status).toBe(200);
+    await Bun.sleep(1600);
+    expect((await server.api("GET", "/v1/keys", { token: child.body.token })).status).toBe(401);
+  });
+});
+
 describe("DELETE /v1/namespaces/{nsid}/keys/{id}", () => {
   test("revokes the key: {revoked: true}, revoked_at stamped, 401 at once on this instance", async () => {
     const account = await server.createAccount();
