@@ -15,6 +15,13 @@ export interface Principal {
   oauthClientId: string | null;
   /** Epoch ms, or null for a credential that does not expire. */
   expiresAt: number | null;
+  /**
+   * For a key minted by another credential: the keys above it, nearest first, and the
+   * OAuth grant whose token minted the root of that chain. It dies with each of them and
+   * answers to the policies bound to each. Absent or empty for a key nobody's key minted.
+   */
+  ancestorKeyIds?: readonly string[];
+  ancestorGrantId?: string | null;
 }
 
 /**

@@ -271,3 +271,22 @@ describe("a client's allowed_scopes bound its live grants", () => {
     expect(refreshed.body.error).toBe("invalid_grant");
   });
 });
+
+describe("keys minted with an access token", () => {
+  test("expire no later than the token and are revoked with its grant by /oauth/revoke", async () => {
+    const client = await registerClient({ type: "public", scopes: ["keys:read", "keys:write"] });
+    const { code, verifier } = await authorize(client, { scope: "keys:read keys:write" });
+    const tokens = await exchange(client, code, { code_verifier: verifier });
+    const minted = await server.api("POST", "/v1/namespaces/me/keys", { token: tokens.body.access_token, body: { display_name: "from a token", scopes: ["keys:read", "keys:write"] } });
+    expect(minted.status).toBe(200);
+    const tokenExpiry = Date.now() + tokens.body.expires_in * 1000;
+    expect(Math.abs(Date.parse(minted.body.expires_at) - tokenExpiry)).toBeLessThan(5000);
+    const grandchild = await server.api("POST", "/v1/namespaces/me/keys", { token: minted.body.token, body: { display_name: "below", scopes: ["keys:read"] } });
+    expect((await server.api("GET", "/v1/namespaces/me/keys", { token: minted.body.token })).status).toBe(200);
+    expect((await server.api("GET", "/v1/namespaces/me/keys", { token: grandchild.body.token })).status).toBe(200);
+
+    expect((await postForm(server, "/oauth/revoke", { token: tokens.body.refresh_token, client_id: client.clientId })).status).toBe(200);
+    expect((await server.api("GET", "/v1/namespaces/me/keys", { token: minted.body.token })).status).toBe(401);
+    expect((await server.api("GET", "/v1/namespaces/me/keys", { token: grandchild.body.token })).status).toBe(401);
+  });
+});

@@ -161,6 +161,33 @@ describe("keys minted by keys", () => {
   });
 });
 
+describe("a derived key dies with its parent", () => {
+  test("revoking a key revokes what it minted, and what those minted, at once on this instance", async () => {
+    const account = await server.createAccount();
+    const parent = await server.api("POST", "/v1/keys", { token: account.apiKey, body: { display_name: "p", scopes: ["keys:write", "keys:read"] } });
+    const child = await server.api("POST", "/v1/keys", { token: parent.body.token, body: { display_name: "c", scopes: ["keys:write", "keys:read"] } });
+    const grandchild = await server.api("POST", "/v1/keys", { token: child.body.token, body: { display_name: "g", scopes: ["keys:read"] } });
+    const sibling = await server.api("POST", "/v1/keys", { token: account.apiKey, body: { display_name: "s", scopes: ["keys:read"] } });
+    for (const token of [child.body.token, grandchild.body.token, sibling.body.token]) expect((await server.api("GET", "/v1/keys", { token })).status).toBe(200);
+    expect((await server.api("DELETE", `/v1/keys/${parent.body.id}`, { token: account.apiKey })).status).toBe(200);
+    expect((await server.api("GET", "/v1/keys", { token: child.body.token })).status).toBe(401);
+    expect((await server.api("GET", "/v1/keys", { token: grandchild.body.token })).status).toBe(401);
+    expect((await server.api("GET", "/v1/keys", { token: sibling.body.token })).status).toBe(200);
+    expect((await server.api("GET", "/v1/keys", { token: account.apiKey })).status).toBe(200);
+  });
+
+  test("revoking a middle key leaves its parent working and kills its child", async () => {
+    const account = await server.createAccount();
+    const parent = await server.api("POST", "/v1/keys", { token: account.apiKey, body: { display_name: "p", scopes: ["keys:write", "keys:read"] } });
+    const middle = await server.api("POST", "/v1/keys", { token: parent.body.token, body: { display_name: "m", scopes: ["keys:write", "keys:read"] } });
+    const leaf = await server.api("POST", "/v1/keys", { token: middle.body.token, body: { display_name: "l", scopes: ["keys:read"] } });
+    expect((await server.api("GET", "/v1/keys", { token: leaf.body.token })).status).toBe(200);
+    expect((await server.api("DELETE", `/v1/keys/${middle.body.id}`, { token: parent.body.token })).status).toBe(200);
+    expect((await server.api("GET", "/v1/keys", { token: leaf.body.token })).status).toBe(401);
+    expect((await server.api("GET", "/v1/keys", { token: parent.body.token })).status).toBe(200);
+  });
+});
+
 describe("DELETE /v1/namespaces/{nsid}/keys/{id}", () => {
   test("revokes the key: {revoked: true}, revoked_at stamped, 401 at once on this instance", async () => {
     const account = await server.createAccount();

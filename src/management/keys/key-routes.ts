@@ -43,7 +43,7 @@ export function keyRoutes(services: Services) {
         async ({ principal, params, body, set }) => {
           const input = validateCreate(body);
           const namespace = await resolveNamespace(sql, principal, nsidOf(params));
-          const created = await createKey(sql, principal, namespace.id, input, principal.expiresAt);
+          const created = await createKey(sql, principal, namespace.id, input, principal);
           markNoStore(set);
           return created;
         },

@@ -1,4 +1,4 @@
-import type { Caller } from "../../auth/principal";
+import type { Caller, Principal } from "../../auth/principal";
 import { ALL_SCOPES, firstScopeNotHeld, hasScope, isControlPlaneScope, isValidScope } from "../../auth/scopes";
 import { mintApiKeyToken } from "../../auth/tokens";
 import { ApiError, badRequest } from "../../errors/api-error";
@@ -48,9 +48,11 @@ export function parseRfc3339(value: string, field: string): Date {
  * Mints a namespace-baked key. The requested scopes must be a subset of the
  * caller's effective scopes (RFC 6749 §3.3, no upscaling), and a key bound to a
  * namespace never carries the account's control-plane scopes. A key minted by a
- * credential that expires (`parentExpiresAt`, epoch ms) expires no later than it.
+ * credential (`parent`: a key or an OAuth access token; none in the console) expires no
+ * later than it and remembers it, so that it dies with it.
  */
-export async function createKey(sql: Sql, caller: Caller, namespaceId: string, input: CreateKeyInput, parentExpiresAt: number | null = null) {
+export async function createKey(sql: Sql, caller: Caller, namespaceId: string, input: CreateKeyInput, parent: Pick<Principal, "kind" | "id" | "expiresAt"> | null = null) {
+  const parentExpiresAt = parent?.expiresAt ?? null;
   const scopes = [...new Set(input.scopes)];
   const invalid = scopes.find((scope) => !isValidScope(scope));
   if (invalid !== undefined) throw badRequest(`unknown scope: ${invalid}`);
@@ -73,6 +75,8 @@ export async function createKey(sql: Sql, caller: Caller, namespaceId: string, i
     tokenHash: minted.tokenHash,
     scopes: concreteScopes(scopes),
     expiresAt: boundedExpiry,
+    parentApiKeyId: parent?.kind === "api_key" ? parent.id : null,
+    parentOauthGrantId: parent?.kind === "oauth_token" ? parent.id : null,
   });
   return {
     token: minted.token,
