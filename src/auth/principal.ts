@@ -28,6 +28,8 @@ export interface Principal {
  * What the management services read of whoever acts: the account, the namespace a
  * credential is bound to (null: account-wide) and the scopes it holds. Every Principal is
  * one; so is a person signed in to the console, who acts as the account itself and
- * presents no credential (no id, no kind, never an inference caller).
+ * presents no credential (no id, no kind, never an inference caller). A credential's id,
+ * kind and ancestors come along where the caller is one.
  */
-export type Caller = Pick<Principal, "accountId" | "namespaceId" | "scopes">;
+export type Caller = Pick<Principal, "accountId" | "namespaceId" | "scopes"> &
+  Partial<Pick<Principal, "kind" | "id" | "ancestorKeyIds" | "ancestorGrantId">>;
