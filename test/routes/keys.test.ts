@@ -176,6 +176,23 @@ describe("a derived key dies with its parent", () => {
     expect((await server.api("GET", "/v1/keys", { token: account.apiKey })).status).toBe(200);
   });
 
+  test("another instance refuses the child of a revoked or expired parent within the cache lifetime", async () => {
+    const second = await startTestServer({ credentialCacheTtlMs: 300 }, { url: server.databaseUrl, drop: async () => {} });
+    try {
+      const account = await server.createAccount();
+      const parent = await server.api("POST", "/v1/keys", { token: account.apiKey, body: { display_name: "p", scopes: ["keys:write", "keys:read"] } });
+      const child = await server.api("POST", "/v1/keys", { token: parent.body.token, body: { display_name: "c", scopes: ["keys:write", "keys:read"] } });
+      const grandchild = await server.api("POST", "/v1/keys", { token: child.body.token, body: { display_name: "g", scopes: ["keys:read"] } });
+      expect((await second.api("GET", "/v1/keys", { token: grandchild.body.token })).status).toBe(200);
+      await server.api("DELETE", `/v1/keys/${parent.body.id}`, { token: account.apiKey });
+      await Bun.sleep(400);
+      expect((await second.api("GET", "/v1/keys", { token: grandchild.body.token })).status).toBe(401);
+      expect((await second.api("GET", "/v1/keys", { token: child.body.token })).status).toBe(401);
+    } finally {
+      await second.close();
+    }
+  });
+
   test("revoking a middle key leaves its parent working and kills its child", async () => {
     const account = await server.createAccount();
     const parent = await server.api("POST", "/v1/keys", { token: account.apiKey, body: { display_name: "p", scopes: ["keys:write", "keys:read"] } });
