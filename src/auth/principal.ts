@@ -32,4 +32,4 @@ export interface Principal {
  * kind and ancestors come along where the caller is one.
  */
 export type Caller = Pick<Principal, "accountId" | "namespaceId" | "scopes"> &
-  Partial<Pick<Principal, "kind" | "id" | "ancestorKeyIds" | "ancestorGrantId">>;
+  Partial<Pick<Principal, "kind" | "id" | "oauthClientId" | "ancestorKeyIds" | "ancestorGrantId">>;

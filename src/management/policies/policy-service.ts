@@ -58,12 +58,15 @@ export async function getPolicy(deps: PolicyDeps, scope: PolicyScope, policyId: 
 }
 
 /**
- * The credentials a caller presents or was minted through, as principals: a policy bound
- * to any of them governs the caller itself. None for a person in the console.
+ * The credentials a caller presents or was minted through (and an OAuth token's client),
+ * as principals: a policy bound to any of them governs the caller itself. None for a
+ * person in the console.
  */
 function callerCredentials(caller: Caller): PrincipalRef[] {
   if (caller.kind === undefined || caller.id === undefined) return [];
   const own: PrincipalRef[] = [{ type: caller.kind, id: caller.id }];
+  // A policy bound to the client governs every token issued to it.
+  if (caller.oauthClientId) own.push({ type: "oauth_client", id: caller.oauthClientId });
   for (const ancestor of caller.ancestorKeyIds ?? []) own.push({ type: "api_key", id: ancestor });
   if (caller.ancestorGrantId) own.push({ type: "oauth_token", id: caller.ancestorGrantId });
   return own;
