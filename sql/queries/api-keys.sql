@@ -6,7 +6,8 @@ returning id, display_name, key_prefix, scopes, expires_at, last_used_at, revoke
 -- name: findApiKeyForAuth
 -- A key of a deleted account never authenticates, even if its revocation was missed.
 -- A derived key also carries its ancestors: the keys that minted it, nearest first, and
--- the OAuth grant at the root of the chain if a token minted it; ancestor_dead when one
+-- the OAuth grant at the root of the chain if a token minted it (and that grant's client);
+-- ancestor_dead when one
 -- of them is revoked, expired or gone (a derived key dies with its parent).
 with recursive chain (id, parent_api_key_id, parent_oauth_grant_id, alive, depth) as (
   select k.id, k.parent_api_key_id, k.parent_oauth_grant_id, true, 0 from api_keys k where k.id = $1
@@ -19,6 +20,8 @@ with recursive chain (id, parent_api_key_id, parent_oauth_grant_id, alive, depth
 select k.id, k.account_id, k.namespace_id, k.token_hash, k.scopes, k.expires_at, k.revoked_at,
        coalesce((select array_agg(c.id order by c.depth) from chain c where c.depth > 0), '{}') as ancestor_key_ids,
        (select c.parent_oauth_grant_id from chain c where c.parent_oauth_grant_id is not null order by c.depth limit 1) as ancestor_grant_id,
+       (select g.oauth_client_ref from chain c join oauth_tokens g on g.id = c.parent_oauth_grant_id
+         order by c.depth limit 1) as ancestor_client_id,
        exists (select 1 from chain c where c.depth > 0 and not c.alive)
        or exists (select 1 from chain c where c.parent_api_key_id is not null
                      and not exists (select 1 from api_keys p where p.id = c.parent_api_key_id))

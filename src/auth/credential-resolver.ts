@@ -102,7 +102,8 @@ export class CredentialResolver {
       accountId: row.account_id,
       namespaceId: row.namespace_id,
       scopes: row.scopes,
-      oauthClientId: null,
+      // A key minted through a registered client's token answers to that client's policies.
+      oauthClientId: row.ancestor_client_id,
       expiresAt: row.expires_at ? row.expires_at.getTime() : null,
       ancestorKeyIds: row.ancestor_key_ids,
       ancestorGrantId: row.ancestor_grant_id,

@@ -9,8 +9,9 @@ export interface Principal {
   scopes: string[];
   /**
    * For an OAuth token issued to a registered client: that client's oauth_clients.id
-   * (the `oauth_client` principal its policies bind to). Null for API keys and for the
-   * built-in `switchyard-cli` client.
+   * (the `oauth_client` principal its policies bind to). For an API key minted through
+   * such a token, that token's client. Null otherwise, and for the built-in
+   * `switchyard-cli` client.
    */
   oauthClientId: string | null;
   /** Epoch ms, or null for a credential that does not expire. */

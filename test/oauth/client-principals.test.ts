@@ -127,6 +127,34 @@ describe("a token and the policies that bind it", () => {
   });
 });
 
+describe("keys minted with a client's token", () => {
+  test("answer to the policies bound to the client and to the grant", async () => {
+    const created = await api("POST", "/v1/oauth/clients", {
+      client_name: "Key minter",
+      client_type: "public",
+      allowed_grant_types: [DEVICE_GRANT, "refresh_token"],
+      allowed_scopes: ["inference:invoke", "keys:write"],
+    });
+    const started = await postForm(harness.server, "/oauth/device_authorization", { client_id: created.body.client_id, scope: "inference:invoke keys:write" });
+    expect((await decide(harness.server, account.apiKey, started.body.user_code, account.namespaceId)).status).toBe(200);
+    const tokens = await pollDevice(harness.server, started.body.device_code, created.body.client_id);
+    const token = tokens.body.access_token as string;
+    const mint = () => harness.server.api("POST", "/v1/keys", { token, body: { display_name: "minted", scopes: ["inference:invoke"] } });
+
+    await bindRateLimit("oauth_client", created.body.id);
+    const viaClient = await mint();
+    expect(viaClient.status).toBe(200);
+    expect(await chat(viaClient.body.token)).toBe(200);
+    expect(await chat(viaClient.body.token)).toBe(429);
+
+    const grantId = (await harness.server.server.services.credentials.resolve(token))!.id;
+    const other = await mint();
+    const policy = await api("POST", "/v1/policies", { name: "grant guardrail", kind: "guardrail", spec: { model_deny: ["mock-openai/gpt-4o-mini"] } });
+    expect((await api("POST", `/v1/policies/${policy.body.id}/bind`, { principal_type: "oauth_token", principal_id: grantId })).status).toBe(200);
+    expect(await chat(other.body.token)).toBe(403);
+  });
+});
+
 describe("a bra_ token through every official SDK", () => {
   for (const client of CLIENTS) {
     for (const stream of [false, true]) {

@@ -24,6 +24,8 @@ export interface ApiKeyAuthRow {
   ancestor_key_ids: string[];
   /** The OAuth grant whose token minted the root of the chain, if one did. */
   ancestor_grant_id: string | null;
+  /** That grant's registered client, if it has one. */
+  ancestor_client_id: string | null;
   /** An ancestor is revoked, expired or gone: the key no longer authenticates. */
   ancestor_dead: boolean;
 }
