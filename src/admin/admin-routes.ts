@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import { Type } from "@sinclair/typebox";
 import { bodyValidator } from "../management/validate-body";
-import { constantTimeEqual, sha256 } from "../auth/tokens";
+import { constantTimeEqual, markNoStore, sha256 } from "../auth/tokens";
 import { extractCredential } from "../auth/extract-credential";
 import { assertAddressablePathIds } from "../auth/path-ids";
 import { unauthorized } from "../errors/api-error";
@@ -44,9 +44,11 @@ export function adminRoutes(services: Services) {
     })
     .post(
       "/admin/accounts",
-      ({ body }) => {
+      async ({ body, set }) => {
         const input = validateAccount(body);
-        return createAccount(services.db.sql, input.email, input.credit_micro_usd ?? 0, input.password);
+        const created = await createAccount(services.db.sql, input.email, input.credit_micro_usd ?? 0, input.password);
+        markNoStore(set);
+        return created;
       },
       {
         detail: {

@@ -6,6 +6,13 @@ import type { Principal } from "./principal";
 import { constantTimeEqual, OAUTH_ACCESS_TOKEN_PREFIX, parseApiKeyToken, sha256Base64 } from "./tokens";
 import type { LastUsedTracker } from "./last-used-tracker";
 
+/** The credentials a derived key was minted through, nearest first. */
+export function ancestorsOf(principal: Principal): string[] {
+  const ancestors = [...(principal.ancestorKeyIds ?? [])];
+  if (principal.ancestorGrantId) ancestors.push(principal.ancestorGrantId);
+  return ancestors;
+}
+
 interface CacheEntry {
   principal: Principal | null;
   checkedAt: number;
@@ -21,6 +28,8 @@ interface CacheEntry {
 export class CredentialResolver {
   private readonly cache: LRUCache<string, CacheEntry>;
   private readonly cacheKeysById = new Map<string, string>();
+  /** Credential id → the cached derived keys below it, dropped with it on invalidate. */
+  private readonly descendantsById = new Map<string, Set<string>>();
 
   constructor(
     private readonly sql: Sql,
@@ -45,7 +54,14 @@ export class CredentialResolver {
     if (!entry || now - entry.checkedAt > this.ttlMs) {
       entry = { principal: await this.lookup(token, Buffer.from(cacheKey, "base64")), checkedAt: now };
       this.cache.set(cacheKey, entry);
-      if (entry.principal) this.cacheKeysById.set(entry.principal.id, cacheKey);
+      if (entry.principal) {
+        this.cacheKeysById.set(entry.principal.id, cacheKey);
+        for (const ancestor of ancestorsOf(entry.principal)) {
+          let below = this.descendantsById.get(ancestor);
+          if (!below) this.descendantsById.set(ancestor, (below = new Set()));
+          below.add(entry.principal.id);
+        }
+      }
     }
     const principal = entry.principal;
     if (!principal) return null;
@@ -54,11 +70,23 @@ export class CredentialResolver {
     return principal;
   }
 
-  /** Forget a credential (an API key, an OAuth grant) at once on this instance: revocation, refresh, namespace archive. */
+  /**
+   * Forget a credential (an API key, an OAuth grant) at once on this instance: revocation,
+   * refresh, namespace archive. The keys minted through it go with it, so a revoked
+   * parent's children are looked up again (and refused) at their next request.
+   */
   invalidate(credentialId: string): void {
     const cacheKey = this.cacheKeysById.get(credentialId);
     if (cacheKey !== undefined) this.cache.delete(cacheKey);
     this.cacheKeysById.delete(credentialId);
+    const below = this.descendantsById.get(credentialId);
+    this.descendantsById.delete(credentialId);
+    // The ancestor lists are whole chains, so one level reaches every descendant.
+    for (const descendant of below ?? []) {
+      const descendantKey = this.cacheKeysById.get(descendant);
+      if (descendantKey !== undefined) this.cache.delete(descendantKey);
+      this.cacheKeysById.delete(descendant);
+    }
   }
 
   private async lookup(token: string, tokenHash: Buffer): Promise<Principal | null> {
@@ -67,15 +95,18 @@ export class CredentialResolver {
     if (!parsed) return null;
     const row = await findApiKeyForAuth(this.sql, parsed.keyId);
     if (!row || !constantTimeEqual(Buffer.from(row.token_hash), tokenHash)) return null;
-    if (row.revoked_at) return null;
+    if (row.revoked_at || row.ancestor_dead) return null;
     return {
       kind: "api_key",
       id: row.id,
       accountId: row.account_id,
       namespaceId: row.namespace_id,
       scopes: row.scopes,
-      oauthClientId: null,
+      // A key minted through a registered client's token answers to that client's policies.
+      oauthClientId: row.ancestor_client_id,
       expiresAt: row.expires_at ? row.expires_at.getTime() : null,
+      ancestorKeyIds: row.ancestor_key_ids,
+      ancestorGrantId: row.ancestor_grant_id,
     };
   }
 

@@ -81,3 +81,12 @@ export function parseApiKeyToken(token: string): { keyId: string } | undefined {
   const match = TOKEN_PATTERN.exec(token);
   return match ? { keyId: `k_${match[1]}` } : undefined;
 }
+
+/**
+ * Headers for a response that carries a secret once (a minted key, a client secret): no
+ * cache, shared or private, may keep it (RFC 9111 §5.2.2.5; `Pragma` for HTTP/1.0 caches).
+ */
+export function markNoStore(set: { headers: Record<string, string | number> }): void {
+  set.headers["cache-control"] = "no-store";
+  set.headers.pragma = "no-cache";
+}

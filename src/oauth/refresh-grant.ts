@@ -43,7 +43,11 @@ export async function refreshGrant(deps: OauthDeps, client: OauthClient, params:
     if (grant.revoked_at || grant.namespace_archived || grant.account_deleted) return { error: new OauthError("invalid_grant", "the grant was revoked") };
     const now = Date.now();
     if (grant.refresh_expires_at !== null && grant.refresh_expires_at.getTime() <= now) return { error: new OauthError("invalid_grant", "the refresh token expired") };
-    const scopes = narrowedScopes(params.get("scope"), grant.scopes);
+    // What the client may be given today bounds the grant: narrowing its allowed_scopes
+    // narrows its live grants here, at their next refresh.
+    const held = grant.scopes.filter((name) => hasScope(client.allowedScopes, name));
+    if (held.length === 0) return { error: new OauthError("invalid_grant", "the client may no longer be given any of the grant's scopes") };
+    const scopes = narrowedScopes(params.get("scope"), held);
     if (scopes instanceof OauthError) return { error: scopes };
     const access = mintAccessToken();
     const refresh = mintRefreshToken();

@@ -237,3 +237,56 @@ describe("grants belong to their client", () => {
     expect((await postForm(server, "/oauth/device_authorization", { client_id: noDevice.clientId })).body.error).toBe("unauthorized_client");
   });
 });
+
+describe("a client's allowed_scopes bound its live grants", () => {
+  test("narrowing allowed_scopes narrows a grant at its next refresh: the response's scope and the new access token", async () => {
+    const client = await registerClient({ type: "public", scopes: ["usage:read", "keys:read", "keys:write"] });
+    const { code, verifier } = await authorize(client, { scope: "usage:read keys:read keys:write" });
+    const tokens = await exchange(client, code, { code_verifier: verifier });
+    expect(tokens.body.scope).toBe("usage:read keys:read keys:write");
+
+    const narrowed = await server.api("PUT", `/v1/oauth/clients/${client.id}`, { token: account.apiKey, body: { allowed_scopes: ["usage:read"] } });
+    expect(narrowed.status).toBe(200);
+    const refreshed = await postForm(server, "/oauth/token", { grant_type: "refresh_token", refresh_token: tokens.body.refresh_token, client_id: client.clientId });
+    expect(refreshed.status).toBe(200);
+    expect(refreshed.body.scope).toBe("usage:read");
+    expect(refreshed.headers.get("cache-control")).toBe("no-store");
+    expect(refreshed.headers.get("pragma")).toBe("no-cache");
+    const principal = await server.server.services.credentials.resolve(refreshed.body.access_token);
+    expect(principal!.scopes).toEqual(["usage:read"]);
+    expect((await server.api("GET", "/v1/namespaces/me/keys", { token: refreshed.body.access_token })).status).toBe(403);
+    // Widening the client again does not widen the grant back: it holds what it was narrowed to.
+    await server.api("PUT", `/v1/oauth/clients/${client.id}`, { token: account.apiKey, body: { allowed_scopes: ["usage:read", "keys:read", "keys:write"] } });
+    const again = await postForm(server, "/oauth/token", { grant_type: "refresh_token", refresh_token: refreshed.body.refresh_token, client_id: client.clientId });
+    expect(again.body.scope).toBe("usage:read");
+  });
+
+  test("a grant left with none of the client's scopes is invalid_grant at refresh", async () => {
+    const client = await registerClient({ type: "public", scopes: ["usage:read", "keys:read"] });
+    const { code, verifier } = await authorize(client, { scope: "keys:read" });
+    const tokens = await exchange(client, code, { code_verifier: verifier });
+    expect((await server.api("PUT", `/v1/oauth/clients/${client.id}`, { token: account.apiKey, body: { allowed_scopes: ["usage:read"] } })).status).toBe(200);
+    const refreshed = await postForm(server, "/oauth/token", { grant_type: "refresh_token", refresh_token: tokens.body.refresh_token, client_id: client.clientId });
+    expect(refreshed.status).toBe(400);
+    expect(refreshed.body.error).toBe("invalid_grant");
+  });
+});
+
+describe("keys minted with an access token", () => {
+  test("expire no later than the token and are revoked with its grant by /oauth/revoke", async () => {
+    const client = await registerClient({ type: "public", scopes: ["keys:read", "keys:write"] });
+    const { code, verifier } = await authorize(client, { scope: "keys:read keys:write" });
+    const tokens = await exchange(client, code, { code_verifier: verifier });
+    const minted = await server.api("POST", "/v1/namespaces/me/keys", { token: tokens.body.access_token, body: { display_name: "from a token", scopes: ["keys:read", "keys:write"] } });
+    expect(minted.status).toBe(200);
+    const tokenExpiry = Date.now() + tokens.body.expires_in * 1000;
+    expect(Math.abs(Date.parse(minted.body.expires_at) - tokenExpiry)).toBeLessThan(5000);
+    const grandchild = await server.api("POST", "/v1/namespaces/me/keys", { token: minted.body.token, body: { display_name: "below", scopes: ["keys:read"] } });
+    expect((await server.api("GET", "/v1/namespaces/me/keys", { token: minted.body.token })).status).toBe(200);
+    expect((await server.api("GET", "/v1/namespaces/me/keys", { token: grandchild.body.token })).status).toBe(200);
+
+    expect((await postForm(server, "/oauth/revoke", { token: tokens.body.refresh_token, client_id: client.clientId })).status).toBe(200);
+    expect((await server.api("GET", "/v1/namespaces/me/keys", { token: minted.body.token })).status).toBe(401);
+    expect((await server.api("GET", "/v1/namespaces/me/keys", { token: grandchild.body.token })).status).toBe(401);
+  });
+});

@@ -97,6 +97,64 @@ describe("registered OAuth clients", () => {
   });
 });
 
+describe("a token and the policies that bind it", () => {
+  test("a token with policy:write cannot disable, change or delete a policy bound to its grant or its client", async () => {
+    const created = await api("POST", "/v1/oauth/clients", {
+      client_name: "Policy tool",
+      client_type: "public",
+      allowed_grant_types: [DEVICE_GRANT, "refresh_token"],
+      allowed_scopes: ["inference:invoke", "policy:read", "policy:write"],
+    });
+    expect(created.status).toBe(200);
+    const started = await postForm(harness.server, "/oauth/device_authorization", { client_id: created.body.client_id, scope: "inference:invoke policy:read policy:write" });
+    expect((await decide(harness.server, account.apiKey, started.body.user_code, account.namespaceId)).status).toBe(200);
+    const tokens = await pollDevice(harness.server, started.body.device_code, created.body.client_id);
+    const token = tokens.body.access_token as string;
+    const grantId = (await harness.server.server.services.credentials.resolve(token))!.id;
+
+    for (const [principalType, principalId] of [["oauth_client", created.body.id], ["oauth_token", grantId]] as const) {
+      const policy = await api("POST", "/v1/policies", { name: `bound to ${principalType}`, kind: "budget", spec: { window: "day", limit_micro_usd: 1_000_000 } });
+      expect((await api("POST", `/v1/policies/${policy.body.id}/bind`, { principal_type: principalType, principal_id: principalId })).status).toBe(200);
+      const as = (method: string, path: string, body?: unknown) => harness.server.api(method, path, { token, body });
+      expect((await as("POST", `/v1/policies/${policy.body.id}/disable`)).status).toBe(403);
+      expect((await as("PUT", `/v1/policies/${policy.body.id}`, { spec: { window: "day", limit_micro_usd: 9_000_000 } })).status).toBe(403);
+      expect((await as("DELETE", `/v1/policies/${policy.body.id}`)).status).toBe(403);
+      expect((await api("GET", `/v1/policies/${policy.body.id}`)).body).toMatchObject({ disabled_at: null, spec: { limit_micro_usd: 1_000_000 } });
+    }
+    // A policy that binds neither stays the token's to manage.
+    const free = await api("POST", "/v1/policies", { name: "unbound", kind: "budget", spec: { window: "day", limit_micro_usd: 1_000_000 } });
+    expect((await harness.server.api("POST", `/v1/policies/${free.body.id}/disable`, { token })).status).toBe(200);
+  });
+});
+
+describe("keys minted with a client's token", () => {
+  test("answer to the policies bound to the client and to the grant", async () => {
+    const created = await api("POST", "/v1/oauth/clients", {
+      client_name: "Key minter",
+      client_type: "public",
+      allowed_grant_types: [DEVICE_GRANT, "refresh_token"],
+      allowed_scopes: ["inference:invoke", "keys:write"],
+    });
+    const started = await postForm(harness.server, "/oauth/device_authorization", { client_id: created.body.client_id, scope: "inference:invoke keys:write" });
+    expect((await decide(harness.server, account.apiKey, started.body.user_code, account.namespaceId)).status).toBe(200);
+    const tokens = await pollDevice(harness.server, started.body.device_code, created.body.client_id);
+    const token = tokens.body.access_token as string;
+    const mint = () => harness.server.api("POST", "/v1/keys", { token, body: { display_name: "minted", scopes: ["inference:invoke"] } });
+
+    await bindRateLimit("oauth_client", created.body.id);
+    const viaClient = await mint();
+    expect(viaClient.status).toBe(200);
+    expect(await chat(viaClient.body.token)).toBe(200);
+    expect(await chat(viaClient.body.token)).toBe(429);
+
+    const grantId = (await harness.server.server.services.credentials.resolve(token))!.id;
+    const other = await mint();
+    const policy = await api("POST", "/v1/policies", { name: "grant guardrail", kind: "guardrail", spec: { model_deny: ["mock-openai/gpt-4o-mini"] } });
+    expect((await api("POST", `/v1/policies/${policy.body.id}/bind`, { principal_type: "oauth_token", principal_id: grantId })).status).toBe(200);
+    expect(await chat(other.body.token)).toBe(403);
+  });
+});
+
 describe("a bra_ token through every official SDK", () => {
   for (const client of CLIENTS) {
     for (const stream of [false, true]) {

@@ -20,6 +20,13 @@ describe("POST /admin/accounts", () => {
     expect(namespaces.body.data[0].id).toBe(response.body.namespace_id);
   });
 
+  test("the response carrying the account's key is never cached", async () => {
+    const response = await server.api("POST", "/admin/accounts", { token: TEST_ADMIN_TOKEN, body: { email: "nostore@example.test" } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    expect(response.headers.get("pragma")).toBe("no-cache");
+  });
+
   test("refuses a second account with the same email with 409, and a malformed email with 400", async () => {
     await server.api("POST", "/admin/accounts", { token: TEST_ADMIN_TOKEN, body: { email: "twice@example.test" } });
     const again = await server.api("POST", "/admin/accounts", { token: TEST_ADMIN_TOKEN, body: { email: "twice@example.test" } });

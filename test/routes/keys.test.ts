@@ -103,6 +103,108 @@ describe("POST /v1/namespaces/{nsid}/keys", () => {
   });
 });
 
+describe("keys minted by keys", () => {
+  test("the token response is never cached: Cache-Control no-store, Pragma no-cache", async () => {
+    const account = await server.createAccount();
+    const created = await server.api("POST", "/v1/keys", { token: account.apiKey, body: { display_name: "c", scopes: ["keys:read"] } });
+    expect(created.status).toBe(200);
+    expect(created.headers.get("cache-control")).toBe("no-store");
+    expect(created.headers.get("pragma")).toBe("no-cache");
+  });
+
+  test("a wildcard is stored as the concrete scopes it stands for at mint time", async () => {
+    const account = await server.createAccount();
+    const created = await server.api("POST", "/v1/keys", { token: account.apiKey, body: { display_name: "w", scopes: ["usage:read", "byok:*", "policy:read"] } });
+    expect(created.status).toBe(200);
+    expect(created.body.scopes).toEqual(["usage:read", "byok:read", "byok:write", "policy:read"]);
+    const sql = postgres(server.databaseUrl, { max: 1, onnotice: () => {} });
+    const [row] = await sql`select scopes from api_keys where id = ${created.body.id}`;
+    await sql.end();
+    expect(row!.scopes).toEqual(["usage:read", "byok:read", "byok:write", "policy:read"]);
+    const principal = await server.server.services.credentials.resolve(created.body.token);
+    expect(principal!.scopes).not.toContain("byok:*");
+  });
+
+  test("a child expires no later than the key that minted it, and a grandchild no later than its grandparent", async () => {
+    const account = await server.createAccount();
+    const parentExpiry = new Date(Date.now() + 120_000).toISOString();
+    const parent = await server.api("POST", "/v1/keys", { token: account.apiKey, body: { display_name: "p", scopes: ["keys:write", "keys:read"], expires_at: parentExpiry } });
+    expect(parent.body.expires_at).toBe(parentExpiry);
+    const unbounded = await server.api("POST", "/v1/keys", { token: parent.body.token, body: { display_name: "c", scopes: ["keys:write", "keys:read"] } });
+    expect(unbounded.status).toBe(200);
+    expect(unbounded.body.expires_at).toBe(parentExpiry);
+    const later = await server.api("POST", "/v1/keys", {
+      token: parent.body.token,
+      body: { display_name: "c2", scopes: ["keys:read"], expires_at: new Date(Date.now() + 3_600_000).toISOString() },
+    });
+    expect(later.body.expires_at).toBe(parentExpiry);
+    const sooner = new Date(Date.now() + 60_000).toISOString();
+    const earlier = await server.api("POST", "/v1/keys", { token: parent.body.token, body: { display_name: "c3", scopes: ["keys:read"], expires_at: sooner } });
+    expect(earlier.body.expires_at).toBe(sooner);
+    const grandchild = await server.api("POST", "/v1/keys", { token: unbounded.body.token, body: { display_name: "g", scopes: ["keys:read"] } });
+    expect(grandchild.body.expires_at).toBe(parentExpiry);
+    // The account-wide key never expires: what it mints without expires_at does not either.
+    const free = await server.api("POST", "/v1/keys", { token: account.apiKey, body: { display_name: "f", scopes: ["keys:read"] } });
+    expect(free.body.expires_at).toBeNull();
+  });
+
+  test("a child of a short-lived key stops working when its parent expires", async () => {
+    const account = await server.createAccount();
+    const parent = await server.api("POST", "/v1/keys", {
+      token: account.apiKey,
+      body: { display_name: "short", scopes: ["keys:write", "keys:read"], expires_at: new Date(Date.now() + 1500).toISOString() },
+    });
+    const child = await server.api("POST", "/v1/keys", { token: parent.body.token, body: { display_name: "child", scopes: ["keys:read"] } });
+    expect((await server.api("GET", "/v1/keys", { token: child.body.token })).status).toBe(200);
+    await Bun.sleep(1600);
+    expect((await server.api("GET", "/v1/keys", { token: child.body.token })).status).toBe(401);
+  });
+});
+
+describe("a derived key dies with its parent", () => {
+  test("revoking a key revokes what it minted, and what those minted, at once on this instance", async () => {
+    const account = await server.createAccount();
+    const parent = await server.api("POST", "/v1/keys", { token: account.apiKey, body: { display_name: "p", scopes: ["keys:write", "keys:read"] } });
+    const child = await server.api("POST", "/v1/keys", { token: parent.body.token, body: { display_name: "c", scopes: ["keys:write", "keys:read"] } });
+    const grandchild = await server.api("POST", "/v1/keys", { token: child.body.token, body: { display_name: "g", scopes: ["keys:read"] } });
+    const sibling = await server.api("POST", "/v1/keys", { token: account.apiKey, body: { display_name: "s", scopes: ["keys:read"] } });
+    for (const token of [child.body.token, grandchild.body.token, sibling.body.token]) expect((await server.api("GET", "/v1/keys", { token })).status).toBe(200);
+    expect((await server.api("DELETE", `/v1/keys/${parent.body.id}`, { token: account.apiKey })).status).toBe(200);
+    expect((await server.api("GET", "/v1/keys", { token: child.body.token })).status).toBe(401);
+    expect((await server.api("GET", "/v1/keys", { token: grandchild.body.token })).status).toBe(401);
+    expect((await server.api("GET", "/v1/keys", { token: sibling.body.token })).status).toBe(200);
+    expect((await server.api("GET", "/v1/keys", { token: account.apiKey })).status).toBe(200);
+  });
+
+  test("another instance refuses the child of a revoked or expired parent within the cache lifetime", async () => {
+    const second = await startTestServer({ credentialCacheTtlMs: 300 }, { url: server.databaseUrl, drop: async () => {} });
+    try {
+      const account = await server.createAccount();
+      const parent = await server.api("POST", "/v1/keys", { token: account.apiKey, body: { display_name: "p", scopes: ["keys:write", "keys:read"] } });
+      const child = await server.api("POST", "/v1/keys", { token: parent.body.token, body: { display_name: "c", scopes: ["keys:write", "keys:read"] } });
+      const grandchild = await server.api("POST", "/v1/keys", { token: child.body.token, body: { display_name: "g", scopes: ["keys:read"] } });
+      expect((await second.api("GET", "/v1/keys", { token: grandchild.body.token })).status).toBe(200);
+      await server.api("DELETE", `/v1/keys/${parent.body.id}`, { token: account.apiKey });
+      await Bun.sleep(400);
+      expect((await second.api("GET", "/v1/keys", { token: grandchild.body.token })).status).toBe(401);
+      expect((await second.api("GET", "/v1/keys", { token: child.body.token })).status).toBe(401);
+    } finally {
+      await second.close();
+    }
+  });
+
+  test("revoking a middle key leaves its parent working and kills its child", async () => {
+    const account = await server.createAccount();
+    const parent = await server.api("POST", "/v1/keys", { token: account.apiKey, body: { display_name: "p", scopes: ["keys:write", "keys:read"] } });
+    const middle = await server.api("POST", "/v1/keys", { token: parent.body.token, body: { display_name: "m", scopes: ["keys:write", "keys:read"] } });
+    const leaf = await server.api("POST", "/v1/keys", { token: middle.body.token, body: { display_name: "l", scopes: ["keys:read"] } });
+    expect((await server.api("GET", "/v1/keys", { token: leaf.body.token })).status).toBe(200);
+    expect((await server.api("DELETE", `/v1/keys/${middle.body.id}`, { token: parent.body.token })).status).toBe(200);
+    expect((await server.api("GET", "/v1/keys", { token: leaf.body.token })).status).toBe(401);
+    expect((await server.api("GET", "/v1/keys", { token: parent.body.token })).status).toBe(200);
+  });
+});
+
 describe("DELETE /v1/namespaces/{nsid}/keys/{id}", () => {
   test("revokes the key: {revoked: true}, revoked_at stamped, 401 at once on this instance", async () => {
     const account = await server.createAccount();

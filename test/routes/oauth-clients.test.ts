@@ -40,6 +40,14 @@ async function insertGrant(account: TestAccount, clientRef: string | null, clien
 }
 
 describe("OAuth clients (§4.12)", () => {
+  test("the response carrying a client secret is never cached", async () => {
+    const response = await server.api("POST", `/v1/namespaces/${alice.namespaceId}/oauth/clients`, { token: alice.apiKey, body: webApp });
+    expect(response.status).toBe(200);
+    expect(response.body.client_secret).toMatch(/^brcs_/);
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    expect(response.headers.get("pragma")).toBe("no-cache");
+  });
+
   test("a confidential client gets brc_ id and a secret shown once and stored only as its SHA-256", async () => {
     const created = await createClient(alice, webApp);
     expect(created).toEqual({

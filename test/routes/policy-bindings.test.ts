@@ -320,3 +320,48 @@ describe("isolation, scopes, flat paths, OpenAPI", () => {
     expect(effective.filter((p: any) => p.in === "query").map((p: any) => [p.name, p.required])).toEqual([["principal_type", true], ["principal_id", true]]);
   });
 });
+
+describe("a credential cannot loosen a policy that binds it", () => {
+  const writeScopes = ["policy:read", "policy:write", "keys:write", "inference:invoke"];
+
+  test("PUT, disable, DELETE and unbind by the bound key are 403 and leave the policy as it was", async () => {
+    const policy = await createPolicy(alice, { name: "self", kind: "budget", spec: budget });
+    const key = await mintKey(alice, writeScopes);
+    const binding = await bind(alice, policy.id, "api_key", key.id);
+    const base = `/v1/namespaces/${alice.namespaceId}`;
+    const attempts = [
+      server.api("PUT", `${base}/policies/${policy.id}`, { token: key.token, body: { spec: { window: "day", limit_micro_usd: 999_000_000 } } }),
+      server.api("PUT", `${base}/budgets/${policy.id}`, { token: key.token, body: { limit_micro_usd: 999_000_000 } }),
+      server.api("POST", `${base}/policies/${policy.id}/disable`, { token: key.token }),
+      server.api("DELETE", `${base}/policies/${policy.id}`, { token: key.token }),
+      server.api("DELETE", `${base}/budgets/${policy.id}`, { token: key.token }),
+      server.api("DELETE", `${base}/policies/${policy.id}/bind/${binding.body.binding_id}`, { token: key.token }),
+    ];
+    for (const response of await Promise.all(attempts)) {
+      expect(response.status).toBe(403);
+      expect(response.body).toMatchObject({ error: "forbidden", error_description: expect.stringContaining("bound to itself") });
+    }
+    const after = await server.api("GET", `${base}/policies/${policy.id}`, { token: alice.apiKey });
+    expect(after.body).toMatchObject({ spec: budget, disabled_at: null });
+    const bindings = await server.api("GET", `${base}/policies/${policy.id}/bindings`, { token: alice.apiKey });
+    expect(bindings.body.data.map((b: any) => b.principal_id)).toEqual([key.id]);
+    // Enabling only tightens, and the account's own key may change the policy.
+    expect((await server.api("POST", `${base}/policies/${policy.id}/enable`, { token: key.token })).status).toBe(200);
+    expect((await server.api("POST", `${base}/policies/${policy.id}/disable`, { token: alice.apiKey })).status).toBe(200);
+  });
+
+  test("a key minted by the bound key cannot change it either; an unbound key with policy:write can", async () => {
+    const policy = await createPolicy(alice, { name: "parent's", kind: "budget", spec: budget });
+    const parent = await mintKey(alice, writeScopes);
+    await bind(alice, policy.id, "api_key", parent.id);
+    const child = await server.api("POST", "/v1/keys", { token: parent.token, body: { display_name: "child", scopes: writeScopes } });
+    expect(child.status).toBe(200);
+    const base = `/v1/namespaces/${alice.namespaceId}`;
+    const refused = await server.api("POST", `${base}/policies/${policy.id}/disable`, { token: child.body.token });
+    expect(refused.status).toBe(403);
+    const other = await mintKey(alice, writeScopes);
+    expect((await server.api("PUT", `${base}/policies/${policy.id}`, { token: other.token, body: { name: "renamed" } })).status).toBe(200);
+    // Another tenant's policy stays a 404, not a 403.
+    expect((await server.api("POST", `/v1/policies/${policy.id}/disable`, { token: (await mintKey(bob, writeScopes)).token })).status).toBe(404);
+  });
+});

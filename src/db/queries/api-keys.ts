@@ -20,6 +20,14 @@ export interface ApiKeyAuthRow {
   scopes: string[];
   expires_at: Date | null;
   revoked_at: Date | null;
+  /** The keys that minted this one, nearest first; empty for a key nobody's key minted. */
+  ancestor_key_ids: string[];
+  /** The OAuth grant whose token minted the root of the chain, if one did. */
+  ancestor_grant_id: string | null;
+  /** That grant's registered client, if it has one. */
+  ancestor_client_id: string | null;
+  /** An ancestor is revoked, expired or gone: the key no longer authenticates. */
+  ancestor_dead: boolean;
 }
 
 export interface NewApiKey {
@@ -31,6 +39,9 @@ export interface NewApiKey {
   tokenHash: Uint8Array;
   scopes: string[];
   expiresAt: Date | null;
+  /** The key, or the OAuth grant of the access token, that minted this one. */
+  parentApiKeyId?: string | null;
+  parentOauthGrantId?: string | null;
 }
 
 export async function insertApiKey(sql: Sql, key: NewApiKey): Promise<ApiKeyRow> {
@@ -43,6 +54,8 @@ export async function insertApiKey(sql: Sql, key: NewApiKey): Promise<ApiKeyRow>
     key.tokenHash,
     key.scopes,
     key.expiresAt,
+    key.parentApiKeyId ?? null,
+    key.parentOauthGrantId ?? null,
   ]);
   return row!;
 }

@@ -7,6 +7,7 @@ import { notFound } from "../../errors/api-error";
 import { listNamespaceKeys, revokeNamespaceKey } from "../../db/queries/api-keys";
 import type { Services } from "../../services";
 import { createKey, keyEnvelope } from "./key-service";
+import { markNoStore } from "../../auth/tokens";
 
 const validateCreate = bodyValidator(
   Type.Object(
@@ -39,10 +40,12 @@ export function keyRoutes(services: Services) {
       )
       .post(
         base,
-        async ({ principal, params, body }) => {
+        async ({ principal, params, body, set }) => {
           const input = validateCreate(body);
           const namespace = await resolveNamespace(sql, principal, nsidOf(params));
-          return createKey(sql, principal, namespace.id, input);
+          const created = await createKey(sql, principal, namespace.id, input, principal);
+          markNoStore(set);
+          return created;
         },
         {
           scope: "keys:write",

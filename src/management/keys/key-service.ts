@@ -1,5 +1,5 @@
-import type { Caller } from "../../auth/principal";
-import { firstScopeNotHeld, isControlPlaneScope, isValidScope } from "../../auth/scopes";
+import type { Caller, Principal } from "../../auth/principal";
+import { ALL_SCOPES, firstScopeNotHeld, hasScope, isControlPlaneScope, isValidScope } from "../../auth/scopes";
 import { mintApiKeyToken } from "../../auth/tokens";
 import { ApiError, badRequest } from "../../errors/api-error";
 import type { Sql } from "../../db/connect-database";
@@ -28,6 +28,16 @@ export function keyEnvelope(row: ApiKeyRow) {
 /** RFC 3339 date-time with an explicit offset (what every SDK sends). */
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
 
+/**
+ * The concrete scopes a requested list stands for today, in the order requested: a
+ * wildcard such as `byok:*` is stored as the actions it covers now, so that an action
+ * added to the service later does not widen a key minted before it existed.
+ */
+export function concreteScopes(requested: readonly string[]): string[] {
+  const expanded = requested.flatMap((scope) => (scope.endsWith(":*") ? ALL_SCOPES.filter((known) => hasScope([scope], known)) : [scope]));
+  return [...new Set(expanded)];
+}
+
 export function parseRfc3339(value: string, field: string): Date {
   const date = new Date(value);
   if (!RFC3339.test(value) || Number.isNaN(date.getTime())) throw badRequest(`${field} must be an RFC 3339 date-time`);
@@ -37,9 +47,12 @@ export function parseRfc3339(value: string, field: string): Date {
 /**
  * Mints a namespace-baked key. The requested scopes must be a subset of the
  * caller's effective scopes (RFC 6749 §3.3, no upscaling), and a key bound to a
- * namespace never carries the account's control-plane scopes.
+ * namespace never carries the account's control-plane scopes. A key minted by a
+ * credential (`parent`: a key or an OAuth access token; none in the console) expires no
+ * later than it and remembers it, so that it dies with it.
  */
-export async function createKey(sql: Sql, caller: Caller, namespaceId: string, input: CreateKeyInput) {
+export async function createKey(sql: Sql, caller: Caller, namespaceId: string, input: CreateKeyInput, parent: Pick<Principal, "kind" | "id" | "expiresAt"> | null = null) {
+  const parentExpiresAt = parent?.expiresAt ?? null;
   const scopes = [...new Set(input.scopes)];
   const invalid = scopes.find((scope) => !isValidScope(scope));
   if (invalid !== undefined) throw badRequest(`unknown scope: ${invalid}`);
@@ -49,6 +62,8 @@ export async function createKey(sql: Sql, caller: Caller, namespaceId: string, i
   if (notHeld !== undefined) throw new ApiError("forbidden", `cannot grant scope not held by the caller: ${notHeld}`);
   const expiresAt = input.expires_at === undefined ? null : parseRfc3339(input.expires_at, "expires_at");
   if (expiresAt && expiresAt.getTime() <= Date.now()) throw badRequest("expires_at must be in the future");
+  const boundedExpiry =
+    parentExpiresAt !== null && (expiresAt === null || expiresAt.getTime() > parentExpiresAt) ? new Date(parentExpiresAt) : expiresAt;
 
   const minted = mintApiKeyToken();
   const row = await insertApiKey(sql, {
@@ -58,8 +73,10 @@ export async function createKey(sql: Sql, caller: Caller, namespaceId: string, i
     displayName: input.display_name,
     keyPrefix: minted.keyPrefix,
     tokenHash: minted.tokenHash,
-    scopes,
-    expiresAt,
+    scopes: concreteScopes(scopes),
+    expiresAt: boundedExpiry,
+    parentApiKeyId: parent?.kind === "api_key" ? parent.id : null,
+    parentOauthGrantId: parent?.kind === "oauth_token" ? parent.id : null,
   });
   return {
     token: minted.token,

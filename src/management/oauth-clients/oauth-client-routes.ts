@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import { authPlugin } from "../../auth/auth-plugin";
+import { markNoStore } from "../../auth/tokens";
 import type { Services } from "../../services";
 import { validateCreate, validateUpdate } from "./oauth-client-body";
 import * as service from "./oauth-client-service";
@@ -30,9 +31,11 @@ export function oauthClientRoutes(services: Services) {
       )
       .post(
         `${base}/oauth/clients`,
-        async ({ principal, params, body }) => {
+        async ({ principal, params, body, set }) => {
           const input = validateCreate(body);
-          return service.createClient(deps, await tenantOf(principal, params), input);
+          const created = await service.createClient(deps, await tenantOf(principal, params), input);
+          markNoStore(set);
+          return created;
         },
         routeDoc("clients:write", "Register an OAuth client; a confidential client's secret is returned once", validateCreate.doc),
       )

@@ -17,7 +17,7 @@ import {
   type PolicyBindingRow,
   type PolicyRow,
 } from "../../db/queries/policies";
-import { notFound } from "../../errors/api-error";
+import { ApiError, notFound } from "../../errors/api-error";
 import type { PrincipalRef } from "../../policy/effective-policy";
 import { effectivePolicyView, type EffectivePolicyView } from "../../policy/effective-policy-view";
 import type { PolicyKind, PolicySpec } from "../../policy/policy-spec";
@@ -57,6 +57,35 @@ export async function getPolicy(deps: PolicyDeps, scope: PolicyScope, policyId: 
   return row;
 }
 
+/**
+ * The credentials a caller presents or was minted through (and an OAuth token's client),
+ * as principals: a policy bound to any of them governs the caller itself. None for a
+ * person in the console.
+ */
+function callerCredentials(caller: Caller): PrincipalRef[] {
+  if (caller.kind === undefined || caller.id === undefined) return [];
+  const own: PrincipalRef[] = [{ type: caller.kind, id: caller.id }];
+  // A policy bound to the client governs every token issued to it.
+  if (caller.oauthClientId) own.push({ type: "oauth_client", id: caller.oauthClientId });
+  for (const ancestor of caller.ancestorKeyIds ?? []) own.push({ type: "api_key", id: ancestor });
+  if (caller.ancestorGrantId) own.push({ type: "oauth_token", id: caller.ancestorGrantId });
+  return own;
+}
+
+/**
+ * A credential may not loosen a policy that binds it (or a credential it was minted
+ * through): changing, disabling, deleting or unbinding it is a 403. The policy must exist
+ * in the scope first, so another tenant's stays a 404.
+ */
+async function refuseSelfBound(deps: PolicyDeps, scope: PolicyScope, policyId: string, kind?: PolicyKind): Promise<void> {
+  const own = callerCredentials(scope.caller);
+  if (own.length === 0) return;
+  await getPolicy(deps, scope, policyId, kind);
+  const bindings = await listBindings(deps.sql, scope, policyId);
+  const bindsCaller = bindings.some((binding) => own.some((p) => p.type === binding.principal_type && p.id === binding.principal_id));
+  if (bindsCaller) throw new ApiError("forbidden", "a credential cannot change a policy bound to itself or to the credential it was minted by");
+}
+
 export function createPolicy(deps: PolicyDeps, scope: PolicyScope, input: { name: string; kind: PolicyKind; spec: PolicySpec }): Promise<PolicyRow> {
   return insertPolicy(deps.sql, scope, { id: newId("pol"), name: input.name, kind: input.kind, spec: input.spec });
 }
@@ -73,6 +102,7 @@ export async function updatePolicy(
   kind: PolicyKind | undefined,
   change: (current: PolicyRow) => { name?: string; spec?: PolicySpec },
 ): Promise<PolicyRow> {
+  await refuseSelfBound(deps, scope, policyId, kind);
   const row = await updatePolicyWith(deps.sql, scope, policyId, (current) => {
     if (kind !== undefined && current.kind !== kind) throw notFound(KIND_LABEL[kind]);
     return change(current);
@@ -84,12 +114,15 @@ export async function updatePolicy(
 
 export async function removePolicy(deps: PolicyDeps, scope: PolicyScope, policyId: string, kind?: PolicyKind): Promise<{ deleted: true }> {
   if (kind !== undefined) await getPolicy(deps, scope, policyId, kind);
+  await refuseSelfBound(deps, scope, policyId, kind);
   if (!(await deletePolicy(deps.sql, scope, policyId))) throw notFound(KIND_LABEL[kind ?? "any"]);
   deps.store.policyChanged(policyId);
   return { deleted: true };
 }
 
 export async function setDisabled(deps: PolicyDeps, scope: PolicyScope, policyId: string, disabled: boolean): Promise<{ disabled: boolean }> {
+  // Enabling only ever tightens what binds the caller.
+  if (disabled) await refuseSelfBound(deps, scope, policyId);
   if (!(await setPolicyDisabled(deps.sql, scope, policyId, disabled))) throw notFound("policy");
   deps.store.policyChanged(policyId);
   return { disabled };
@@ -108,6 +141,7 @@ export async function bind(deps: PolicyDeps, scope: PolicyScope, policyId: strin
 
 export async function unbind(deps: PolicyDeps, scope: PolicyScope, policyId: string, bindingId: string): Promise<{ unbound: true }> {
   await getPolicy(deps, scope, policyId);
+  await refuseSelfBound(deps, scope, policyId);
   const removed = await unbindPolicy(deps.sql, scope, policyId, bindingId);
   if (!removed) throw notFound("binding");
   // The row came from a table whose check constraint allows only the four principal types.
