@@ -35,6 +35,9 @@ async function withPage<T>(run: (page: Page, context: BrowserContext) => Promise
 /** Signs in with the keyboard alone: the email field has focus, Tab moves on, Enter submits from the button. */
 async function signInWithKeyboard(page: Page, email: string, password: string): Promise<void> {
   await page.goto(url("/console"));
+  // The browser applies autofocus at a rendering step that may come after the load event
+  // on a busy machine: wait for it (a page without it fails here after the timeout).
+  await page.waitForFunction("document.activeElement?.id === 'email'", undefined, { timeout: 10_000 });
   expect(await page.evaluate("document.activeElement?.id")).toBe("email");
   await page.keyboard.type(email);
   await page.keyboard.press("Tab");
