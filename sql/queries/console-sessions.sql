@@ -1,6 +1,14 @@
 -- name: insertConsoleSession
+-- Only while account $2 still has the password hash $5 the sign-in verified. The share
+-- lock waits for a password change in progress and then sees its new hash, so a sign-in
+-- with the old password that finishes during a reset cannot leave a session behind the
+-- reset's sign-out of every session.
 insert into console_sessions (token_hash, account_id, csrf_secret, expires_at)
-values ($1, $2, $3, $4);
+select $1, a.id, $3, $4
+  from accounts a
+ where a.id = $2 and a.password_hash = $5 and a.deleted_at is null
+   for share
+returning token_hash;
 
 -- name: findConsoleSession
 -- A live session of a live account. A deleted account's sessions are deleted with it;

@@ -77,7 +77,10 @@ export function consoleRoutes(context: ConsoleContext) {
           page.headers.set("retry-after", String(retryAfter));
           return page;
         }
-        if (!outcome.ok) {
+        // The password changed between its check and the session (a reset signing the
+        // account out): the old password is as wrong as any other.
+        const cookie = outcome.ok ? await sessions.create(outcome.accountId, outcome.passwordHash) : undefined;
+        if (!outcome.ok || cookie === undefined) {
           log.info("console sign-in refused", { address: context.clientAddress(request) });
           return showSignIn(request, next, { email, status: 401, error: "Email or password is incorrect." });
         }
@@ -86,7 +89,7 @@ export function consoleRoutes(context: ConsoleContext) {
         // planted by someone else) is ended, never promoted.
         const previous = await sessions.resolve(request);
         if (previous) await sessions.destroy(previous);
-        return redirect(next, [await sessions.create(outcome.accountId)]);
+        return redirect(next, [cookie]);
       }),
     )
     .post("/console/sign-out", ({ request, body }) =>

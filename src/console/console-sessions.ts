@@ -42,11 +42,15 @@ export class ConsoleSessions {
     private readonly maxAgeMs: number,
   ) {}
 
-  /** A new session for the account; returns the Set-Cookie value carrying its token. */
-  async create(accountId: string): Promise<string> {
+  /**
+   * A new session for the account signed in with the password whose hash is
+   * `passwordHash`; returns the Set-Cookie value carrying its token, or undefined when the
+   * password was changed since it was verified.
+   */
+  async create(accountId: string, passwordHash: string): Promise<string | undefined> {
     const token = randomBytes(32).toString("base64url");
     const lifetimeMs = Math.min(SESSION_LIFETIME_MS, this.maxAgeMs);
-    await insertConsoleSession(this.sql, sha256(token), accountId, randomBytes(32), new Date(Date.now() + lifetimeMs));
+    if (!(await insertConsoleSession(this.sql, sha256(token), accountId, randomBytes(32), new Date(Date.now() + lifetimeMs), passwordHash))) return undefined;
     return this.cookie(token, Math.floor(lifetimeMs / 1000));
   }
 

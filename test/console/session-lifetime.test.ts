@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startTestServer, TEST_ADMIN_TOKEN, type TestServer } from "../helpers/test-server";
 import { createAccountWithPassword, setCookies, signInOverHttp } from "../helpers/console-http";
+import { verifyPassword } from "../../src/auth/passwords";
+import { ConsoleSessions } from "../../src/console/console-sessions";
+import { signIn } from "../../src/console/sign-in";
 
 /** A password change ends the account's sessions; no session outlives its absolute cap. */
 let server: TestServer;
@@ -62,3 +65,31 @@ test("the cap comes from Config: a shortened one bounds the cookie of a fresh se
     await short.close();
   }
 });
+
+test("a sign-in whose old password was verified just before a reset gets no session", async () => {
+  const account = await createAccountWithPassword(server, PASSWORD);
+  const services = server.server.services;
+  // The old password is verified, then the sign-in stalls until the reset is done.
+  let verified!: () => void;
+  const wasVerified = new Promise<void>((resolve) => (verified = resolve));
+  let resume!: () => void;
+  const resumed = new Promise<void>((resolve) => (resume = resolve));
+  const verify: typeof verifyPassword = async (password, hash) => {
+    const matches = await verifyPassword(password, hash);
+    verified();
+    await resumed;
+    return matches;
+  };
+  const signingIn = signIn({ sql: services.db.sql, throttle: services.throttle, verify }, account.email, PASSWORD, "198.51.100.20");
+  await wasVerified;
+  const reset = await server.api("PUT", `/admin/accounts/${account.accountId}/password`, { token: TEST_ADMIN_TOKEN, body: { password: "the operator's new one" } });
+  expect(reset.status).toBe(200);
+  resume();
+  const outcome = await signingIn;
+  expect(outcome.ok).toBe(true);
+  if (!outcome.ok) return;
+  const sessions = new ConsoleSessions(services.db.sql, false, services.config.consoleSessionMaxAgeMs);
+  expect(await sessions.create(outcome.accountId, outcome.passwordHash)).toBeUndefined();
+  const [row] = await services.db.sql<{ count: number }[]>`select count(*)::int as count from console_sessions where account_id = ${account.accountId}`;
+  expect(row!.count).toBe(0);
+}, 30_000);

@@ -11,9 +11,13 @@ export interface ConsoleSessionRow {
   display_name: string | null;
 }
 
-export async function insertConsoleSession(sql: Sql, tokenHash: Uint8Array, accountId: string, csrfSecret: Uint8Array, expiresAt: Date): Promise<void> {
+/**
+ * Stores a new session, provided the account's password is still `passwordHash` (the
+ * one the sign-in verified); false when it changed meanwhile and nothing was stored.
+ */
+export async function insertConsoleSession(sql: Sql, tokenHash: Uint8Array, accountId: string, csrfSecret: Uint8Array, expiresAt: Date, passwordHash: string): Promise<boolean> {
   await runQuery(sql, "deleteExpiredConsoleSessions", [accountId]);
-  await runQuery(sql, "insertConsoleSession", [tokenHash, accountId, csrfSecret, expiresAt]);
+  return (await runQuery(sql, "insertConsoleSession", [tokenHash, accountId, csrfSecret, expiresAt, passwordHash])).length > 0;
 }
 
 /** A live session of a live account, by its token's hash. */
