@@ -53,3 +53,19 @@ describe("a derived key and its parent's budget", () => {
     expect(await callThroughSdk(harness, "openai-chat", parent.token, MODEL, { stream: false, maxTokens: 16 })).toMatchObject({ ok: false, status: 402 });
   });
 });
+
+describe("the effective policy of a derived key", () => {
+  test("GET …/policies/effective for a child and a grandchild shows the budget bound to their ancestor, as enforcement applies it", async () => {
+    const ns = `/v1/namespaces/${harness.account.namespaceId}`;
+    const parent = await api(harness, "POST", `${ns}/keys`, { display_name: "view parent", scopes: ["inference:invoke", "keys:write"] });
+    const budget = { window: "day", limit_micro_usd: 1_234_567 };
+    const policy = await api(harness, "POST", `${ns}/policies`, { name: "view parent budget", kind: "budget", spec: budget });
+    await api(harness, "POST", `${ns}/policies/${policy.id}/bind`, { principal_type: "api_key", principal_id: parent.id });
+    const child = (await harness.server.api("POST", "/v1/keys", { token: parent.token, body: { display_name: "view child", scopes: ["inference:invoke", "keys:write"] } })).body;
+    const grandchild = (await harness.server.api("POST", "/v1/keys", { token: child.token, body: { display_name: "view grandchild", scopes: ["inference:invoke"] } })).body;
+    const unrelated = await api(harness, "POST", `${ns}/keys`, { display_name: "view unrelated", scopes: ["inference:invoke"] });
+    const effective = (keyId: string) => api(harness, "GET", `${ns}/policies/effective?principal_type=api_key&principal_id=${keyId}`);
+    for (const key of [parent, child, grandchild]) expect((await effective(key.id)).budgets).toContainEqual(budget);
+    expect((await effective(unrelated.id)).budgets).not.toContainEqual(budget);
+  });
+});

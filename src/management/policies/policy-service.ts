@@ -166,8 +166,9 @@ export async function policiesOfPrincipal(deps: PolicyDeps, scope: PolicyScope, 
 }
 
 /**
- * What applies to a request made as this principal: an API key's own policies and its
- * namespace's, composed — read through the same store the enforcement stage uses.
+ * What applies to a request made as this principal: an API key's own policies, its
+ * namespace's and those of every credential it was minted through, composed — read
+ * through the same store the enforcement stage uses.
  */
 export async function effectiveOf(deps: PolicyDeps, scope: PolicyScope, principal: PrincipalRef): Promise<EffectivePolicyView> {
   const target = await resolvePrincipalTarget(deps.sql, scope.caller, scope.namespaceId, principal);

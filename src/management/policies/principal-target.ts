@@ -2,6 +2,7 @@ import type { Caller } from "../../auth/principal";
 import type { Sql } from "../../db/connect-database";
 import { oldestLiveNamespace } from "../../db/queries/namespaces";
 import { findKeyPrincipal } from "../../db/queries/policies";
+import { findApiKeyForAuth } from "../../db/queries/api-keys";
 import { findOauthClientPrincipal } from "../../db/queries/oauth-clients";
 import { findOauthGrantPrincipal } from "../../db/queries/oauth-grants";
 import { badRequest, notFound } from "../../errors/api-error";
@@ -15,6 +16,8 @@ export interface PrincipalTarget {
   namespaceId: string | null;
   /** For an OAuth grant issued to a registered client: that client's id (its requests carry it). */
   oauthClientId?: string | null;
+  /** For a derived key: the keys and the grant it was minted through (its requests carry them). */
+  ancestors?: { keyIds: readonly string[]; grantId: string | null };
 }
 
 export function parsePrincipalType(value: unknown, field = "principal_type"): PrincipalRef["type"] {
@@ -43,9 +46,9 @@ export async function resolvePrincipalTarget(
       break;
     case "api_key": {
       const key = await findKeyPrincipal(sql, principal.id, caller.accountId);
-      if (key && key.namespace_id === namespaceId) return { principal, namespaceId };
+      if (key && key.namespace_id === namespaceId) return { principal, namespaceId, ...(await keyAncestry(sql, principal.id)) };
       if (key && key.namespace_id === null && caller.namespaceId === null) {
-        return { principal, namespaceId: (await oldestLiveNamespace(sql, caller.accountId)) ?? null };
+        return { principal, namespaceId: (await oldestLiveNamespace(sql, caller.accountId)) ?? null, ...(await keyAncestry(sql, principal.id)) };
       }
       break;
     }
@@ -68,5 +71,19 @@ export function principalsOfTarget(target: PrincipalTarget): PrincipalRef[] {
   const { principal, namespaceId } = target;
   if (principal.type === "namespace") return [principal];
   if (principal.type === "oauth_client") return [principal];
-  return requestPrincipals(namespaceId, { kind: principal.type, id: principal.id }, target.oauthClientId ?? null);
+  return requestPrincipals(
+    namespaceId,
+    { kind: principal.type, id: principal.id, ancestorKeyIds: target.ancestors?.keyIds, ancestorGrantId: target.ancestors?.grantId },
+    target.oauthClientId ?? null,
+  );
+}
+
+/**
+ * What a key's requests also answer to, read as authentication reads it: the keys that
+ * minted it and the grant (and that grant's client) at the root of the chain.
+ */
+async function keyAncestry(sql: Sql, keyId: string): Promise<Pick<PrincipalTarget, "ancestors" | "oauthClientId">> {
+  const row = await findApiKeyForAuth(sql, keyId);
+  if (!row || (row.ancestor_key_ids.length === 0 && row.ancestor_grant_id === null)) return {};
+  return { ancestors: { keyIds: row.ancestor_key_ids, grantId: row.ancestor_grant_id }, oauthClientId: row.ancestor_client_id };
 }
