@@ -1,22 +1,22 @@
 /**
  * Operator CLI over the operator API, so nobody needs to write SQL:
  *
- *   bun run admin create-account --email ada@example.com [--credit 5000000] [--password-stdin]
- *   bun run admin add-credits <account_id> <amount_micro_usd>
- *   bun run admin set-password <account_id>   (the password on stdin)
- *   bun run admin rotate-kek        (a new current BYOK key-encryption key)
- *   bun run admin reseal            (re-seal stored BYOK keys under the current KEK)
+ *   npm run admin -- create-account --email ada@example.com [--credit 5000000] [--password-stdin]
+ *   npm run admin -- add-credits <account_id> <amount_micro_usd>
+ *   npm run admin -- set-password <account_id>   (the password on stdin)
+ *   npm run admin -- rotate-kek        (a new current BYOK key-encryption key)
+ *   npm run admin -- reseal            (re-seal stored BYOK keys under the current KEK)
  *
  * Talks to SWITCHYARD_URL (default http://localhost:$PORT or :8080) with ADMIN_TOKEN.
  * Prints the JSON answer; exits 1 with the error on failure. A password is read from
  * stdin, never from the command line, where other users and shell history would see it.
  */
 const USAGE = `usage:
-  bun run admin create-account --email <email> [--credit <micro_usd>] [--password-stdin]
-  bun run admin add-credits <account_id> <amount_micro_usd>
-  bun run admin set-password <account_id>      (reads the password from stdin)
-  bun run admin rotate-kek
-  bun run admin reseal
+  npm run admin -- create-account --email <email> [--credit <micro_usd>] [--password-stdin]
+  npm run admin -- add-credits <account_id> <amount_micro_usd>
+  npm run admin -- set-password <account_id>      (reads the password from stdin)
+  npm run admin -- rotate-kek
+  npm run admin -- reseal
 environment: ADMIN_TOKEN (required), SWITCHYARD_URL (default http://localhost:\${PORT:-8080})`;
 
 function option(args: string[], name: string): string | undefined {
