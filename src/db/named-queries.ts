@@ -41,7 +41,7 @@ let cache: Map<string, string> | undefined;
  * Has PostgreSQL parse and describe every named statement once, at boot, after the
  * migrations: a syntax error, a misspelt table or column, or an empty statement stops
  * the start with every refused statement named, instead of failing the first request
- * that reaches it. Nothing is executed. The statements stay prepared on the connection.
+ * that reaches it. Nothing is executed.
  */
 export async function prepareNamedQueries(sql: Sql, directory = QUERIES_DIR): Promise<void> {
   const queries = loadNamedQueries(directory);
