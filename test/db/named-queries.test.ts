@@ -38,9 +38,11 @@ async function bootWith(namedQueriesDir: string): Promise<unknown> {
 }
 
 function sourceFiles(directory: string): string[] {
-  return readdirSync(directory, { recursive: true, encoding: "utf8" })
-    .filter((file) => file.endsWith(".ts"))
-    .map((file) => readFileSync(join(directory, file), "utf8"));
+  return sourcePaths(directory).map((file) => readFileSync(join(directory, file), "utf8"));
+}
+
+function sourcePaths(directory: string): string[] {
+  return readdirSync(directory, { recursive: true, encoding: "utf8" }).filter((file) => file.endsWith(".ts"));
 }
 
 describe("named queries", () => {
@@ -74,5 +76,19 @@ describe("named queries", () => {
     expect([...referenced].filter((name) => !defined.has(name))).toEqual([]);
     const everything = sources.join("\n");
     expect([...defined].filter((name) => !everything.includes(`"${name}"`))).toEqual([]);
+  });
+
+  test("no code outside src/db writes SQL: no tagged-template or unsafe statement, every one goes through a named query", () => {
+    const offenders: string[] = [];
+    for (const file of sourcePaths(SRC)) {
+      if (file.startsWith("db/")) continue;
+      const text = readFileSync(join(SRC, file), "utf8");
+      for (const [line, content] of text.split("\n").entries()) {
+        if (/^\s*(?:\*|\/\/|\/\*)/.test(content)) continue;
+        // A postgres.js call: sql`…`, tx`…`, this.sql<Row[]>`…`, deps.sql.unsafe(…).
+        if (/\b(?:sql|tx|transaction)(?:<[^`]*>)?`|\.unsafe\(/.test(content)) offenders.push(`src/${file}:${line + 1}`);
+      }
+    }
+    expect(offenders).toEqual([]);
   });
 });
