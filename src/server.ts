@@ -2,6 +2,7 @@ import { loadConfig, meteringWriteConnections, type Config } from "./config";
 import { connectDatabase } from "./db/connect-database";
 import { makeDataDirPrivate } from "./db/private-data-dir";
 import { migrate } from "./db/migrate";
+import { prepareNamedQueries } from "./db/named-queries";
 import { CredentialResolver } from "./auth/credential-resolver";
 import { LastUsedTracker } from "./auth/last-used-tracker";
 import { Metrics } from "./observability/metrics";
@@ -59,9 +60,11 @@ export interface RunningServer {
   shutdown(): Promise<void>;
 }
 
-/** Parts a test replaces: the name resolver the egress guard asks (else the system's). */
+/** Parts a test replaces: the name resolver the egress guard asks (else the system's), the named queries' folder. */
 export interface ServerParts {
   resolveHost?: HostResolver;
+  /** The folder of named queries checked at boot (else sql/queries). */
+  namedQueriesDir?: string;
 }
 
 /** Builds every service, migrates, and listens. Used by main.ts and by in-process tests. */
@@ -73,6 +76,13 @@ export async function startServer(overrides: Partial<Config> = {}, parts: Server
   const egress = new EgressGuard(parseAllowList(config.byokApiBaseAllow), parts.resolveHost, config.upstreamTimeouts.connectMs);
   const db = await connectDatabase(config);
   await migrate(db.sql);
+  // Every named query is prepared once now: a broken one stops the start, named.
+  try {
+    await prepareNamedQueries(db.sql, parts.namedQueriesDir);
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
   const lastUsed = new LastUsedTracker(db.sql);
   lastUsed.start();
   const metrics = new Metrics();

@@ -1,5 +1,5 @@
 import type { Sql } from "../db/connect-database";
-import { runQuery } from "../db/queries/run-query";
+import { lockedThrottleKeys, recordThrottleFailure, refundThrottleAttempt, resetThrottleKeys, sweepThrottleKeys, takeThrottleAttempt } from "../db/queries/auth-throttle";
 import { ApiError } from "../errors/api-error";
 
 /**
@@ -64,7 +64,7 @@ export class AuthThrottle {
 
   /** Throws 429 `too_many_requests` with `Retry-After` when any of the keys is locked. */
   async assertOpen(keys: readonly ThrottleKey[]): Promise<void> {
-    const locked = await runQuery<{ key: string; locked_until: Date }>(this.sql, "throttleLockedKeys", [keys.map(storedKey)]);
+    const locked = await lockedThrottleKeys(this.sql, keys.map(storedKey));
     if (locked.length > 0) throw lockedOut(locked);
   }
 
@@ -79,9 +79,7 @@ export class AuthThrottle {
     const refused = await this.sql.begin(async (transaction) => {
       const tx = transaction as unknown as Sql;
       for (const key of ordered) {
-        await runQuery(tx, "throttleEnsure", [storedKey(key)]);
-        const taken = await runQuery(tx, "throttleTake", [storedKey(key), key.rule.maxFailures, key.rule.windowSecs, key.rule.lockSecs]);
-        if (taken.length === 0) {
+        if (!(await takeThrottleAttempt(tx, storedKey(key), key.rule))) {
           // Rolling back un-counts the keys taken before this one.
           throw new LockedKey();
         }
@@ -92,21 +90,20 @@ export class AuthThrottle {
       throw error;
     });
     if (refused) {
-      const locked = await runQuery<{ key: string; locked_until: Date }>(this.sql, "throttleLockedKeys", [keys.map(storedKey)]);
-      throw lockedOut(locked);
+      throw lockedOut(await lockedThrottleKeys(this.sql, keys.map(storedKey)));
     }
     await this.sweepNowAndThen();
   }
 
   /** Gives back the attempt `take` counted, when the secret it guarded was right. */
   async refund(keys: readonly ThrottleKey[]): Promise<void> {
-    for (const key of keys) await runQuery(this.sql, "throttleRefund", [storedKey(key), key.rule.maxFailures]);
+    for (const key of keys) await refundThrottleAttempt(this.sql, storedKey(key), key.rule.maxFailures);
   }
 
   /** Counts one failure against every key. */
   async recordFailure(keys: readonly ThrottleKey[]): Promise<void> {
     for (const key of keys) {
-      await runQuery(this.sql, "throttleRecordFailure", [storedKey(key), key.rule.maxFailures, key.rule.windowSecs, key.rule.lockSecs]);
+      await recordThrottleFailure(this.sql, storedKey(key), key.rule);
     }
     await this.sweepNowAndThen();
   }
@@ -115,11 +112,11 @@ export class AuthThrottle {
   private async sweepNowAndThen(): Promise<void> {
     if (++this.failuresSinceSweep >= 100) {
       this.failuresSinceSweep = 0;
-      await runQuery(this.sql, "throttleSweep", []);
+      await sweepThrottleKeys(this.sql);
     }
   }
 
   async reset(keys: readonly ThrottleKey[]): Promise<void> {
-    await runQuery(this.sql, "throttleReset", [keys.map(storedKey)]);
+    await resetThrottleKeys(this.sql, keys.map(storedKey));
   }
 }

@@ -21,8 +21,6 @@ export const ALL_SCOPES = [
   "telemetry:write",
 ] as const;
 
-export type Scope = (typeof ALL_SCOPES)[number];
-
 const KNOWN = new Set<string>(ALL_SCOPES);
 const RESOURCES = new Set(ALL_SCOPES.map((scope) => scope.split(":")[0]!));
 

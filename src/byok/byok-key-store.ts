@@ -1,5 +1,6 @@
 import { LRUCache } from "lru-cache";
 import type { Sql } from "../db/connect-database";
+import { findByokCredential, recordByokRefusal, recordByokUses } from "../db/queries/byok-keys";
 import type { KekStore } from "./kek-store";
 import { log } from "../observability/log";
 
@@ -20,13 +21,6 @@ export interface ByokCredential {
 interface CachedKey {
   /** Undefined: the account has no key for the provider (cached too, so misses stay cheap). */
   credential: ByokCredential | undefined;
-}
-
-interface StoredKey {
-  kek_id: string;
-  ciphertext: Uint8Array;
-  api_base: string | null;
-  namespace_id: string | null;
 }
 
 /**
@@ -72,12 +66,7 @@ export class ByokKeyStore {
     const id = cacheKey(accountId, providerId, namespaceId);
     const cached = this.cache.get(id);
     if (cached) return cached.credential;
-    // `namespace_id = null` matches nothing: an account-wide caller finds the account's key alone.
-    const [row] = await this.sql<StoredKey[]>`
-      select kek_id, ciphertext, api_base, namespace_id from byok_keys
-       where account_id = ${accountId} and provider_name = ${providerId}
-         and (namespace_id is null or namespace_id = ${namespaceId})
-       order by namespace_id nulls last limit 1`;
+    const row = await findByokCredential(this.sql, accountId, providerId, namespaceId);
     const credential = row
       ? {
           key: new TextDecoder().decode(await this.keks.open(row.kek_id, new Uint8Array(row.ciphertext))),
@@ -95,9 +84,7 @@ export class ByokKeyStore {
    * a failed write is only logged.
    */
   recordRefusal(accountId: string, keyNamespaceId: string | null, providerId: string, kind: string): void {
-    this.sql`
-      update byok_keys set last_failure_at = now(), last_failure_kind = ${kind}
-      where account_id = ${accountId} and provider_name = ${providerId} and namespace_id is not distinct from ${keyNamespaceId}::text`.then(
+    recordByokRefusal(this.sql, accountId, providerId, keyNamespaceId, kind).then(
       () => undefined,
       (error: unknown) => log.warn("could not record a refused BYOK key", { providerId, error: error instanceof Error ? error.message : String(error) }),
     );
@@ -122,24 +109,8 @@ export class ByokKeyStore {
     if (this.pendingUses.size === 0) return;
     const uses = [...this.pendingUses.values()];
     this.pendingUses = new Map();
-    const accounts = uses.map((use) => use.accountId);
-    const providers = uses.map((use) => use.providerId);
-    // '' stands for an account-wide key (no namespace id is empty): arrays bind as text[].
-    const scopes = uses.map((use) => use.namespaceId ?? "");
-    // Times travel as ISO strings: postgres.js binds a string[] reliably for the ::timestamptz[] cast.
-    const times = uses.map((use) => use.at.toISOString());
     try {
-      await this.sql.begin(async (tx) => {
-        // Rows locked in one order first: instances flushing overlapping batches cannot deadlock.
-        await tx`
-          select 1 from byok_keys
-           where (account_id, provider_name, coalesce(namespace_id, '')) in (select * from unnest(${accounts}::text[], ${providers}::text[], ${scopes}::text[]))
-           order by account_id, provider_name, namespace_id nulls first for update`;
-        await tx`
-          update byok_keys k set last_used_at = greatest(coalesce(k.last_used_at, u.at), u.at)
-            from unnest(${accounts}::text[], ${providers}::text[], ${scopes}::text[], ${times}::timestamptz[]) as u(account_id, provider_name, scope, at)
-           where k.account_id = u.account_id and k.provider_name = u.provider_name and coalesce(k.namespace_id, '') = u.scope`;
-      });
+      await recordByokUses(this.sql, uses);
     } catch (error) {
       log.warn("could not record BYOK key use", { keys: uses.length, error: error instanceof Error ? error.message : String(error) });
     }

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { xchacha20poly1305 } from "@noble/ciphers/chacha.js";
 import { randomBytes } from "@noble/hashes/utils.js";
 import type { Sql } from "../db/connect-database";
+import { currentKek, findKek, insertFirstCurrentKek, lockKekRotation, replaceCurrentKek, type CurrentKekRow, type NewKek } from "../db/queries/byok-keks";
 import { generateKeyPair, SealedBoxError, sealedBoxOpen, sealedBoxSeal } from "./sealed-box";
 
 /** Any fixed 64-bit number; every instance uses it to serialise KEK rotations. */
@@ -20,19 +21,12 @@ interface Kek {
   secretKey: Uint8Array;
 }
 
-interface KekRow {
-  kek_id: string;
-  public_key: Uint8Array;
-  wrapped_private_key: Uint8Array;
-  created_at: Date;
-}
-
 /** An opaque fingerprint of the public key: the first 16 bytes of its SHA-256, in hex. */
 function kekIdOf(publicKey: Uint8Array): string {
   return "kek_" + createHash("sha256").update(publicKey).digest("hex").slice(0, 32);
 }
 
-const infoOf = (row: Pick<KekRow, "kek_id" | "public_key" | "created_at">): KekInfo => ({
+const infoOf = (row: CurrentKekRow): KekInfo => ({
   kek_id: row.kek_id,
   public_key: Buffer.from(row.public_key).toString("base64"),
   created_at: row.created_at.toISOString(),
@@ -60,25 +54,20 @@ export class KekStore {
 
   /** The current KEK's public half, created on first need (one winner across instances). */
   async current(): Promise<KekInfo> {
-    const existing = await this.sql<KekRow[]>`select kek_id, public_key, created_at from byok_keks where is_current`;
-    if (existing[0]) return infoOf(existing[0]);
-    const kek = this.newKek();
+    const existing = await currentKek(this.sql);
+    if (existing) return infoOf(existing);
     // A concurrent creator's row wins the partial unique index; ours is dropped.
-    await this.sql`insert into byok_keks (kek_id, public_key, wrapped_private_key, is_current)
-      values (${kek.kekId}, ${kek.publicKey}, ${kek.wrappedKey}, true) on conflict (is_current) where is_current do nothing`;
-    const created = await this.sql<KekRow[]>`select kek_id, public_key, created_at from byok_keks where is_current`;
-    return infoOf(created[0]!);
+    await insertFirstCurrentKek(this.sql, this.newKek());
+    return infoOf((await currentKek(this.sql))!);
   }
 
   /** Makes a new current KEK; the previous one is kept (retired_at set) and still opens its boxes. */
   async rotate(): Promise<KekInfo> {
-    return this.sql.begin(async (tx) => {
-      await tx`select pg_advisory_xact_lock(${ROTATION_LOCK_KEY.toString()}::bigint)`;
-      await tx`update byok_keks set is_current = false, retired_at = now() where is_current`;
-      const kek = this.newKek();
-      await tx`insert into byok_keks (kek_id, public_key, wrapped_private_key, is_current) values (${kek.kekId}, ${kek.publicKey}, ${kek.wrappedKey}, true)`;
-      const [row] = await tx<KekRow[]>`select kek_id, public_key, created_at from byok_keks where is_current`;
-      return infoOf(row!);
+    return this.sql.begin(async (transaction) => {
+      const tx = transaction as unknown as Sql;
+      await lockKekRotation(tx, ROTATION_LOCK_KEY);
+      await replaceCurrentKek(tx, this.newKek());
+      return infoOf((await currentKek(tx))!);
     });
   }
 
@@ -97,7 +86,7 @@ export class KekStore {
   }
 
   /** A fresh key pair with its private half wrapped by the master key (the kek_id as associated data). */
-  private newKek(): { kekId: string; publicKey: Buffer; wrappedKey: Buffer } {
+  private newKek(): NewKek {
     const pair = generateKeyPair();
     const kekId = kekIdOf(pair.publicKey);
     const nonce = randomBytes(NONCE_BYTES);
@@ -109,7 +98,7 @@ export class KekStore {
   private async load(kekId: string): Promise<Kek | undefined> {
     const cached = this.unwrapped.get(kekId);
     if (cached) return cached;
-    const [row] = await this.sql<KekRow[]>`select kek_id, public_key, wrapped_private_key, created_at from byok_keks where kek_id = ${kekId}`;
+    const row = await findKek(this.sql, kekId);
     if (!row) return undefined;
     const wrapped = new Uint8Array(row.wrapped_private_key);
     let secretKey: Uint8Array;

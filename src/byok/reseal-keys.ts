@@ -1,4 +1,5 @@
 import type { Sql } from "../db/connect-database";
+import { countByokKeysNotUnder, listByokKeysNotUnder, resealByokKey } from "../db/queries/byok-keys";
 import type { KekStore } from "./kek-store";
 import { SealedBoxError } from "./sealed-box";
 
@@ -12,14 +13,6 @@ export interface ResealResult {
   remaining_on_old_keks: number;
 }
 
-interface StoredKey {
-  account_id: string;
-  provider_name: string;
-  namespace_id: string | null;
-  kek_id: string;
-  ciphertext: Uint8Array;
-}
-
 /**
  * Re-seals every stored BYOK key that is under an older KEK to the current one, so the old
  * KEK is no longer needed. Each row is replaced only if it is still the box that was read:
@@ -27,8 +20,7 @@ interface StoredKey {
  */
 export async function resealKeys(sql: Sql, keks: KekStore): Promise<ResealResult> {
   const current = await keks.current();
-  const stale = await sql<StoredKey[]>`
-    select account_id, provider_name, namespace_id, kek_id, ciphertext from byok_keys where kek_id <> ${current.kek_id}`;
+  const stale = await listByokKeysNotUnder(sql, current.kek_id);
   let resealed = 0;
   let unopenable = 0;
   for (const row of stale) {
@@ -42,12 +34,8 @@ export async function resealKeys(sql: Sql, keks: KekStore): Promise<ResealResult
     }
     const box = Buffer.from(await keks.seal(current.kek_id, plaintext));
     plaintext.fill(0);
-    const updated = await sql`
-      update byok_keys set kek_id = ${current.kek_id}, ciphertext = ${box}
-      where account_id = ${row.account_id} and provider_name = ${row.provider_name} and namespace_id is not distinct from ${row.namespace_id}::text
-        and kek_id = ${row.kek_id} and ciphertext = ${Buffer.from(row.ciphertext)}`;
-    if (updated.count === 1) resealed++;
+    if (await resealByokKey(sql, row, current.kek_id, box)) resealed++;
   }
-  const [left] = await sql<{ count: number }[]>`select count(*)::int as count from byok_keys where kek_id <> ${current.kek_id}`;
-  return { kek_id: current.kek_id, resealed, unopenable, remaining_on_old_keks: left!.count };
+  const left = await countByokKeysNotUnder(sql, current.kek_id);
+  return { kek_id: current.kek_id, resealed, unopenable, remaining_on_old_keks: left };
 }

@@ -16,8 +16,33 @@ export interface Migration {
   checksum: string;
 }
 
+/**
+ * Numbers that were reserved for work developed in parallel and never shipped as a
+ * migration; no database has them recorded. Any other gap is a missing or misnamed
+ * file and stops the process (sql/README.md).
+ */
+const HISTORICAL_GAPS: ReadonlyMap<number, string> = new Map([
+  [3, "reserved in parallel development, never shipped"],
+  [13, "reserved in parallel development, never shipped"],
+  [20, "reserved in parallel development, never shipped"],
+]);
+
+/** Throws unless the versions run 1, 2, 3, … with no repeat and no gap but the historical ones. */
+export function checkMigrationNumbers(migrations: readonly Migration[], knownGaps: ReadonlyMap<number, string> = HISTORICAL_GAPS): void {
+  let expected = 1;
+  for (const migration of migrations) {
+    while (knownGaps.has(expected) && migration.version !== expected) expected++;
+    if (migration.version !== expected) {
+      const problem = migration.version < expected ? "repeats a number" : `leaves a gap before it (expected ${String(expected).padStart(4, "0")})`;
+      throw new Error(`migration ${migration.name} ${problem}; migration numbers must be contiguous (sql/README.md)`);
+    }
+    expected++;
+  }
+}
+
+/** The numbered migration files in order; throws if their numbers are not contiguous. */
 export function loadMigrations(directory = MIGRATIONS_DIR): Migration[] {
-  return readdirSync(directory)
+  const migrations = readdirSync(directory)
     .filter((file) => /^\d{4}_[a-z0-9_]+\.sql$/.test(file))
     .sort()
     .map((file) => {
@@ -29,6 +54,8 @@ export function loadMigrations(directory = MIGRATIONS_DIR): Migration[] {
         checksum: createHash("sha256").update(text).digest("hex"),
       };
     });
+  checkMigrationNumbers(migrations);
+  return migrations;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import type { Sql } from "./connect-database";
 
 const QUERIES_DIR = fileURLToPath(new URL("../../sql/queries/", import.meta.url));
 
@@ -35,6 +36,32 @@ export function loadNamedQueries(directory = QUERIES_DIR): Map<string, string> {
 }
 
 let cache: Map<string, string> | undefined;
+
+/**
+ * Has PostgreSQL parse and describe every named statement once, at boot, after the
+ * migrations: a syntax error, a misspelt table or column, or an empty statement stops
+ * the start with every refused statement named, instead of failing the first request
+ * that reaches it. Nothing is executed.
+ */
+export async function prepareNamedQueries(sql: Sql, directory = QUERIES_DIR): Promise<void> {
+  const queries = loadNamedQueries(directory);
+  const refused: string[] = [];
+  await Promise.all(
+    [...queries].map(async ([name, text]) => {
+      if (text === "") {
+        refused.push(`${name}: the statement is empty`);
+        return;
+      }
+      try {
+        await sql.unsafe(text, [], { prepare: true }).describe();
+      } catch (error) {
+        refused.push(`${name}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }),
+  );
+  if (refused.length > 0) throw new Error(`named queries PostgreSQL refuses (sql/queries): ${refused.sort().join("; ")}`);
+  if (directory === QUERIES_DIR) cache = queries;
+}
 
 /** The text of one named statement; throws at first use if the name is unknown. */
 export function query(name: string): string {

@@ -28,8 +28,6 @@ export interface ChargeBuckets {
 
 export type BucketName = "uncached_input" | "cache_read" | "cache_write" | "output" | "reasoning";
 
-export type ChargeStatus = "computed" | "not_charged" | "unknown";
-
 export type ChargeUnknownReason =
   | "usage_not_reported"
   | "invalid_token_count"

@@ -1,5 +1,5 @@
 import type { Sql } from "../db/connect-database";
-import { runQuery } from "../db/queries/run-query";
+import { acquireLease, accountsWithExpiredLeases, giveExpiredLeasesBack, renewLeases, returnUnusedLease } from "../db/queries/wallet-leases";
 import { lockWalletsThenLeases } from "../db/queries/wallet-locks";
 import { newId } from "../auth/tokens";
 import { log } from "../observability/log";
@@ -107,8 +107,8 @@ export class WalletLeases {
       // Below two chunks the wallet is low: a chunk would hold half of what is left.
       const lowBalance = 2 * chunk;
       lease.lowBalance = lowBalance;
-      const grant = runQuery<{ amount: number; per_request: boolean }>(this.sql, "acquireLease", [accountId, needed, chunk, lease.id, this.ttlSeconds, lowBalance]);
-      lease.granting = grant.then(([row]) => {
+      const grant = acquireLease(this.sql, { accountId, needed, chunk, leaseId: lease.id, ttlSeconds: this.ttlSeconds, lowBalance });
+      lease.granting = grant.then((row) => {
         if (row) lease.available += row.amount;
         // A wallet that cannot cover one request is as low as it gets.
         lease.perRequest = row?.per_request ?? true;
@@ -159,7 +159,7 @@ export class WalletLeases {
     lease.available -= unused;
     const done = this.inTransaction(async (tx) => {
       await lockWalletsThenLeases(tx, [lease.accountId]);
-      await runQuery(tx, "returnLease", [lease.id, unused]);
+      await returnUnusedLease(tx, lease.id, unused);
     })
       .catch((error: unknown) => {
         lease.available += unused;
@@ -177,7 +177,7 @@ export class WalletLeases {
       if (ids.length > 0) {
         const renewed = await this.inTransaction(async (tx) => {
           await lockWalletsThenLeases(tx, [], ids);
-          return runQuery<{ id: string; free: number }>(tx, "renewLeases", [ids, this.ttlSeconds]);
+          return renewLeases(tx, ids, this.ttlSeconds);
         });
         // A chunk leased while the balance was high goes back once it has become low, so
         // that other instances' requests can use it (at most one tick later).
@@ -221,19 +221,17 @@ export class WalletLeases {
     if (unused === 0) return;
     await this.inTransaction(async (tx) => {
       await lockWalletsThenLeases(tx, [lease.accountId]);
-      await runQuery(tx, "returnLease", [lease.id, unused]);
+      await returnUnusedLease(tx, lease.id, unused);
     });
   }
 
   /** Any instance's expired leases, wallets locked before leases like every other change. */
   private async sweepExpiredLeases(): Promise<void> {
-    const accounts = await runQuery<{ account_id: string }>(this.sql, "accountsWithExpiredLeases", []);
-    if (accounts.length === 0) return;
+    const accountIds = await accountsWithExpiredLeases(this.sql);
+    if (accountIds.length === 0) return;
     await this.inTransaction(async (tx) => {
-      const accountIds = accounts.map((row) => row.account_id);
       await lockWalletsThenLeases(tx, accountIds);
-      const expired = await runQuery<{ id: string }>(tx, "lockExpiredLeases", [accountIds]);
-      if (expired.length > 0) await runQuery(tx, "sweepExpiredLeases", [expired.map((row) => row.id)]);
+      await giveExpiredLeasesBack(tx, accountIds);
     });
   }
 

@@ -117,7 +117,18 @@ export async function runAttempts(deps: AttemptDeps, input: AttemptInput): Promi
       if (destination.host !== undefined && destination.serverName !== undefined) pinned = { host: destination.host, serverName: destination.serverName };
     }
 
-    const call = await callUpstream(target, body, ir.stream, request.headers, requestId, deps.timeouts, request.signal, deps.connectCheck, deps.graceOver, pinned);
+    const call = await callUpstream({
+      target,
+      body,
+      stream: ir.stream,
+      clientHeaders: request.headers,
+      requestId,
+      timeouts: deps.timeouts,
+      clientSignal: request.signal,
+      connectCheck: deps.connectCheck,
+      graceOver: deps.graceOver,
+      pinned,
+    });
     if (!call.ok) {
       // A stream's client hanging up (or shutdown) aborts the upstream call: that says nothing about the provider.
       const clientLeft = (ir.stream && request.signal.aborted) || deps.graceOver.aborted;

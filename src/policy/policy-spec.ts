@@ -55,7 +55,6 @@ export const ContentPatternSchema = Type.Object(
 export type ContentPatternSpec = Static<typeof ContentPatternSchema>;
 
 export const ByokRuleSchema = Type.Union([Type.Literal("required"), Type.Literal("forbidden"), Type.Literal("optional")]);
-export type ByokRule = Static<typeof ByokRuleSchema>;
 
 export const GuardrailSpecSchema = Type.Object(
   {

@@ -113,9 +113,7 @@ export const CatalogFileSchema = Type.Object(
 );
 
 export type CatalogFile = Static<typeof CatalogFileSchema>;
-export type CatalogFileProvider = Static<typeof ProviderSchema>;
 export type CatalogFileModel = Static<typeof ModelSchema>;
-export type CatalogFileEndpoint = Static<typeof EndpointSchema>;
 export type CatalogFilePricing = Static<typeof PricingSchema>;
 
 const checker = TypeCompiler.Compile(CatalogFileSchema);

@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import type { Services } from "../services";
+import { pingDatabase } from "../db/queries/health";
 import { docsRoutes } from "./docs-routes";
 
 export function publicRoutes(services: Services) {
@@ -9,7 +10,7 @@ export function publicRoutes(services: Services) {
       "/health",
       async ({ set }) => {
         try {
-          await services.db.sql`select 1`;
+          await pingDatabase(services.db.sql);
           return { status: "ok", database: "ok" };
         } catch {
           set.status = 503;

@@ -21,24 +21,31 @@ export type UpstreamCall =
   | { ok: true; response: Response; controller: AbortController; release: () => void }
   | { ok: false; error: IrError; retryable: true };
 
+export interface UpstreamCallOptions {
+  target: UpstreamTarget;
+  /** The request body, already translated for the upstream. */
+  body: string;
+  stream: boolean;
+  /** The client's request headers (upstream-request.ts picks the ones passed on). */
+  clientHeaders: Headers;
+  requestId: string;
+  timeouts: UpstreamTimeouts;
+  /** Aborts when the client hangs up. */
+  clientSignal: AbortSignal;
+  connectCheck?: ConnectCheck | undefined;
+  /** Aborts when the shutdown grace period runs out. */
+  graceOver?: AbortSignal | undefined;
+  pinned?: PinnedHost | undefined;
+}
+
 /**
  * Sends one attempt. Resolves when the response head arrives; a network failure or
  * the first-byte deadline becomes a retryable IrError. `clientSignal` (the client
  * hanging up) aborts the upstream request too, and so does `graceOver` (the shutdown grace
  * period ran out), streamed or not.
  */
-export async function callUpstream(
-  target: UpstreamTarget,
-  body: string,
-  stream: boolean,
-  clientHeaders: Headers,
-  requestId: string,
-  timeouts: UpstreamTimeouts,
-  clientSignal: AbortSignal,
-  connectCheck?: ConnectCheck,
-  graceOver?: AbortSignal,
-  pinned?: PinnedHost,
-): Promise<UpstreamCall> {
+export async function callUpstream(options: UpstreamCallOptions): Promise<UpstreamCall> {
+  const { target, body, stream, clientHeaders, requestId, timeouts, clientSignal, connectCheck, graceOver, pinned } = options;
   const url = upstreamUrl(target, stream);
   if (connectCheck !== undefined && !connectCheck.isFresh(url)) {
     const unreachable = await connectCheck.check(url);

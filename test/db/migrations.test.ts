@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import postgres from "postgres";
-import { mkdtempSync, writeFileSync, cpSync } from "node:fs";
+import { mkdtempSync, writeFileSync, cpSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { loadMigrations, migrate } from "../../src/db/migrate";
@@ -94,6 +94,29 @@ describe("migrations", () => {
     const first = loadMigrations(directory)[0]!;
     writeFileSync(directory + first.name, first.sql + "\n-- edited\n");
     await expect(migrate(sql, loadMigrations(directory))).rejects.toThrow(/changed after it was applied/);
+  });
+
+  test("refuse to load when a new gap appears in the numbers, and accept only the listed historical gaps", () => {
+    const versions = loadMigrations().map((m) => m.version);
+    const last = versions.at(-1)!;
+    const missing = Array.from({ length: last }, (_, i) => i + 1).filter((n) => !versions.includes(n));
+    expect(missing).toEqual([3, 13, 20]);
+
+    const directory = mkdtempSync(join(tmpdir(), "migrations-")) + "/";
+    cpSync(new URL("../../sql/migrations/", import.meta.url).pathname, directory, { recursive: true });
+    const next = String(last + 2).padStart(4, "0");
+    writeFileSync(`${directory}${next}_skipped_a_number.sql`, "select 1;\n");
+    expect(() => loadMigrations(directory)).toThrow(/gap before it/);
+
+    const repeated = mkdtempSync(join(tmpdir(), "migrations-")) + "/";
+    cpSync(new URL("../../sql/migrations/", import.meta.url).pathname, repeated, { recursive: true });
+    writeFileSync(`${repeated}0002_same_number.sql`, "select 1;\n");
+    expect(() => loadMigrations(repeated)).toThrow(/repeats a number/);
+
+    const renumbered = mkdtempSync(join(tmpdir(), "migrations-")) + "/";
+    cpSync(new URL("../../sql/migrations/", import.meta.url).pathname, renumbered, { recursive: true });
+    renameSync(`${renumbered}0005_wallet_leases.sql`, `${renumbered}0006_wallet_leases.sql.bak`);
+    expect(() => loadMigrations(renumbered)).toThrow(/0006_metering_json_columns\.sql leaves a gap before it \(expected 0005\)/);
   });
 
   test("two server processes started together against one fresh database both come up and serve", async () => {

@@ -80,7 +80,16 @@ describe("callUpstream with a pinned host", () => {
   test("connects to the address and sends the name in Host", async () => {
     const target = { protocol: "openai-chat" as const, baseUrl: `http://127.0.0.1:${server.port}/v1`, providerModelId: "m", apiKey: "k" };
     const timeouts = { connectMs: 1000, firstByteMs: 2000, idleMs: 2000 };
-    const call = await callUpstream(target, "{}", false, new Headers(), "req-1", timeouts, new AbortController().signal, undefined, undefined, { host: "api.example.test:8443", serverName: "api.example.test" });
+    const call = await callUpstream({
+      target,
+      body: "{}",
+      stream: false,
+      clientHeaders: new Headers(),
+      requestId: "req-1",
+      timeouts,
+      clientSignal: new AbortController().signal,
+      pinned: { host: "api.example.test:8443", serverName: "api.example.test" },
+    });
     expect(call.ok).toBe(true);
     if (call.ok) call.release();
     expect(seen.at(-1)).toEqual({ host: "api.example.test:8443" });

@@ -9,3 +9,9 @@ export async function runQuery<Row>(sql: Sql, name: string, params: readonly Sql
   const rows = await sql.unsafe(query(name), params as never[], { prepare: true });
   return rows as unknown as Row[];
 }
+
+/** Executes a named statement that returns no rows; resolves to the number of rows it changed. */
+export async function runCommand(sql: Sql, name: string, params: readonly SqlParam[]): Promise<number> {
+  const result = await sql.unsafe(query(name), params as never[], { prepare: true });
+  return result.count;
+}

@@ -1,5 +1,6 @@
 import type { Caller } from "../../auth/principal";
 import type { Sql } from "../../db/connect-database";
+import { deleteByokKey as deleteStoredByokKey, listByokKeys as listStoredByokKeys, upsertByokKey as upsertStoredByokKey, type ByokKeyRow } from "../../db/queries/byok-keys";
 import { badRequest, notFound } from "../../errors/api-error";
 import type { Catalog } from "../../providers/catalog";
 import type { KekStore } from "../../byok/kek-store";
@@ -31,19 +32,6 @@ export interface ByokKeyUpload {
  */
 export type ByokCaller = Pick<Caller, "accountId" | "namespaceId">;
 
-interface ByokKeyRow {
-  provider_name: string;
-  namespace_id: string | null;
-  kek_id: string;
-  key_prefix: string;
-  api_base: string | null;
-  created_at: Date;
-  updated_at: Date;
-  last_used_at: Date | null;
-  last_failure_at: Date | null;
-  last_failure_kind: string | null;
-}
-
 /** What the list shows of a stored key: never its ciphertext, never the key. */
 export function byokKeyEnvelope(row: ByokKeyRow) {
   return {
@@ -66,12 +54,7 @@ export function byokKeyEnvelope(row: ByokKeyRow) {
  * another namespace's.
  */
 export async function listByokKeys(deps: ByokKeyDeps, caller: ByokCaller) {
-  const rows = await deps.sql<ByokKeyRow[]>`
-    select provider_name, namespace_id, kek_id, key_prefix, api_base, created_at, updated_at, last_used_at, last_failure_at, last_failure_kind
-      from byok_keys
-     where account_id = ${caller.accountId}
-       and (${caller.namespaceId}::text is null or namespace_id is null or namespace_id = ${caller.namespaceId})
-     order by provider_name, namespace_id nulls first`;
+  const rows = await listStoredByokKeys(deps.sql, caller.accountId, caller.namespaceId);
   return rows.map(byokKeyEnvelope);
 }
 
@@ -130,22 +113,15 @@ export async function upsertByokKey(deps: ByokKeyDeps, caller: ByokCaller, input
   // The prefix is shown in listings: it must stay a hint, never most of the key.
   if (prefix.length * 2 > keyLength) throw badRequest("key_prefix must be a short prefix of the key, not the key");
   // Each scope has its own unique index (sql/migrations/0022): the upsert names the one it replaces in.
-  const apiBase = input.api_base ?? null;
-  if (namespaceId === null) {
-    await deps.sql`
-      insert into byok_keys (account_id, namespace_id, provider_name, kek_id, ciphertext, key_prefix, api_base)
-      values (${accountId}, null, ${input.provider_name}, ${current.kek_id}, ${box}, ${input.key_prefix}, ${apiBase})
-      on conflict (account_id, provider_name) where namespace_id is null do update set
-        kek_id = excluded.kek_id, ciphertext = excluded.ciphertext, key_prefix = excluded.key_prefix,
-        api_base = excluded.api_base, updated_at = now(), last_failure_at = null, last_failure_kind = null`;
-  } else {
-    await deps.sql`
-      insert into byok_keys (account_id, namespace_id, provider_name, kek_id, ciphertext, key_prefix, api_base)
-      values (${accountId}, ${namespaceId}, ${input.provider_name}, ${current.kek_id}, ${box}, ${input.key_prefix}, ${apiBase})
-      on conflict (account_id, namespace_id, provider_name) where namespace_id is not null do update set
-        kek_id = excluded.kek_id, ciphertext = excluded.ciphertext, key_prefix = excluded.key_prefix,
-        api_base = excluded.api_base, updated_at = now(), last_failure_at = null, last_failure_kind = null`;
-  }
+  await upsertStoredByokKey(deps.sql, {
+    accountId,
+    namespaceId,
+    providerName: input.provider_name,
+    kekId: current.kek_id,
+    box,
+    keyPrefix: input.key_prefix,
+    apiBase: input.api_base ?? null,
+  });
   deps.byokKeys.invalidate(accountId, input.provider_name);
   return { provider_name: input.provider_name, kek_id: current.kek_id, key_prefix: input.key_prefix };
 }
@@ -164,10 +140,8 @@ export async function deleteByokKey(deps: ByokKeyDeps, caller: ByokCaller, provi
   if (!PROVIDER_ID.test(providerName)) throw notFound("BYOK key");
   if (caller.namespaceId !== null && namespaceId !== undefined && namespaceId !== caller.namespaceId) throw notFound("BYOK key");
   const scope = caller.namespaceId ?? namespaceId ?? null;
-  const deleted = await deps.sql`
-    delete from byok_keys
-     where account_id = ${accountId} and provider_name = ${providerName} and namespace_id is not distinct from ${scope}::text`;
+  const deleted = await deleteStoredByokKey(deps.sql, accountId, providerName, scope);
   deps.byokKeys.invalidate(accountId, providerName);
-  if (deleted.count === 0) throw notFound("BYOK key");
+  if (!deleted) throw notFound("BYOK key");
   return { deleted: true as const };
 }

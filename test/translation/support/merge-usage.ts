@@ -1,9 +1,9 @@
-import type { IrUsage } from "../ir";
+import type { IrUsage } from "../../../src/ir";
 
 const FIELDS = ["promptTokens", "completionTokens", "reasoningTokens", "cacheReadTokens", "cacheWriteTokens", "webSearchCount"] as const;
 
 /**
- * Merges successive usage reports of one attempt: a later report wins field by
+ * Merges successive usage frames of one attempt, as a reader of the signals would: a later report wins field by
  * field (Anthropic reports input at message_start and output at message_delta;
  * OpenAI reports everything once at the end). Unreported fields stay undefined.
  */

@@ -1,0 +1,3 @@
+-- name: ping
+-- Answers when the database does (GET /health).
+select 1;
