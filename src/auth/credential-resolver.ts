@@ -7,7 +7,7 @@ import { constantTimeEqual, OAUTH_ACCESS_TOKEN_PREFIX, parseApiKeyToken, sha256B
 import type { LastUsedTracker } from "./last-used-tracker";
 
 /** The credentials a derived key was minted through, nearest first. */
-export function ancestorsOf(principal: Principal): string[] {
+function ancestorsOf(principal: Principal): string[] {
   const ancestors = [...(principal.ancestorKeyIds ?? [])];
   if (principal.ancestorGrantId) ancestors.push(principal.ancestorGrantId);
   return ancestors;

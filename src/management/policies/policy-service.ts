@@ -22,6 +22,7 @@ import type { PrincipalRef } from "../../policy/effective-policy";
 import { effectivePolicyView, type EffectivePolicyView } from "../../policy/effective-policy-view";
 import type { PolicyKind, PolicySpec } from "../../policy/policy-spec";
 import type { PolicyStore } from "../../policy/policy-store";
+import { requestPrincipals } from "../../policy/request-principals";
 import { principalsOfTarget, resolvePrincipalTarget } from "./principal-target";
 
 /** What the policy routes need: the database and this instance's policy store (to invalidate it). */
@@ -59,17 +60,12 @@ export async function getPolicy(deps: PolicyDeps, scope: PolicyScope, policyId: 
 
 /**
  * The credentials a caller presents or was minted through (and an OAuth token's client),
- * as principals: a policy bound to any of them governs the caller itself. None for a
- * person in the console.
+ * as principals: the request principals less the namespace. None for a person in the
+ * console.
  */
 function callerCredentials(caller: Caller): PrincipalRef[] {
   if (caller.kind === undefined || caller.id === undefined) return [];
-  const own: PrincipalRef[] = [{ type: caller.kind, id: caller.id }];
-  // A policy bound to the client governs every token issued to it.
-  if (caller.oauthClientId) own.push({ type: "oauth_client", id: caller.oauthClientId });
-  for (const ancestor of caller.ancestorKeyIds ?? []) own.push({ type: "api_key", id: ancestor });
-  if (caller.ancestorGrantId) own.push({ type: "oauth_token", id: caller.ancestorGrantId });
-  return own;
+  return requestPrincipals(null, { kind: caller.kind, id: caller.id, ancestorKeyIds: caller.ancestorKeyIds, ancestorGrantId: caller.ancestorGrantId }, caller.oauthClientId ?? null);
 }
 
 /**
