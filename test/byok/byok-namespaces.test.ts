@@ -168,6 +168,13 @@ describe("a namespace-bound credential's BYOK key", () => {
     expect((await harness.server.api("DELETE", `/v1/byok/keys/mock-google?namespace_id=${other.namespaceId}`, { token: account.apiKey })).status).toBe(404);
     const store = harness.server.server.services.byokKeys;
     expect(await store.keyFor(other.accountId, "mock-google", other.namespaceId)).toBe("nsky-google-secret-0123456789");
+    // A malformed namespace id (NUL, too long, another shape) is the 404 of a missing key, never a database error.
+    const missing = await harness.server.api("DELETE", "/v1/byok/keys/mock-google?namespace_id=ns_nosuchnamespace", { token: other.apiKey });
+    expect(missing.status).toBe(404);
+    for (const malformed of ["ns_%00", `ns_${"x".repeat(5000)}`, "%F0%9F%98%80", "x'%20or%201=1"]) {
+      const refused = await harness.server.api("DELETE", `/v1/byok/keys/mock-google?namespace_id=${malformed}`, { token: other.apiKey });
+      expect({ status: refused.status, body: refused.body }).toEqual({ status: 404, body: missing.body });
+    }
     expect((await harness.server.api("DELETE", `/v1/byok/keys/mock-google?namespace_id=${other.namespaceId}`, { token: other.apiKey })).status).toBe(200);
     expect(await store.keyFor(other.accountId, "mock-google", other.namespaceId)).toBe("acct-google-secret-0123456789");
     expect((await harness.server.api("DELETE", "/v1/byok/keys/mock-google", { token: other.apiKey })).status).toBe(200);

@@ -128,6 +128,8 @@ export async function upsertByokKey(deps: ByokKeyDeps, caller: ByokCaller, input
 
 /** Provider ids are short slugs; anything else cannot have a key (the same 404 as a missing one). */
 const PROVIDER_ID = /^[A-Za-z0-9._-]{1,128}$/;
+/** A namespace id as newId mints it; anything else names no key (and never reaches SQL). */
+const NAMESPACE_ID = /^ns_[A-Za-z0-9_-]{1,64}$/;
 
 /**
  * Deletes one key: a namespace-bound caller's namespace's own (the account's stays; it is
@@ -138,6 +140,7 @@ const PROVIDER_ID = /^[A-Za-z0-9._-]{1,128}$/;
 export async function deleteByokKey(deps: ByokKeyDeps, caller: ByokCaller, providerName: string, namespaceId?: string) {
   const { accountId } = caller;
   if (!PROVIDER_ID.test(providerName)) throw notFound("BYOK key");
+  if (namespaceId !== undefined && !NAMESPACE_ID.test(namespaceId)) throw notFound("BYOK key");
   if (caller.namespaceId !== null && namespaceId !== undefined && namespaceId !== caller.namespaceId) throw notFound("BYOK key");
   const scope = caller.namespaceId ?? namespaceId ?? null;
   const deleted = await deleteStoredByokKey(deps.sql, accountId, providerName, scope);
