@@ -1,9 +1,9 @@
-import type { WalletLeases } from "../metering/wallet-leases";
+import type { WalletLeases } from "./wallet-leases";
 import { NOTHING_HELD, type AdmissionCheck, type AdmissionRequest, type Grant, type Refusal } from "./admission-check";
 
 /**
  * The account's wallet: the request's cost ceiling is reserved against a wallet lease
- * (src/metering/wallet-leases.ts), so concurrent requests on any number of instances never
+ * (wallet-leases.ts), so concurrent requests on any number of instances never
  * spend more than the balance. The settled charge leaves the lease and the rest of the
  * reservation goes back to it. A request funded only by the account's own provider keys
  * (BYOK) is never charged: it needs no funds and holds nothing.

@@ -5,8 +5,8 @@ import { runQuery } from "../db/queries/run-query";
 import { lockWalletsThenLeases } from "../db/queries/wallet-locks";
 import { log } from "../observability/log";
 import type { BillingAuditRow, LedgerRow, MeteringSink, RequestRow, UsageFrameRow } from "./metering-rows";
-import type { RowRouter } from "./sharded-write-buffer";
-import type { BatchTable } from "./write-buffer";
+import type { RowRouter } from "../db/batch/sharded-write-buffer";
+import type { BatchTable } from "../db/batch/write-buffer";
 
 /** A table's columns in order, and which hold JSON or arrays: for its COPY lines and its JSON batches. */
 interface CopyTarget<Row> {

@@ -7,7 +7,7 @@ import { requestTexts } from "../admission/request-texts";
 import type { AttemptCandidate } from "../routing/attempt-candidate";
 import type { RequestOutcome } from "../metering/request-outcome";
 import type { NamespaceAttribution } from "../metering/namespace-attribution";
-import { outputTokenCeiling, reservationFor } from "../metering/admission";
+import { outputTokenCeiling, reservationFor } from "../admission/cost-ceiling";
 import { NO_POLICY } from "../policy/compose-policies";
 import type { EffectivePolicy } from "../policy/effective-policy";
 import type { PolicyStore } from "../policy/policy-store";

@@ -6,7 +6,7 @@ import type { ConnectCheck } from "../routing/connect-check";
 import { BodyReader } from "../routing/body-reader";
 import type { AttemptCandidate } from "../routing/attempt-candidate";
 import type { AttemptRecord } from "../routing/attempt-record";
-import { upstreamMaxTokens } from "../metering/admission";
+import { upstreamMaxTokens } from "../admission/cost-ceiling";
 import type { RequestContext } from "./request-context";
 import type { StreamObserver } from "./stream-observer";
 import { finishAttempt, type AttemptTelemetry } from "./attempt-accounting";

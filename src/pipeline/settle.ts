@@ -2,7 +2,7 @@ import type { IrRequest } from "../ir";
 import type { Grant } from "../admission/admission-check";
 import type { MeteringSink } from "../metering/metering-rows";
 import type { PendingSettlements } from "../metering/pending-settlements";
-import type { ShardedWriteBuffer } from "../metering/sharded-write-buffer";
+import type { ShardedWriteBuffer } from "../db/batch/sharded-write-buffer";
 import { usedCapabilities, type RequestOutcome } from "../metering/request-outcome";
 import { settleRequest, type Settlement } from "../metering/settle-request";
 import { promptChars } from "../metering/estimate-tokens";

@@ -58,7 +58,7 @@ export interface CatalogModel {
   readonly endpoints: readonly CatalogEndpoint[];
 }
 
-/** What admission needs from a model to bound a request's cost (src/metering/admission.ts). */
+/** What admission needs from a model to bound a request's cost (src/admission/cost-ceiling.ts). */
 export type ModelTokenLimits = Pick<CatalogModel, "maxInputTokens" | "maxOutputTokens" | "maxTokensPerImage" | "maxTokensPerFile">;
 
 /** A catalog that failed to load; `issues` lists every problem found (each already prefixed). */

@@ -11,7 +11,7 @@ export interface AttemptCandidate extends UpstreamTarget {
   /** Telemetry key `${provider}/${providerModelId}`. */
   statsKey: string;
   pricing: CatalogPricing;
-  /** The served model's token limits from the catalog: admission's ceilings (src/metering/admission.ts). */
+  /** The served model's token limits from the catalog: admission's ceilings (src/admission/cost-ceiling.ts). */
   limits: ModelTokenLimits;
   /** `platform`: the platform's key, charged to the wallet; `byok`: the account's own key, not charged. */
   funding: "platform" | "byok";

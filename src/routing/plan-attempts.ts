@@ -8,7 +8,7 @@ import { rankEndpoints } from "./select-endpoints";
 export interface RankedEndpoint {
   endpoint: CatalogEndpoint;
   profile: RoutingProfile;
-  /** The served model's token limits from the catalog: admission's ceilings (src/metering/admission.ts). */
+  /** The served model's token limits from the catalog: admission's ceilings (src/admission/cost-ceiling.ts). */
   limits: ModelTokenLimits;
 }
 

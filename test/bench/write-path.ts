@@ -22,7 +22,7 @@ import { createMeteringSink } from "../../src/metering/metering-sink";
 import type { MeteringSink } from "../../src/metering/metering-rows";
 import { arrivingRequest, type RequestOutcome } from "../../src/metering/request-outcome";
 import { settleRequest } from "../../src/metering/settle-request";
-import { ShardedWriteBuffer } from "../../src/metering/sharded-write-buffer";
+import { ShardedWriteBuffer } from "../../src/db/batch/sharded-write-buffer";
 import { loadConfig } from "../../src/config";
 import type { AttemptRecord } from "../../src/routing/attempt-record";
 import type { AttemptCandidate } from "../../src/routing/attempt-candidate";

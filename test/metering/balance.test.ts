@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type postgres from "postgres";
 import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
-import { DEFAULT_MAX_OUTPUT_TOKENS } from "../../src/metering/admission";
+import { DEFAULT_MAX_OUTPUT_TOKENS } from "../../src/admission/cost-ceiling";
 import { PROTOCOLS, UPSTREAM, catalogPricing, closeClients, database, flush, handCharge, normaliseRow, returnIdleReservations, send, wallet, type Protocol } from "./metering-support";
 
 let harness: InferenceHarness;

@@ -6,7 +6,7 @@ import { migrate } from "../../src/db/migrate";
 import { createMeteringSink } from "../../src/metering/metering-sink";
 import type { BillingAuditRow, LedgerRow, MeteringSink, RequestRow, UsageFrameRow } from "../../src/metering/metering-rows";
 import type { UsageFrameRecord } from "../../src/db/usage-evidence-shape";
-import { WriteBuffer } from "../../src/metering/write-buffer";
+import { WriteBuffer } from "../../src/db/batch/write-buffer";
 import { Metrics } from "../../src/observability/metrics";
 import { createTestDatabase } from "../helpers/test-database";
 

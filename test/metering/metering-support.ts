@@ -218,7 +218,7 @@ export async function wallet(sql: postgres.Sql, accountId: string): Promise<{ ba
 
 /**
  * Lets the gateway give back what admission still holds for idle accounts, as it does on
- * its own once they have been idle a while: the wallet leases (src/metering/wallet-leases.ts)
+ * its own once they have been idle a while: the wallet leases (src/admission/wallet-leases.ts)
  * are returned by a maintenance tick run as if an hour had passed. No-op without leases.
  */
 export async function returnIdleReservations(harness: InferenceHarness): Promise<void> {

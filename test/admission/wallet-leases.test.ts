@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import postgres from "postgres";
 import type { Sql } from "../../src/db/connect-database";
 import { migrate } from "../../src/db/migrate";
-import { WalletLeases } from "../../src/metering/wallet-leases";
+import { WalletLeases } from "../../src/admission/wallet-leases";
 import { createMeteringSink } from "../../src/metering/metering-sink";
-import { ShardedWriteBuffer } from "../../src/metering/sharded-write-buffer";
+import { ShardedWriteBuffer } from "../../src/db/batch/sharded-write-buffer";
 import { createTestDatabase } from "../helpers/test-database";
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;

@@ -1,8 +1,8 @@
-import type { Sql } from "../db/connect-database";
-import { isDataRejection, sqlState } from "../db/errors";
-import { runQuery } from "../db/queries/run-query";
-import { storableText } from "../db/storable-text";
-import { log } from "../observability/log";
+import type { Sql } from "../connect-database";
+import { isDataRejection, sqlState } from "../errors";
+import { runQuery } from "../queries/run-query";
+import { storableText } from "../storable-text";
+import { log } from "../../observability/log";
 import type { Lane } from "./write-buffer-lane";
 
 /** One taken row of a flush: its lane and its index among the lane's taken rows. */

@@ -1,7 +1,7 @@
-import type { Sql } from "../db/connect-database";
-import { isDataRejection, sqlState } from "../db/errors";
-import { log } from "../observability/log";
-import type { Counter, Metrics } from "../observability/metrics";
+import type { Sql } from "../connect-database";
+import { isDataRejection, sqlState } from "../errors";
+import { log } from "../../observability/log";
+import type { Counter, Metrics } from "../../observability/metrics";
 import { tableCounter } from "./write-buffer-counters";
 import { isolateRefusedRows } from "./isolate-refused-rows";
 import { TableLane, type BatchTable, type Lane } from "./write-buffer-lane";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import postgres from "postgres";
 import type { Sql } from "../../src/db/connect-database";
 import { migrate } from "../../src/db/migrate";
-import { WriteBuffer, type BatchTable } from "../../src/metering/write-buffer";
+import { WriteBuffer, type BatchTable } from "../../src/db/batch/write-buffer";
 import { Metrics } from "../../src/observability/metrics";
 import { createTestDatabase } from "../helpers/test-database";
 

@@ -1,4 +1,4 @@
-import type { Sql } from "../db/connect-database";
+import type { Sql } from "../connect-database";
 import { WriteBuffer, type BatchTable, type WriteBufferOptions, type WriteBufferStats } from "./write-buffer";
 
 /** Where rows go to be written: one WriteBuffer, or several side by side. */

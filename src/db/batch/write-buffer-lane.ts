@@ -1,5 +1,5 @@
-import type { Sql } from "../db/connect-database";
-import { escapedJson } from "../db/storable-text";
+import type { Sql } from "../connect-database";
+import { escapedJson } from "../storable-text";
 
 /** Why rows were handed to `BatchTable.onDrop` instead of the database. */
 export type DropReason = "buffer_full" | "stopped";

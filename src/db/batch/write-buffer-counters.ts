@@ -1,4 +1,4 @@
-import { Counter, type Metrics } from "../observability/metrics";
+import { Counter, type Metrics } from "../../observability/metrics";
 
 const counters = new WeakMap<Metrics, Map<string, Counter>>();
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { IrContentPart, IrRequest } from "../../src/ir";
-import { DEFAULT_MAX_OUTPUT_TOKENS, highestRates, outputTokenCeiling, reservationFor, upstreamMaxTokens } from "../../src/metering/admission";
-import { DEFAULT_CONTEXT_WINDOW_TOKENS, DEFAULT_TOKENS_PER_FILE, DEFAULT_TOKENS_PER_IMAGE, promptShape, promptTokenCeiling } from "../../src/metering/prompt-token-ceiling";
+import { DEFAULT_MAX_OUTPUT_TOKENS, highestRates, outputTokenCeiling, reservationFor, upstreamMaxTokens } from "../../src/admission/cost-ceiling";
+import { DEFAULT_CONTEXT_WINDOW_TOKENS, DEFAULT_TOKENS_PER_FILE, DEFAULT_TOKENS_PER_IMAGE, promptShape, promptTokenCeiling } from "../../src/admission/prompt-token-ceiling";
 import type { ModelTokenLimits } from "../../src/providers/catalog";
 import type { CatalogPricing } from "../../src/providers/pricing";
 import type { AttemptCandidate } from "../../src/routing/attempt-candidate";

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import postgres from "postgres";
 import { randomBytes } from "node:crypto";
 import type { Sql } from "../../src/db/connect-database";
-import { WriteBuffer, type BatchTable, type DropReason, type WriteBufferOptions } from "../../src/metering/write-buffer";
-import { ShardedWriteBuffer, shardIndex } from "../../src/metering/sharded-write-buffer";
+import { WriteBuffer, type BatchTable, type DropReason, type WriteBufferOptions } from "../../src/db/batch/write-buffer";
+import { ShardedWriteBuffer, shardIndex } from "../../src/db/batch/sharded-write-buffer";
 import { Metrics } from "../../src/observability/metrics";
 import { createTestDatabase } from "../helpers/test-database";
 
