@@ -1,7 +1,7 @@
 import type { Sql } from "../db/connect-database";
 import { copyInto, copyLineWriter, type CopyColumnKind } from "../db/copy-rows";
 import { jsonRowsWriter } from "../db/json-rows";
-import { runQuery } from "../db/queries/run-query";
+import { applyLedgerEntries, applyLedgerTotals, insertBillingAudit, insertRequestRecords, insertUsageFrames, type JsonBatchInsert } from "../db/queries/metering";
 import { lockWalletsThenLeases } from "../db/queries/wallet-locks";
 import { log } from "../observability/log";
 import type { BillingAuditRow, LedgerRow, MeteringSink, RequestRow, UsageFrameRow } from "./metering-rows";
@@ -19,13 +19,13 @@ interface CopyTarget<Row> {
  * One statement per table per flush. First attempts of append-only tables use COPY
  * (PostgreSQL spends about half the CPU it spends on the insert); after a failed flush,
  * and on the embedded database (whose socket bridge has no COPY), the named
- * `insert … from json_to_recordset($1)` statement, idempotent on the record id, takes
- * the whole batch as one JSON parameter. Both render every value by the same rule
+ * `insert … from json_to_recordset($1)` statement (src/db/queries/metering.ts),
+ * idempotent on the record id, takes the whole batch as one JSON parameter. Both render every value by the same rule
  * (src/db/storable-text.ts), so no text a client or upstream sent can make a row
  * unwritable. Rows are grouped by request record id: if the database refuses a batch
  * anyway, a request's rows are kept together while the bad ones are isolated.
  */
-function batchTable<Row>(name: string, insertQuery: string, target: CopyTarget<Row>, useCopy: boolean, recordIdOf: (row: Row) => string): BatchTable<Row> {
+function batchTable<Row>(name: string, insertJson: JsonBatchInsert, target: CopyTarget<Row>, useCopy: boolean, recordIdOf: (row: Row) => string): BatchTable<Row> {
   const copyRows = useCopy ? copyWriter(target) : undefined;
   const jsonRows = jsonRowsWriter(target.columns, target.kinds);
   return {
@@ -35,7 +35,7 @@ function batchTable<Row>(name: string, insertQuery: string, target: CopyTarget<R
         await copyRows(sql, rows);
         return;
       }
-      await runQuery(sql, insertQuery, [jsonRows(rows)]);
+      await insertJson(sql, jsonRows(rows));
     },
     onDrop(rows, reason) {
       // Never the rows themselves: they carry no prompts, but keep logs to counts.
@@ -96,7 +96,7 @@ const LEDGER_COPY: CopyTarget<LedgerRow> = {
  * metering_dead_letters for an operator to recover.
  */
 function ledgerTable(copy: boolean): BatchTable<LedgerRow> {
-  const base = batchTable<LedgerRow>("ledger_entries", "applyLedgerEntries", LEDGER_COPY, copy, (row) => row.request_record_id ?? row.id);
+  const base = batchTable<LedgerRow>("ledger_entries", applyLedgerEntries, LEDGER_COPY, copy, (row) => row.request_record_id ?? row.id);
   return {
     ...base,
     async write(sql: Sql, rows: LedgerRow[], retry: boolean) {
@@ -104,13 +104,13 @@ function ledgerTable(copy: boolean): BatchTable<LedgerRow> {
       await lockWalletsThenLeases(sql, amounts.keys(), released.keys());
       await base.write(sql, rows, retry);
       if (!copy || retry) return;
-      await runQuery(sql, "applyLedgerTotals", [[...amounts.keys()], [...amounts.values()], [...released.keys()], [...released.values()]]);
+      await applyLedgerTotals(sql, amounts, released);
     },
     async onDeadLetter(sql: Sql, rows: readonly LedgerRow[]) {
       const { amounts, released } = ledgerTotals(rows);
       if (released.size === 0) return;
       await lockWalletsThenLeases(sql, amounts.keys(), released.keys());
-      await runQuery(sql, "applyLedgerTotals", [[...amounts.keys()], [...amounts.keys()].map(() => 0), [...released.keys()], [...released.values()]]);
+      await applyLedgerTotals(sql, new Map([...amounts.keys()].map((account) => [account, 0])), released);
     },
   };
 }
@@ -134,9 +134,9 @@ function ledgerTotals(rows: readonly LedgerRow[]): { amounts: Map<string, number
  * and an account's wallet and lease are only ever updated by one of them.
  */
 export function createMeteringSink(buffer: RowRouter, options: { copy: boolean }): MeteringSink {
-  const request = buffer.register(batchTable<RequestRow>("requests", "insertRequestRecords", REQUEST_COPY, options.copy, (row) => row.id), accountOf);
-  const usageFrame = buffer.register(batchTable<UsageFrameRow>("usage_frames", "insertUsageFrames", USAGE_FRAME_COPY, options.copy, recordIdOf), accountOf);
-  const billingAudit = buffer.register(batchTable<BillingAuditRow>("billing_audit", "insertBillingAudit", BILLING_AUDIT_COPY, options.copy, recordIdOf), accountOf);
+  const request = buffer.register(batchTable<RequestRow>("requests", insertRequestRecords, REQUEST_COPY, options.copy, (row) => row.id), accountOf);
+  const usageFrame = buffer.register(batchTable<UsageFrameRow>("usage_frames", insertUsageFrames, USAGE_FRAME_COPY, options.copy, recordIdOf), accountOf);
+  const billingAudit = buffer.register(batchTable<BillingAuditRow>("billing_audit", insertBillingAudit, BILLING_AUDIT_COPY, options.copy, recordIdOf), accountOf);
   const ledger = buffer.register(ledgerTable(options.copy), accountOf);
   return {
     request: (row) => void request(row),

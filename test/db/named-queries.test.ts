@@ -78,6 +78,18 @@ describe("named queries", () => {
     expect([...defined].filter((name) => !everything.includes(`"${name}"`))).toEqual([]);
   });
 
+  test("statements are named only by the typed wrappers: no code outside src/db/queries calls runQuery or runCommand", () => {
+    const offenders: string[] = [];
+    for (const file of sourcePaths(SRC)) {
+      if (file.startsWith("db/queries/")) continue;
+      const text = readFileSync(join(SRC, file), "utf8");
+      for (const [line, content] of text.split("\n").entries()) {
+        if (/\b(?:runQuery|runCommand)\b/.test(content)) offenders.push(`src/${file}:${line + 1}`);
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+
   test("no code outside src/db writes SQL: no tagged-template or unsafe statement, every one goes through a named query", () => {
     const offenders: string[] = [];
     for (const file of sourcePaths(SRC)) {

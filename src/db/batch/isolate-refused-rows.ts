@@ -1,6 +1,6 @@
 import type { Sql } from "../connect-database";
 import { isDataRejection, sqlState } from "../errors";
-import { runQuery } from "../queries/run-query";
+import { insertDeadLetters, type DeadLetter } from "../queries/metering";
 import { storableText } from "../storable-text";
 import { log } from "../../observability/log";
 import type { Lane } from "./write-buffer-lane";
@@ -124,20 +124,21 @@ class Isolation {
   /** One transaction: the rows into metering_dead_letters, and their tables' onDeadLetter. */
   private async deadLetter(refused: ReadonlyArray<{ row: TakenRow; error: unknown }>): Promise<void> {
     const byLane = indicesByLane(refused.map(({ row }) => row));
-    const columns: [string[], Array<string | null>, string[], Array<string | null>, string[]] = [[], [], [], [], []];
-    for (const { row, error } of refused) {
-      columns[0].push(row.lane.name);
+    const letters: DeadLetter[] = refused.map(({ row, error }) => {
       const key = row.lane.groupKeyOf(row.index);
-      // The key is the row's own text (a record id): it may be what the database refused.
-      columns[1].push(key === undefined ? null : storableText(key));
-      columns[2].push(row.lane.describeTaken(row.index));
-      columns[3].push(sqlState(error) ?? null);
-      columns[4].push(storableText(error instanceof Error ? error.message : String(error)));
-    }
+      return {
+        table: row.lane.name,
+        // The key is the row's own text (a record id): it may be what the database refused.
+        recordId: key === undefined ? null : storableText(key),
+        rowValues: row.lane.describeTaken(row.index),
+        errorCode: sqlState(error) ?? null,
+        errorMessage: storableText(error instanceof Error ? error.message : String(error)),
+      };
+    });
     const store = (withHooks: boolean) =>
       this.sql.begin(async (transaction) => {
         const tx = transaction as unknown as Sql;
-        await runQuery(tx, "insertMeteringDeadLetters", columns as unknown as string[][]);
+        await insertDeadLetters(tx, letters);
         if (!withHooks) return;
         for (const lane of this.lanes) {
           const indices = byLane.get(lane);

@@ -2,7 +2,7 @@ import type { Sql } from "../connect-database";
 import { query } from "../named-queries";
 
 /** A value postgres.js can bind as a parameter. */
-export type SqlParam = string | number | boolean | Date | Uint8Array | null | readonly string[] | readonly Date[] | readonly number[];
+export type SqlParam = string | number | boolean | Date | Uint8Array | null | readonly string[] | readonly (string | null)[] | readonly Date[] | readonly number[];
 
 /** Executes a named statement from sql/queries with positional parameters. */
 export async function runQuery<Row>(sql: Sql, name: string, params: readonly SqlParam[]): Promise<Row[]> {

@@ -1,0 +1,56 @@
+import type { Sql } from "../connect-database";
+import { runQuery } from "./run-query";
+
+/**
+ * The metering tables' batch statements (sql/queries/metering.sql). Each insert takes a
+ * whole batch as one JSON array (src/db/json-rows.ts) and is idempotent on Switchyard's
+ * own ids: the retry path of a flush whose first attempt used COPY.
+ */
+export type JsonBatchInsert = (sql: Sql, rowsJson: string) => Promise<void>;
+
+export const insertRequestRecords: JsonBatchInsert = async (sql, rowsJson) => {
+  await runQuery(sql, "insertRequestRecords", [rowsJson]);
+};
+
+export const insertUsageFrames: JsonBatchInsert = async (sql, rowsJson) => {
+  await runQuery(sql, "insertUsageFrames", [rowsJson]);
+};
+
+export const insertBillingAudit: JsonBatchInsert = async (sql, rowsJson) => {
+  await runQuery(sql, "insertBillingAudit", [rowsJson]);
+};
+
+/** Inserts ledger entries and moves balances and leases by the entries actually inserted. After lockWalletsThenLeases. */
+export const applyLedgerEntries: JsonBatchInsert = async (sql, rowsJson) => {
+  await runQuery(sql, "applyLedgerEntries", [rowsJson]);
+};
+
+/**
+ * Applies ledger totals already summed per account (debits) and per lease (what leaves
+ * the lease and the wallet's reservation), for entries written by COPY or dead-lettered.
+ * After lockWalletsThenLeases, in the same transaction.
+ */
+export async function applyLedgerTotals(tx: Sql, amounts: ReadonlyMap<string, number>, released: ReadonlyMap<string, number>): Promise<void> {
+  await runQuery(tx, "applyLedgerTotals", [[...amounts.keys()], [...amounts.values()], [...released.keys()], [...released.values()]]);
+}
+
+/** One row the database refused, as metering_dead_letters keeps it. */
+export interface DeadLetter {
+  table: string;
+  /** The row's group key (a request record id), or null when it stands alone. */
+  recordId: string | null;
+  /** The row as escaped JSON. */
+  rowValues: string;
+  errorCode: string | null;
+  errorMessage: string;
+}
+
+export async function insertDeadLetters(tx: Sql, letters: readonly DeadLetter[]): Promise<void> {
+  await runQuery(tx, "insertMeteringDeadLetters", [
+    letters.map((letter) => letter.table),
+    letters.map((letter) => letter.recordId),
+    letters.map((letter) => letter.rowValues),
+    letters.map((letter) => letter.errorCode),
+    letters.map((letter) => letter.errorMessage),
+  ]);
+}
