@@ -5,7 +5,8 @@ import { insertNamespace } from "../db/queries/namespaces";
 import { insertApiKey } from "../db/queries/api-keys";
 import { isUniqueViolation } from "../db/errors";
 import { ALL_SCOPES } from "../auth/scopes";
-import { mintApiKeyToken, newId } from "../auth/tokens";
+import { mintApiKeyToken } from "../auth/tokens";
+import { newId } from "../ids";
 import { badRequest, conflict, notFound } from "../errors/api-error";
 import { hashPassword, passwordProblem } from "../auth/passwords";
 

@@ -1,4 +1,4 @@
-import { newId } from "../auth/tokens";
+import { newId } from "../ids";
 import type { Sql } from "../db/connect-database";
 import { admitGrant, countersWithExpiredHolds, endGrant, lockCounters, pruneBudgetSpend, renewHolds, sweepExpiredHolds } from "../db/queries/admission";
 import { log } from "../observability/log";

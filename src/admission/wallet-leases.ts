@@ -1,7 +1,7 @@
 import type { Sql } from "../db/connect-database";
 import { acquireLease, accountsWithExpiredLeases, giveExpiredLeasesBack, renewLeases, returnUnusedLease } from "../db/queries/wallet-leases";
 import { lockWalletsThenLeases } from "../db/queries/wallet-locks";
-import { newId } from "../auth/tokens";
+import { newId } from "../ids";
 import { log } from "../observability/log";
 
 interface LocalLease {

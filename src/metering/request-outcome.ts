@@ -1,7 +1,7 @@
 import type { IrFinish, IrRequest, IrWarning, ProtocolId } from "../ir";
 import type { Principal } from "../auth/principal";
 import type { AttemptRecord } from "../routing/attempt-record";
-import { newTimeOrderedId } from "../auth/tokens";
+import { newTimeOrderedId } from "../ids";
 
 /** Everything settlement needs to know about one finished inference request. */
 export interface RequestOutcome {

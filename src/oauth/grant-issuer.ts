@@ -1,6 +1,6 @@
 import type { Sql } from "../db/connect-database";
 import type { OauthLifetimes } from "../config";
-import { newId } from "../auth/tokens";
+import { newId } from "../ids";
 import { OAUTH_GRANT_ID_PREFIX } from "../auth/last-used-tracker";
 import { insertOauthGrant } from "../db/queries/oauth-tokens";
 import { mintAccessToken, mintRefreshToken, type MintedSecret } from "./oauth-secrets";

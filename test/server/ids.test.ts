@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { newId, newTimeOrderedId } from "../../src/auth/tokens";
+import { newId, newTimeOrderedId } from "../../src/ids";
 import { requestIdFrom } from "../../src/pipeline/request-id";
 
 describe("ids", () => {

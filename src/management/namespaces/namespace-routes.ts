@@ -3,7 +3,7 @@ import { Type } from "@sinclair/typebox";
 import { bodyValidator } from "../validate-body";
 import { authPlugin } from "../../auth/auth-plugin";
 import { resolveNamespace } from "../../auth/resolve-namespace";
-import { newId } from "../../auth/tokens";
+import { newId } from "../../ids";
 import { conflict, ApiError } from "../../errors/api-error";
 import { archiveNamespace, insertNamespace, listLiveNamespaces, type NamespaceRow } from "../../db/queries/namespaces";
 import { findLiveNamespace } from "../../db/queries/namespaces";

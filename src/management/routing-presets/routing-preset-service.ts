@@ -1,6 +1,6 @@
 import type { Caller } from "../../auth/principal";
 import { resolveNamespace } from "../../auth/resolve-namespace";
-import { newId } from "../../auth/tokens";
+import { newId } from "../../ids";
 import type { Sql } from "../../db/connect-database";
 import { isUniqueViolation } from "../../db/errors";
 import {
