@@ -63,4 +63,12 @@ export interface ProtocolCodec {
   encodeError(error: IrError): { status: number; body: Record<string, unknown>; headers: Record<string, string> };
   /** Maps an upstream HTTP error (status + parsed body or text) into the IR error table. */
   decodeUpstreamError(status: number, body: unknown, headers?: Record<string, string>): IrError;
+  /**
+   * Shows the request's charge to the client where this protocol has a place for it: in a
+   * finished JSON body, or in the stream text that carries the final usage frame (sent to
+   * a client that asked for usage). Returns the text with the charge added, every other
+   * byte as it was; `null` (unknown charge) leaves it unchanged. Absent: the protocol
+   * shows no charge.
+   */
+  addCharge?(text: string, chargeMicroUsd: number | null): string;
 }

@@ -1,4 +1,5 @@
 import type { ProtocolId } from "../ir";
+import { codecFor } from "../translation/codec-registry";
 import { rewriteModelIds } from "../translation/rewrite-model-id";
 
 /**
@@ -9,7 +10,7 @@ import { rewriteModelIds } from "../translation/rewrite-model-id";
  */
 export class PassthroughFramer {
   private buffer = "";
-  /** From the chat usage chunk on, frames wait for flush() so the cost can go into it. */
+  /** From the usage chunk on, frames wait for flush() so the cost can go into it (the codec's addCharge). */
   private held = "";
   private readonly holdUsage: boolean;
 
@@ -18,7 +19,7 @@ export class PassthroughFramer {
     private readonly requestedModel: string,
     private readonly clientAskedUsage: boolean,
   ) {
-    this.holdUsage = protocol === "openai-chat" && clientAskedUsage;
+    this.holdUsage = clientAskedUsage && codecFor(protocol).addCharge !== undefined;
   }
 
   take(chunk: string): string {

@@ -1,7 +1,7 @@
 import { irError, type IrError, type ProtocolId } from "../ir";
 import type { PartGuard, StreamOutput } from "../translation/translation-types";
 import type { Translator } from "../translation/translator";
-import { withUsageCost } from "../metering/usage-cost";
+import { codecFor } from "../translation/codec-registry";
 import { PassthroughFramer } from "./passthrough-framer";
 import { asIrError } from "./inference-error";
 import { CommittedStream, STREAM_BUFFER_BYTES, type CommittedDeps, type CommittedInput, type StreamSeen } from "./committed-stream";
@@ -44,9 +44,9 @@ const SSE_HEADERS = { "content-type": "text/event-stream; charset=utf-8", "cache
  */
 export async function relayStream(deps: RelayDeps, input: RelayInput): Promise<RelayResult> {
   const { reader, passthrough, observer } = input;
-  // Chat clients that asked for usage see the cost in their final usage chunk.
-  const showCost = input.clientProtocol === "openai-chat" && input.clientAskedUsage;
-  const costed = (text: string, charge: number | null) => (showCost ? withUsageCost(text, charge) : text);
+  // Clients that asked for usage see the cost in their final usage frame, where their protocol has a place for it.
+  const addCharge = input.clientAskedUsage ? codecFor(input.clientProtocol).addCharge : undefined;
+  const costed = (text: string, charge: number | null) => (addCharge ? addCharge(text, charge) : text);
   const handle = deps.translator.openStream({
     sessionId: input.sessionId,
     upstream: input.upstreamProtocol,

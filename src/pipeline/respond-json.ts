@@ -3,7 +3,7 @@ import type { Translator } from "../translation/translator";
 import type { ResponseRewrite, TranslationSignals } from "../translation/translation-types";
 import { translateResponse } from "../translation/translate-response";
 import { isIrError, readBodyText } from "../routing/body-reader";
-import { withUsageCost } from "../metering/usage-cost";
+import { codecFor } from "../translation/codec-registry";
 import { internalError } from "./inference-error";
 
 export interface RespondJsonDeps {
@@ -51,8 +51,9 @@ export async function respondJson(deps: RespondJsonDeps, input: RespondJsonInput
   }
 }
 
-/** The client's 200, with its cost where its protocol has a place for it (chat: usage.cost). */
+/** The client's 200, with its cost where its protocol has a place for it (the codec's addCharge). */
 export function jsonResponse(protocol: ProtocolId, body: string, chargeMicroUsd: number | null | undefined, headers: Record<string, string>): Response {
-  const costed = protocol === "openai-chat" && chargeMicroUsd !== undefined ? withUsageCost(body, chargeMicroUsd) : body;
+  const addCharge = codecFor(protocol).addCharge;
+  const costed = addCharge && chargeMicroUsd !== undefined ? addCharge(body, chargeMicroUsd) : body;
   return new Response(costed, { status: 200, headers: { "content-type": "application/json", ...headers } });
 }

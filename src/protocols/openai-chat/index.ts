@@ -7,6 +7,7 @@ import { createChatStreamDecoder } from "./decode-stream";
 import { encodeChatRequest } from "./encode-request";
 import { encodeChatResponse } from "./encode-response";
 import { createChatStreamEncoder } from "./encode-stream";
+import { withUsageCost } from "./with-usage-cost";
 
 /** OpenAI chat completions (`POST /v1/chat/completions`), both as client and as upstream protocol. */
 export const openaiChatCodec: ProtocolCodec = {
@@ -19,4 +20,5 @@ export const openaiChatCodec: ProtocolCodec = {
   createStreamEncoder: createChatStreamEncoder,
   encodeError: encodeOpenAiError,
   decodeUpstreamError: (status, body, headers) => decodeOpenAiError(status, body, headers),
+  addCharge: withUsageCost,
 };

@@ -2,7 +2,8 @@
  * Puts the request's cost into an OpenAI chat `usage` object on its way to the
  * client: `cost` in USD (as OpenAI-compatible gateways report it) and
  * `cost_micro_usd`, the exact integer Switchyard bills. A string splice right after
- * the last `"usage":{`, so a passthrough body keeps every other byte.
+ * the last `"usage":{`, so a passthrough body keeps every other byte. The codec's
+ * `addCharge` (index.ts); an unknown charge (null) adds nothing.
  */
 export function withUsageCost(text: string, chargeMicroUsd: number | null): string {
   if (chargeMicroUsd === null) return text;

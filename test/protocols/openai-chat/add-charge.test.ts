@@ -1,0 +1,32 @@
+import { describe, expect, test } from "bun:test";
+import type { ProtocolId } from "../../../src/ir";
+import { jsonResponse } from "../../../src/pipeline/respond-json";
+import { codecFor } from "../../../src/translation/codec-registry";
+
+const BODY = '{"id":"chatcmpl-1","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}';
+const COSTED = '{"id":"chatcmpl-1","choices":[],"usage":{"cost":0.001234,"cost_micro_usd":1234,"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}';
+
+describe("the charge shown to the client is the codec's to place", () => {
+  test("the openai-chat codec puts cost and cost_micro_usd first in usage and keeps every other byte", () => {
+    expect(codecFor("openai-chat").addCharge?.(BODY, 1234)).toBe(COSTED);
+  });
+
+  test("an empty usage object gets the charge without a trailing comma", () => {
+    expect(codecFor("openai-chat").addCharge?.('data: {"usage":{}}\n\n', 7)).toBe('data: {"usage":{"cost":0.000007,"cost_micro_usd":7}}\n\n');
+  });
+
+  test("an unknown charge adds nothing", () => {
+    expect(codecFor("openai-chat").addCharge?.(BODY, null)).toBe(BODY);
+  });
+
+  test("no other protocol has a place for the charge", () => {
+    const others: ProtocolId[] = ["openai-responses", "anthropic-messages", "google-generate-content"];
+    expect(others.filter((protocol) => codecFor(protocol).addCharge !== undefined)).toEqual([]);
+  });
+
+  test("a whole answer's 200 carries the charge through the client protocol's codec, and only there", async () => {
+    expect(await jsonResponse("openai-chat", BODY, 1234, {}).text()).toBe(COSTED);
+    expect(await jsonResponse("anthropic-messages", BODY, 1234, {}).text()).toBe(BODY);
+    expect(await jsonResponse("openai-chat", BODY, undefined, {}).text()).toBe(BODY);
+  });
+});
