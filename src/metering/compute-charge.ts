@@ -1,3 +1,4 @@
+import type { IrUsage } from "../ir";
 import { pricingForPromptTokens, type CatalogPricing, type TokenRates } from "../providers/pricing";
 
 /**
@@ -5,17 +6,11 @@ import { pricingForPromptTokens, type CatalogPricing, type TokenRates } from "..
  * completion includes reasoning. An absent prompt or completion count is unknown, and so
  * is the charge. An absent reasoning or cache counter counts as 0 (OpenAI and Gemini have
  * no cache-write counter): the inclusive totals still carry those tokens, so they bill at
- * the uncached-input or output rate, never for free.
+ * the uncached-input or output rate, never for free. The counters are the IR's (IrUsage),
+ * without the provider's raw object; `webSearchCount` is kept for the record but does not
+ * bill (the catalog has no per-search price).
  */
-export interface NormalisedUsage {
-  promptTokens?: number;
-  completionTokens?: number;
-  reasoningTokens?: number;
-  cacheReadTokens?: number;
-  cacheWriteTokens?: number;
-  /** Kept for the record; the catalog has no per-search price, so it does not bill. */
-  webSearchCount?: number;
-}
+export type NormalisedUsage = Omit<IrUsage, "raw">;
 
 /** The non-overlapping billing buckets, in tokens. */
 export interface ChargeBuckets {
