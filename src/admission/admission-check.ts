@@ -1,5 +1,6 @@
 import type { IrRequest } from "../ir";
 import type { Principal } from "../auth/principal";
+import type { Funding } from "../funding/funding-source";
 import type { AttemptCandidate } from "../routing/attempt-candidate";
 import type { RequestOutcome } from "../metering/request-outcome";
 import type { EffectivePolicy, PolicySource } from "../policy/effective-policy";
@@ -12,9 +13,6 @@ import type { EffectivePolicy, PolicySource } from "../policy/effective-policy";
  * checks (admission-chain.ts) and renders a refusal in the client's protocol
  * (admission-refusal.ts).
  */
-
-/** Who pays for the request: the platform wallet, or the customer's own provider key. */
-export type FundingSource = "cloud_credit" | "byok";
 
 /** Everything admission judges a request by; built by the admit stage after model resolution and funding. */
 export interface AdmissionRequest {
@@ -37,7 +35,7 @@ export interface AdmissionRequest {
   outputCeiling: number;
   /** The most the request can cost on any candidate (`reservationFor`): what budgets and the wallet reserve. */
   costCeilingMicroUsd: number;
-  funding: FundingSource;
+  funding: Funding;
   /**
    * The request's text a content pattern scans (system, messages, reasoning, tool-call
    * arguments, tool results), read only when a block pattern applies. See `requestTexts`.

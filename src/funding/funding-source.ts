@@ -1,13 +1,17 @@
 import type { Principal } from "../auth/principal";
 import type { CatalogEndpoint } from "../providers/catalog";
 
+/**
+ * Whose money pays for a call: `cloud_credit` is the platform's keys, billed from the
+ * account's wallet; `byok` is the account's own provider key, billed by the provider to
+ * the customer. The same words as the request record's `funding_source` (the reference's
+ * names, stored by migration 0018), so nothing translates them.
+ */
+export type Funding = "cloud_credit" | "byok";
+
 /** The credential that pays for calls to one endpoint. */
 export interface UpstreamFunding {
-  /**
-   * Whose money: `platform` is the platform's keys, billed from the account's wallet;
-   * `byok` is the account's own provider key, billed by the provider to the customer.
-   */
-  funding: "platform" | "byok";
+  funding: Funding;
   apiKey: string;
   /** Where to call instead of the endpoint's own base URL (a BYOK key's `api_base`). */
   baseUrl?: string;

@@ -12,6 +12,6 @@ export class PlatformKeys implements FundingSource {
 
   async fund(_principal: Principal, endpoint: CatalogEndpoint): Promise<UpstreamFunding[]> {
     const apiKey = this.catalog.platformKeyFor(endpoint.provider);
-    return apiKey ? [{ funding: "platform", apiKey }] : [];
+    return apiKey ? [{ funding: "cloud_credit", apiKey }] : [];
   }
 }

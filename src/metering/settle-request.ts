@@ -30,7 +30,8 @@ export function settleRequest(outcome: RequestOutcome, sink: MeteringSink, now =
     ordinal: attempt.ordinal,
     providerId: attempt.candidate.providerId,
     providerModelId: attempt.candidate.providerModelId,
-    accountLabel: attempt.candidate.funding === "platform" ? "platform" : "byok",
+    // The one place funding becomes a frame's account_label, whose wire word for the wallet is "platform".
+    accountLabel: attempt.candidate.funding === "cloud_credit" ? "platform" : "byok",
     usageFrames: attempt.signals.flatMap((signals) => signals.usageFrames),
   }));
   const servedFrames = serving ? attempts.find((a) => a.ordinal === serving.ordinal)?.usageFrames.length ?? 0 : 0;

@@ -92,7 +92,7 @@ const NO_FUNDS: ReadonlySet<string> = new Set(["payment_required", "budget_excee
 
 function admissionRequest(input: AdmitInput, policy: EffectivePolicy, candidates: readonly AttemptCandidate[]): AdmissionRequest {
   const { ir } = input;
-  const platformFunded = candidates.filter((candidate) => candidate.funding === "platform");
+  const platformFunded = candidates.filter((candidate) => candidate.funding === "cloud_credit");
   const first = candidates[0]!;
   return {
     ...input,
@@ -115,7 +115,7 @@ function admissionRequest(input: AdmitInput, policy: EffectivePolicy, candidates
 function usableCandidates(policy: EffectivePolicy, candidates: readonly AttemptCandidate[]): readonly AttemptCandidate[] {
   const rule = policy.guardrail?.byok?.rule;
   if (rule !== "required" && rule !== "forbidden") return candidates;
-  const wanted = rule === "required" ? "byok" : "platform";
+  const wanted = rule === "required" ? "byok" : "cloud_credit";
   const usable = candidates.filter((candidate) => candidate.funding === wanted);
   return usable.length > 0 ? usable : candidates;
 }

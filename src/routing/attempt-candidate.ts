@@ -1,3 +1,4 @@
+import type { Funding } from "../funding/funding-source";
 import type { ModelTokenLimits } from "../providers/catalog";
 import type { CatalogPricing } from "../providers/pricing";
 import type { RoutingProfile } from "./parse-model-ref";
@@ -13,8 +14,8 @@ export interface AttemptCandidate extends UpstreamTarget {
   pricing: CatalogPricing;
   /** The served model's token limits from the catalog: admission's ceilings (src/admission/cost-ceiling.ts). */
   limits: ModelTokenLimits;
-  /** `platform`: the platform's key, charged to the wallet; `byok`: the account's own key, not charged. */
-  funding: "platform" | "byok";
+  /** `cloud_credit`: the platform's key, charged to the wallet; `byok`: the account's own key, not charged. */
+  funding: Funding;
   /** For `byok`: the namespace the key belongs to, null for the account's. */
   byokNamespaceId?: string | null;
   routingProfile: RoutingProfile;

@@ -1,4 +1,5 @@
-import type { AdmissionRequest, FundingSource } from "../../src/admission/admission-check";
+import type { AdmissionRequest } from "../../src/admission/admission-check";
+import type { Funding } from "../../src/funding/funding-source";
 import type { IrRequest } from "../../src/ir";
 import type { Principal } from "../../src/auth/principal";
 import { arrivingRequest } from "../../src/metering/request-outcome";
@@ -15,7 +16,7 @@ export function effective(...policies: BoundPolicy[]): EffectivePolicy {
   return composePolicies(policies);
 }
 
-export function request(policy: EffectivePolicy, overrides: Partial<AdmissionRequest> & { funding?: FundingSource } = {}): AdmissionRequest {
+export function request(policy: EffectivePolicy, overrides: Partial<AdmissionRequest> & { funding?: Funding } = {}): AdmissionRequest {
   const principal: Principal = { kind: "api_key", id: "k_test", accountId: "acct_test", namespaceId: null, scopes: [], oauthClientId: null, expiresAt: null };
   const ir = { model: "openai/gpt-4o-mini", stream: false, messages: [], params: {} } as unknown as IrRequest;
   return {

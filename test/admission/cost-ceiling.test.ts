@@ -20,7 +20,7 @@ function candidate(overrides: Partial<AttemptCandidate> = {}): AttemptCandidate 
     statsKey: "acme/m",
     pricing: UNIT,
     limits: {},
-    funding: "platform",
+    funding: "cloud_credit",
     routingProfile: "balanced",
     ...overrides,
   };

@@ -46,7 +46,7 @@ const candidate: AttemptCandidate = {
   statsKey: "openai/gpt-4.1-mini",
   pricing: { input: 0.4, output: 1.6, cacheRead: 0.1, contextTiers: [] },
   limits: {},
-  funding: "platform",
+  funding: "cloud_credit",
   routingProfile: "balanced",
 };
 

@@ -15,7 +15,7 @@ const candidate: AttemptCandidate = {
   statsKey: "acme/m",
   pricing: { input: 1, output: 2, contextTiers: [] },
   limits: {},
-  funding: "platform",
+  funding: "cloud_credit",
   routingProfile: "balanced",
 };
 

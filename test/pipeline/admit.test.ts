@@ -21,7 +21,7 @@ const candidate = {
   statsKey: "p/m",
   pricing: { input: 1, output: 2, contextTiers: [] },
   limits: {},
-  funding: "platform",
+  funding: "cloud_credit",
   routingProfile: "balanced",
 } as unknown as AttemptCandidate;
 
