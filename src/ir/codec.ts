@@ -71,4 +71,10 @@ export interface ProtocolCodec {
    * shows no charge.
    */
   addCharge?(text: string, chargeMicroUsd: number | null): string;
+  /**
+   * A same-protocol relay to a client that did not ask for usage: removes from whole SSE
+   * frames the usage this codec's encodeRequest asked the upstream for on the client's
+   * behalf, every other byte as it was. Absent: the frames are relayed as they are.
+   */
+  dropUnrequestedUsage?(frames: string): string;
 }

@@ -5,21 +5,24 @@ import { rewriteModelIds } from "../translation/rewrite-model-id";
 /**
  * Same-protocol streams: the upstream's SSE bytes go to the client as they are,
  * cut only at frame boundaries so that the one change we make — the model id —
- * never straddles two writes. For OpenAI chat, the usage-only chunk we asked for
- * on the client's behalf is dropped unless the client asked for it too.
+ * never straddles two writes. Usage the codec asked for on the client's behalf is
+ * dropped unless the client asked for it too (the codec's dropUnrequestedUsage).
  */
 export class PassthroughFramer {
   private buffer = "";
   /** From the usage chunk on, frames wait for flush() so the cost can go into it (the codec's addCharge). */
   private held = "";
   private readonly holdUsage: boolean;
+  private readonly dropUsage: ((frames: string) => string) | undefined;
 
   constructor(
-    private readonly protocol: ProtocolId,
+    protocol: ProtocolId,
     private readonly requestedModel: string,
-    private readonly clientAskedUsage: boolean,
+    clientAskedUsage: boolean,
   ) {
-    this.holdUsage = clientAskedUsage && codecFor(protocol).addCharge !== undefined;
+    const codec = codecFor(protocol);
+    this.holdUsage = clientAskedUsage && codec.addCharge !== undefined;
+    this.dropUsage = clientAskedUsage ? undefined : codec.dropUnrequestedUsage;
   }
 
   take(chunk: string): string {
@@ -49,14 +52,8 @@ export class PassthroughFramer {
   }
 
   private rewrite(frames: string): string {
-    let text = rewriteModelIds(frames, this.requestedModel);
-    if (this.protocol === "openai-chat" && !this.clientAskedUsage && text.includes('"choices":[]')) {
-      text = text
-        .split(/(?<=\n\n)/)
-        .filter((frame) => !(frame.includes('"choices":[]') && frame.includes('"usage"')))
-        .join("");
-    }
-    return text;
+    const text = rewriteModelIds(frames, this.requestedModel);
+    return this.dropUsage ? this.dropUsage(text) : text;
   }
 }
 

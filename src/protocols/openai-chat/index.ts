@@ -8,6 +8,7 @@ import { encodeChatRequest } from "./encode-request";
 import { encodeChatResponse } from "./encode-response";
 import { createChatStreamEncoder } from "./encode-stream";
 import { withUsageCost } from "./with-usage-cost";
+import { dropUnrequestedUsage } from "./drop-unrequested-usage";
 
 /** OpenAI chat completions (`POST /v1/chat/completions`), both as client and as upstream protocol. */
 export const openaiChatCodec: ProtocolCodec = {
@@ -21,4 +22,5 @@ export const openaiChatCodec: ProtocolCodec = {
   encodeError: encodeOpenAiError,
   decodeUpstreamError: (status, body, headers) => decodeOpenAiError(status, body, headers),
   addCharge: withUsageCost,
+  dropUnrequestedUsage,
 };

@@ -6,7 +6,7 @@ import { codecFor } from "../../../src/translation/codec-registry";
 const BODY = '{"id":"chatcmpl-1","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}';
 const COSTED = '{"id":"chatcmpl-1","choices":[],"usage":{"cost":0.001234,"cost_micro_usd":1234,"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}';
 
-describe("the charge shown to the client is the codec's to place", () => {
+describe("usage on the wire is the codec's to place: the charge, and usage the client did not ask for", () => {
   test("the openai-chat codec puts cost and cost_micro_usd first in usage and keeps every other byte", () => {
     expect(codecFor("openai-chat").addCharge?.(BODY, 1234)).toBe(COSTED);
   });
@@ -19,9 +19,17 @@ describe("the charge shown to the client is the codec's to place", () => {
     expect(codecFor("openai-chat").addCharge?.(BODY, null)).toBe(BODY);
   });
 
-  test("no other protocol has a place for the charge", () => {
+  test("no other protocol has a place for the charge, nor asks for usage on the client's behalf", () => {
     const others: ProtocolId[] = ["openai-responses", "anthropic-messages", "google-generate-content"];
     expect(others.filter((protocol) => codecFor(protocol).addCharge !== undefined)).toEqual([]);
+    expect(others.filter((protocol) => codecFor(protocol).dropUnrequestedUsage !== undefined)).toEqual([]);
+  });
+
+  test("the openai-chat codec drops the usage-only chunk it asked for, and only that chunk", () => {
+    const content = 'data: {"choices":[{"index":0,"delta":{"content":"Hi"}}]}\n\n';
+    const finish = 'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":3}}\n\n';
+    const usageOnly = 'data: {"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":1}}\n\n';
+    expect(codecFor("openai-chat").dropUnrequestedUsage?.(content + finish + usageOnly + "data: [DONE]\n\n")).toBe(content + finish + "data: [DONE]\n\n");
   });
 
   test("a whole answer's 200 carries the charge through the client protocol's codec, and only there", async () => {
