@@ -28,6 +28,12 @@ export interface EncodeRequestContext {
   stream: boolean;
 }
 
+/**
+ * What a request or response codec produced, with what it could not carry. Every encoder
+ * reports through the same channel, a list of `IrWarning`s it appends to: request and
+ * response encoders return theirs with the value; a stream encoder keeps its own list
+ * (`StreamEncoder.warnings`), because a stream can drop something on any frame.
+ */
 export interface Encoded<T> {
   value: T;
   warnings: IrWarning[];
@@ -45,6 +51,11 @@ export interface StreamEncoder {
   push(part: IrStreamPart): string;
   /** Terminates the stream (e.g. `data: [DONE]`), closing any open block. */
   end(): string;
+  /**
+   * What the stream could not carry so far, appended to as it happens (by `push` or `end`).
+   * The caller reads the entries added by each call; a stream that drops nothing never adds one.
+   */
+  readonly warnings: readonly IrWarning[];
 }
 
 export interface ProtocolCodec {
@@ -55,8 +66,8 @@ export interface ProtocolCodec {
   encodeRequest(request: IrRequest, context: EncodeRequestContext): Encoded<Record<string, unknown>>;
   /** Upstream non-stream body -> IR. Throws IrDecodeError when it is not this protocol's shape. */
   decodeResponse(body: unknown): IrResponse;
-  /** IR -> client non-stream body. */
-  encodeResponse(response: IrResponse, context: CodecContext): Record<string, unknown>;
+  /** IR -> client non-stream body, with what the client's protocol could not carry. */
+  encodeResponse(response: IrResponse, context: CodecContext): Encoded<Record<string, unknown>>;
   createStreamDecoder(): StreamDecoder;
   createStreamEncoder(context: CodecContext, options: { includeUsage: boolean }): StreamEncoder;
   /** Renders an error for the client: status, JSON body and extra headers. */

@@ -24,8 +24,9 @@ export function finishAttempt(telemetry: AttemptTelemetry, attempt: AttemptRecor
 
 /**
  * The observer that accounts for one streamed attempt: its outputs' signals go into the
- * attempt's record (usage, output characters, time to first token), and at the end the
- * attempt is counted and the request settled, as the serving attempt.
+ * attempt's record (usage, output characters, time to first token), their warnings into the
+ * request's (after the response head, the record is where a stream's warnings can go), and
+ * at the end the attempt is counted and the request settled, as the serving attempt.
  */
 export function attemptObserver(attempt: AttemptRecord, settlement: RequestSettlement, telemetry: AttemptTelemetry, clientSignal: AbortSignal): StreamObserver {
   return {
@@ -37,8 +38,10 @@ export function attemptObserver(attempt: AttemptRecord, settlement: RequestSettl
       if (last !== undefined && onlyOutputChars(signals)) last.outputChars += signals.outputChars;
       else attempt.signals.push(signals);
       if (signals.firstToken && attempt.firstTokenAt === undefined) attempt.firstTokenAt = performance.now();
+      if (output.warnings) settlement.outcome.warnings.push(...output.warnings);
     },
     onEnd(end) {
+      if (end.warnings) settlement.outcome.warnings.push(...end.warnings);
       finishAttempt(telemetry, attempt, clientSignal.aborted ? "aborted" : end.attemptOutcome, end.error);
       settlement.serve(attempt, end.interrupted);
       return settlement.settle(end.status, 200)?.chargeMicroUsd ?? null;

@@ -162,11 +162,7 @@ export async function runAttempts(deps: AttemptDeps, input: AttemptInput): Promi
     }
     // The provider took the customer's own key.
     if (candidate.funding === "byok") deps.byokKeys.recordUse(context.principal.accountId, candidate.byokNamespaceId ?? null, candidate.providerId);
-    const headers = {
-      "x-request-id": requestId,
-      "x-switchyard-provider": candidate.providerId,
-      ...warningsHeader(warnings),
-    };
+    const head = { "x-request-id": requestId, "x-switchyard-provider": candidate.providerId };
     const abortUpstream = () => call.controller.abort();
 
     if (!ir.stream) {
@@ -185,7 +181,9 @@ export async function runAttempts(deps: AttemptDeps, input: AttemptInput): Promi
         attempt.signals.push(answer.signals);
         attempt.firstTokenAt = performance.now();
         finish(attempt, "success");
-        return { kind: "answer", attempt, body: answer.body, headers };
+        // What the answer's translation dropped joins the request's warnings, in the header and the record.
+        warnings.push(...answer.warnings);
+        return { kind: "answer", attempt, body: answer.body, headers: { ...head, ...warningsHeader(warnings) } };
       }
       const failure = opaque && answer.error.kind !== "internal" ? opaqueUpstreamError(answer.error) : answer.error;
       finish(attempt, failure.kind === "upstream_timeout" ? "timeout" : "provider_error", failure);
@@ -216,7 +214,8 @@ export async function runAttempts(deps: AttemptDeps, input: AttemptInput): Promi
       reader: new BodyReader(response.body, deps.timeouts.idleMs, abortUpstream),
       abortUpstream,
       release: call.release,
-      headers,
+      // A stream's own warnings come after its head: its observer adds them to the record.
+      headers: { ...head, ...warningsHeader(warnings) },
       observer: input.observe(attempt),
     });
     if (relayed.ok) return { kind: "stream", response: relayed.response };

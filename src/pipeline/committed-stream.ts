@@ -222,17 +222,19 @@ export class CommittedStream implements InterruptibleStream {
     const output = this.state.ended ? undefined : await handle.fail(error).catch(() => undefined);
     this.state.ended = true;
     const observer = this.input.observer;
+    // Ending the client's stream may drop what its encoder held back (unsigned thinking): the record says so.
+    const warnings = output?.warnings === undefined ? {} : { warnings: output.warnings };
     if (this.clientGone || this.interruption) {
       // Neither the client leaving, nor it stalling, nor shutdown is the provider's doing.
       // A client that stopped reading is cancelled like one that left; what shutdown cut is failed.
       const cancelled = this.clientGone || this.interruption?.cause === "stall";
-      observer.onEnd({ attemptOutcome: "aborted", error, status: cancelled ? "cancelled" : "failed", interrupted: cancelled });
+      observer.onEnd({ attemptOutcome: "aborted", error, status: cancelled ? "cancelled" : "failed", interrupted: cancelled, ...warnings });
     } else if (this.state.seen.refusal?.error === cause) {
       // A response-side check refused the answer: the upstream did its part, and is not read further.
       this.input.abortUpstream();
-      observer.onEnd({ attemptOutcome: "success", error, status: "failed", interrupted: false });
+      observer.onEnd({ attemptOutcome: "success", error, status: "failed", interrupted: false, ...warnings });
     } else {
-      observer.onEnd({ attemptOutcome: cause.kind === "upstream_timeout" ? "timeout" : "provider_error", error, status: "failed", interrupted: false });
+      observer.onEnd({ attemptOutcome: cause.kind === "upstream_timeout" ? "timeout" : "provider_error", error, status: "failed", interrupted: false, ...warnings });
     }
     // Bun cannot drop a connection whose client does not read: a stalled client finds the
     // error frame and the end of the stream behind what was already queued for it.

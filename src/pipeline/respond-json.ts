@@ -1,4 +1,4 @@
-import { IrDecodeError, irError, type CodecContext, type IrError, type ProtocolId } from "../ir";
+import { IrDecodeError, irError, type CodecContext, type IrError, type IrWarning, type ProtocolId } from "../ir";
 import type { Translator } from "../translation/translator";
 import type { ResponseRewrite, TranslationSignals } from "../translation/translation-types";
 import { translateResponse } from "../translation/translate-response";
@@ -25,7 +25,8 @@ export interface RespondJsonInput {
 }
 
 export type JsonAnswer =
-  | { ok: true; body: string; signals: TranslationSignals }
+  /** `warnings`: what the client's protocol could not carry of the answer. */
+  | { ok: true; body: string; signals: TranslationSignals; warnings: IrWarning[] }
   /** `refused`: the response-side check refused the answer (the upstream served it: its signals are there). */
   | { ok: false; error: IrError; refused?: { signals: TranslationSignals } };
 
@@ -43,7 +44,7 @@ export async function respondJson(deps: RespondJsonDeps, input: RespondJsonInput
     const translated = input.rewrite ? translateResponse(translation, input.rewrite) : await deps.translator.translateResponse(translation);
     const refused = translated.signals.refused;
     if (refused) return { ok: false, error: refused, refused: { signals: translated.signals } };
-    return { ok: true, body: translated.body, signals: translated.signals };
+    return { ok: true, body: translated.body, signals: translated.signals, warnings: translated.warnings };
   } catch (error) {
     if (isIrError(error)) return { ok: false, error };
     if (error instanceof IrDecodeError) return { ok: false, error: irError("upstream_invalid_response", `upstream response could not be read: ${error.message}`) };

@@ -1,4 +1,4 @@
-import type { IrError } from "../ir";
+import type { IrError, IrWarning } from "../ir";
 import type { RequestOutcome } from "../metering/request-outcome";
 import type { AttemptRecord } from "../routing/attempt-record";
 import type { StreamOutput } from "../translation/translation-types";
@@ -17,6 +17,8 @@ export interface StreamEnd {
   status: RequestOutcome["status"];
   /** The client left or stopped reading before the end: the output produced so far is estimated. */
   interrupted: boolean;
+  /** What the client's protocol could not carry, raised as a failure ended the client's stream (that last output is not an `onParts`). */
+  warnings?: IrWarning[];
 }
 
 /**
@@ -26,9 +28,10 @@ export interface StreamEnd {
 export interface StreamObserver {
   /**
    * Each output of the stream's translation session (its signals: first token, usage,
-   * finish, error; and, when the stream is translated, the text the client gets), before
-   * that text is written. A Refusal ends the stream: before the first token the request is
-   * answered with the refusal's error; after it, with the protocol's error frame.
+   * finish, error; and, when the stream is translated, the text the client gets and what
+   * its protocol could not carry), before that text is written. A Refusal ends the
+   * stream: before the first token the request is answered with the refusal's error;
+   * after it, with the protocol's error frame.
    */
   onParts(parts: StreamOutput): StreamRefusal | void;
   /**

@@ -10,13 +10,16 @@ import { emptySignals, type GuardedOutput, type PartGuard, type StreamOpenOption
  * text out (nothing out for a passthrough), plus the signals routing and metering
  * need. Stateful; lives in one worker for the whole stream. With a `guard` (a response-side
  * check, inline only), each decoded part goes through it before encoding: the signals
- * count what the upstream sent, the client gets what the guard lets through.
+ * count what the upstream sent, the client gets what the guard lets through. The encoder's
+ * warnings ride out with the output of the call that raised them.
  */
 export class StreamTranslation {
   private readonly parser = new SseParser();
   private readonly decoder: StreamDecoder;
   private readonly encoder: StreamEncoder | undefined;
   private sawFirstToken = false;
+  /** How many of the encoder's warnings went out with an earlier output. */
+  private warningsReported = 0;
 
   constructor(
     private readonly options: StreamOpenOptions,
@@ -32,7 +35,7 @@ export class StreamTranslation {
     const signals = emptySignals();
     let out = "";
     for (const event of this.parser.push(text)) out += this.handleParts(this.decoder.push(event), signals);
-    return { out, signals };
+    return this.output(out, signals);
   }
 
   /** The upstream closed. Flushes the decoder (an early end becomes an error part) and closes the client stream. */
@@ -43,7 +46,7 @@ export class StreamTranslation {
     out += this.handleParts(this.decoder.end(), signals);
     if (this.guard) out += this.encodeGuarded(this.guard.flush(), signals);
     if (this.encoder) out += this.encoder.end();
-    return { out, signals };
+    return this.output(out, signals);
   }
 
   /** Ends the client stream with an error frame in its protocol (upstream failed or timed out mid-stream). */
@@ -51,7 +54,16 @@ export class StreamTranslation {
     const signals = emptySignals();
     signals.error = error;
     if (!this.encoder) return { out: "", signals };
-    return { out: this.encoder.push({ type: "error", error }) + this.encoder.end(), signals };
+    return this.output(this.encoder.push({ type: "error", error }) + this.encoder.end(), signals);
+  }
+
+  /** One call's output, with the warnings the encoder raised during it (none: no field). */
+  private output(out: string, signals: TranslationSignals): StreamOutput {
+    const warnings = this.encoder?.warnings;
+    if (warnings === undefined || warnings.length === this.warningsReported) return { out, signals };
+    const raised = warnings.slice(this.warningsReported);
+    this.warningsReported = warnings.length;
+    return { out, signals, warnings: raised };
   }
 
   private handleParts(parts: IrStreamPart[], signals: TranslationSignals): string {

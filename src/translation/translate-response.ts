@@ -35,7 +35,8 @@ function signalsOf(response: IrResponse): TranslationSignals {
 }
 
 /**
- * A complete upstream body -> the client's body, with the signals for metering.
+ * A complete upstream body -> the client's body, with the signals for metering and what
+ * the client's protocol could not carry (the warnings the pipeline adds to the request's).
  * Same protocol: the upstream bytes with only the model id changed. A body that is
  * not the upstream protocol's shape throws IrDecodeError (an invalid upstream response).
  * With a `rewrite` (a response-side check, inline only) the answer is always decoded,
@@ -53,14 +54,14 @@ export function translateResponse(input: TranslateResponseInput, rewrite?: Respo
   if (exceedsJsonDepth(parsed)) throw new IrDecodeError(`upstream response nests deeper than ${MAX_JSON_DEPTH} levels`);
   const response = codecFor(input.upstream).decodeResponse(parsed);
   const signals = signalsOf(response);
-  if (rewrite === undefined && input.upstream === input.client && input.reencode !== true) return { body: rewriteModelIds(input.body, input.context.model), signals };
+  if (rewrite === undefined && input.upstream === input.client && input.reencode !== true) return { body: rewriteModelIds(input.body, input.context.model), signals, warnings: [] };
   let answer = response;
   if (rewrite !== undefined) {
     const rewritten = rewrite(response);
-    if (rewritten.refused) return { body: "", signals: { ...signals, refused: rewritten.refused } };
+    if (rewritten.refused) return { body: "", signals: { ...signals, refused: rewritten.refused }, warnings: [] };
     answer = rewritten.response;
   }
   const encoded = codecFor(input.client).encodeResponse(answer, withIdSource(input.context));
-  return { body: JSON.stringify(encoded), signals };
+  return { body: JSON.stringify(encoded.value), signals, warnings: encoded.warnings };
 }
 

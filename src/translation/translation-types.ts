@@ -48,6 +48,8 @@ export interface TranslatedResponse {
   /** The client's body; for a same-protocol passthrough, the upstream bytes with only the model id changed. */
   body: string;
   signals: TranslationSignals;
+  /** What the client's protocol could not carry of the answer (none for a passthrough). */
+  warnings: IrWarning[];
 }
 
 export interface StreamOpenOptions {
@@ -72,6 +74,12 @@ export interface StreamOpenOptions {
 export interface StreamOutput {
   out: string;
   signals: TranslationSignals;
+  /**
+   * What the client's protocol could not carry, first reported in this call. Absent when
+   * nothing was dropped (nearly always), so a chunk without a warning costs nothing more,
+   * in memory or over the worker boundary.
+   */
+  warnings?: IrWarning[];
 }
 
 export function emptySignals(): TranslationSignals {

@@ -47,7 +47,7 @@ function observer(refuseOn?: string) {
   return { watcher, parts, ends };
 }
 
-async function relay(watcher: StreamObserver) {
+async function relay(watcher: StreamObserver, body: ReadableStream<Uint8Array> = upstreamBody(FRAMES)) {
   let aborted = 0;
   const result = await relayStream(
     { translator: new InlineTranslator(), inFlight: new InFlightRequests(), stallTimeoutMs: 0 },
@@ -58,7 +58,7 @@ async function relay(watcher: StreamObserver) {
       passthrough: false,
       context: { requestId: "req_relay", model: "mock/model", created: 1 },
       clientAskedUsage: false,
-      reader: new BodyReader(upstreamBody(FRAMES), 5_000, () => aborted++),
+      reader: new BodyReader(body, 5_000, () => aborted++),
       abortUpstream: () => aborted++,
       release: () => {},
       headers: { "x-request-id": "req_relay" },
@@ -102,5 +102,29 @@ describe("relayStream with a StreamObserver", () => {
     expect(aborted()).toBeGreaterThan(0);
     expect(ends).toHaveLength(1);
     expect(ends[0]).toMatchObject({ attemptOutcome: "success", status: "failed", interrupted: false, error: { kind: "permission_denied" } });
+  });
+});
+
+describe("a committed stream's warnings", () => {
+  test("reasoning the client's protocol could not carry, held when the upstream fails, reaches the observer with the end", async () => {
+    // The upstream thinks (unsigned: a Messages client never gets it), then its connection resets.
+    const thinking = [chunk({ role: "assistant", reasoning_content: "Let me " }), chunk({ reasoning_content: "think." })];
+    const encoder = new TextEncoder();
+    let next = 0;
+    const failing = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (next < thinking.length) controller.enqueue(encoder.encode(thinking[next++]!));
+        else controller.error(new Error("connection reset"));
+      },
+    });
+    const { watcher, parts, ends } = observer();
+    const { result } = await relay(watcher, failing);
+    expect(result.ok).toBe(true);
+    const text = await (result as { response: Response }).response.text();
+    expect(text).toContain("event: error");
+    expect(text).not.toContain("think.");
+    expect(parts.some((part) => part.warnings !== undefined)).toBe(false);
+    expect(ends).toHaveLength(1);
+    expect(ends[0]).toMatchObject({ status: "failed", warnings: [{ code: "dropped_content", field: "output.reasoning" }] });
   });
 });

@@ -1,7 +1,8 @@
-import type { CodecContext, IrResponse } from "../../ir";
+import type { CodecContext, Encoded, IrResponse, IrWarning } from "../../ir";
 import { toAnthropicUsage } from "./convert-usage";
 import { toAnthropicStopReason } from "./map-stop-reason";
 import { parseArgumentsObject } from "../shared/json-fields";
+import { droppedOutput, invalidToolArguments, warnOnce } from "../shared/output-warnings";
 import type { AnthropicContentBlock } from "./wire-types";
 
 /** Anthropic message ids look like `msg_…`; ours derive from the request id so they are stable. */
@@ -9,23 +10,37 @@ export function anthropicMessageId(context: CodecContext): string {
   return `msg_${context.requestId}`;
 }
 
-/** IR -> Anthropic Messages client response. */
-export function encodeAnthropicResponse(response: IrResponse, context: CodecContext): Record<string, unknown> {
+/** What a Messages client does with thinking it cannot replay: it never sees it. */
+export const UNSIGNED_THINKING_MESSAGE =
+  "reasoning without an Anthropic signature is not sent to Messages clients: they replay thinking blocks, and Anthropic refuses unsigned ones";
+
+/** IR -> Anthropic Messages client response. Messages answers carry no images or files. */
+export function encodeAnthropicResponse(response: IrResponse, context: CodecContext): Encoded<Record<string, unknown>> {
   const content: AnthropicContentBlock[] = [];
+  const warnings: IrWarning[] = [];
   let hasToolCalls = false;
   for (const part of response.content) {
     if (part.type === "text") {
       if (part.text !== "") content.push({ type: "text", text: part.text });
-    } else if (part.type === "reasoning" && part.signatureProtocol === "anthropic-messages") {
+    } else if (part.type === "reasoning") {
       // Only Anthropic-signed thinking: the client will replay it, and Anthropic rejects foreign signatures.
-      if (part.redactedData !== undefined) content.push({ type: "redacted_thinking", data: part.redactedData });
-      else if (part.signature !== undefined) content.push({ type: "thinking", thinking: part.text, signature: part.signature });
+      if (part.signatureProtocol === "anthropic-messages" && part.redactedData !== undefined) content.push({ type: "redacted_thinking", data: part.redactedData });
+      else if (part.signatureProtocol === "anthropic-messages" && part.signature !== undefined) content.push({ type: "thinking", thinking: part.text, signature: part.signature });
+      // An empty part only carries another vendor's signature: nothing the client would read.
+      else if (part.text !== "" || part.redactedData !== undefined) warnOnce(warnings, droppedOutput("reasoning", UNSIGNED_THINKING_MESSAGE));
     } else if (part.type === "tool_call") {
       hasToolCalls = true;
-      content.push({ type: "tool_use", id: part.id, name: part.name, input: parseArgumentsObject(part.arguments) ?? {} });
+      let input = parseArgumentsObject(part.arguments);
+      if (input === undefined) {
+        warnOnce(warnings, invalidToolArguments(part.id));
+        input = {};
+      }
+      content.push({ type: "tool_use", id: part.id, name: part.name, input });
+    } else if (part.type === "image" || part.type === "file") {
+      warnOnce(warnings, droppedOutput(part.type, `Messages answers carry no ${part.type === "image" ? "images" : "files"}`));
     }
   }
-  return {
+  const body = {
     id: anthropicMessageId(context),
     type: "message",
     role: "assistant",
@@ -35,4 +50,5 @@ export function encodeAnthropicResponse(response: IrResponse, context: CodecCont
     stop_sequence: null,
     usage: toAnthropicUsage(response.usage),
   };
+  return { value: body, warnings };
 }

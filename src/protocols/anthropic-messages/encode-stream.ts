@@ -1,7 +1,8 @@
-import type { CodecContext, IrFinish, IrStreamPart, IrUsage, StreamEncoder } from "../../ir";
+import type { CodecContext, IrFinish, IrStreamPart, IrUsage, IrWarning, StreamEncoder } from "../../ir";
 import { sseEvent } from "../sse";
+import { droppedOutput, warnOnce } from "../shared/output-warnings";
 import { toAnthropicUsage } from "./convert-usage";
-import { anthropicMessageId } from "./encode-response";
+import { anthropicMessageId, UNSIGNED_THINKING_MESSAGE } from "./encode-response";
 import { toAnthropicErrorType } from "./error";
 import { toAnthropicStopReason } from "./map-stop-reason";
 
@@ -33,7 +34,8 @@ type OpenBlock = { kind: "text"; index: number } | { kind: "tool"; index: number
  * blocks on the next turn, and Anthropic rejects one that is unsigned or signed by
  * another vendor. A signature arrives at the end of its block, so thinking deltas are
  * held until it comes and then written as one whole block; reasoning that ends without
- * one (every non-Anthropic upstream) is dropped, as the non-streaming encoder drops it.
+ * one (every non-Anthropic upstream) is dropped with a warning, as the non-streaming
+ * encoder drops it.
  */
 export function createAnthropicStreamEncoder(context: CodecContext): StreamEncoder {
   let started = false;
@@ -47,6 +49,7 @@ export function createAnthropicStreamEncoder(context: CodecContext): StreamEncod
   let done = false;
   /** Thinking deltas of the current block, held until its signature arrives. */
   let heldThinking: string[] = [];
+  const warnings: IrWarning[] = [];
 
   const ensureStarted = (): string => {
     if (started) return "";
@@ -134,9 +137,16 @@ export function createAnthropicStreamEncoder(context: CodecContext): StreamEncod
     return out + sseEvent("content_block_stop", { type: "content_block_stop", index });
   };
 
+  /** The held thinking will never be signed: the client does not get it, and is told. */
+  const dropHeldThinking = (): void => {
+    if (heldThinking.length === 0) return;
+    heldThinking = [];
+    warnOnce(warnings, droppedOutput("reasoning", UNSIGNED_THINKING_MESSAGE));
+  };
+
   /** Every part but a thinking delta or its signature ends the held thinking block: unsigned, it is dropped. */
   const dropUnsignedThinking = (part: IrStreamPart): void => {
-    if (part.type !== "reasoning_delta" && part.type !== "reasoning_signature" && part.type !== "usage") heldThinking = [];
+    if (part.type !== "reasoning_delta" && part.type !== "reasoning_signature" && part.type !== "usage") dropHeldThinking();
   };
 
   const onPart = (part: IrStreamPart): string => {
@@ -156,12 +166,15 @@ export function createAnthropicStreamEncoder(context: CodecContext): StreamEncod
       case "reasoning_signature":
         // A Gemini or OpenAI signature is no Anthropic signature: the held thinking stays unsigned.
         if (part.protocol !== "anthropic-messages") {
-          heldThinking = [];
+          dropHeldThinking();
           return "";
         }
         return ensureStarted() + writeSignedThinking(part.signature);
       case "redacted_reasoning": {
-        if (part.protocol !== "anthropic-messages") return "";
+        if (part.protocol !== "anthropic-messages") {
+          warnOnce(warnings, droppedOutput("redacted_reasoning", "redacted reasoning of another vendor cannot be replayed to Anthropic; not sent"));
+          return "";
+        }
         let out = ensureStarted() + drainQueue(true);
         const index = nextIndex++;
         out += sseEvent("content_block_start", { type: "content_block_start", index, content_block: { type: "redacted_thinking", data: part.data } });
@@ -211,6 +224,7 @@ export function createAnthropicStreamEncoder(context: CodecContext): StreamEncod
     end(): string {
       if (done) return "";
       done = true;
+      dropHeldThinking();
       let out = ensureStarted() + drainQueue(true);
       out += sseEvent("message_delta", {
         type: "message_delta",
@@ -219,5 +233,6 @@ export function createAnthropicStreamEncoder(context: CodecContext): StreamEncod
       });
       return out + sseEvent("message_stop", { type: "message_stop" });
     },
+    warnings,
   };
 }

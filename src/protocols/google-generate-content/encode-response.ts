@@ -1,11 +1,19 @@
-import type { CodecContext, IrContentPart, IrResponse } from "../../ir";
+import type { CodecContext, Encoded, IrContentPart, IrResponse, IrWarning } from "../../ir";
 import { toGeminiUsage } from "./convert-usage";
 import { toGeminiFinishReason } from "./map-finish-reason";
 import { parseArgumentsObject } from "../shared/json-fields";
+import { droppedOutput, invalidToolArguments, warnOnce } from "../shared/output-warnings";
 import type { GeminiPart } from "./wire-types";
 
-/** IR content -> candidate parts. Reasoning is shown as a thought summary; only Gemini signatures are attached. */
-export function encodeGeminiResponseParts(content: IrContentPart[]): GeminiPart[] {
+/** Anthropic's `redacted_thinking` is encrypted for Anthropic; Gemini has no part for it. */
+export const REDACTED_REASONING = droppedOutput("redacted_reasoning", "redacted (encrypted) reasoning of another vendor has no Gemini form; not sent");
+
+/**
+ * IR content -> candidate parts. Reasoning is shown as a thought summary; only Gemini
+ * signatures are attached. What has no part (redacted reasoning, media by URL only) is
+ * dropped, and arguments that are not an object are sent as `{}`, with warnings.
+ */
+export function encodeGeminiResponseParts(content: IrContentPart[], warnings: IrWarning[]): GeminiPart[] {
   const parts: GeminiPart[] = [];
   let carriedSignature: string | undefined;
   for (const part of content) {
@@ -15,6 +23,7 @@ export function encodeGeminiResponseParts(content: IrContentPart[]): GeminiPart[
     if (part.type === "reasoning" && part.text === "") {
       // An empty signed reasoning part is a signature for the next part (see decode-content.ts).
       if (googleSignature !== undefined) carriedSignature = googleSignature;
+      if (part.redactedData !== undefined) warnOnce(warnings, REDACTED_REASONING);
       continue;
     }
     if (part.type === "text" && part.text !== "") encoded = { text: part.text };
@@ -22,10 +31,16 @@ export function encodeGeminiResponseParts(content: IrContentPart[]): GeminiPart[
       encoded = { text: part.text, thought: true };
       if (googleSignature !== undefined) encoded.thoughtSignature = googleSignature;
     } else if (part.type === "tool_call") {
-      encoded = { functionCall: { name: part.name, args: parseArgumentsObject(part.arguments) ?? {} } };
+      let args = parseArgumentsObject(part.arguments);
+      if (args === undefined) {
+        warnOnce(warnings, invalidToolArguments(part.id));
+        args = {};
+      }
+      encoded = { functionCall: { name: part.name, args } };
       if (part.signature !== undefined) encoded.thoughtSignature = part.signature;
-    } else if ((part.type === "image" || part.type === "file") && part.data !== undefined) {
-      encoded = { inlineData: { mimeType: part.mediaType ?? "application/octet-stream", data: part.data } };
+    } else if (part.type === "image" || part.type === "file") {
+      if (part.data !== undefined) encoded = { inlineData: { mimeType: part.mediaType ?? "application/octet-stream", data: part.data } };
+      else warnOnce(warnings, droppedOutput(part.type, `Gemini answers carry ${part.type === "image" ? "images" : "files"} inline only; one given by URL was not sent`));
     }
     if (encoded === undefined) continue;
     if (carriedSignature !== undefined && encoded.thoughtSignature === undefined) encoded.thoughtSignature = carriedSignature;
@@ -36,11 +51,12 @@ export function encodeGeminiResponseParts(content: IrContentPart[]): GeminiPart[
 }
 
 /** IR -> Gemini GenerateContentResponse for the client. */
-export function encodeGeminiResponse(response: IrResponse, context: CodecContext): Record<string, unknown> {
-  return {
+export function encodeGeminiResponse(response: IrResponse, context: CodecContext): Encoded<Record<string, unknown>> {
+  const warnings: IrWarning[] = [];
+  const body = {
     candidates: [
       {
-        content: { role: "model", parts: encodeGeminiResponseParts(response.content) },
+        content: { role: "model", parts: encodeGeminiResponseParts(response.content, warnings) },
         finishReason: toGeminiFinishReason(response.finish),
         index: 0,
       },
@@ -49,4 +65,5 @@ export function encodeGeminiResponse(response: IrResponse, context: CodecContext
     modelVersion: context.model,
     responseId: context.requestId,
   };
+  return { value: body, warnings };
 }

@@ -1,12 +1,15 @@
-import type { CodecContext, IrFinish, IrStreamPart, IrUsage, StreamEncoder } from "../../ir";
+import type { CodecContext, IrFinish, IrStreamPart, IrUsage, IrWarning, StreamEncoder } from "../../ir";
 import { sseData } from "../sse";
 import { toGeminiUsage } from "./convert-usage";
+import { REDACTED_REASONING } from "./encode-response";
 import { googleErrorEnvelope } from "./error";
 import { toGeminiFinishReason } from "./map-finish-reason";
 import { parseArgumentsObject } from "../shared/json-fields";
+import { invalidToolArguments, warnOnce } from "../shared/output-warnings";
 import type { GeminiPart } from "./wire-types";
 
 interface BufferedCall {
+  id: string;
   name: string;
   fragments: string[];
 }
@@ -15,13 +18,16 @@ interface BufferedCall {
  * IR stream parts -> Gemini SSE: one `data: {GenerateContentResponse}`
  * per text or thought delta; tool calls are buffered until complete and sent as one
  * functionCall part (Gemini never streams arguments); the final chunk carries
- * finishReason and usageMetadata. An error part becomes a `{"error":{…}}` chunk.
+ * finishReason and usageMetadata. An error part becomes a `{"error":{…}}` chunk. Arguments
+ * that are not a JSON object (a cut-off stream) and redacted reasoning, which has no Gemini
+ * form, are reported as warnings.
  */
 export function createGeminiStreamEncoder(context: CodecContext): StreamEncoder {
   const calls = new Map<number, BufferedCall>();
   let usage: IrUsage | undefined;
   let finish: IrFinish | undefined;
   let done = false;
+  const warnings: IrWarning[] = [];
 
   const chunk = (parts: GeminiPart[], extra: Record<string, unknown> = {}): string =>
     sseData({
@@ -35,7 +41,11 @@ export function createGeminiStreamEncoder(context: CodecContext): StreamEncoder 
     if (call === undefined) return "";
     calls.delete(index);
     // Unparseable arguments (a cut-off stream) still produce a call, with empty args.
-    const args = parseArgumentsObject(call.fragments.join("")) ?? {};
+    let args = parseArgumentsObject(call.fragments.join(""));
+    if (args === undefined) {
+      warnOnce(warnings, invalidToolArguments(call.id));
+      args = {};
+    }
     return chunk([{ functionCall: { name: call.name, args } }]);
   };
 
@@ -52,7 +62,7 @@ export function createGeminiStreamEncoder(context: CodecContext): StreamEncoder 
       case "reasoning_delta":
         return part.text === "" ? "" : chunk([{ text: part.text, thought: true }]);
       case "tool_call_start":
-        calls.set(part.index, { name: part.name, fragments: [] });
+        calls.set(part.index, { id: part.id, name: part.name, fragments: [] });
         return "";
       case "tool_call_delta":
         calls.get(part.index)?.fragments.push(part.argumentsDelta);
@@ -68,8 +78,11 @@ export function createGeminiStreamEncoder(context: CodecContext): StreamEncoder 
       case "error":
         done = true;
         return sseData(googleErrorEnvelope(part.error));
+      case "redacted_reasoning":
+        warnOnce(warnings, REDACTED_REASONING);
+        return "";
       default:
-        // start has no frame; Anthropic signatures and redacted thinking cannot be replayed to Gemini.
+        // start has no frame; another vendor's reasoning signature is not content (shared/output-warnings.ts).
         return "";
     }
   };
@@ -92,5 +105,6 @@ export function createGeminiStreamEncoder(context: CodecContext): StreamEncoder 
         })
       );
     },
+    warnings,
   };
 }

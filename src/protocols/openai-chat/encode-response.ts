@@ -1,21 +1,28 @@
-import type { CodecContext, IrResponse } from "../../ir";
+import type { CodecContext, Encoded, IrResponse, IrWarning } from "../../ir";
+import { droppedOutput, warnOnce } from "../shared/output-warnings";
 import { encodeChatUsage } from "./convert-usage";
 import { encodeChatFinishReason } from "./map-finish-reason";
 
 /**
  * IrResponse -> client `chat.completion`. `content` is never null (some
  * clients crash on it), `id` is Switchyard's request id and `model` echoes the model the
- * client asked for, not the upstream that served it.
+ * client asked for, not the upstream that served it. A chat message has no place for
+ * images, files or redacted (encrypted) reasoning: those are dropped with a warning.
  */
-export function encodeChatResponse(response: IrResponse, context: CodecContext): Record<string, unknown> {
+export function encodeChatResponse(response: IrResponse, context: CodecContext): Encoded<Record<string, unknown>> {
   let text = "";
   let reasoning = "";
   const toolCalls: Array<Record<string, unknown>> = [];
+  const warnings: IrWarning[] = [];
   for (const part of response.content) {
     if (part.type === "text") text += part.text;
-    else if (part.type === "reasoning") reasoning += part.text;
-    else if (part.type === "tool_call") {
+    else if (part.type === "reasoning") {
+      reasoning += part.text;
+      if (part.redactedData !== undefined) warnOnce(warnings, REDACTED_REASONING);
+    } else if (part.type === "tool_call") {
       toolCalls.push({ id: part.id, type: "function", function: { name: part.name, arguments: part.arguments } });
+    } else if (part.type === "image" || part.type === "file") {
+      warnOnce(warnings, droppedOutput(part.type, `chat completion messages carry no ${part.type === "image" ? "images" : "files"}`));
     }
   }
   const message: Record<string, unknown> = { role: "assistant", content: text };
@@ -30,5 +37,8 @@ export function encodeChatResponse(response: IrResponse, context: CodecContext):
     choices: [{ index: 0, message, finish_reason: encodeChatFinishReason(response.finish, toolCalls.length > 0) }],
   };
   if (response.usage !== undefined) body.usage = encodeChatUsage(response.usage);
-  return body;
+  return { value: body, warnings };
 }
+
+/** Anthropic's `redacted_thinking` is encrypted; only Anthropic can read it back. */
+export const REDACTED_REASONING = droppedOutput("redacted_reasoning", "redacted (encrypted) reasoning has no chat completion form; not sent");

@@ -1,5 +1,7 @@
-import type { CodecContext, IrFinish, IrStreamPart, IrUsage, StreamEncoder } from "../../ir";
+import type { CodecContext, IrFinish, IrStreamPart, IrUsage, IrWarning, StreamEncoder } from "../../ir";
 import { openAiErrorObject } from "../openai-shared/encode-openai-error";
+import { droppedOutput, warnOnce } from "../shared/output-warnings";
+import { REDACTED_REASONING } from "./encode-response";
 import { encodeChatUsage } from "./convert-usage";
 import { encodeChatFinishReason } from "./map-finish-reason";
 
@@ -11,6 +13,8 @@ const DONE = "data: [DONE]\n\n";
  * {name, arguments: ""}}`; the usage part is buffered and sent after the finish chunk as
  * OpenAI's usage-only chunk (`choices: []`) only when the client asked for it
  * (`stream_options.include_usage`). One JSON.stringify per frame, no post-processing.
+ * Output after the finish chunk has no place in a chat stream and redacted reasoning no
+ * form: both are dropped with a warning.
  */
 export function createChatStreamEncoder(context: CodecContext, options: { includeUsage: boolean }): StreamEncoder {
   const head = { id: context.requestId, object: "chat.completion.chunk", created: context.created, model: context.model };
@@ -20,6 +24,13 @@ export function createChatStreamEncoder(context: CodecContext, options: { includ
   let usage: IrUsage | undefined;
   /** IR tool index -> chat tool index, in order of opening. */
   const toolIndexes = new Map<number, number>();
+  const warnings: IrWarning[] = [];
+
+  /** Output that arrives after the finish chunk was sent. */
+  function late(): string {
+    warnOnce(warnings, droppedOutput("after_finish", "output the upstream sent after its finish reason has no place in a chat stream; not sent"));
+    return "";
+  }
 
   function chunk(delta: Record<string, unknown>, finishReason: string | null = null): string {
     if (!roleSent) {
@@ -38,11 +49,14 @@ export function createChatStreamEncoder(context: CodecContext, options: { includ
     if (closed) return "";
     switch (part.type) {
       case "text_delta":
-        return part.text === "" || finishSent ? "" : chunk({ content: part.text });
+        if (part.text === "") return "";
+        return finishSent ? late() : chunk({ content: part.text });
       case "reasoning_delta":
-        return part.text === "" || finishSent ? "" : chunk({ reasoning_content: part.text });
+        if (part.text === "") return "";
+        return finishSent ? late() : chunk({ reasoning_content: part.text });
       case "tool_call_start": {
-        if (finishSent || toolIndexes.has(part.index)) return "";
+        if (toolIndexes.has(part.index)) return "";
+        if (finishSent) return late();
         const index = toolIndexes.size;
         toolIndexes.set(part.index, index);
         return chunk({
@@ -51,7 +65,8 @@ export function createChatStreamEncoder(context: CodecContext, options: { includ
       }
       case "tool_call_delta": {
         const index = toolIndexes.get(part.index);
-        if (index === undefined || part.argumentsDelta === "" || finishSent) return "";
+        if (index === undefined || part.argumentsDelta === "") return "";
+        if (finishSent) return late();
         return chunk({ tool_calls: [{ index, function: { arguments: part.argumentsDelta } }] });
       }
       case "usage":
@@ -59,6 +74,9 @@ export function createChatStreamEncoder(context: CodecContext, options: { includ
         return "";
       case "finish":
         return finishSent ? "" : finishChunk(part.finish);
+      case "redacted_reasoning":
+        warnOnce(warnings, REDACTED_REASONING);
+        return "";
       case "error":
         closed = true;
         return `data: ${JSON.stringify({ error: openAiErrorObject(part.error) })}\n\n${DONE}`;
@@ -78,5 +96,5 @@ export function createChatStreamEncoder(context: CodecContext, options: { includ
     return out + DONE;
   }
 
-  return { push, end };
+  return { push, end, warnings };
 }

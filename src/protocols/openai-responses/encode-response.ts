@@ -1,4 +1,5 @@
-import type { CodecContext, IrResponse } from "../../ir";
+import type { CodecContext, Encoded, IrResponse, IrWarning } from "../../ir";
+import { droppedOutput, warnOnce } from "../shared/output-warnings";
 import { encodeResponsesUsage } from "./convert-usage";
 import { encodeResponsesStatus } from "./map-finish-reason";
 import { functionCallItem, messageItem, reasoningItem, type OutputItem } from "./output-items";
@@ -8,10 +9,12 @@ import { encodeResponseId } from "./response-id";
 /**
  * IrResponse -> client `response` object. Consecutive text parts form one
  * message item; `usage` is omitted, not zero-filled, when unknown. `context.newId(prefix)`
- * supplies the item ids (`msg`, `rs`, `fc`).
+ * supplies the item ids (`msg`, `rs`, `fc`). Output items have no form for images, files
+ * or another vendor's redacted reasoning: those are dropped with a warning.
  */
-export function encodeResponsesResponse(response: IrResponse, context: CodecContext): Record<string, unknown> {
+export function encodeResponsesResponse(response: IrResponse, context: CodecContext): Encoded<Record<string, unknown>> {
   const output: OutputItem[] = [];
+  const warnings: IrWarning[] = [];
   let text: string | undefined;
   const flushText = (): void => {
     if (text !== undefined) output.push(messageItem(context.newId("msg"), text, "completed"));
@@ -23,12 +26,18 @@ export function encodeResponsesResponse(response: IrResponse, context: CodecCont
       continue;
     }
     if (part.type === "reasoning") {
+      if (part.redactedData !== undefined) {
+        warnOnce(warnings, REDACTED_REASONING);
+        continue;
+      }
       flushText();
       const ref = unpackReasoningRef(part);
       output.push(reasoningItem(ref?.id ?? context.newId("rs"), part.text, "completed", ref?.encryptedContent));
     } else if (part.type === "tool_call") {
       flushText();
       output.push(functionCallItem(context.newId("fc"), part.id, part.name, part.arguments, "completed"));
+    } else if (part.type === "image" || part.type === "file") {
+      warnOnce(warnings, droppedOutput(part.type, `Responses output items carry no ${part.type === "image" ? "images" : "files"}`));
     }
   }
   flushText();
@@ -45,5 +54,8 @@ export function encodeResponsesResponse(response: IrResponse, context: CodecCont
   if (incompleteReason !== undefined) body.incomplete_details = { reason: incompleteReason };
   if (status === "failed") body.error = { code: "server_error", message: "the upstream failed to complete the response" };
   if (response.usage !== undefined) body.usage = encodeResponsesUsage(response.usage);
-  return body;
+  return { value: body, warnings };
 }
+
+/** Anthropic's `redacted_thinking` is encrypted for Anthropic; a Responses reasoning item cannot hold it. */
+export const REDACTED_REASONING = droppedOutput("redacted_reasoning", "redacted (encrypted) reasoning of another vendor has no Responses form; not sent");

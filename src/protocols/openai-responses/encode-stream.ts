@@ -1,5 +1,7 @@
-import { IR_ERROR_TABLE, irError, type CodecContext, type IrError, type IrFinish, type IrStreamPart, type IrUsage, type StreamEncoder } from "../../ir";
+import { IR_ERROR_TABLE, irError, type CodecContext, type IrError, type IrFinish, type IrStreamPart, type IrUsage, type IrWarning, type StreamEncoder } from "../../ir";
+import { warnOnce } from "../shared/output-warnings";
 import { encodeResponsesUsage } from "./convert-usage";
+import { REDACTED_REASONING } from "./encode-response";
 import { encodeResponsesStatus } from "./map-finish-reason";
 import { functionCallItem, messageItem, outputTextPart, reasoningItem, type OutputItem } from "./output-items";
 import { encodeResponseId } from "./response-id";
@@ -24,6 +26,7 @@ export function createResponsesStreamEncoder(context: CodecContext, _options: { 
   let finish: IrFinish | undefined;
   let usage: IrUsage | undefined;
   const completed: OutputItem[] = [];
+  const warnings: IrWarning[] = [];
   const toolIndexesSeen = new Set<number>();
   /** Parts of tool calls that started while another call was open; replayed once it closes (items never interleave). */
   const held: IrStreamPart[] = [];
@@ -135,8 +138,11 @@ export function createResponsesStreamEncoder(context: CodecContext, _options: { 
         return ensureOpened() + closeAll();
       case "error":
         return fail(part.error);
+      case "redacted_reasoning":
+        warnOnce(warnings, REDACTED_REASONING);
+        return "";
       default:
-        return ""; // reasoning signatures and redacted reasoning have no Responses stream form
+        return ""; // reasoning signatures: another vendor's, not content (shared/output-warnings.ts)
     }
   }
 
@@ -159,5 +165,5 @@ export function createResponsesStreamEncoder(context: CodecContext, _options: { 
     return ensureOpened() + closeAll() + event(type, { response: response(status, extra) });
   }
 
-  return { push, end };
+  return { push, end, warnings };
 }

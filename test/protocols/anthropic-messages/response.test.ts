@@ -68,7 +68,7 @@ describe("anthropic-messages encodeResponse", () => {
   };
 
   test("renders a Messages body with stable id, signed thinking only, and no empty text", () => {
-    expect(codec.encodeResponse(base, CONTEXT)).toEqual({
+    expect(codec.encodeResponse(base, CONTEXT).value).toEqual({
       id: "msg_req_7f3a",
       type: "message",
       role: "assistant",
@@ -85,22 +85,22 @@ describe("anthropic-messages encodeResponse", () => {
   });
 
   test("a raw Anthropic stop reason with the same meaning is kept for exact round trips", () => {
-    const body = codec.encodeResponse({ content: [{ type: "text", text: "x" }], finish: { reason: "stop", raw: "stop_sequence" } }, CONTEXT);
+    const body = codec.encodeResponse({ content: [{ type: "text", text: "x" }], finish: { reason: "stop", raw: "stop_sequence" } }, CONTEXT).value;
     expect(body.stop_reason).toBe("stop_sequence");
-    const foreign = codec.encodeResponse({ content: [{ type: "text", text: "x" }], finish: { reason: "length", raw: "MAX_TOKENS" } }, CONTEXT);
+    const foreign = codec.encodeResponse({ content: [{ type: "text", text: "x" }], finish: { reason: "length", raw: "MAX_TOKENS" } }, CONTEXT).value;
     expect(foreign.stop_reason).toBe("max_tokens");
-    const filtered = codec.encodeResponse({ content: [], finish: { reason: "content_filter", raw: "SAFETY" } }, CONTEXT);
+    const filtered = codec.encodeResponse({ content: [], finish: { reason: "content_filter", raw: "SAFETY" } }, CONTEXT).value;
     expect(filtered.stop_reason).toBe("refusal");
   });
 
   test("usage without cache counters renders input_tokens as the whole prompt and omits cache fields", () => {
-    const body = codec.encodeResponse({ content: [], finish: { reason: "stop" }, usage: { promptTokens: 42, completionTokens: 7 } }, CONTEXT);
+    const body = codec.encodeResponse({ content: [], finish: { reason: "stop" }, usage: { promptTokens: 42, completionTokens: 7 } }, CONTEXT).value;
     expect(body.usage).toEqual({ input_tokens: 42, output_tokens: 7 });
   });
 
   test("an Anthropic response survives decode then encode with its signature and usage buckets", () => {
     const fixture = readJsonFixture("response-thinking-tool-use.json");
-    const body = codec.encodeResponse(codec.decodeResponse(fixture), CONTEXT);
+    const body = codec.encodeResponse(codec.decodeResponse(fixture), CONTEXT).value;
     expect(body.content).toEqual(fixture.content);
     expect(body.stop_reason).toBe("tool_use");
     expect(body.usage).toEqual({ input_tokens: 2095, output_tokens: 503, cache_read_input_tokens: 3000, cache_creation_input_tokens: 1500 });

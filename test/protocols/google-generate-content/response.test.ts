@@ -73,7 +73,7 @@ describe("google-generate-content encodeResponse", () => {
       finish: { reason: "tool_calls", raw: "tool_use" },
       usage: { promptTokens: 3544, completionTokens: 156, reasoningTokens: 100, cacheReadTokens: 2048, cacheWriteTokens: 1024 },
     };
-    expect(codec.encodeResponse(response, CONTEXT)).toEqual({
+    expect(codec.encodeResponse(response, CONTEXT).value).toEqual({
       candidates: [
         {
           content: {
@@ -96,7 +96,7 @@ describe("google-generate-content encodeResponse", () => {
 
   test("finish reasons render back, keeping a raw Gemini value with the same meaning", () => {
     const reason = (finish: IrResponse["finish"]) =>
-      (codec.encodeResponse({ content: [], finish }, CONTEXT).candidates as Array<{ finishReason: string }>)[0]?.finishReason;
+      (codec.encodeResponse({ content: [], finish }, CONTEXT).value.candidates as Array<{ finishReason: string }>)[0]?.finishReason;
     expect(reason({ reason: "length", raw: "max_tokens" })).toBe("MAX_TOKENS");
     expect(reason({ reason: "content_filter", raw: "RECITATION" })).toBe("RECITATION");
     expect(reason({ reason: "content_filter", raw: "refusal" })).toBe("SAFETY");
@@ -105,7 +105,7 @@ describe("google-generate-content encodeResponse", () => {
 
   test("a Gemini response survives decode then encode with its signatures and usage", () => {
     const fixture = readJsonFixture("response-parallel-calls.json");
-    const body = codec.encodeResponse(codec.decodeResponse(fixture), CONTEXT);
+    const body = codec.encodeResponse(codec.decodeResponse(fixture), CONTEXT).value;
     const candidate = (body.candidates as Array<{ content: unknown; finishReason: string }>)[0];
     expect(candidate?.content).toEqual((fixture.candidates as Array<{ content: unknown }>)[0]?.content);
     expect(candidate?.finishReason).toBe("STOP");

@@ -74,7 +74,7 @@ describe("openai-chat encodeResponse", () => {
       finish: { reason: "stop" },
       usage,
     };
-    expect(openaiChatCodec.encodeResponse(response, testContext())).toEqual({
+    expect(openaiChatCodec.encodeResponse(response, testContext()).value).toEqual({
       id: "req_01HZX3K9Q4",
       object: "chat.completion",
       created: 1747150000,
@@ -96,7 +96,7 @@ describe("openai-chat encodeResponse", () => {
       // e.g. a Gemini upstream, which has no tool-call stop reason
       finish: { reason: "stop", raw: "STOP" },
     };
-    const body = openaiChatCodec.encodeResponse(response, testContext());
+    const body = openaiChatCodec.encodeResponse(response, testContext()).value;
     expect(body.choices).toEqual([
       {
         index: 0,
@@ -113,7 +113,7 @@ describe("openai-chat encodeResponse", () => {
 
   test("maps canonical finish reasons to chat values and passes other raw reasons through", () => {
     const finishOf = (finish: IrResponse["finish"]) => {
-      const body = openaiChatCodec.encodeResponse({ content: [{ type: "text", text: "x" }], finish }, testContext());
+      const body = openaiChatCodec.encodeResponse({ content: [{ type: "text", text: "x" }], finish }, testContext()).value;
       return (body.choices as Array<{ finish_reason: string }>)[0]?.finish_reason;
     };
     expect(finishOf({ reason: "length", raw: "max_tokens" })).toBe("length");
@@ -123,7 +123,7 @@ describe("openai-chat encodeResponse", () => {
 
   test("round-trips a decoded upstream body through encodeResponse", () => {
     const decoded = openaiChatCodec.decodeResponse(fixture("response-tool-calls.json"));
-    const again = openaiChatCodec.decodeResponse(openaiChatCodec.encodeResponse(decoded, testContext()));
+    const again = openaiChatCodec.decodeResponse(openaiChatCodec.encodeResponse(decoded, testContext()).value);
     expect(again.content).toEqual(decoded.content);
     expect(again.finish).toEqual(decoded.finish);
     expect({ ...again.usage, raw: undefined }).toEqual({ ...decoded.usage, raw: undefined });

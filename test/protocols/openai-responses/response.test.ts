@@ -63,7 +63,7 @@ describe("openai-responses encodeResponse", () => {
       finish: { reason: "tool_calls", raw: "tool_use" },
       usage: { promptTokens: 10, completionTokens: 5, reasoningTokens: 2, cacheReadTokens: 4 },
     };
-    expect(openaiResponsesCodec.encodeResponse(response, testContext())).toEqual({
+    expect(openaiResponsesCodec.encodeResponse(response, testContext()).value).toEqual({
       id: "brc_cmVxXzAxSFpYM0s5UTQ",
       object: "response",
       created_at: 1747150000,
@@ -85,21 +85,21 @@ describe("openai-responses encodeResponse", () => {
   });
 
   test("omits usage when unknown and marks a length stop as incomplete", () => {
-    const body = openaiResponsesCodec.encodeResponse({ content: [{ type: "text", text: "In the" }], finish: { reason: "length", raw: "length" } }, testContext());
+    const body = openaiResponsesCodec.encodeResponse({ content: [{ type: "text", text: "In the" }], finish: { reason: "length", raw: "length" } }, testContext()).value;
     expect(body.status).toBe("incomplete");
     expect(body.incomplete_details).toEqual({ reason: "max_output_tokens" });
     expect(body).not.toHaveProperty("usage");
   });
 
   test("reports an errored response as failed", () => {
-    const body = openaiResponsesCodec.encodeResponse({ content: [], finish: { reason: "error" } }, testContext());
+    const body = openaiResponsesCodec.encodeResponse({ content: [], finish: { reason: "error" } }, testContext()).value;
     expect(body.status).toBe("failed");
     expect(body.error).toMatchObject({ code: "server_error" });
   });
 
   test("round-trips a decoded upstream response, keeping the reasoning item id and encrypted content", () => {
     const decoded = openaiResponsesCodec.decodeResponse(fixture("response-function-call.json"));
-    const body = openaiResponsesCodec.encodeResponse(decoded, testContext());
+    const body = openaiResponsesCodec.encodeResponse(decoded, testContext()).value;
     expect((body.output as Array<Record<string, unknown>>)[0]).toMatchObject({
       id: "rs_6823a5eac4158191a9f8e7d6c5b4a3f20c3d4e5f60718293",
       encrypted_content: "gAAAAABoI6Xq3vY9k2mN8pQ1rS4tU7wX0zA3bC6dE9fG2hJ5kL8mN1pQ4rS7tU0w",

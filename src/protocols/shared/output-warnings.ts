@@ -1,0 +1,30 @@
+import type { IrWarning } from "../../ir";
+
+/**
+ * The warnings response and stream encoders give when the client's protocol cannot carry
+ * part of an answer. Their fields start with `output.` so a client (and the request record)
+ * can tell them from the request-side warnings, whose fields are paths in the request.
+ *
+ * A vendor's signature over reasoning is not content: it is meaningful only to that
+ * vendor, so no encoder warns for leaving one out; its loss surfaces on the next request,
+ * whose encoder cannot replay the unsigned reasoning and says so.
+ */
+export type DroppedOutput = "reasoning" | "redacted_reasoning" | "image" | "file" | "after_finish";
+
+export function droppedOutput(kind: DroppedOutput, message: string): IrWarning {
+  return { code: "dropped_content", field: `output.${kind}`, message };
+}
+
+/** A tool call whose arguments are not a JSON object, on a wire that needs one. */
+export function invalidToolArguments(callId: string): IrWarning {
+  return { code: "invalid_tool_arguments", field: "output.tool_calls", message: `tool call ${callId} arguments are not a JSON object; sent as {}` };
+}
+
+/**
+ * Adds `warning` unless one with the same code and field is there: a long stream that
+ * drops the same kind of output many times reports it once.
+ */
+export function warnOnce(warnings: IrWarning[], warning: IrWarning): void {
+  for (const existing of warnings) if (existing.code === warning.code && existing.field === warning.field) return;
+  warnings.push(warning);
+}
