@@ -1,4 +1,4 @@
-import { readFallbackModels } from "../shared/fallback-models";
+import { decodeRequestHead, finishRequest } from "../shared/decode-request-head";
 import {
   IrDecodeError,
   type Encoded,
@@ -7,7 +7,6 @@ import {
   type IrResponseFormat,
   type IrTool,
   type IrToolChoice,
-  type IrWarning,
 } from "../../ir";
 import { decodeAnthropicMessages } from "./decode-content";
 import {
@@ -18,7 +17,6 @@ import {
   readObject,
   readString,
   readStringArray,
-  setOwn,
   type JsonObject,
 } from "../shared/json-fields";
 
@@ -111,21 +109,10 @@ function decodeOutputFormat(format: JsonObject, path: string): IrResponseFormat 
 }
 
 /** Anthropic Messages request body -> IR. */
-export function decodeAnthropicRequest(body: unknown): Encoded<IrRequest> {
-  if (!isRecord(body)) throw new IrDecodeError("request body must be a JSON object");
-  const model = body.model;
-  if (typeof model !== "string" || model === "") throw new IrDecodeError("model is required and must be a string");
-  if (!Array.isArray(body.messages)) throw new IrDecodeError("messages must be an array");
-
-  const warnings: IrWarning[] = [];
-  const request: IrRequest = {
-    model,
-    messages: decodeAnthropicMessages(body.messages, { warnings, toolNames: new Map() }),
-    params: {},
-    stream: readBoolean(body, "stream") ?? false,
-  };
-  const models = readFallbackModels(body.models);
-  if (models !== undefined) request.models = models;
+export function decodeAnthropicRequest(value: unknown): Encoded<IrRequest> {
+  const { body, request, warnings } = decodeRequestHead(value, "messages", (turns, warnings) =>
+    decodeAnthropicMessages(turns, { warnings, toolNames: new Map() }),
+  );
   decodeSystem(body.system, request);
 
   const params = request.params;
@@ -170,7 +157,5 @@ export function decodeAnthropicRequest(body: unknown): Encoded<IrRequest> {
     params.reasoningEffort = effort as IrReasoningEffort;
   }
 
-  for (const [key, value] of Object.entries(body)) if (!MAPPED_FIELDS.has(key)) setOwn(extras, key, value);
-  if (Object.keys(extras).length > 0) request.extras = { protocol: "anthropic-messages", fields: extras };
-  return { value: request, warnings };
+  return finishRequest(body, MAPPED_FIELDS, extras, { request, warnings, protocol: "anthropic-messages" });
 }

@@ -1,4 +1,4 @@
-import { readFallbackModels } from "../shared/fallback-models";
+import { decodeRequestHead, finishRequest } from "../shared/decode-request-head";
 import {
   IrDecodeError,
   type Encoded,
@@ -11,7 +11,6 @@ import { decodeGeminiContents } from "./decode-content";
 import { decodeGeminiSchema } from "./decode-schema";
 import {
   isRecord,
-  readBoolean,
   readInteger,
   readTokenCount,
   readNumber,
@@ -176,21 +175,10 @@ function decodeGenerationConfig(config: JsonObject, request: IrRequest, extras: 
 }
 
 /** Gemini generateContent body (`model` and `stream` injected by the HTTP layer) -> IR. */
-export function decodeGeminiRequest(body: unknown): Encoded<IrRequest> {
-  if (!isRecord(body)) throw new IrDecodeError("request body must be a JSON object");
-  const model = body.model;
-  if (typeof model !== "string" || model === "") throw new IrDecodeError("model is required and must be a string");
-  if (!Array.isArray(body.contents)) throw new IrDecodeError("contents must be an array");
-
-  const warnings: IrWarning[] = [];
-  const request: IrRequest = {
-    model,
-    messages: decodeGeminiContents(body.contents, { warnings, openCalls: new Map() }),
-    params: {},
-    stream: readBoolean(body, "stream") ?? false,
-  };
-  const models = readFallbackModels(body.models);
-  if (models !== undefined) request.models = models;
+export function decodeGeminiRequest(value: unknown): Encoded<IrRequest> {
+  const { body, request, warnings } = decodeRequestHead(value, "contents", (turns, warnings) =>
+    decodeGeminiContents(turns, { warnings, openCalls: new Map() }),
+  );
   decodeSystemInstruction(body.systemInstruction, request, warnings);
 
   const extras: JsonObject = {};
@@ -205,7 +193,5 @@ export function decodeGeminiRequest(body: unknown): Encoded<IrRequest> {
   const generationConfig = readObject(body, "generationConfig");
   if (generationConfig !== undefined) decodeGenerationConfig(generationConfig, request, extras, warnings);
 
-  for (const [key, value] of Object.entries(body)) if (!MAPPED_FIELDS.has(key)) setOwn(extras, key, value);
-  if (Object.keys(extras).length > 0) request.extras = { protocol: "google-generate-content", fields: extras };
-  return { value: request, warnings };
+  return finishRequest(body, MAPPED_FIELDS, extras, { request, warnings, protocol: "google-generate-content" });
 }
