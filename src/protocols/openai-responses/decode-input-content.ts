@@ -1,5 +1,5 @@
 import { IrDecodeError, type IrContentPart, type IrWarning } from "../../ir";
-import { audioMediaType, parseDataUrl } from "../openai-shared/data-url";
+import { audioMediaType, parseDataUrl } from "../shared/data-url";
 import { optionalString, requireRecord } from "../openai-shared/read-fields";
 
 /**

@@ -1,5 +1,5 @@
 import type { IrContentPart, IrMessage, IrRequest, IrWarning } from "../../ir";
-import { audioFormatOf, toDataUrl } from "../openai-shared/data-url";
+import { audioFormatOf, toDataUrl } from "../shared/data-url";
 import { dropped, systemMessageText } from "../openai-shared/system-message-text";
 import { unpackReasoningRef } from "./reasoning-item-ref";
 

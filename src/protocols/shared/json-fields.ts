@@ -1,4 +1,4 @@
-import { IrDecodeError } from "../../ir";
+import { IrDecodeError, type IrToolCallPart, type IrWarning } from "../../ir";
 import { parseJsonWithinDepth } from "./json-depth";
 
 /**
@@ -96,4 +96,16 @@ export function parseArgumentsObject(text: string): JsonObject | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A tool call of an earlier turn, sent upstream again: its arguments as the object
+ * Anthropic `input` and Gemini `args` need. Text that is not a JSON object goes as {},
+ * with a warning.
+ */
+export function replayedArguments(part: IrToolCallPart, path: string, warnings: IrWarning[]): JsonObject {
+  const input = parseArgumentsObject(part.arguments);
+  if (input !== undefined) return input;
+  warnings.push({ code: "invalid_tool_arguments", field: path, message: `tool call ${part.id} arguments are not a JSON object; sent as {}` });
+  return {};
 }
