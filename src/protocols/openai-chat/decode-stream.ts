@@ -1,5 +1,5 @@
-import { irError, type IrFinish, type IrStreamPart, type StreamDecoder } from "../../ir";
-import { parseJsonWithinDepth } from "../shared/json-depth";
+import { type IrFinish, type IrStreamPart, type StreamDecoder } from "../../ir";
+import { invalidStream, parseStreamFrame } from "../shared/stream-frame";
 import type { SseEvent } from "../sse";
 import { decodeOpenAiError } from "../openai-shared/decode-openai-error";
 import { isRecord, type JsonObject } from "../openai-shared/read-fields";
@@ -37,13 +37,12 @@ export function createChatStreamDecoder(): StreamDecoder {
       done = true;
       return finished ? [] : finishParts({ reason: "stop" });
     }
-    let chunk: unknown;
-    try {
-      chunk = parseJsonWithinDepth(event.data);
-    } catch {
+    const frame = parseStreamFrame(event.data, "upstream sent a stream frame that is not JSON");
+    if (!frame.ok) {
       failed = true;
-      return [{ type: "error", error: irError("upstream_invalid_response", "upstream sent a stream frame that is not JSON") }];
+      return frame.parts;
     }
+    const chunk = frame.value;
     if (!isRecord(chunk)) return [];
     if (chunk.error !== undefined && chunk.error !== null) {
       failed = true;
@@ -122,7 +121,7 @@ export function createChatStreamDecoder(): StreamDecoder {
   function end(): IrStreamPart[] {
     if (finished || failed) return [];
     failed = true;
-    return [{ type: "error", error: irError("upstream_invalid_response", "stream ended early") }];
+    return invalidStream("stream ended early");
   }
 
   return { push, end };

@@ -1,5 +1,5 @@
-import { irError, type IrStreamPart, type StreamDecoder } from "../../ir";
-import { parseJsonWithinDepth } from "../shared/json-depth";
+import { type IrStreamPart, type StreamDecoder } from "../../ir";
+import { invalidStream, parseStreamFrame } from "../shared/stream-frame";
 import type { SseEvent } from "../sse";
 import { decodeOpenAiError } from "../openai-shared/decode-openai-error";
 import { isRecord, type JsonObject } from "../openai-shared/read-fields";
@@ -35,13 +35,12 @@ export function createResponsesStreamDecoder(): StreamDecoder {
 
   function push(event: SseEvent): IrStreamPart[] {
     if (terminated || event.data === "[DONE]") return [];
-    let data: unknown;
-    try {
-      data = parseJsonWithinDepth(event.data);
-    } catch {
+    const frame = parseStreamFrame(event.data, "upstream sent a stream frame that is not JSON");
+    if (!frame.ok) {
       terminated = true;
-      return [{ type: "error", error: irError("upstream_invalid_response", "upstream sent a stream frame that is not JSON") }];
+      return frame.parts;
     }
+    const data = frame.value;
     if (!isRecord(data)) return [];
     const type = typeof data.type === "string" ? data.type : event.event;
     const parts: IrStreamPart[] = [];
@@ -174,7 +173,7 @@ export function createResponsesStreamDecoder(): StreamDecoder {
   function end(): IrStreamPart[] {
     if (terminated) return [];
     terminated = true;
-    return [{ type: "error", error: irError("upstream_invalid_response", "stream ended early") }];
+    return invalidStream("stream ended early");
   }
 
   return { push, end };
