@@ -2,19 +2,15 @@ import { type IrStreamPart, type StreamDecoder } from "../../ir";
 import { invalidStream, parseStreamFrame } from "../shared/stream-frame";
 import type { SseEvent } from "../sse";
 import { decodeOpenAiError } from "../openai-shared/decode-openai-error";
+import { appendArguments, openIfNamed, type PendingToolCall } from "../openai-shared/pending-tool-call";
 import { isRecord, type JsonObject } from "../openai-shared/read-fields";
 import { decodeResponsesUsage } from "./convert-usage";
 import { decodeResponsesStatus } from "./map-finish-reason";
 import { SUMMARY_SEPARATOR } from "./reasoning-item-ref";
 
-interface FunctionCallState {
-  index: number;
-  callId?: string;
-  name?: string;
+interface FunctionCallState extends PendingToolCall {
   /** Arguments received so far (streamed or buffered before the name was known). */
   received: string;
-  buffered: string;
-  started: boolean;
   ended: boolean;
 }
 
@@ -108,7 +104,7 @@ export function createResponsesStreamDecoder(): StreamDecoder {
       call = { index: calls.size, received: "", buffered: "", started: false, ended: false };
       calls.set(key, call);
     }
-    if (typeof item.call_id === "string" && item.call_id !== "") call.callId ??= item.call_id;
+    if (typeof item.call_id === "string" && item.call_id !== "") call.id ??= item.call_id;
     if (typeof item.name === "string" && item.name !== "") call.name ??= item.name;
     if (typeof item.arguments === "string" && item.arguments !== "") completeArguments(call, item.arguments, parts);
     else openIfNamed(call, parts);
@@ -127,8 +123,7 @@ export function createResponsesStreamDecoder(): StreamDecoder {
     const call = callOf(data);
     if (call === undefined || delta === "") return;
     call.received += delta;
-    if (call.started) parts.push({ type: "tool_call_delta", index: call.index, argumentsDelta: delta });
-    else call.buffered += delta;
+    appendArguments(call, delta, parts);
   }
 
   /** A `.done` event or a finished item carries the full arguments: send what was not streamed. */
@@ -137,18 +132,9 @@ export function createResponsesStreamDecoder(): StreamDecoder {
     if (full.startsWith(call.received) && full.length > call.received.length) {
       const rest = full.slice(call.received.length);
       call.received = full;
-      if (call.started) parts.push({ type: "tool_call_delta", index: call.index, argumentsDelta: rest });
-      else call.buffered += rest;
+      appendArguments(call, rest, parts);
     }
     openIfNamed(call, parts);
-  }
-
-  function openIfNamed(call: FunctionCallState, parts: IrStreamPart[]): void {
-    if (call.started || call.name === undefined) return;
-    call.started = true;
-    parts.push({ type: "tool_call_start", index: call.index, id: call.callId ?? `call_${call.index}`, name: call.name });
-    if (call.buffered !== "") parts.push({ type: "tool_call_delta", index: call.index, argumentsDelta: call.buffered });
-    call.buffered = "";
   }
 
   function onTerminal(response: JsonObject, parts: IrStreamPart[]): void {
