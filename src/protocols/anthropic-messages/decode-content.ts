@@ -1,3 +1,4 @@
+import { splitToolResults } from "../shared/split-tool-results";
 import {
   IrDecodeError,
   type IrContentPart,
@@ -162,20 +163,12 @@ export function decodeAnthropicMessages(messages: unknown[], state: ContentDecod
       return;
     }
     if (!Array.isArray(content)) throw new IrDecodeError(`${path}.content must be a string or an array of content blocks`);
-    let pending: IrContentPart[] = [];
-    const flush = () => {
-      if (pending.length > 0) result.push({ role: irRole, content: pending });
-      pending = [];
-    };
+    const parts: IrContentPart[] = [];
     content.forEach((block, blockIndex) => {
       const part = decodeAnthropicBlock(block, `${path}.content[${blockIndex}]`, state);
-      if (part === undefined) return;
-      if (part.type === "tool_result") {
-        flush();
-        result.push({ role: "tool", content: [part] });
-      } else pending.push(part);
+      if (part !== undefined) parts.push(part);
     });
-    flush();
+    result.push(...splitToolResults(irRole, parts));
   });
   return result;
 }

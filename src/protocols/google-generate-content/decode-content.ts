@@ -1,3 +1,4 @@
+import { splitToolResults } from "../shared/split-tool-results";
 import { IrDecodeError, type IrContentPart, type IrMessage, type IrToolResultPart, type IrWarning } from "../../ir";
 import { isRecord, readString, type JsonObject } from "../shared/json-fields";
 
@@ -108,20 +109,8 @@ export function decodeGeminiContents(contents: unknown[], state: GeminiDecodeSta
     }
     if (!Array.isArray(content.parts)) throw new IrDecodeError(`${path}.parts must be an array`);
     const irRole = role === "model" ? "assistant" : "user";
-    let pending: IrContentPart[] = [];
-    const flush = () => {
-      if (pending.length > 0) messages.push({ role: irRole, content: pending });
-      pending = [];
-    };
-    content.parts.forEach((part, partIndex) => {
-      for (const decoded of decodePart(part, `${path}.parts[${partIndex}]`, messageIndex, partIndex, state)) {
-        if (decoded.type === "tool_result") {
-          flush();
-          messages.push({ role: "tool", content: [decoded] });
-        } else pending.push(decoded);
-      }
-    });
-    flush();
+    const parts = content.parts.flatMap((part, partIndex) => decodePart(part, `${path}.parts[${partIndex}]`, messageIndex, partIndex, state));
+    messages.push(...splitToolResults(irRole, parts));
   });
   return messages;
 }
