@@ -9,6 +9,7 @@ import {
   type IrWarning,
 } from "../../ir";
 import { isRecord, readBoolean, readString, type JsonObject } from "../shared/json-fields";
+import { toolResultFor } from "../shared/tool-result";
 
 /** Decoder state shared across one request: warnings, and tool names by tool_use id. */
 export interface ContentDecodeState {
@@ -95,9 +96,7 @@ function decodeToolResult(block: JsonObject, path: string, state: ContentDecodeS
     });
     output = items;
   } else throw new IrDecodeError(`${path}.content must be a string or an array of blocks`);
-  const part: IrToolResultPart = { type: "tool_result", callId, output };
-  const toolName = state.toolNames.get(callId);
-  if (toolName !== undefined) part.toolName = toolName;
+  const part = toolResultFor(callId, output, state.toolNames);
   if (readBoolean(block, "is_error", `${path}.is_error`) === true) part.isError = true;
   return part;
 }
