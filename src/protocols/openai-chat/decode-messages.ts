@@ -1,7 +1,7 @@
 import { IrDecodeError, type IrContentPart, type IrMessage, type IrTextPart, type IrWarning } from "../../ir";
-import { argumentsText, isRecord, optionalString, requireRecord } from "../openai-shared/read-fields";
+import { argumentsText, isRecord, optionalString, requiredString, requireRecord } from "../openai-shared/read-fields";
 import { carriedParts, toolResultFor } from "../shared/tool-result";
-import { decodeChatContent, decodeChatTextContent, requiredString } from "./decode-content-parts";
+import { decodeChatContent, decodeChatTextContent } from "./decode-content-parts";
 
 export interface DecodedChatMessages {
   system?: string;

@@ -1,6 +1,6 @@
 import { IrDecodeError, type IrContentPart, type IrMessage, type IrTextPart, type IrImagePart, type IrWarning } from "../../ir";
-import { argumentsText, isRecord, requireRecord } from "../openai-shared/read-fields";
-import { decodeResponsesContent, decodeResponsesText, stringField } from "./decode-input-content";
+import { argumentsText, isRecord, requiredString, requireRecord } from "../openai-shared/read-fields";
+import { decodeResponsesContent, decodeResponsesText } from "./decode-input-content";
 import { reasoningPart, reasoningTextOf } from "./reasoning-item-ref";
 import { carriedParts, toolResultFor } from "../shared/tool-result";
 
@@ -38,8 +38,8 @@ export function decodeResponsesInput(input: unknown, warnings: IrWarning[]): Dec
         decodeMessageItem(item, path, warnings, { systemTexts, messages, appendAssistant });
         return;
       case "function_call": {
-        const callId = stringField(item.call_id, `${path}.call_id`);
-        const name = stringField(item.name, `${path}.name`);
+        const callId = requiredString(item.call_id, `${path}.call_id`);
+        const name = requiredString(item.name, `${path}.name`);
         toolNames.set(callId, name);
         appendAssistant({ type: "tool_call", id: callId, name, arguments: argumentsText(item.arguments) });
         return;

@@ -26,6 +26,11 @@ export function readModel(body: JsonObject): string {
   return model;
 }
 
+export function requiredString(value: unknown, path: string): string {
+  if (typeof value !== "string") throw new IrDecodeError(`${path} must be a string`);
+  return value;
+}
+
 export function optionalString(value: unknown, path: string): string | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== "string") throw new IrDecodeError(`${path} must be a string`);
