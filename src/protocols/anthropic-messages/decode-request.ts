@@ -16,6 +16,7 @@ import {
   readNumber,
   readObject,
   readString,
+  requireString,
   readStringArray,
   type JsonObject,
 } from "../shared/json-fields";
@@ -60,8 +61,7 @@ function decodeTools(value: unknown, serverTools: JsonObject[]): IrTool[] {
       serverTools.push(tool);
       return;
     }
-    const name = readString(tool, "name", `${path}.name`);
-    if (name === undefined) throw new IrDecodeError(`${path}.name must be a string`);
+    const name = requireString(tool, "name", `${path}.name`);
     const schema = readObject(tool, "input_schema", `${path}.input_schema`);
     if (schema === undefined) throw new IrDecodeError(`${path}.input_schema must be an object`);
     const irTool: IrTool = { name, parameters: schema };

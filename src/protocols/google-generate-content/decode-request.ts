@@ -16,6 +16,7 @@ import {
   readNumber,
   readObject,
   readString,
+  requireString,
   readStringArray,
   setOwn,
   type JsonObject,
@@ -67,8 +68,7 @@ function decodeTools(value: unknown, serverTools: JsonObject[], warnings: IrWarn
     functionDeclarations.forEach((declaration, declarationIndex) => {
       const declarationPath = `${path}.functionDeclarations[${declarationIndex}]`;
       if (!isRecord(declaration)) throw new IrDecodeError(`${declarationPath} must be an object`);
-      const name = readString(declaration, "name", `${declarationPath}.name`);
-      if (name === undefined) throw new IrDecodeError(`${declarationPath}.name must be a string`);
+      const name = requireString(declaration, "name", `${declarationPath}.name`);
       const parameters = declarationParameters(declaration, declarationPath, warnings);
       for (const key of ["response", "responseJsonSchema"]) {
         if (declaration[key] === undefined) continue;

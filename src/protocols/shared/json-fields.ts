@@ -60,6 +60,13 @@ export function readString(body: JsonObject, key: string, path = key): string | 
   return value;
 }
 
+/** A string that must be present: absent or null is refused like a wrong type. */
+export function requireString(body: JsonObject, key: string, path = key): string {
+  const value = readString(body, key, path);
+  if (value === undefined) throw new IrDecodeError(`${path} must be a string`);
+  return value;
+}
+
 export function readBoolean(body: JsonObject, key: string, path = key): boolean | undefined {
   const value = body[key];
   if (value === undefined || value === null) return undefined;
