@@ -9,17 +9,7 @@ import {
   type IrToolChoice,
 } from "../../ir";
 import { decodeAnthropicMessages } from "./decode-content";
-import {
-  isRecord,
-  readBoolean,
-  readTokenCount,
-  readNumber,
-  readObject,
-  readString,
-  requireString,
-  readStringArray,
-  type JsonObject,
-} from "../shared/json-fields";
+import { isRecord, readBoolean, readTokenCount, readNumber, readObject, readString, requireString, readStringArray, type JsonObject } from "../shared/json-fields";
 
 /** Top-level fields mapped into the IR; everything else rides in `extras`. */
 const MAPPED_FIELDS = new Set([

@@ -9,18 +9,7 @@ import {
 } from "../../ir";
 import { decodeGeminiContents } from "./decode-content";
 import { decodeGeminiSchema } from "./decode-schema";
-import {
-  isRecord,
-  readInteger,
-  readTokenCount,
-  readNumber,
-  readObject,
-  readString,
-  requireString,
-  readStringArray,
-  setOwn,
-  type JsonObject,
-} from "../shared/json-fields";
+import { isRecord, readInteger, readTokenCount, readNumber, readObject, readString, requireString, readStringArray, setOwn, type JsonObject } from "../shared/json-fields";
 
 /** Top-level fields mapped into the IR; the rest (safetySettings, cachedContent, labels, …) rides in extras. */
 const MAPPED_FIELDS = new Set(["model", "models", "stream", "contents", "systemInstruction", "tools", "toolConfig", "generationConfig"]);
