@@ -8,6 +8,7 @@ import {
   type IrTool,
   type IrToolChoice,
 } from "../../ir";
+import { setParam } from "../shared/set-param";
 import { decodeAnthropicMessages } from "./decode-content";
 import { isRecord, readBoolean, readTokenCount, readNumber, readObject, readString, requireString, readStringArray, type JsonObject } from "../shared/json-fields";
 
@@ -106,16 +107,11 @@ export function decodeAnthropicRequest(value: unknown): Encoded<IrRequest> {
   decodeSystem(body.system, request);
 
   const params = request.params;
-  const maxTokens = readTokenCount(body, "max_tokens");
-  if (maxTokens !== undefined) params.maxTokens = maxTokens;
-  const temperature = readNumber(body, "temperature");
-  if (temperature !== undefined) params.temperature = temperature;
-  const topP = readNumber(body, "top_p");
-  if (topP !== undefined) params.topP = topP;
-  const topK = readTokenCount(body, "top_k", "top_k", 0);
-  if (topK !== undefined) params.topK = topK;
-  const stop = readStringArray(body, "stop_sequences");
-  if (stop !== undefined) params.stop = stop;
+  setParam(params, "maxTokens", readTokenCount(body, "max_tokens"));
+  setParam(params, "temperature", readNumber(body, "temperature"));
+  setParam(params, "topP", readNumber(body, "top_p"));
+  setParam(params, "topK", readTokenCount(body, "top_k", "top_k", 0));
+  setParam(params, "stop", readStringArray(body, "stop_sequences"));
 
   const extras: JsonObject = {};
   const serverTools: JsonObject[] = [];

@@ -7,6 +7,7 @@ import {
   type IrTool,
   type IrWarning,
 } from "../../ir";
+import { setParam } from "../shared/set-param";
 import { decodeGeminiContents } from "./decode-content";
 import { decodeGeminiSchema } from "./decode-schema";
 import { isRecord, readInteger, readTokenCount, readNumber, readObject, readString, requireString, readStringArray, setOwn, type JsonObject } from "../shared/json-fields";
@@ -123,22 +124,14 @@ function decodeGenerationConfig(config: JsonObject, request: IrRequest, extras: 
   const rest: JsonObject = {};
   for (const [key, value] of Object.entries(config)) if (!GENERATION_FIELDS.has(key)) setOwn(rest, key, value);
 
-  const temperature = readNumber(config, "temperature", path("temperature"));
-  if (temperature !== undefined) params.temperature = temperature;
-  const topP = readNumber(config, "topP", path("topP"));
-  if (topP !== undefined) params.topP = topP;
-  const topK = readTokenCount(config, "topK", path("topK"), 0);
-  if (topK !== undefined) params.topK = topK;
-  const maxTokens = readTokenCount(config, "maxOutputTokens", path("maxOutputTokens"));
-  if (maxTokens !== undefined) params.maxTokens = maxTokens;
-  const seed = readInteger(config, "seed", path("seed"));
-  if (seed !== undefined) params.seed = seed;
-  const presencePenalty = readNumber(config, "presencePenalty", path("presencePenalty"));
-  if (presencePenalty !== undefined) params.presencePenalty = presencePenalty;
-  const frequencyPenalty = readNumber(config, "frequencyPenalty", path("frequencyPenalty"));
-  if (frequencyPenalty !== undefined) params.frequencyPenalty = frequencyPenalty;
-  const stop = readStringArray(config, "stopSequences", path("stopSequences"));
-  if (stop !== undefined) params.stop = stop;
+  setParam(params, "temperature", readNumber(config, "temperature", path("temperature")));
+  setParam(params, "topP", readNumber(config, "topP", path("topP")));
+  setParam(params, "topK", readTokenCount(config, "topK", path("topK"), 0));
+  setParam(params, "maxTokens", readTokenCount(config, "maxOutputTokens", path("maxOutputTokens")));
+  setParam(params, "seed", readInteger(config, "seed", path("seed")));
+  setParam(params, "presencePenalty", readNumber(config, "presencePenalty", path("presencePenalty")));
+  setParam(params, "frequencyPenalty", readNumber(config, "frequencyPenalty", path("frequencyPenalty")));
+  setParam(params, "stop", readStringArray(config, "stopSequences", path("stopSequences")));
 
   const mimeType = readString(config, "responseMimeType", path("responseMimeType"));
   if (mimeType === "application/json") {

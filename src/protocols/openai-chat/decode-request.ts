@@ -14,6 +14,7 @@ import {
   readModel,
   type JsonObject,
 } from "../openai-shared/read-fields";
+import { setParam } from "../shared/set-param";
 import { decodeChatMessages } from "./decode-messages";
 
 /** Top-level fields this decoder maps into the IR; every other field rides in extras. */
@@ -72,18 +73,13 @@ function decodeParams(body: JsonObject): IrGenerationParams {
   if (maxTokens !== undefined && maxCompletionTokens !== undefined && maxTokens !== maxCompletionTokens) {
     throw new IrDecodeError("max_tokens and max_completion_tokens are both set but differ; send one of them");
   }
-  const limit = maxCompletionTokens ?? maxTokens;
-  if (limit !== undefined) params.maxTokens = limit;
-  assign(params, "temperature", optionalNumber(body.temperature, "temperature"));
-  assign(params, "topP", optionalNumber(body.top_p, "top_p"));
-  assign(params, "stop", optionalStopSequences(body.stop, "stop"));
-  assign(params, "seed", optionalInteger(body.seed, "seed"));
-  assign(params, "presencePenalty", optionalNumber(body.presence_penalty, "presence_penalty"));
-  assign(params, "frequencyPenalty", optionalNumber(body.frequency_penalty, "frequency_penalty"));
-  assign(params, "reasoningEffort", optionalReasoningEffort(body.reasoning_effort, "reasoning_effort"));
+  setParam(params, "maxTokens", maxCompletionTokens ?? maxTokens);
+  setParam(params, "temperature", optionalNumber(body.temperature, "temperature"));
+  setParam(params, "topP", optionalNumber(body.top_p, "top_p"));
+  setParam(params, "stop", optionalStopSequences(body.stop, "stop"));
+  setParam(params, "seed", optionalInteger(body.seed, "seed"));
+  setParam(params, "presencePenalty", optionalNumber(body.presence_penalty, "presence_penalty"));
+  setParam(params, "frequencyPenalty", optionalNumber(body.frequency_penalty, "frequency_penalty"));
+  setParam(params, "reasoningEffort", optionalReasoningEffort(body.reasoning_effort, "reasoning_effort"));
   return params;
-}
-
-function assign<K extends keyof IrGenerationParams>(params: IrGenerationParams, key: K, value: IrGenerationParams[K] | undefined): void {
-  if (value !== undefined) params[key] = value;
 }

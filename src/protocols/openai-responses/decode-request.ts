@@ -13,6 +13,7 @@ import {
   readModel,
   type JsonObject,
 } from "../openai-shared/read-fields";
+import { setParam } from "../shared/set-param";
 import { decodeResponsesInput } from "./decode-input-items";
 
 const MAPPED = new Set([
@@ -67,13 +68,9 @@ export function decodeResponsesRequest(body: unknown): Encoded<IrRequest> {
 
 function decodeParams(body: JsonObject, extraFields: JsonObject): IrGenerationParams {
   const params: IrGenerationParams = {};
-  const maxTokens = optionalTokenLimit(body.max_output_tokens, "max_output_tokens");
-  if (maxTokens !== undefined) params.maxTokens = maxTokens;
-  const temperature = optionalNumber(body.temperature, "temperature");
-  if (temperature !== undefined) params.temperature = temperature;
-  const topP = optionalNumber(body.top_p, "top_p");
-  if (topP !== undefined) params.topP = topP;
-  const effort = optionalReasoningEffort(readPartlyMapped(body, "reasoning", "effort", extraFields), "reasoning.effort");
-  if (effort !== undefined) params.reasoningEffort = effort;
+  setParam(params, "maxTokens", optionalTokenLimit(body.max_output_tokens, "max_output_tokens"));
+  setParam(params, "temperature", optionalNumber(body.temperature, "temperature"));
+  setParam(params, "topP", optionalNumber(body.top_p, "top_p"));
+  setParam(params, "reasoningEffort", optionalReasoningEffort(readPartlyMapped(body, "reasoning", "effort", extraFields), "reasoning.effort"));
   return params;
 }
