@@ -1,9 +1,8 @@
-import { UsageError } from "../cli-error";
 import type { Command } from "../command";
 import { formatMicroUsd, formatTimestamp } from "../format-table";
 import { withQuery } from "../http-client";
 import { printListing } from "../output";
-import { optionValue } from "../parse-args";
+import { integerOption } from "../parse-args";
 import { Session } from "../session";
 
 interface RequestRecord {
@@ -20,8 +19,6 @@ interface RequestRecord {
   streamed?: boolean | null;
 }
 
-const POSITIVE_INTEGER = /^[0-9]+$/;
-
 export const requestsCommand: Command = {
   path: ["requests"],
   summary: "the namespace's latest requests, newest first (metadata only)",
@@ -32,15 +29,10 @@ export const requestsCommand: Command = {
     { name: "offset", value: "<n>", description: "skip this many of the newest (default 0)" },
   ],
   async run(context) {
-    const page: Record<string, string | undefined> = {};
-    for (const name of ["limit", "offset"]) {
-      const value = optionValue(context.args, name);
-      if (value === undefined) continue;
-      if (!POSITIVE_INTEGER.test(value) || (name === "limit" && (Number(value) < 1 || Number(value) > 100))) {
-        throw new UsageError(`--${name} must be ${name === "limit" ? "an integer from 1 to 100" : "an integer ≥ 0"}`, context.usage);
-      }
-      page[name] = value;
-    }
+    const page = {
+      limit: integerOption(context.args, "limit", context.usage, 1, 100),
+      offset: integerOption(context.args, "offset", context.usage, 0),
+    };
     const session = Session.open(context.env);
     printListing<RequestRecord>(context, await session.call("GET", session.namespacePath(withQuery("/requests", page))), {
       empty: "No requests.",
