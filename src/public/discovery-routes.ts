@@ -2,7 +2,8 @@ import { Elysia } from "elysia";
 import type { Services } from "../services";
 import type { CatalogEndpoint, CatalogModel, CatalogProvider } from "../providers/catalog";
 import { providerRequestWindow, type ProviderWindowRow } from "../db/queries/stats";
-import { groupMetrics, round4, roundMs, type GroupMetrics } from "./endpoint-metrics";
+import type { EndpointStatsSnapshot } from "../routing/endpoint-stats";
+import { groupMetrics, round4, roundMs } from "./endpoint-metrics";
 import { cheapestEndpoint, pricingBody, type PricingBody } from "./model-pricing";
 
 /**
@@ -94,7 +95,7 @@ function matches(model: CatalogModel, filters: ModelFilters): boolean {
   return true;
 }
 
-function modelMetrics(metrics: GroupMetrics, windowSeconds: number): ModelMetricsBody {
+function modelMetrics(metrics: EndpointStatsSnapshot, windowSeconds: number): ModelMetricsBody {
   return {
     window_seconds: windowSeconds,
     request_count: metrics.requestCount,

@@ -4,19 +4,10 @@ import type { CatalogEndpoint } from "../providers/catalog";
 /**
  * Live figures for a group of endpoints (a model's providers, or a provider's models)
  * from the per-process endpoint telemetry (services.endpointStats: rolling window,
- * attempts of every outcome). Each instance reports what it routed itself.
+ * attempts of every outcome). Each instance reports what it routed itself. A group's
+ * figures have the shape of one endpoint's snapshot: they are its figures combined.
  */
-export interface GroupMetrics {
-  requestCount: number;
-  successCount: number;
-  /** success / attempts; 0 when there were none. */
-  successRate: number;
-  p50LatencyMs: number | undefined;
-  p50TtftMs: number | undefined;
-  outputTokensPerSecond: number | undefined;
-}
-
-export function groupMetrics(stats: EndpointStats, endpoints: readonly CatalogEndpoint[]): GroupMetrics {
+export function groupMetrics(stats: EndpointStats, endpoints: readonly CatalogEndpoint[]): EndpointStatsSnapshot {
   return combineSnapshots(endpoints.map((endpoint) => stats.snapshot(endpoint.key)));
 }
 
@@ -25,7 +16,7 @@ export function groupMetrics(stats: EndpointStats, endpoints: readonly CatalogEn
  * group's value is the median of the endpoints' medians weighted by their successful
  * attempts (the samples behind them) — exact for a single endpoint.
  */
-export function combineSnapshots(snapshots: readonly EndpointStatsSnapshot[]): GroupMetrics {
+export function combineSnapshots(snapshots: readonly EndpointStatsSnapshot[]): EndpointStatsSnapshot {
   let requestCount = 0;
   let successCount = 0;
   for (const snapshot of snapshots) {

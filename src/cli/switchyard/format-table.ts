@@ -43,6 +43,11 @@ export function formatMicroUsd(microUsd: number | null | undefined): string {
   return `${sign}$${dollars.toLocaleString("en-US")}.${fraction}`;
 }
 
+/** A policy's or preset's state: "enabled", or "disabled" and since when. */
+export function formatEnabledState(disabledAt: string | null): string {
+  return disabledAt ? `disabled ${formatTimestamp(disabledAt)}` : "enabled";
+}
+
 /** An RFC 3339 timestamp shortened to the second, in UTC: "2026-11-23 23:41:07Z". */
 export function formatTimestamp(value: string | null | undefined): string {
   if (!value) return "-";

@@ -95,3 +95,10 @@ export function oauthErrorCode(response: HttpResponse): string | undefined {
   const body = response.body as { error?: unknown } | undefined;
   return body && typeof body === "object" && typeof body.error === "string" ? body.error : undefined;
 }
+
+/** `path` with the parameters that are set as its query string; the bare path when none is. */
+export function withQuery(path: string, parameters: Record<string, string | undefined>): string {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(parameters)) if (value !== undefined) query.set(name, value);
+  return query.size > 0 ? `${path}?${query}` : path;
+}

@@ -88,3 +88,17 @@ export function parseArgs(argv: string[], options: OptionSpec[], argumentsSpec: 
 export function optionValue(args: ParsedArgs, name: string): string | undefined {
   return args.values.get(name)?.at(-1);
 }
+
+/**
+ * The value of a whole-number option, kept as the digits given (they go on into a query
+ * string), or undefined when absent; anything else, or a number outside [min, max], is a
+ * usage error.
+ */
+export function integerOption(args: ParsedArgs, name: string, usage: string, min: number, max?: number): string | undefined {
+  const value = optionValue(args, name);
+  if (value === undefined) return undefined;
+  if (!/^[0-9]+$/.test(value) || Number(value) < min || (max !== undefined && Number(value) > max)) {
+    throw new UsageError(`--${name} must be ${max === undefined ? `an integer ≥ ${min}` : `an integer from ${min} to ${max}`}`, usage);
+  }
+  return value;
+}

@@ -1,3 +1,4 @@
+import { splitToolResults } from "../shared/split-tool-results";
 import {
   IrDecodeError,
   type IrContentPart,
@@ -7,7 +8,8 @@ import {
   type IrToolResultPart,
   type IrWarning,
 } from "../../ir";
-import { isRecord, readBoolean, readString, type JsonObject } from "../shared/json-fields";
+import { isRecord, readBoolean, readString, requireString, type JsonObject } from "../shared/json-fields";
+import { toolResultFor } from "../shared/tool-result";
 
 /** Decoder state shared across one request: warnings, and tool names by tool_use id. */
 export interface ContentDecodeState {
@@ -39,13 +41,11 @@ function decodeImage(block: JsonObject, path: string, state: ContentDecodeState)
   const source = readSource(block, path);
   if (source.type === "base64") {
     const mediaType = readString(source, "media_type", `${path}.source.media_type`);
-    const data = readString(source, "data", `${path}.source.data`);
-    if (data === undefined) throw new IrDecodeError(`${path}.source.data must be a string`);
+    const data = requireString(source, "data", `${path}.source.data`);
     return mediaType === undefined ? { type: "image", data } : { type: "image", mediaType, data };
   }
   if (source.type === "url") {
-    const url = readString(source, "url", `${path}.source.url`);
-    if (url === undefined) throw new IrDecodeError(`${path}.source.url must be a string`);
+    const url = requireString(source, "url", `${path}.source.url`);
     return { type: "image", url };
   }
   return skipped(state, path, `image source type "${source.type}" is not portable and was skipped`);
@@ -57,8 +57,7 @@ function decodeDocument(block: JsonObject, path: string, state: ContentDecodeSta
   const title = readString(block, "title", `${path}.title`);
   const named = title === undefined ? {} : { filename: title };
   if (source.type === "base64" || source.type === "text") {
-    const data = readString(source, "data", `${path}.source.data`);
-    if (data === undefined) throw new IrDecodeError(`${path}.source.data must be a string`);
+    const data = requireString(source, "data", `${path}.source.data`);
     if (source.type === "text") {
       // The IR carries file bytes as base64, so plain text is encoded here and decoded by the encoder.
       return { type: "file", mediaType: "text/plain", data: Buffer.from(data, "utf8").toString("base64"), ...named };
@@ -67,16 +66,14 @@ function decodeDocument(block: JsonObject, path: string, state: ContentDecodeSta
     return { type: "file", mediaType, data, ...named };
   }
   if (source.type === "url") {
-    const url = readString(source, "url", `${path}.source.url`);
-    if (url === undefined) throw new IrDecodeError(`${path}.source.url must be a string`);
+    const url = requireString(source, "url", `${path}.source.url`);
     return { type: "file", mediaType: "application/pdf", url, ...named };
   }
   return skipped(state, path, `document source type "${source.type}" is not portable and was skipped`);
 }
 
 function decodeToolResult(block: JsonObject, path: string, state: ContentDecodeState): IrToolResultPart {
-  const callId = readString(block, "tool_use_id", `${path}.tool_use_id`);
-  if (callId === undefined) throw new IrDecodeError(`${path}.tool_use_id must be a string`);
+  const callId = requireString(block, "tool_use_id", `${path}.tool_use_id`);
   const content = block.content;
   let output: IrToolResultPart["output"];
   if (content === undefined || content === null) output = "";
@@ -94,9 +91,7 @@ function decodeToolResult(block: JsonObject, path: string, state: ContentDecodeS
     });
     output = items;
   } else throw new IrDecodeError(`${path}.content must be a string or an array of blocks`);
-  const part: IrToolResultPart = { type: "tool_result", callId, output };
-  const toolName = state.toolNames.get(callId);
-  if (toolName !== undefined) part.toolName = toolName;
+  const part = toolResultFor(callId, output, state.toolNames);
   if (readBoolean(block, "is_error", `${path}.is_error`) === true) part.isError = true;
   return part;
 }
@@ -162,20 +157,12 @@ export function decodeAnthropicMessages(messages: unknown[], state: ContentDecod
       return;
     }
     if (!Array.isArray(content)) throw new IrDecodeError(`${path}.content must be a string or an array of content blocks`);
-    let pending: IrContentPart[] = [];
-    const flush = () => {
-      if (pending.length > 0) result.push({ role: irRole, content: pending });
-      pending = [];
-    };
+    const parts: IrContentPart[] = [];
     content.forEach((block, blockIndex) => {
       const part = decodeAnthropicBlock(block, `${path}.content[${blockIndex}]`, state);
-      if (part === undefined) return;
-      if (part.type === "tool_result") {
-        flush();
-        result.push({ role: "tool", content: [part] });
-      } else pending.push(part);
+      if (part !== undefined) parts.push(part);
     });
-    flush();
+    result.push(...splitToolResults(irRole, parts));
   });
   return result;
 }

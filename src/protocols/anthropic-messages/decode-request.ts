@@ -1,4 +1,4 @@
-import { readFallbackModels } from "../shared/fallback-models";
+import { decodeRequestHead, finishRequest } from "../shared/decode-request-head";
 import {
   IrDecodeError,
   type Encoded,
@@ -7,20 +7,10 @@ import {
   type IrResponseFormat,
   type IrTool,
   type IrToolChoice,
-  type IrWarning,
 } from "../../ir";
+import { setParam } from "../shared/set-param";
 import { decodeAnthropicMessages } from "./decode-content";
-import {
-  isRecord,
-  readBoolean,
-  readTokenCount,
-  readNumber,
-  readObject,
-  readString,
-  readStringArray,
-  setOwn,
-  type JsonObject,
-} from "../shared/json-fields";
+import { isRecord, readBoolean, readTokenCount, readNumber, readObject, readString, requireString, readStringArray, type JsonObject } from "../shared/json-fields";
 
 /** Top-level fields mapped into the IR; everything else rides in `extras`. */
 const MAPPED_FIELDS = new Set([
@@ -62,8 +52,7 @@ function decodeTools(value: unknown, serverTools: JsonObject[]): IrTool[] {
       serverTools.push(tool);
       return;
     }
-    const name = readString(tool, "name", `${path}.name`);
-    if (name === undefined) throw new IrDecodeError(`${path}.name must be a string`);
+    const name = requireString(tool, "name", `${path}.name`);
     const schema = readObject(tool, "input_schema", `${path}.input_schema`);
     if (schema === undefined) throw new IrDecodeError(`${path}.input_schema must be an object`);
     const irTool: IrTool = { name, parameters: schema };
@@ -111,34 +100,18 @@ function decodeOutputFormat(format: JsonObject, path: string): IrResponseFormat 
 }
 
 /** Anthropic Messages request body -> IR. */
-export function decodeAnthropicRequest(body: unknown): Encoded<IrRequest> {
-  if (!isRecord(body)) throw new IrDecodeError("request body must be a JSON object");
-  const model = body.model;
-  if (typeof model !== "string" || model === "") throw new IrDecodeError("model is required and must be a string");
-  if (!Array.isArray(body.messages)) throw new IrDecodeError("messages must be an array");
-
-  const warnings: IrWarning[] = [];
-  const request: IrRequest = {
-    model,
-    messages: decodeAnthropicMessages(body.messages, { warnings, toolNames: new Map() }),
-    params: {},
-    stream: readBoolean(body, "stream") ?? false,
-  };
-  const models = readFallbackModels(body.models);
-  if (models !== undefined) request.models = models;
+export function decodeAnthropicRequest(value: unknown): Encoded<IrRequest> {
+  const { body, request, warnings } = decodeRequestHead(value, "messages", (turns, warnings) =>
+    decodeAnthropicMessages(turns, { warnings, toolNames: new Map() }),
+  );
   decodeSystem(body.system, request);
 
   const params = request.params;
-  const maxTokens = readTokenCount(body, "max_tokens");
-  if (maxTokens !== undefined) params.maxTokens = maxTokens;
-  const temperature = readNumber(body, "temperature");
-  if (temperature !== undefined) params.temperature = temperature;
-  const topP = readNumber(body, "top_p");
-  if (topP !== undefined) params.topP = topP;
-  const topK = readTokenCount(body, "top_k", "top_k", 0);
-  if (topK !== undefined) params.topK = topK;
-  const stop = readStringArray(body, "stop_sequences");
-  if (stop !== undefined) params.stop = stop;
+  setParam(params, "maxTokens", readTokenCount(body, "max_tokens"));
+  setParam(params, "temperature", readNumber(body, "temperature"));
+  setParam(params, "topP", readNumber(body, "top_p"));
+  setParam(params, "topK", readTokenCount(body, "top_k", "top_k", 0));
+  setParam(params, "stop", readStringArray(body, "stop_sequences"));
 
   const extras: JsonObject = {};
   const serverTools: JsonObject[] = [];
@@ -170,7 +143,5 @@ export function decodeAnthropicRequest(body: unknown): Encoded<IrRequest> {
     params.reasoningEffort = effort as IrReasoningEffort;
   }
 
-  for (const [key, value] of Object.entries(body)) if (!MAPPED_FIELDS.has(key)) setOwn(extras, key, value);
-  if (Object.keys(extras).length > 0) request.extras = { protocol: "anthropic-messages", fields: extras };
-  return { value: request, warnings };
+  return finishRequest(body, MAPPED_FIELDS, extras, { request, warnings, protocol: "anthropic-messages" });
 }

@@ -1,5 +1,5 @@
-import { irError, type IrStreamPart, type StreamDecoder } from "../../ir";
-import { parseJsonWithinDepth } from "../shared/json-depth";
+import { type IrStreamPart, type StreamDecoder } from "../../ir";
+import { invalidStream, parseStreamFrame } from "../shared/stream-frame";
 import type { SseEvent } from "../sse";
 import { convertAnthropicUsage, mergeAnthropicUsage } from "./convert-usage";
 import { decodeAnthropicError } from "./error";
@@ -124,13 +124,12 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
   return {
     push(event: SseEvent): IrStreamPart[] {
       if (failed) return [];
-      let data: unknown;
-      try {
-        data = parseJsonWithinDepth(event.data);
-      } catch {
+      const frame = parseStreamFrame(event.data, "upstream sent a malformed stream event");
+      if (!frame.ok) {
         failed = true;
-        return [{ type: "error", error: irError("upstream_invalid_response", "upstream sent a malformed stream event") }];
+        return frame.parts;
       }
+      const data = frame.value;
       if (!isRecord(data)) return [];
       const parts: IrStreamPart[] = [];
       // The payload's `type` is authoritative; the `event:` line is the fallback.
@@ -140,7 +139,7 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
     end(): IrStreamPart[] {
       if (finished || failed) return [];
       failed = true;
-      return [{ type: "error", error: irError("upstream_invalid_response", "stream ended early") }];
+      return invalidStream("stream ended early");
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { IrContentPart, IrImagePart, IrMessage, IrTextPart, IrToolResultPart, IrWarning } from "../../ir";
-import { parseArgumentsObject } from "../shared/json-fields";
+import { splitDataUrl } from "../shared/data-url";
+import { replayedArguments } from "../shared/json-fields";
 import type {
   AnthropicContentBlock,
   AnthropicImageBlock,
@@ -14,15 +15,6 @@ function sniffImageType(base64: string): string {
   if (base64.startsWith("R0lGOD")) return "image/gif";
   if (base64.startsWith("UklGR")) return "image/webp";
   return "image/png";
-}
-
-/** Splits `data:<media>;base64,<payload>` without a regex. */
-function splitDataUrl(url: string): { mediaType: string; data: string } | undefined {
-  if (!url.startsWith("data:")) return undefined;
-  const comma = url.indexOf(",");
-  const header = url.slice(5, comma);
-  if (comma === -1 || !header.endsWith(";base64")) return undefined;
-  return { mediaType: header.slice(0, -7), data: url.slice(comma + 1) };
 }
 
 function encodeImage(part: IrImagePart): AnthropicImageBlock | undefined {
@@ -94,14 +86,8 @@ function encodePart(part: IrContentPart, path: string, warnings: IrWarning[]): A
       warnings.push({ code: "dropped_content", field: path, message: "reasoning without an Anthropic signature cannot be sent to Anthropic" });
       return undefined;
     }
-    case "tool_call": {
-      let input = parseArgumentsObject(part.arguments);
-      if (input === undefined) {
-        warnings.push({ code: "invalid_tool_arguments", field: path, message: `tool call ${part.id} arguments are not a JSON object; sent as {}` });
-        input = {};
-      }
-      return { type: "tool_use", id: part.id, name: part.name, input };
-    }
+    case "tool_call":
+      return { type: "tool_use", id: part.id, name: part.name, input: replayedArguments(part, path, warnings) };
     case "tool_result":
       return encodeToolResult(part);
   }

@@ -1,5 +1,6 @@
+import { splitToolResults } from "../shared/split-tool-results";
 import { IrDecodeError, type IrContentPart, type IrMessage, type IrToolResultPart, type IrWarning } from "../../ir";
-import { isRecord, readString, type JsonObject } from "../shared/json-fields";
+import { isRecord, readString, requireString, type JsonObject } from "../shared/json-fields";
 
 /** Per-request decoder state: warnings, and synthesised call ids awaiting their functionResponse. */
 export interface GeminiDecodeState {
@@ -56,16 +57,14 @@ function decodePart(part: unknown, path: string, messageIndex: number, partIndex
     return [mediaType.startsWith("image/") ? { type: "image", mediaType, data } : { type: "file", mediaType, data }];
   }
   if (isRecord(part.fileData)) {
-    const url = readString(part.fileData, "fileUri", `${path}.fileData.fileUri`);
-    if (url === undefined) throw new IrDecodeError(`${path}.fileData.fileUri must be a string`);
+    const url = requireString(part.fileData, "fileUri", `${path}.fileData.fileUri`);
     const mediaType = readString(part.fileData, "mimeType", `${path}.fileData.mimeType`);
     const type = mediaType?.startsWith("image/") === true ? "image" : "file";
     return [mediaType === undefined ? { type, url } : { type, url, mediaType }];
   }
   if (isRecord(part.functionCall)) {
     const call = part.functionCall;
-    const name = readString(call, "name", `${path}.functionCall.name`);
-    if (name === undefined) throw new IrDecodeError(`${path}.functionCall.name must be a string`);
+    const name = requireString(call, "name", `${path}.functionCall.name`);
     const args = call.args ?? {};
     if (!isRecord(args)) throw new IrDecodeError(`${path}.functionCall.args must be an object`);
     const id = readString(call, "id", `${path}.functionCall.id`) ?? syntheticCallId(messageIndex, partIndex);
@@ -76,8 +75,7 @@ function decodePart(part: unknown, path: string, messageIndex: number, partIndex
   }
   if (isRecord(part.functionResponse)) {
     const response = part.functionResponse;
-    const name = readString(response, "name", `${path}.functionResponse.name`);
-    if (name === undefined) throw new IrDecodeError(`${path}.functionResponse.name must be a string`);
+    const name = requireString(response, "name", `${path}.functionResponse.name`);
     const output = response.response ?? {};
     if (!isRecord(output)) throw new IrDecodeError(`${path}.functionResponse.response must be an object`);
     // Match the oldest unanswered call of that name, so the result points at its synthesised id;
@@ -108,20 +106,8 @@ export function decodeGeminiContents(contents: unknown[], state: GeminiDecodeSta
     }
     if (!Array.isArray(content.parts)) throw new IrDecodeError(`${path}.parts must be an array`);
     const irRole = role === "model" ? "assistant" : "user";
-    let pending: IrContentPart[] = [];
-    const flush = () => {
-      if (pending.length > 0) messages.push({ role: irRole, content: pending });
-      pending = [];
-    };
-    content.parts.forEach((part, partIndex) => {
-      for (const decoded of decodePart(part, `${path}.parts[${partIndex}]`, messageIndex, partIndex, state)) {
-        if (decoded.type === "tool_result") {
-          flush();
-          messages.push({ role: "tool", content: [decoded] });
-        } else pending.push(decoded);
-      }
-    });
-    flush();
+    const parts = content.parts.flatMap((part, partIndex) => decodePart(part, `${path}.parts[${partIndex}]`, messageIndex, partIndex, state));
+    messages.push(...splitToolResults(irRole, parts));
   });
   return messages;
 }

@@ -1,4 +1,4 @@
-import { readFallbackModels } from "../shared/fallback-models";
+import { decodeRequestHead, finishRequest } from "../shared/decode-request-head";
 import {
   IrDecodeError,
   type Encoded,
@@ -7,20 +7,10 @@ import {
   type IrTool,
   type IrWarning,
 } from "../../ir";
+import { setParam } from "../shared/set-param";
 import { decodeGeminiContents } from "./decode-content";
 import { decodeGeminiSchema } from "./decode-schema";
-import {
-  isRecord,
-  readBoolean,
-  readInteger,
-  readTokenCount,
-  readNumber,
-  readObject,
-  readString,
-  readStringArray,
-  setOwn,
-  type JsonObject,
-} from "../shared/json-fields";
+import { isRecord, readInteger, readTokenCount, readNumber, readObject, readString, requireString, readStringArray, setOwn, type JsonObject } from "../shared/json-fields";
 
 /** Top-level fields mapped into the IR; the rest (safetySettings, cachedContent, labels, …) rides in extras. */
 const MAPPED_FIELDS = new Set(["model", "models", "stream", "contents", "systemInstruction", "tools", "toolConfig", "generationConfig"]);
@@ -68,8 +58,7 @@ function decodeTools(value: unknown, serverTools: JsonObject[], warnings: IrWarn
     functionDeclarations.forEach((declaration, declarationIndex) => {
       const declarationPath = `${path}.functionDeclarations[${declarationIndex}]`;
       if (!isRecord(declaration)) throw new IrDecodeError(`${declarationPath} must be an object`);
-      const name = readString(declaration, "name", `${declarationPath}.name`);
-      if (name === undefined) throw new IrDecodeError(`${declarationPath}.name must be a string`);
+      const name = requireString(declaration, "name", `${declarationPath}.name`);
       const parameters = declarationParameters(declaration, declarationPath, warnings);
       for (const key of ["response", "responseJsonSchema"]) {
         if (declaration[key] === undefined) continue;
@@ -135,22 +124,14 @@ function decodeGenerationConfig(config: JsonObject, request: IrRequest, extras: 
   const rest: JsonObject = {};
   for (const [key, value] of Object.entries(config)) if (!GENERATION_FIELDS.has(key)) setOwn(rest, key, value);
 
-  const temperature = readNumber(config, "temperature", path("temperature"));
-  if (temperature !== undefined) params.temperature = temperature;
-  const topP = readNumber(config, "topP", path("topP"));
-  if (topP !== undefined) params.topP = topP;
-  const topK = readTokenCount(config, "topK", path("topK"), 0);
-  if (topK !== undefined) params.topK = topK;
-  const maxTokens = readTokenCount(config, "maxOutputTokens", path("maxOutputTokens"));
-  if (maxTokens !== undefined) params.maxTokens = maxTokens;
-  const seed = readInteger(config, "seed", path("seed"));
-  if (seed !== undefined) params.seed = seed;
-  const presencePenalty = readNumber(config, "presencePenalty", path("presencePenalty"));
-  if (presencePenalty !== undefined) params.presencePenalty = presencePenalty;
-  const frequencyPenalty = readNumber(config, "frequencyPenalty", path("frequencyPenalty"));
-  if (frequencyPenalty !== undefined) params.frequencyPenalty = frequencyPenalty;
-  const stop = readStringArray(config, "stopSequences", path("stopSequences"));
-  if (stop !== undefined) params.stop = stop;
+  setParam(params, "temperature", readNumber(config, "temperature", path("temperature")));
+  setParam(params, "topP", readNumber(config, "topP", path("topP")));
+  setParam(params, "topK", readTokenCount(config, "topK", path("topK"), 0));
+  setParam(params, "maxTokens", readTokenCount(config, "maxOutputTokens", path("maxOutputTokens")));
+  setParam(params, "seed", readInteger(config, "seed", path("seed")));
+  setParam(params, "presencePenalty", readNumber(config, "presencePenalty", path("presencePenalty")));
+  setParam(params, "frequencyPenalty", readNumber(config, "frequencyPenalty", path("frequencyPenalty")));
+  setParam(params, "stop", readStringArray(config, "stopSequences", path("stopSequences")));
 
   const mimeType = readString(config, "responseMimeType", path("responseMimeType"));
   if (mimeType === "application/json") {
@@ -176,21 +157,10 @@ function decodeGenerationConfig(config: JsonObject, request: IrRequest, extras: 
 }
 
 /** Gemini generateContent body (`model` and `stream` injected by the HTTP layer) -> IR. */
-export function decodeGeminiRequest(body: unknown): Encoded<IrRequest> {
-  if (!isRecord(body)) throw new IrDecodeError("request body must be a JSON object");
-  const model = body.model;
-  if (typeof model !== "string" || model === "") throw new IrDecodeError("model is required and must be a string");
-  if (!Array.isArray(body.contents)) throw new IrDecodeError("contents must be an array");
-
-  const warnings: IrWarning[] = [];
-  const request: IrRequest = {
-    model,
-    messages: decodeGeminiContents(body.contents, { warnings, openCalls: new Map() }),
-    params: {},
-    stream: readBoolean(body, "stream") ?? false,
-  };
-  const models = readFallbackModels(body.models);
-  if (models !== undefined) request.models = models;
+export function decodeGeminiRequest(value: unknown): Encoded<IrRequest> {
+  const { body, request, warnings } = decodeRequestHead(value, "contents", (turns, warnings) =>
+    decodeGeminiContents(turns, { warnings, openCalls: new Map() }),
+  );
   decodeSystemInstruction(body.systemInstruction, request, warnings);
 
   const extras: JsonObject = {};
@@ -205,7 +175,5 @@ export function decodeGeminiRequest(body: unknown): Encoded<IrRequest> {
   const generationConfig = readObject(body, "generationConfig");
   if (generationConfig !== undefined) decodeGenerationConfig(generationConfig, request, extras, warnings);
 
-  for (const [key, value] of Object.entries(body)) if (!MAPPED_FIELDS.has(key)) setOwn(extras, key, value);
-  if (Object.keys(extras).length > 0) request.extras = { protocol: "google-generate-content", fields: extras };
-  return { value: request, warnings };
+  return finishRequest(body, MAPPED_FIELDS, extras, { request, warnings, protocol: "google-generate-content" });
 }

@@ -1,5 +1,5 @@
-import { irError, type IrStreamPart, type StreamDecoder } from "../../ir";
-import { parseJsonWithinDepth } from "../shared/json-depth";
+import { type IrStreamPart, type StreamDecoder } from "../../ir";
+import { invalidStream, parseStreamFrame } from "../shared/stream-frame";
 import type { SseEvent } from "../sse";
 import { convertGeminiUsage } from "./convert-usage";
 import { decodeGeminiResponsePart, promptBlockFinish } from "./decode-response";
@@ -69,13 +69,12 @@ export function createGeminiStreamDecoder(): StreamDecoder {
   return {
     push(event: SseEvent): IrStreamPart[] {
       if (failed || event.data === "[DONE]") return [];
-      let data: unknown;
-      try {
-        data = parseJsonWithinDepth(event.data);
-      } catch {
+      const frame = parseStreamFrame(event.data, "upstream sent a malformed stream chunk");
+      if (!frame.ok) {
         failed = true;
-        return [{ type: "error", error: irError("upstream_invalid_response", "upstream sent a malformed stream chunk") }];
+        return frame.parts;
       }
+      const data = frame.value;
       const parts: IrStreamPart[] = [];
       // Some gateways wrap the chunk in a one-element array (the non-SSE JSON array form).
       const chunk = Array.isArray(data) ? data[0] : data;
@@ -85,7 +84,7 @@ export function createGeminiStreamDecoder(): StreamDecoder {
     end(): IrStreamPart[] {
       if (finished || failed) return [];
       failed = true;
-      return [{ type: "error", error: irError("upstream_invalid_response", "stream ended early") }];
+      return invalidStream("stream ended early");
     },
   };
 }

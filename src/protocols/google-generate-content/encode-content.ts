@@ -1,16 +1,8 @@
 import type { IrContentPart, IrImagePart, IrFilePart, IrMessage, IrToolResultPart, IrWarning } from "../../ir";
-import { isRecord, parseArgumentsObject, type JsonObject } from "../shared/json-fields";
+import { splitDataUrl } from "../shared/data-url";
+import { isRecord, replayedArguments, type JsonObject } from "../shared/json-fields";
 import { parseJsonWithinDepth } from "../shared/json-depth";
 import type { GeminiContent, GeminiPart } from "./wire-types";
-
-/** Splits `data:<media>;base64,<payload>` without a regex. */
-function splitDataUrl(url: string): { mediaType: string; data: string } | undefined {
-  if (!url.startsWith("data:")) return undefined;
-  const comma = url.indexOf(",");
-  const header = url.slice(5, comma);
-  if (comma === -1 || !header.endsWith(";base64")) return undefined;
-  return { mediaType: header.slice(0, -7), data: url.slice(comma + 1) };
-}
 
 function encodeMedia(part: IrImagePart | IrFilePart): GeminiPart | undefined {
   const fallbackType = part.type === "image" ? "image/png" : "application/octet-stream";
@@ -63,12 +55,7 @@ function encodePart(part: IrContentPart, path: string, warnings: IrWarning[]): G
       warnings.push({ code: "dropped_content", field: path, message: "reasoning without a Gemini thought signature is not replayed to Gemini" });
       return undefined;
     case "tool_call": {
-      let args = parseArgumentsObject(part.arguments);
-      if (args === undefined) {
-        warnings.push({ code: "invalid_tool_arguments", field: path, message: `tool call ${part.id} arguments are not a JSON object; sent as {}` });
-        args = {};
-      }
-      const encoded: GeminiPart = { functionCall: { name: part.name, args } };
+      const encoded: GeminiPart = { functionCall: { name: part.name, args: replayedArguments(part, path, warnings) } };
       if (part.signature !== undefined) encoded.thoughtSignature = part.signature;
       return encoded;
     }

@@ -1,6 +1,7 @@
 import { IrDecodeError, type IrContentPart, type IrMessage, type IrTextPart, type IrWarning } from "../../ir";
-import { argumentsText, isRecord, optionalString, requireRecord } from "../openai-shared/read-fields";
-import { decodeChatContent, decodeChatTextContent, requiredString } from "./decode-content-parts";
+import { argumentsText, isRecord, optionalString, requiredString, requireRecord } from "../openai-shared/read-fields";
+import { carriedParts, toolResultFor } from "../shared/tool-result";
+import { decodeChatContent, decodeChatTextContent } from "./decode-content-parts";
 
 export interface DecodedChatMessages {
   system?: string;
@@ -108,18 +109,14 @@ function decodeToolMessage(
   if (typeof callId !== "string" || callId === "") {
     throw new IrDecodeError(`${path}.tool_call_id is required for a tool message`);
   }
-  let output: string | IrTextPart[];
-  if (Array.isArray(message.content)) {
-    const parts = decodeChatContent(message.content, `${path}.content`, warnings);
-    output = parts.filter((part): part is IrTextPart => part.type === "text");
-    if (output.length < parts.length) {
-      warnings.push({ code: "dropped_content", field: `${path}.content`, message: "tool messages carry text parts only; other parts skipped" });
-    }
-  } else {
-    output = decodeChatTextContent(message.content, `${path}.content`);
-  }
-  const result: IrContentPart = { type: "tool_result", callId, output };
-  const toolName = toolNames.get(callId);
-  if (toolName !== undefined) result.toolName = toolName;
-  return { role: "tool", content: [result] };
+  const output = Array.isArray(message.content)
+    ? carriedParts(
+        decodeChatContent(message.content, `${path}.content`, warnings),
+        (part): part is IrTextPart => part.type === "text",
+        `${path}.content`,
+        warnings,
+        "tool messages carry text parts only; other parts skipped",
+      )
+    : decodeChatTextContent(message.content, `${path}.content`);
+  return { role: "tool", content: [toolResultFor(callId, output, toolNames)] };
 }

@@ -1,19 +1,11 @@
-import { irError, type IrFinish, type IrStreamPart, type StreamDecoder } from "../../ir";
-import { parseJsonWithinDepth } from "../shared/json-depth";
+import { type IrFinish, type IrStreamPart, type StreamDecoder } from "../../ir";
+import { invalidStream, parseStreamFrame } from "../shared/stream-frame";
 import type { SseEvent } from "../sse";
 import { decodeOpenAiError } from "../openai-shared/decode-openai-error";
+import { appendArguments, openIfNamed, type PendingToolCall } from "../openai-shared/pending-tool-call";
 import { isRecord, type JsonObject } from "../openai-shared/read-fields";
 import { decodeChatUsage } from "./convert-usage";
 import { decodeChatFinishReason } from "./map-finish-reason";
-
-interface PendingToolCall {
-  index: number;
-  id?: string;
-  name?: string;
-  /** Argument fragments that arrived before the name. */
-  buffered: string;
-  started: boolean;
-}
 
 /**
  * Chat completion chunks -> IR stream parts. Handles what real upstreams
@@ -37,13 +29,12 @@ export function createChatStreamDecoder(): StreamDecoder {
       done = true;
       return finished ? [] : finishParts({ reason: "stop" });
     }
-    let chunk: unknown;
-    try {
-      chunk = parseJsonWithinDepth(event.data);
-    } catch {
+    const frame = parseStreamFrame(event.data, "upstream sent a stream frame that is not JSON");
+    if (!frame.ok) {
       failed = true;
-      return [{ type: "error", error: irError("upstream_invalid_response", "upstream sent a stream frame that is not JSON") }];
+      return frame.parts;
     }
+    const chunk = frame.value;
     if (!isRecord(chunk)) return [];
     if (chunk.error !== undefined && chunk.error !== null) {
       failed = true;
@@ -94,17 +85,8 @@ export function createChatStreamDecoder(): StreamDecoder {
     if (typeof fragment.id === "string" && fragment.id !== "" && call.id === undefined) call.id = fragment.id;
     const fn = isRecord(fragment.function) ? fragment.function : {};
     if (typeof fn.name === "string" && fn.name !== "" && call.name === undefined) call.name = fn.name;
-    const argumentsDelta = typeof fn.arguments === "string" ? fn.arguments : "";
-    if (call.started) {
-      if (argumentsDelta !== "") parts.push({ type: "tool_call_delta", index: call.index, argumentsDelta });
-      return;
-    }
-    call.buffered += argumentsDelta;
-    if (call.name === undefined) return;
-    call.started = true;
-    parts.push({ type: "tool_call_start", index: call.index, id: call.id ?? `call_${call.index}`, name: call.name });
-    if (call.buffered !== "") parts.push({ type: "tool_call_delta", index: call.index, argumentsDelta: call.buffered });
-    call.buffered = "";
+    appendArguments(call, typeof fn.arguments === "string" ? fn.arguments : "", parts);
+    openIfNamed(call, parts);
   }
 
   /** Closes every open tool call, then the finish part. */
@@ -122,7 +104,7 @@ export function createChatStreamDecoder(): StreamDecoder {
   function end(): IrStreamPart[] {
     if (finished || failed) return [];
     failed = true;
-    return [{ type: "error", error: irError("upstream_invalid_response", "stream ended early") }];
+    return invalidStream("stream ended early");
   }
 
   return { push, end };

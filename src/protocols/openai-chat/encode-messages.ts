@@ -1,5 +1,6 @@
 import type { IrContentPart, IrMessage, IrRequest, IrWarning } from "../../ir";
-import { audioFormatOf, toDataUrl } from "../openai-shared/data-url";
+import { audioFormatOf, toDataUrl } from "../shared/data-url";
+import { dropped, systemMessageText } from "../openai-shared/system-message-text";
 
 type ChatMessage = Record<string, unknown>;
 
@@ -17,7 +18,7 @@ export function encodeChatMessages(request: IrRequest, warnings: IrWarning[]): C
     const path = `messages[${index}]`;
     switch (message.role) {
       case "system":
-        messages.push({ role: "system", content: textOf(message, path, warnings) });
+        messages.push({ role: "system", content: systemMessageText(message, path, warnings) });
         return;
       case "user":
         messages.push({ role: "user", content: encodeUserContent(message.content, path, warnings) });
@@ -108,17 +109,4 @@ function encodeToolMessages(message: IrMessage, path: string, warnings: IrWarnin
     wire.push({ role: "tool", tool_call_id: part.callId, content });
   });
   return wire;
-}
-
-function textOf(message: IrMessage, path: string, warnings: IrWarning[]): string {
-  const texts: string[] = [];
-  message.content.forEach((part, index) => {
-    if (part.type === "text") texts.push(part.text);
-    else dropped(warnings, `${path}.content[${index}]`, `a ${part.type} part cannot appear in a system message`);
-  });
-  return texts.join("\n");
-}
-
-function dropped(warnings: IrWarning[], field: string, message: string): void {
-  warnings.push({ code: "dropped_content", field, message: `${message}; dropped` });
 }

@@ -1,7 +1,8 @@
 import { IrDecodeError, type IrContentPart, type IrMessage, type IrTextPart, type IrImagePart, type IrWarning } from "../../ir";
-import { argumentsText, isRecord, requireRecord } from "../openai-shared/read-fields";
-import { decodeResponsesContent, decodeResponsesText, stringField } from "./decode-input-content";
+import { argumentsText, isRecord, requiredString, requireRecord } from "../openai-shared/read-fields";
+import { decodeResponsesContent, decodeResponsesText } from "./decode-input-content";
 import { reasoningPart, reasoningTextOf } from "./reasoning-item-ref";
+import { carriedParts, toolResultFor } from "../shared/tool-result";
 
 export interface DecodedInput {
   systemTexts: string[];
@@ -37,8 +38,8 @@ export function decodeResponsesInput(input: unknown, warnings: IrWarning[]): Dec
         decodeMessageItem(item, path, warnings, { systemTexts, messages, appendAssistant });
         return;
       case "function_call": {
-        const callId = stringField(item.call_id, `${path}.call_id`);
-        const name = stringField(item.name, `${path}.name`);
+        const callId = requiredString(item.call_id, `${path}.call_id`);
+        const name = requiredString(item.name, `${path}.name`);
         toolNames.set(callId, name);
         appendAssistant({ type: "tool_call", id: callId, name, arguments: argumentsText(item.arguments) });
         return;
@@ -93,15 +94,14 @@ function decodeCallOutput(
   let output: string | Array<IrTextPart | IrImagePart>;
   if (typeof item.output === "string") output = item.output;
   else if (Array.isArray(item.output)) {
-    const parts = decodeResponsesContent(item.output, `${path}.output`, warnings);
-    output = parts.filter((part): part is IrTextPart | IrImagePart => part.type === "text" || part.type === "image");
-    if (output.length < parts.length) {
-      warnings.push({ code: "dropped_content", field: `${path}.output`, message: "tool results carry text and images only; other parts skipped" });
-    }
+    output = carriedParts(
+      decodeResponsesContent(item.output, `${path}.output`, warnings),
+      (part): part is IrTextPart | IrImagePart => part.type === "text" || part.type === "image",
+      `${path}.output`,
+      warnings,
+      "tool results carry text and images only; other parts skipped",
+    );
   } else if (isRecord(item.output)) output = JSON.stringify(item.output);
   else throw new IrDecodeError(`${path}.output must be a string or an array of content parts`);
-  const result: IrContentPart = { type: "tool_result", callId, output };
-  const toolName = toolNames.get(callId);
-  if (toolName !== undefined) result.toolName = toolName;
-  return result;
+  return toolResultFor(callId, output, toolNames);
 }

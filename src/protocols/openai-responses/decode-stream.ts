@@ -1,20 +1,16 @@
-import { irError, type IrStreamPart, type StreamDecoder } from "../../ir";
-import { parseJsonWithinDepth } from "../shared/json-depth";
+import { type IrStreamPart, type StreamDecoder } from "../../ir";
+import { invalidStream, parseStreamFrame } from "../shared/stream-frame";
 import type { SseEvent } from "../sse";
 import { decodeOpenAiError } from "../openai-shared/decode-openai-error";
+import { appendArguments, openIfNamed, type PendingToolCall } from "../openai-shared/pending-tool-call";
 import { isRecord, type JsonObject } from "../openai-shared/read-fields";
 import { decodeResponsesUsage } from "./convert-usage";
 import { decodeResponsesStatus } from "./map-finish-reason";
 import { SUMMARY_SEPARATOR } from "./reasoning-item-ref";
 
-interface FunctionCallState {
-  index: number;
-  callId?: string;
-  name?: string;
+interface FunctionCallState extends PendingToolCall {
   /** Arguments received so far (streamed or buffered before the name was known). */
   received: string;
-  buffered: string;
-  started: boolean;
   ended: boolean;
 }
 
@@ -35,13 +31,12 @@ export function createResponsesStreamDecoder(): StreamDecoder {
 
   function push(event: SseEvent): IrStreamPart[] {
     if (terminated || event.data === "[DONE]") return [];
-    let data: unknown;
-    try {
-      data = parseJsonWithinDepth(event.data);
-    } catch {
+    const frame = parseStreamFrame(event.data, "upstream sent a stream frame that is not JSON");
+    if (!frame.ok) {
       terminated = true;
-      return [{ type: "error", error: irError("upstream_invalid_response", "upstream sent a stream frame that is not JSON") }];
+      return frame.parts;
     }
+    const data = frame.value;
     if (!isRecord(data)) return [];
     const type = typeof data.type === "string" ? data.type : event.event;
     const parts: IrStreamPart[] = [];
@@ -109,7 +104,7 @@ export function createResponsesStreamDecoder(): StreamDecoder {
       call = { index: calls.size, received: "", buffered: "", started: false, ended: false };
       calls.set(key, call);
     }
-    if (typeof item.call_id === "string" && item.call_id !== "") call.callId ??= item.call_id;
+    if (typeof item.call_id === "string" && item.call_id !== "") call.id ??= item.call_id;
     if (typeof item.name === "string" && item.name !== "") call.name ??= item.name;
     if (typeof item.arguments === "string" && item.arguments !== "") completeArguments(call, item.arguments, parts);
     else openIfNamed(call, parts);
@@ -128,8 +123,7 @@ export function createResponsesStreamDecoder(): StreamDecoder {
     const call = callOf(data);
     if (call === undefined || delta === "") return;
     call.received += delta;
-    if (call.started) parts.push({ type: "tool_call_delta", index: call.index, argumentsDelta: delta });
-    else call.buffered += delta;
+    appendArguments(call, delta, parts);
   }
 
   /** A `.done` event or a finished item carries the full arguments: send what was not streamed. */
@@ -138,18 +132,9 @@ export function createResponsesStreamDecoder(): StreamDecoder {
     if (full.startsWith(call.received) && full.length > call.received.length) {
       const rest = full.slice(call.received.length);
       call.received = full;
-      if (call.started) parts.push({ type: "tool_call_delta", index: call.index, argumentsDelta: rest });
-      else call.buffered += rest;
+      appendArguments(call, rest, parts);
     }
     openIfNamed(call, parts);
-  }
-
-  function openIfNamed(call: FunctionCallState, parts: IrStreamPart[]): void {
-    if (call.started || call.name === undefined) return;
-    call.started = true;
-    parts.push({ type: "tool_call_start", index: call.index, id: call.callId ?? `call_${call.index}`, name: call.name });
-    if (call.buffered !== "") parts.push({ type: "tool_call_delta", index: call.index, argumentsDelta: call.buffered });
-    call.buffered = "";
   }
 
   function onTerminal(response: JsonObject, parts: IrStreamPart[]): void {
@@ -174,7 +159,7 @@ export function createResponsesStreamDecoder(): StreamDecoder {
   function end(): IrStreamPart[] {
     if (terminated) return [];
     terminated = true;
-    return [{ type: "error", error: irError("upstream_invalid_response", "stream ended early") }];
+    return invalidStream("stream ended early");
   }
 
   return { push, end };

@@ -1,5 +1,6 @@
 import type { IrContentPart, IrMessage, IrRequest, IrWarning } from "../../ir";
-import { audioFormatOf, toDataUrl } from "../openai-shared/data-url";
+import { audioFormatOf, toDataUrl } from "../shared/data-url";
+import { dropped, systemMessageText } from "../openai-shared/system-message-text";
 import { unpackReasoningRef } from "./reasoning-item-ref";
 
 type Item = Record<string, unknown>;
@@ -16,7 +17,7 @@ export function encodeResponsesInput(request: IrRequest, warnings: IrWarning[]):
     const path = `messages[${index}]`;
     switch (message.role) {
       case "system":
-        items.push({ type: "message", role: "system", content: systemText(message, path, warnings) });
+        items.push({ type: "message", role: "system", content: systemMessageText(message, path, warnings) });
         return;
       case "user":
         items.push({ type: "message", role: "user", content: encodeUserParts(message.content, path, warnings) });
@@ -101,17 +102,4 @@ function encodeAssistantItems(message: IrMessage, path: string, warnings: IrWarn
   });
   flushText();
   return items;
-}
-
-function systemText(message: IrMessage, path: string, warnings: IrWarning[]): string {
-  const texts: string[] = [];
-  message.content.forEach((part, index) => {
-    if (part.type === "text") texts.push(part.text);
-    else dropped(warnings, `${path}.content[${index}]`, `a ${part.type} part cannot appear in a system message`);
-  });
-  return texts.join("\n");
-}
-
-function dropped(warnings: IrWarning[], field: string, message: string): void {
-  warnings.push({ code: "dropped_content", field, message: `${message}; dropped` });
 }

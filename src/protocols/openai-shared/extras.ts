@@ -1,4 +1,4 @@
-import type { IrRequest, IrWarning, ProtocolId } from "../../ir";
+import { IrDecodeError, type IrRequest, type IrWarning, type ProtocolId } from "../../ir";
 import { isRecord, type JsonObject } from "./read-fields";
 import { ownField, setOwn } from "../shared/json-fields";
 
@@ -34,13 +34,40 @@ function foreignExtraWarning(field: string, source: ProtocolId, target: Protocol
   return { code: "unsupported_field", field, message: `${field} from ${source} has no equivalent in ${target}; dropped` };
 }
 
-/** Collects every key of `body` not in `mapped` (and not stripped) as extras fields. */
-export function collectUnmapped(body: JsonObject, mapped: ReadonlySet<string>, stripped: ReadonlySet<string>): JsonObject {
+/**
+ * Switchyard-only fields that must never reach an upstream: `session_id` is a client
+ * session tag and `provider` carries routing preferences that are documented but not
+ * active yet.
+ */
+const SWITCHYARD_FIELDS = new Set(["session_id", "provider"]);
+
+/**
+ * Collects every key of a client `body` not in `mapped` as extras fields. Switchyard's own
+ * fields are left out, and an ignored `provider` is said so in a warning.
+ */
+export function collectUnmapped(body: JsonObject, mapped: ReadonlySet<string>, warnings: IrWarning[]): JsonObject {
   const fields: JsonObject = {};
   for (const [key, value] of Object.entries(body)) {
-    if (!mapped.has(key) && !stripped.has(key)) setOwn(fields, key, value);
+    if (!mapped.has(key) && !SWITCHYARD_FIELDS.has(key)) setOwn(fields, key, value);
+  }
+  if (body.provider !== undefined) {
+    warnings.push({ code: "unsupported_field", field: "provider", message: "provider routing preferences are not supported yet; ignored" });
   }
   return fields;
+}
+
+/**
+ * An object field of which one key is mapped (`stream_options.include_usage`,
+ * `text.format`, `reasoning.effort`): that key's value. The field's other keys ride in
+ * extras under the field's name.
+ */
+export function readPartlyMapped(body: JsonObject, field: string, key: string, extraFields: JsonObject): unknown {
+  const value = body[field];
+  if (value === undefined || value === null) return undefined;
+  if (!isRecord(value)) throw new IrDecodeError(`${field} must be an object`);
+  const { [key]: mapped, ...others } = value;
+  if (Object.keys(others).length > 0) extraFields[field] = others;
+  return mapped;
 }
 
 export function unsupported(field: string, target: ProtocolId, why = "has no equivalent"): IrWarning {

@@ -1,5 +1,5 @@
-import { IrDecodeError } from "../../ir";
-import type { IrReasoningEffort } from "../../ir";
+import { IrDecodeError, type IrReasoningEffort } from "../../ir";
+import { isRecord, type JsonObject } from "../shared/json-fields";
 
 /**
  * Typed readers for client bodies. Each throws IrDecodeError with the field's path, so
@@ -7,11 +7,8 @@ import type { IrReasoningEffort } from "../../ir";
  * "absent" because the OpenAI SDKs send explicit nulls for unset optional params.
  */
 
-export type JsonObject = Record<string, unknown>;
-
-export function isRecord(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+/** The object check is the one every codec uses (shared/json-fields.ts). */
+export { isRecord, type JsonObject };
 
 export function requireRecord(value: unknown, path: string): JsonObject {
   if (!isRecord(value)) throw new IrDecodeError(`${path} must be an object`);
@@ -24,6 +21,11 @@ export function readModel(body: JsonObject): string {
     throw new IrDecodeError("model is required and must be a non-empty string");
   }
   return model;
+}
+
+export function requiredString(value: unknown, path: string): string {
+  if (typeof value !== "string") throw new IrDecodeError(`${path} must be a string`);
+  return value;
 }
 
 export function optionalString(value: unknown, path: string): string | undefined {

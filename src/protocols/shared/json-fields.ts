@@ -1,4 +1,4 @@
-import { IrDecodeError } from "../../ir";
+import { IrDecodeError, type IrToolCallPart, type IrWarning } from "../../ir";
 import { parseJsonWithinDepth } from "./json-depth";
 
 /**
@@ -60,6 +60,13 @@ export function readString(body: JsonObject, key: string, path = key): string | 
   return value;
 }
 
+/** A string that must be present: absent or null is refused like a wrong type. */
+export function requireString(body: JsonObject, key: string, path = key): string {
+  const value = readString(body, key, path);
+  if (value === undefined) throw new IrDecodeError(`${path} must be a string`);
+  return value;
+}
+
 export function readBoolean(body: JsonObject, key: string, path = key): boolean | undefined {
   const value = body[key];
   if (value === undefined || value === null) return undefined;
@@ -96,4 +103,16 @@ export function parseArgumentsObject(text: string): JsonObject | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A tool call of an earlier turn, sent upstream again: its arguments as the object
+ * Anthropic `input` and Gemini `args` need. Text that is not a JSON object goes as {},
+ * with a warning.
+ */
+export function replayedArguments(part: IrToolCallPart, path: string, warnings: IrWarning[]): JsonObject {
+  const input = parseArgumentsObject(part.arguments);
+  if (input !== undefined) return input;
+  warnings.push({ code: "invalid_tool_arguments", field: path, message: `tool call ${part.id} arguments are not a JSON object; sent as {}` });
+  return {};
 }

@@ -1,8 +1,8 @@
 import { sealedBoxSeal } from "../../../byok/sealed-box";
 import { CliError, UsageError } from "../cli-error";
 import type { Command, CommandContext } from "../command";
-import { formatTable, formatTimestamp } from "../format-table";
-import { listData, print, printJson } from "../output";
+import { formatTimestamp } from "../format-table";
+import { print, printJson, printListing } from "../output";
 import { optionValue } from "../parse-args";
 import { Session } from "../session";
 
@@ -84,25 +84,19 @@ export const byokListCommand: Command = {
   options: [],
   async run(context) {
     const session = Session.open(context.env);
-    const body = await session.call("GET", "/v1/byok/keys");
-    if (context.json) return printJson(context, body);
-    const keys = listData<ByokKeyEnvelope>(body);
-    if (keys.length === 0) return print(context, "No provider keys.");
-    print(
-      context,
-      formatTable(
-        ["provider", "namespace", "prefix", "api base", "updated", "last used", "last failure"],
-        keys.map((key) => [
-          key.provider_name,
-          key.namespace_id ?? "(account)",
-          `${key.key_prefix}…`,
-          key.api_base,
-          formatTimestamp(key.updated_at),
-          formatTimestamp(key.last_used_at),
-          key.last_failure_at ? `${formatTimestamp(key.last_failure_at)} ${key.last_failure_kind ?? ""}`.trim() : null,
-        ]),
-      ),
-    );
+    printListing<ByokKeyEnvelope>(context, await session.call("GET", "/v1/byok/keys"), {
+      empty: "No provider keys.",
+      headers: ["provider", "namespace", "prefix", "api base", "updated", "last used", "last failure"],
+      row: (key) => [
+        key.provider_name,
+        key.namespace_id ?? "(account)",
+        `${key.key_prefix}…`,
+        key.api_base,
+        formatTimestamp(key.updated_at),
+        formatTimestamp(key.last_used_at),
+        key.last_failure_at ? `${formatTimestamp(key.last_failure_at)} ${key.last_failure_kind ?? ""}`.trim() : null,
+      ],
+    });
   },
 };
 

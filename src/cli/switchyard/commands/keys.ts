@@ -2,7 +2,7 @@ import { isValidScope } from "../../../auth/scopes";
 import { UsageError } from "../cli-error";
 import type { Command } from "../command";
 import { formatFields, formatTable, formatTimestamp } from "../format-table";
-import { listData, print, printJson } from "../output";
+import { print, printJson, printListing } from "../output";
 import { optionValue } from "../parse-args";
 import { Session } from "../session";
 
@@ -31,17 +31,11 @@ export const keysListCommand: Command = {
   options: [],
   async run(context) {
     const session = Session.open(context.env);
-    const body = await session.call("GET", session.namespacePath("/keys"));
-    if (context.json) return printJson(context, body);
-    const keys = listData<ApiKeyEnvelope>(body);
-    if (keys.length === 0) return print(context, "No API keys.");
-    print(
-      context,
-      formatTable(
-        ["id", "name", "prefix", "state", "scopes", "created", "last used", "expires"],
-        keys.map((key) => [key.id, key.display_name, key.key_prefix, keyState(key), key.scopes.join(" "), formatTimestamp(key.created_at), formatTimestamp(key.last_used_at), formatTimestamp(key.expires_at)]),
-      ),
-    );
+    printListing<ApiKeyEnvelope>(context, await session.call("GET", session.namespacePath("/keys")), {
+      empty: "No API keys.",
+      headers: ["id", "name", "prefix", "state", "scopes", "created", "last used", "expires"],
+      row: (key) => [key.id, key.display_name, key.key_prefix, keyState(key), key.scopes.join(" "), formatTimestamp(key.created_at), formatTimestamp(key.last_used_at), formatTimestamp(key.expires_at)],
+    });
   },
 };
 

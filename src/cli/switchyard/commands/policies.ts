@@ -1,8 +1,9 @@
 import { UsageError } from "../cli-error";
 import type { Command } from "../command";
 import { describePolicySpec } from "../describe-policy";
-import { formatTable, formatTimestamp } from "../format-table";
-import { listData, print, printJson } from "../output";
+import { formatEnabledState } from "../format-table";
+import { withQuery } from "../http-client";
+import { printListing } from "../output";
 import { optionValue } from "../parse-args";
 import { Session } from "../session";
 
@@ -26,16 +27,10 @@ export const policiesListCommand: Command = {
     const kind = optionValue(context.args, "kind");
     if (kind !== undefined && !KINDS.includes(kind)) throw new UsageError(`--kind must be one of ${KINDS.join(", ")}`, context.usage);
     const session = Session.open(context.env);
-    const body = await session.call("GET", session.namespacePath(kind === undefined ? "/policies" : `/policies?kind=${kind}`));
-    if (context.json) return printJson(context, body);
-    const policies = listData<PolicyEnvelope>(body);
-    if (policies.length === 0) return print(context, "No policies.");
-    print(
-      context,
-      formatTable(
-        ["id", "name", "kind", "state", "rule"],
-        policies.map((policy) => [policy.id, policy.name, policy.kind, policy.disabled_at ? `disabled ${formatTimestamp(policy.disabled_at)}` : "enabled", describePolicySpec(policy.kind, policy.spec)]),
-      ),
-    );
+    printListing<PolicyEnvelope>(context, await session.call("GET", session.namespacePath(withQuery("/policies", { kind }))), {
+      empty: "No policies.",
+      headers: ["id", "name", "kind", "state", "rule"],
+      row: (policy) => [policy.id, policy.name, policy.kind, formatEnabledState(policy.disabled_at), describePolicySpec(policy.kind, policy.spec)],
+    });
   },
 };

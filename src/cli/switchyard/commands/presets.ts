@@ -1,7 +1,7 @@
 import type { Command } from "../command";
 import { describeBudget, describeGuardrail, describeRateLimit, type BudgetSpec, type GuardrailSpec, type RateLimitSpec } from "../describe-policy";
-import { formatTable, formatTimestamp } from "../format-table";
-import { listData, print, printJson } from "../output";
+import { formatEnabledState } from "../format-table";
+import { printListing } from "../output";
 import { Session } from "../session";
 
 interface PresetEnvelope {
@@ -23,23 +23,17 @@ export const presetsListCommand: Command = {
   notes: ["These are policy presets (…/presets), not routing presets (`@name` models)."],
   async run(context) {
     const session = Session.open(context.env);
-    const body = await session.call("GET", session.namespacePath("/presets"));
-    if (context.json) return printJson(context, body);
-    const presets = listData<PresetEnvelope>(body);
-    if (presets.length === 0) return print(context, "No presets.");
-    print(
-      context,
-      formatTable(
-        ["id", "name", "state", "budget", "rate limit", "guardrail"],
-        presets.map((preset) => [
-          preset.id,
-          preset.name,
-          preset.disabled_at ? `disabled ${formatTimestamp(preset.disabled_at)}` : "enabled",
-          preset.budget ? describeBudget(preset.budget) : null,
-          preset.rate_limit ? describeRateLimit(preset.rate_limit) : null,
-          preset.guardrail ? describeGuardrail(preset.guardrail) : null,
-        ]),
-      ),
-    );
+    printListing<PresetEnvelope>(context, await session.call("GET", session.namespacePath("/presets")), {
+      empty: "No presets.",
+      headers: ["id", "name", "state", "budget", "rate limit", "guardrail"],
+      row: (preset) => [
+        preset.id,
+        preset.name,
+        formatEnabledState(preset.disabled_at),
+        preset.budget ? describeBudget(preset.budget) : null,
+        preset.rate_limit ? describeRateLimit(preset.rate_limit) : null,
+        preset.guardrail ? describeGuardrail(preset.guardrail) : null,
+      ],
+    });
   },
 };

@@ -1,8 +1,8 @@
-import { UsageError } from "../cli-error";
 import type { Command } from "../command";
-import { formatMicroUsd, formatTable, formatTimestamp } from "../format-table";
-import { listData, print, printJson } from "../output";
-import { optionValue } from "../parse-args";
+import { formatMicroUsd, formatTimestamp } from "../format-table";
+import { withQuery } from "../http-client";
+import { printListing } from "../output";
+import { integerOption } from "../parse-args";
 import { Session } from "../session";
 
 interface RequestRecord {
@@ -19,8 +19,6 @@ interface RequestRecord {
   streamed?: boolean | null;
 }
 
-const POSITIVE_INTEGER = /^[0-9]+$/;
-
 export const requestsCommand: Command = {
   path: ["requests"],
   summary: "the namespace's latest requests, newest first (metadata only)",
@@ -31,37 +29,26 @@ export const requestsCommand: Command = {
     { name: "offset", value: "<n>", description: "skip this many of the newest (default 0)" },
   ],
   async run(context) {
-    const query = new URLSearchParams();
-    for (const name of ["limit", "offset"]) {
-      const value = optionValue(context.args, name);
-      if (value === undefined) continue;
-      if (!POSITIVE_INTEGER.test(value) || (name === "limit" && (Number(value) < 1 || Number(value) > 100))) {
-        throw new UsageError(`--${name} must be ${name === "limit" ? "an integer from 1 to 100" : "an integer ≥ 0"}`, context.usage);
-      }
-      query.set(name, value);
-    }
+    const page = {
+      limit: integerOption(context.args, "limit", context.usage, 1, 100),
+      offset: integerOption(context.args, "offset", context.usage, 0),
+    };
     const session = Session.open(context.env);
-    const body = await session.call("GET", session.namespacePath(query.size > 0 ? `/requests?${query}` : "/requests"));
-    if (context.json) return printJson(context, body);
-    const records = listData<RequestRecord>(body);
-    if (records.length === 0) return print(context, "No requests.");
-    print(
-      context,
-      formatTable(
-        ["created", "request id", "model", "provider", "status", "in", "out", "charge", "funding"],
-        records.map((record) => [
-          formatTimestamp(record.created_at),
-          record.request_id,
-          record.model_id,
-          record.provider_id,
-          record.status_code === undefined ? record.status : `${record.status} ${record.status_code}`,
-          record.prompt_tokens,
-          record.completion_tokens,
-          formatMicroUsd(record.final_charge_micro_usd),
-          record.funding_source,
-        ]),
-        new Set([5, 6, 7]),
-      ),
-    );
+    printListing<RequestRecord>(context, await session.call("GET", session.namespacePath(withQuery("/requests", page))), {
+      empty: "No requests.",
+      headers: ["created", "request id", "model", "provider", "status", "in", "out", "charge", "funding"],
+      row: (record) => [
+        formatTimestamp(record.created_at),
+        record.request_id,
+        record.model_id,
+        record.provider_id,
+        record.status_code === undefined ? record.status : `${record.status} ${record.status_code}`,
+        record.prompt_tokens,
+        record.completion_tokens,
+        formatMicroUsd(record.final_charge_micro_usd),
+        record.funding_source,
+      ],
+      rightAligned: new Set([5, 6, 7]),
+    });
   },
 };

@@ -1,6 +1,7 @@
 import { UsageError } from "../cli-error";
 import type { Command, CommandContext } from "../command";
 import { formatFields, formatMicroUsd, formatTimestamp } from "../format-table";
+import { withQuery } from "../http-client";
 import { print, printJson } from "../output";
 import { optionValue } from "../parse-args";
 import { Session } from "../session";
@@ -40,14 +41,9 @@ export const usageCommand: Command = {
     { name: "to", value: "<date>", description: "end, exclusive (default: now)" },
   ],
   async run(context) {
-    const query = new URLSearchParams();
-    const from = windowEdge(context, "from");
-    const to = windowEdge(context, "to");
-    if (from !== undefined) query.set("from", from);
-    if (to !== undefined) query.set("to", to);
+    const window = { from: windowEdge(context, "from"), to: windowEdge(context, "to") };
     const session = Session.open(context.env);
-    const suffix = query.size > 0 ? `/usage?${query}` : "/usage";
-    const body = await session.call("GET", session.namespacePath(suffix));
+    const body = await session.call("GET", session.namespacePath(withQuery("/usage", window)));
     if (context.json) return printJson(context, body);
     const usage = body as NamespaceUsage;
     const capabilities = Object.entries(usage.capability_request_counts ?? {})
