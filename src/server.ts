@@ -12,6 +12,7 @@ import { inferenceServeRoutes } from "./inference/inference-routes";
 import { withRoutableUrl } from "./request-path";
 import { rememberClientAddress } from "./request-address";
 import { AuthThrottle } from "./auth/auth-throttle";
+import { ApiError, errorResponse } from "./errors/api-error";
 import { log, setLogLevel } from "./observability/log";
 import type { Services } from "./services";
 import { loadCatalog } from "./providers/catalog";
@@ -150,7 +151,7 @@ export async function startServer(overrides: Partial<Config> = {}, parts: Server
     // method on those paths) goes through Elysia.
     routes: inferenceServeRoutes(services, hooks, (request, peer) => handleInApp(request, peer)),
     fetch: handleInApp,
-    error: () => new Response(JSON.stringify({ error: "internal", error_description: "internal error" }), { status: 500, headers: { "content-type": "application/json" } }),
+    error: () => errorResponse(new ApiError("internal", "internal error")),
   });
   const port = server.port!;
   log.info("listening", { port, database: db.kind });

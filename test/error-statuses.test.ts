@@ -7,6 +7,8 @@ const SRC = join(ROOT, "src");
 
 /** Where error statuses are written down: the inference table and the table for everything else. */
 const TABLES = ["src/ir/ir-error.ts", "src/errors/api-error.ts"];
+/** The console answers people with HTML pages, not with an error family of the API. */
+const HTML_PAGES = "src/console/";
 
 function sources(): { file: string; text: string }[] {
   return readdirSync(SRC, { recursive: true, encoding: "utf8" })
@@ -41,6 +43,15 @@ test("no inference error is given a status by its caller: irError takes the stat
       const args = callArguments(text, match.index + match[0].length - 1);
       if (/\bstatus\b/.test(args)) offenders.push(`${file}: irError${args}`);
     }
+  }
+  expect(offenders).toEqual([]);
+});
+
+test("no error status is written as a literal outside the two error tables", () => {
+  const offenders: string[] = [];
+  for (const { file, text } of sources()) {
+    if (TABLES.includes(file) || file.startsWith(HTML_PAGES)) continue;
+    for (const match of text.matchAll(/\bstatus:\s*[45]\d\d\b/g)) offenders.push(`${file}: ${match[0]}`);
   }
   expect(offenders).toEqual([]);
 });

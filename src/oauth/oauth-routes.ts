@@ -43,10 +43,8 @@ const validateDecision = bodyValidator(
 
 /** The decision API speaks OAuth's vocabulary for a bad request: `invalid_request`. */
 function invalidRequest(description: string): Response {
-  return new Response(JSON.stringify({ error: "invalid_request", error_description: description }), {
-    status: 400,
-    headers: { "content-type": "application/json" },
-  });
+  const error = new OauthError("invalid_request", description);
+  return new Response(JSON.stringify(error.body()), { status: error.status, headers: { "content-type": "application/json" } });
 }
 
 /**
