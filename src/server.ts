@@ -7,10 +7,11 @@ import { CredentialResolver } from "./auth/credential-resolver";
 import { LastUsedTracker } from "./auth/last-used-tracker";
 import { Metrics } from "./observability/metrics";
 import { createApp } from "./app";
-import { createRequestHooks } from "./request-hooks";
+import { createRequestHooks } from "./http/request-hooks";
 import { inferenceServeRoutes } from "./inference/inference-routes";
-import { withRoutableUrl } from "./request-path";
-import { rememberClientAddress } from "./request-address";
+import { bodyLimits } from "./inference/body-limits";
+import { withRoutableUrl } from "./http/request-path";
+import { rememberClientAddress } from "./http/client-address";
 import { AuthThrottle } from "./auth/auth-throttle";
 import { ApiError, errorResponse } from "./errors/api-error";
 import { log, setLogLevel } from "./observability/log";
@@ -130,7 +131,7 @@ export async function startServer(overrides: Partial<Config> = {}, parts: Server
     // for the wallet to guard (README "Metering"); policies still apply.
     admission: new AdmissionChain([new GuardrailCheck(), policyCounters], config.meteringEnabled ? [new WalletCheck(walletLeases)] : []),
   };
-  const hooks = createRequestHooks(services);
+  const hooks = createRequestHooks(services.metrics, bodyLimits(config));
   const app = createApp(services, hooks);
   // Everything that is not an inference path goes to Elysia, with the peer's address noted
   // for the sign-in and user-code throttles.

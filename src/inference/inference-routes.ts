@@ -8,7 +8,7 @@ import { errorInProtocol } from "../pipeline/inference-error";
 import { requestIdFrom } from "../pipeline/request-id";
 import { countTokens } from "./count-tokens";
 import { INFERENCE_PATHS, type InferencePath } from "./inference-paths";
-import { pathOf } from "../request-path";
+import { pathOf } from "../http/request-path";
 
 const SCOPE_DOC = { "x-scope": "inference:invoke" };
 
@@ -75,7 +75,7 @@ function serverFor(entry: InferencePath): InferenceEndpoint["serve"] {
 /** Every inference route (POST), in one table for both routers (see `inferenceServeRoutes`). */
 const INFERENCE_ENDPOINTS: readonly InferenceEndpoint[] = INFERENCE_PATHS.map((entry) => ({ ...entry, serve: serverFor(entry) }));
 
-/** What the server does around each request (request-hooks.ts), as the inference routes use it. */
+/** What the server does around each request (http/request-hooks.ts), as the inference routes use it. */
 export interface InferenceRouteHooks {
   /** A response that ends the request before its handler runs (body too large), or undefined. */
   before(request: Request, path: string): Response | undefined;
