@@ -8,8 +8,8 @@ import { adminRoutes } from "./admin/admin-routes";
 import { namespaceRoutes } from "./management/namespaces/namespace-routes";
 import { keyRoutes } from "./management/keys/key-routes";
 import { inferenceRoutes, isInferenceRoute } from "./inference/inference-routes";
-import { createRequestHooks, type RequestHooks } from "./request-hooks";
-import { pathOf } from "./request-path";
+import type { RequestHooks } from "./http/request-hooks";
+import { pathOf } from "./http/request-path";
 import { parseManagementBody } from "./management/parse-management-body";
 import { usageRoutes } from "./management/usage/usage-routes";
 import { billingRoutes } from "./management/billing/billing-routes";
@@ -44,7 +44,7 @@ function describeValidation(error: unknown): string {
 
 const startTimes = new WeakMap<Request, number>();
 
-export function createApp(services: Services, hooks: RequestHooks = createRequestHooks(services)) {
+export function createApp(services: Services, hooks: RequestHooks) {
   const consoleContext = createConsoleContext(services);
   // normalize: false — unknown body fields are refused (400), not silently stripped.
   return new Elysia({ normalize: false })

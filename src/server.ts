@@ -7,11 +7,13 @@ import { CredentialResolver } from "./auth/credential-resolver";
 import { LastUsedTracker } from "./auth/last-used-tracker";
 import { Metrics } from "./observability/metrics";
 import { createApp } from "./app";
-import { createRequestHooks } from "./request-hooks";
+import { createRequestHooks } from "./http/request-hooks";
 import { inferenceServeRoutes } from "./inference/inference-routes";
-import { withRoutableUrl } from "./request-path";
-import { rememberClientAddress } from "./request-address";
+import { bodyLimits } from "./inference/body-limits";
+import { withRoutableUrl } from "./http/request-path";
+import { rememberClientAddress } from "./http/client-address";
 import { AuthThrottle } from "./auth/auth-throttle";
+import { ApiError, errorResponse } from "./errors/api-error";
 import { log, setLogLevel } from "./observability/log";
 import type { Services } from "./services";
 import { loadCatalog } from "./providers/catalog";
@@ -129,7 +131,7 @@ export async function startServer(overrides: Partial<Config> = {}, parts: Server
     // for the wallet to guard (README "Metering"); policies still apply.
     admission: new AdmissionChain([new GuardrailCheck(), policyCounters], config.meteringEnabled ? [new WalletCheck(walletLeases)] : []),
   };
-  const hooks = createRequestHooks(services);
+  const hooks = createRequestHooks(services.metrics, bodyLimits(config));
   const app = createApp(services, hooks);
   // Everything that is not an inference path goes to Elysia, with the peer's address noted
   // for the sign-in and user-code throttles.
@@ -150,7 +152,7 @@ export async function startServer(overrides: Partial<Config> = {}, parts: Server
     // method on those paths) goes through Elysia.
     routes: inferenceServeRoutes(services, hooks, (request, peer) => handleInApp(request, peer)),
     fetch: handleInApp,
-    error: () => new Response(JSON.stringify({ error: "internal", error_description: "internal error" }), { status: 500, headers: { "content-type": "application/json" } }),
+    error: () => errorResponse(new ApiError("internal", "internal error")),
   });
   const port = server.port!;
   log.info("listening", { port, database: db.kind });

@@ -1,4 +1,4 @@
-import type { IrRequest } from "../ir";
+import { IR_ERROR_TABLE, type IrRequest } from "../ir";
 import type { Principal } from "../auth/principal";
 import type { Funding } from "../funding/funding-source";
 import type { AttemptCandidate } from "../routing/attempt-candidate";
@@ -57,11 +57,23 @@ export interface Grant {
   release(): Promise<void>;
 }
 
-export type RefusalCode = "payment_required" | "budget_exceeded" | "rate_limit_exceeded" | "permission_denied";
+/**
+ * Each refusal code and the kind of the inference error table (src/ir/ir-error.ts) it is
+ * answered with: the table, not the check, decides its status and its type in each protocol.
+ */
+export const REFUSAL_KIND = {
+  payment_required: "payment_required",
+  budget_exceeded: "budget_exceeded",
+  rate_limit_exceeded: "rate_limited",
+  permission_denied: "permission_denied",
+} as const;
+
+export type RefusalCode = keyof typeof REFUSAL_KIND;
 
 export interface Refusal {
   readonly kind: "refusal";
-  status: 402 | 403 | 429;
+  /** The error table's status for the code's kind (402, 403, 429), copied by `refusal()`. */
+  status: (typeof IR_ERROR_TABLE)[(typeof REFUSAL_KIND)[RefusalCode]]["status"];
   code: RefusalCode;
   /** Safe to show the client: names the policy and the limit, never the request's content. */
   message: string;
@@ -93,14 +105,19 @@ export function isRefusal(result: Grant | Refusal): result is Refusal {
   return result.kind === "refusal";
 }
 
+/** A refusal with the code's status from the error table. */
+export function refusal(code: RefusalCode, message: string, details: Pick<Refusal, "retryAfterSecs" | "policy"> = {}): Refusal {
+  return { kind: "refusal", status: IR_ERROR_TABLE[REFUSAL_KIND[code]].status, code, message, ...details };
+}
+
 export function budgetExceeded(policy: PolicySource, message: string): Refusal {
-  return { kind: "refusal", status: 402, code: "budget_exceeded", message, policy };
+  return refusal("budget_exceeded", message, { policy });
 }
 
 export function rateLimitExceeded(policy: PolicySource, message: string, retryAfterSecs: number): Refusal {
-  return { kind: "refusal", status: 429, code: "rate_limit_exceeded", message, retryAfterSecs: Math.max(1, Math.ceil(retryAfterSecs)), policy };
+  return refusal("rate_limit_exceeded", message, { retryAfterSecs: Math.max(1, Math.ceil(retryAfterSecs)), policy });
 }
 
 export function permissionDenied(policy: PolicySource, message: string): Refusal {
-  return { kind: "refusal", status: 403, code: "permission_denied", message, policy };
+  return refusal("permission_denied", message, { policy });
 }

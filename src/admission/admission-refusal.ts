@@ -1,12 +1,5 @@
-import { irError, type IrError, type IrErrorKind, type IrWarning } from "../ir";
-import type { RefusalCode, Refusal } from "./admission-check";
-
-const KIND_OF: Record<RefusalCode, IrErrorKind> = {
-  payment_required: "payment_required",
-  budget_exceeded: "budget_exceeded",
-  rate_limit_exceeded: "rate_limited",
-  permission_denied: "permission_denied",
-};
+import { irError, type IrError, type IrWarning } from "../ir";
+import { REFUSAL_KIND, type Refusal } from "./admission-check";
 
 /**
  * A refusal as the error the client gets, the one place where admission meets the
@@ -17,7 +10,7 @@ const KIND_OF: Record<RefusalCode, IrErrorKind> = {
 export function refusalError(refusal: Refusal): IrError {
   const message = refusal.policy ? `${refusal.code}: ${refusal.message}` : refusal.message;
   const extra = refusal.retryAfterSecs !== undefined ? { retryAfter: refusal.retryAfterSecs } : {};
-  return irError(KIND_OF[refusal.code], message, extra);
+  return irError(REFUSAL_KIND[refusal.code], message, extra);
 }
 
 /** Code of the record warning that names the policy that refused a request. */

@@ -1,5 +1,5 @@
 import type { WalletLeases } from "./wallet-leases";
-import { NOTHING_HELD, type AdmissionCheck, type AdmissionRequest, type Grant, type Refusal } from "./admission-check";
+import { NOTHING_HELD, refusal, type AdmissionCheck, type AdmissionRequest, type Grant, type Refusal } from "./admission-check";
 
 /**
  * The account's wallet: the request's cost ceiling is reserved against a wallet lease
@@ -20,12 +20,7 @@ export class WalletCheck implements AdmissionCheck {
     const leaseId = await this.leases.admit(accountId, reservation);
     if (leaseId === undefined) {
       // The ceiling tells the client what it would take: a smaller max tokens or prompt may fit.
-      return {
-        kind: "refusal",
-        status: 402,
-        code: "payment_required",
-        message: `insufficient balance for this request, which can cost up to ${reservation} micro-USD: add credit to the account`,
-      };
+      return refusal("payment_required", `insufficient balance for this request, which can cost up to ${reservation} micro-USD: add credit to the account`);
     }
     // Settlement caps the charge at what was reserved and debits it against this lease.
     request.record.leaseId = leaseId;

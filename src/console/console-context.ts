@@ -1,6 +1,6 @@
 import { ApiError } from "../errors/api-error";
 import { log } from "../observability/log";
-import { clientAddress } from "../request-address";
+import { clientAddress } from "../http/client-address";
 import type { Services } from "../services";
 import { ConsoleSessions, type ConsoleSession } from "./console-sessions";
 import { errorPage } from "./error-page";

@@ -1,4 +1,4 @@
-import { irError, type IrError } from "../ir";
+import type { IrError } from "../ir";
 
 /**
  * What the client learns of an error from a customer-supplied upstream address: the
@@ -8,8 +8,10 @@ import { irError, type IrError } from "../ir";
  */
 export function opaqueUpstreamError(error: IrError, upstreamStatus?: number): IrError {
   const answered = upstreamStatus !== undefined ? `answered HTTP ${upstreamStatus}` : error.kind === "upstream_timeout" ? "timed out" : "failed";
-  return irError(error.kind, `the upstream at your key's api_base (BYOK) ${answered}; its message is not shown`, {
+  return {
+    kind: error.kind,
     status: error.status,
+    message: `the upstream at your key's api_base (BYOK) ${answered}; its message is not shown`,
     ...(error.retryAfter === undefined ? {} : { retryAfter: error.retryAfter }),
-  });
+  };
 }

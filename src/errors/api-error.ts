@@ -1,7 +1,10 @@
 /**
- * One error table for the management surface: code -> HTTP status. Bodies are
- * `{ error, error_description }` (README "Credentials and scopes"); the official management
- * client parses exactly this, including the "missing required scope: " prefix.
+ * One error table for everything but inference (which has its own, src/ir/ir-error.ts):
+ * kind -> HTTP status. Two families render from it, each in its documented shape: management
+ * errors (`ApiError`) as `{ error: <kind>, error_description }` (README "Credentials and
+ * scopes"; the official management client parses exactly this, including the "missing
+ * required scope: " prefix), and OAuth protocol errors (src/oauth/oauth-error.ts) as
+ * RFC 6749 §5.2 `{ error: <OAuth code>, error_description }`.
  */
 export const API_ERROR_STATUS = {
   bad_request: 400,

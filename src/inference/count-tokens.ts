@@ -4,7 +4,7 @@ import type { InferenceDeps } from "../pipeline/run-inference";
 import { errorInProtocol } from "../pipeline/inference-error";
 import { authenticate } from "../pipeline/authenticate";
 import { requestIdFrom } from "../pipeline/request-id";
-import { BodyTooLargeError, closingConnection, readBodyWithin } from "../request-body";
+import { BodyTooLargeError, closingConnection, readBodyWithin } from "../http/request-body";
 
 /**
  * `POST /v1/messages/count_tokens` (Anthropic), which Claude Code calls to manage its

@@ -8,7 +8,8 @@ import { errorInProtocol } from "../pipeline/inference-error";
 import { requestIdFrom } from "../pipeline/request-id";
 import { countTokens } from "./count-tokens";
 import { INFERENCE_PATHS, type InferencePath } from "./inference-paths";
-import { pathOf } from "../request-path";
+import { pathOf } from "../http/request-path";
+import type { RequestHooks } from "../http/request-hooks";
 
 const SCOPE_DOC = { "x-scope": "inference:invoke" };
 
@@ -75,13 +76,6 @@ function serverFor(entry: InferencePath): InferenceEndpoint["serve"] {
 /** Every inference route (POST), in one table for both routers (see `inferenceServeRoutes`). */
 const INFERENCE_ENDPOINTS: readonly InferenceEndpoint[] = INFERENCE_PATHS.map((entry) => ({ ...entry, serve: serverFor(entry) }));
 
-/** What the server does around each request (request-hooks.ts), as the inference routes use it. */
-export interface InferenceRouteHooks {
-  /** A response that ends the request before its handler runs (body too large), or undefined. */
-  before(request: Request, path: string): Response | undefined;
-  after(route: string, method: string, status: number, startedAt: number): void;
-}
-
 /**
  * The inference routes in Elysia, with their OpenAPI entries. Bodies are read raw
  * (`parse: "none"`): the codecs decode them. In the running server Bun's own router
@@ -114,7 +108,7 @@ export function inferenceRoutes(services: Services) {
  */
 export function inferenceServeRoutes(
   services: Services,
-  hooks: InferenceRouteHooks,
+  hooks: RequestHooks,
   fallback: (request: Request, server: Bun.Server<undefined>) => Promise<Response> | Response,
 ): Record<string, { POST: (request: Request, server: Bun.Server<undefined>) => Promise<Response> }> {
   const deps = inferenceDeps(services);

@@ -1,5 +1,5 @@
 import { ApiError, badRequest } from "../errors/api-error";
-import { BodyTooLargeError, readBodyWithin } from "../request-body";
+import { BodyTooLargeError, readBodyWithin } from "../http/request-body";
 
 /**
  * The body parser of every Elysia route that reads a body (management, admin; the

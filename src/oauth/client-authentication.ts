@@ -25,7 +25,7 @@ function basicCredentials(headers: Headers): BasicCredentials | null {
   const colon = decoded.indexOf(":");
   const clientId = colon > 0 ? formDecode(decoded.slice(0, colon)) : undefined;
   const secret = colon > 0 ? formDecode(decoded.slice(colon + 1)) : undefined;
-  if (!clientId || secret === undefined) throw new OauthError("invalid_client", "malformed Basic client credentials", 401);
+  if (!clientId || secret === undefined) throw new OauthError("invalid_client", "malformed Basic client credentials", "unauthorized");
   return { clientId, secret };
 }
 
@@ -42,16 +42,16 @@ export async function authenticateClient(sql: Sql, params: Map<string, string>, 
   const bodySecret = params.get("client_secret");
   if (basic && bodySecret !== undefined) throw new OauthError("invalid_request", "use one client authentication method, not both");
   if (basic && bodyId !== undefined && bodyId !== basic.clientId) throw new OauthError("invalid_request", "client_id differs from the Basic credentials");
-  const failStatus = basic ? 401 : 400;
+  const failKind = basic ? "unauthorized" : "bad_request";
   const clientId = basic?.clientId ?? bodyId;
   if (clientId === undefined) throw new OauthError("invalid_request", "missing parameter: client_id");
   const client = await findOauthClient(sql, clientId);
-  if (!client) throw new OauthError("invalid_client", "unknown client", failStatus);
+  if (!client) throw new OauthError("invalid_client", "unknown client", failKind);
   if (client.clientType === "confidential") {
     const secret = basic?.secret ?? bodySecret;
-    if (secret === undefined) throw new OauthError("invalid_client", "client authentication required", failStatus);
+    if (secret === undefined) throw new OauthError("invalid_client", "client authentication required", failKind);
     if (!client.secretHash || !constantTimeEqual(sha256(secret), client.secretHash)) {
-      throw new OauthError("invalid_client", "client authentication failed", failStatus);
+      throw new OauthError("invalid_client", "client authentication failed", failKind);
     }
   }
   return client;

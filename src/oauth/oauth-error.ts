@@ -1,3 +1,5 @@
+import { API_ERROR_STATUS, type ApiErrorCode } from "../errors/api-error";
+
 /**
  * The error codes of the token, device authorization and revocation endpoints
  * (RFC 6749 §5.2, RFC 8628 §3.5, RFC 7009 §2.2.1).
@@ -15,25 +17,32 @@ export type OauthErrorCode =
   | "expired_token";
 
 /**
- * An OAuth protocol error: `{ error, error_description }` with HTTP 400, except a client
- * that failed to authenticate through the Authorization header, which gets 401 and a
- * `WWW-Authenticate` challenge as RFC 6749 §5.2 requires.
+ * An OAuth protocol error: `{ error, error_description }`. Its status is the error table's
+ * (src/errors/api-error.ts) for its kind: `bad_request` (400), or `unauthorized` (401, with a
+ * `WWW-Authenticate` challenge) for a client that failed to authenticate through the
+ * Authorization header, as RFC 6749 §5.2 requires.
  */
 export class OauthError extends Error {
+  readonly status: number;
   constructor(
     readonly code: OauthErrorCode,
     readonly description: string,
-    readonly status: 400 | 401 = 400,
+    readonly kind: Extract<ApiErrorCode, "bad_request" | "unauthorized"> = "bad_request",
   ) {
     super(description);
     this.name = "OauthError";
+    this.status = API_ERROR_STATUS[kind];
+  }
+
+  body(): { error: OauthErrorCode; error_description: string } {
+    return { error: this.code, error_description: this.description };
   }
 }
 
 export function oauthErrorResponse(error: OauthError): Response {
   const headers: Record<string, string> = { "content-type": "application/json", "cache-control": "no-store" };
-  if (error.status === 401) headers["www-authenticate"] = 'Basic realm="switchyard"';
-  return new Response(JSON.stringify({ error: error.code, error_description: error.description }), { status: error.status, headers });
+  if (error.kind === "unauthorized") headers["www-authenticate"] = 'Basic realm="switchyard"';
+  return new Response(JSON.stringify(error.body()), { status: error.status, headers });
 }
 
 /** A JSON body the token endpoints answer with: never cached (RFC 6749 §5.1). */

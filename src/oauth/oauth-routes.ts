@@ -3,8 +3,8 @@ import { Type } from "@sinclair/typebox";
 import { ApiError } from "../errors/api-error";
 import { authenticate } from "../auth/auth-plugin";
 import { extractCredential } from "../auth/extract-credential";
-import { BodyTooLargeError, readBodyWithin } from "../request-body";
-import { clientAddress } from "../request-address";
+import { BodyTooLargeError, readBodyWithin } from "../http/request-body";
+import { clientAddress } from "../http/client-address";
 import { bodyValidator } from "../management/validate-body";
 import type { Services } from "../services";
 import { approverFromPrincipal, type Approver } from "./approver";
@@ -43,10 +43,8 @@ const validateDecision = bodyValidator(
 
 /** The decision API speaks OAuth's vocabulary for a bad request: `invalid_request`. */
 function invalidRequest(description: string): Response {
-  return new Response(JSON.stringify({ error: "invalid_request", error_description: description }), {
-    status: 400,
-    headers: { "content-type": "application/json" },
-  });
+  const error = new OauthError("invalid_request", description);
+  return new Response(JSON.stringify(error.body()), { status: error.status, headers: { "content-type": "application/json" } });
 }
 
 /**

@@ -83,7 +83,7 @@ export async function admit(deps: AdmitDeps, input: AdmitInput): Promise<Admitte
     return { ok: true, grant: result, policy, candidates: judged };
   } catch (error) {
     log.error("admission unavailable", { requestId: input.requestId, error: error instanceof Error ? error.message : String(error) });
-    return { ok: false, error: irError("internal", "billing is temporarily unavailable; retry shortly", { status: 503, retryAfter: 1 }) };
+    return { ok: false, error: irError("service_unavailable", "billing is temporarily unavailable; retry shortly", { retryAfter: 1 }) };
   }
 }
 

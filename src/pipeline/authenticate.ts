@@ -18,6 +18,6 @@ export async function authenticate(deps: AuthDeps, headers: Headers, requestId: 
   } catch (error) {
     if (error instanceof ApiError) return { error: irErrorFromApiError(error) };
     log.error("authentication unavailable", { requestId, error: error instanceof Error ? error.message : String(error) });
-    return { error: irError("internal", "authentication is temporarily unavailable; retry shortly", { status: 503, retryAfter: 1 }) };
+    return { error: irError("service_unavailable", "authentication is temporarily unavailable; retry shortly", { retryAfter: 1 }) };
   }
 }

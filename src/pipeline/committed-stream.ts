@@ -140,7 +140,7 @@ export class CommittedStream implements InterruptibleStream {
   private readonly onStall = () => {
     if (this.finished || this.pulling) return;
     const waited = this.deps.stallTimeoutMs;
-    this.interruption ??= { cause: "stall", error: irError("invalid_request", `the client read nothing for ${waited} ms; the stream was ended`, { status: 408 }) };
+    this.interruption ??= { cause: "stall", error: irError("client_timeout", `the client read nothing for ${waited} ms; the stream was ended`) };
     this.stop();
   };
 

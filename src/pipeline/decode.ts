@@ -1,6 +1,6 @@
 import { IrDecodeError, irError, type IrError, type IrRequest, type IrWarning } from "../ir";
 import type { Translator } from "../translation/translator";
-import { BodyTooLargeError, readBodyWithin } from "../request-body";
+import { BodyTooLargeError, readBodyWithin } from "../http/request-body";
 import type { InferenceInput } from "./request-context";
 import { internalError } from "./inference-error";
 

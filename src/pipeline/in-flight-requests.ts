@@ -42,5 +42,5 @@ export class InFlightRequests {
 
 /** How a request cut by shutdown ends: retryable, on another instance. */
 export function shutdownError(): IrError {
-  return irError("internal", "the server is shutting down; retry the request", { status: 503, retryAfter: 1 });
+  return irError("service_unavailable", "the server is shutting down; retry the request", { retryAfter: 1 });
 }

@@ -1,5 +1,5 @@
-import { irError, type IrError, type ProtocolId } from "../ir";
-import { ApiError } from "../errors/api-error";
+import { irError, type IrError, type IrErrorKind, type ProtocolId } from "../ir";
+import type { ApiError, ApiErrorCode } from "../errors/api-error";
 import { isIrError } from "../routing/body-reader";
 import { WorkerCrashedError } from "../workers";
 import { codecFor } from "../translation/codec-registry";
@@ -16,27 +16,24 @@ export function errorInProtocol(protocol: ProtocolId, error: IrError, requestId:
   });
 }
 
-/** Credential and management errors (shared auth code) mapped into the inference error table. */
+/** Each management error kind as the inference error kind it is answered with (the credential checks are shared). */
+const IR_KIND_OF_API_ERROR: Record<ApiErrorCode, IrErrorKind> = {
+  bad_request: "invalid_request",
+  conflict: "invalid_request",
+  unauthorized: "authentication",
+  payment_required: "payment_required",
+  forbidden: "permission_denied",
+  not_found: "not_found",
+  payload_too_large: "payload_too_large",
+  too_many_requests: "rate_limited",
+  internal: "internal",
+  service_unavailable: "service_unavailable",
+};
+
+/** Credential and management errors (shared auth code) in the inference error table; our own failures are not described. */
 export function irErrorFromApiError(error: ApiError): IrError {
-  switch (error.code) {
-    case "unauthorized":
-      return irError("authentication", error.description);
-    case "forbidden":
-      return irError("permission_denied", error.description);
-    case "payment_required":
-      return irError("payment_required", error.description);
-    case "not_found":
-      return irError("not_found", error.description);
-    case "too_many_requests":
-      return irError("rate_limited", error.description);
-    case "payload_too_large":
-      return irError("payload_too_large", error.description);
-    case "bad_request":
-    case "conflict":
-      return irError("invalid_request", error.description);
-    default:
-      return irError("internal", "internal error");
-  }
+  const kind = IR_KIND_OF_API_ERROR[error.code];
+  return irError(kind, kind === "internal" ? "internal error" : error.description);
 }
 
 /** A value thrown on the inference path: IrErrors as they are, a crashed translation worker as our own 500, anything else as `otherwise`. */

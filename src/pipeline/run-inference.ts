@@ -4,7 +4,7 @@ import type { FundingSource } from "../funding/funding-source";
 import { planAttempts, type PlanDeps } from "../routing/plan-attempts";
 import { arrivingRequest } from "../metering/request-outcome";
 import { tokensFromChars } from "../metering/estimate-tokens";
-import { closingConnection } from "../request-body";
+import { closingConnection } from "../http/request-body";
 import type { InferenceInput, RequestContext } from "./request-context";
 import { requestIdFrom } from "./request-id";
 import { errorInProtocol } from "./inference-error";

@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { errorResponse, notFound } from "../errors/api-error";
 
 const ASSETS = new URL("./docs-assets/", import.meta.url);
 const TYPES: Record<string, string> = {
@@ -17,12 +18,9 @@ function asset(name: string): Response {
 export function docsRoutes() {
   return new Elysia({ name: "docs", normalize: false })
     .get("/docs", () => asset("index.html"), { detail: { hide: true } })
-    .get("/docs/assets/:file", ({ params, set }) => {
+    .get("/docs/assets/:file", ({ params }) => {
       // Own keys only: `in` would also find "constructor" or "toString" on Object.prototype.
-      if (!Object.hasOwn(TYPES, params.file) || params.file === "index.html") {
-        set.status = 404;
-        return { error: "not_found", error_description: "asset not found" };
-      }
+      if (!Object.hasOwn(TYPES, params.file) || params.file === "index.html") return errorResponse(notFound("asset"));
       return asset(params.file);
     }, { detail: { hide: true } });
 }

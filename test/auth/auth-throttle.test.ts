@@ -4,7 +4,7 @@ import type { Sql } from "../../src/db/connect-database";
 import { migrate } from "../../src/db/migrate";
 import { ApiError } from "../../src/errors/api-error";
 import { AuthThrottle, type ThrottleRule } from "../../src/auth/auth-throttle";
-import { clientAddress, rememberClientAddress } from "../../src/request-address";
+import { clientAddress, rememberClientAddress } from "../../src/http/client-address";
 import { createTestDatabase } from "../helpers/test-database";
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;

@@ -1,4 +1,5 @@
-import { irError, type IrError, type IrErrorKind } from "../../ir";
+import { irError, renderedKind, upstreamAuthError, type IrError, type IrErrorKind } from "../../ir";
+import { errorHeaders } from "../shared/error-headers";
 import { isRecord } from "../shared/json-fields";
 
 /**
@@ -9,6 +10,7 @@ import { isRecord } from "../shared/json-fields";
  */
 const KIND_TO_ANTHROPIC_TYPE: Record<IrErrorKind, string> = {
   invalid_request: "invalid_request_error",
+  client_timeout: "invalid_request_error",
   authentication: "authentication_error",
   payment_required: "billing_error",
   upstream_payment_required: "billing_error",
@@ -26,6 +28,7 @@ const KIND_TO_ANTHROPIC_TYPE: Record<IrErrorKind, string> = {
   // Anthropic clients retry overloaded_error with backoff, which is what a 503 wants.
   upstream_unavailable: "overloaded_error",
   internal: "api_error",
+  service_unavailable: "api_error",
 };
 
 const ANTHROPIC_TYPE_TO_KIND: Record<string, IrErrorKind> = {
@@ -56,8 +59,7 @@ const ANTHROPIC_TYPE_TO_STATUS: Record<string, number> = {
 };
 
 export function toAnthropicErrorType(error: IrError): string {
-  if (error.kind === "upstream_auth_required" && error.status === 403) return "permission_error";
-  return KIND_TO_ANTHROPIC_TYPE[error.kind];
+  return KIND_TO_ANTHROPIC_TYPE[renderedKind(error)];
 }
 
 export function encodeAnthropicError(error: IrError): {
@@ -65,14 +67,10 @@ export function encodeAnthropicError(error: IrError): {
   body: Record<string, unknown>;
   headers: Record<string, string>;
 } {
-  const headers: Record<string, string> = {};
-  if (error.status === 401) headers["WWW-Authenticate"] = 'Bearer realm="switchyard"';
-  // Rate limits and temporary unavailability say when to come back.
-  if ((error.status === 429 || error.status === 503) && error.retryAfter !== undefined) headers["Retry-After"] = String(Math.ceil(error.retryAfter));
   return {
     status: error.status,
     body: { type: "error", error: { type: toAnthropicErrorType(error), message: error.message } },
-    headers,
+    headers: errorHeaders(error),
   };
 }
 
@@ -113,12 +111,8 @@ export function decodeAnthropicError(status: number | undefined, body: unknown, 
   const kind = (known !== undefined ? ANTHROPIC_TYPE_TO_KIND[known] : undefined) ?? kindFromStatus(effectiveStatus);
   const message =
     kind === "upstream_bad_gateway" ? "upstream request failed" : (upstreamMessage ?? `upstream returned HTTP ${effectiveStatus}`);
-  const extra: Partial<IrError> = {};
-  if (kind === "upstream_auth_required") extra.status = effectiveStatus === 403 ? 403 : 401;
-  if (kind === "invalid_request") extra.upstreamError = envelope ?? body;
-  if (kind === "upstream_rate_limited") {
-    const retryAfter = parseRetryAfter(headerValue(headers, "retry-after"));
-    if (retryAfter !== undefined) extra.retryAfter = retryAfter;
-  }
-  return irError(kind, message, extra);
+  if (kind === "upstream_auth_required") return upstreamAuthError(effectiveStatus, message);
+  if (kind === "invalid_request") return irError(kind, message, { upstreamError: envelope ?? body });
+  const retryAfter = kind === "upstream_rate_limited" ? parseRetryAfter(headerValue(headers, "retry-after")) : undefined;
+  return irError(kind, message, retryAfter === undefined ? {} : { retryAfter });
 }

@@ -1,4 +1,5 @@
-import { IR_ERROR_TABLE, irError, type IrError, type IrErrorKind } from "../../ir";
+import { IR_ERROR_TABLE, irError, renderedKind, upstreamAuthError, type IrError, type IrErrorKind } from "../../ir";
+import { errorHeaders } from "../shared/error-headers";
 import { isRecord } from "../shared/json-fields";
 
 /**
@@ -11,6 +12,7 @@ import { isRecord } from "../shared/json-fields";
  */
 const KIND_TO_GOOGLE_STATUS: Record<IrErrorKind, string> = {
   invalid_request: "INVALID_ARGUMENT",
+  client_timeout: "INVALID_ARGUMENT",
   payload_too_large: "INVALID_ARGUMENT",
   authentication: "UNAUTHENTICATED",
   upstream_auth_required: "UNAUTHENTICATED",
@@ -28,6 +30,7 @@ const KIND_TO_GOOGLE_STATUS: Record<IrErrorKind, string> = {
   upstream_bad_gateway: "UNAVAILABLE",
   upstream_invalid_response: "INTERNAL",
   internal: "INTERNAL",
+  service_unavailable: "INTERNAL",
 };
 
 const GOOGLE_STATUS_TO_KIND: Record<string, IrErrorKind> = {
@@ -45,8 +48,7 @@ const GOOGLE_STATUS_TO_KIND: Record<string, IrErrorKind> = {
 };
 
 export function toGoogleStatus(error: IrError): string {
-  if (error.kind === "upstream_auth_required" && error.status === 403) return "PERMISSION_DENIED";
-  return KIND_TO_GOOGLE_STATUS[error.kind];
+  return KIND_TO_GOOGLE_STATUS[renderedKind(error)];
 }
 
 /** The `{error:{code, message, status, details}}` envelope, shared by HTTP errors and stream error frames. */
@@ -62,11 +64,7 @@ export function googleErrorEnvelope(error: IrError): { error: Record<string, unk
 }
 
 export function encodeGeminiError(error: IrError): { status: number; body: Record<string, unknown>; headers: Record<string, string> } {
-  const headers: Record<string, string> = {};
-  if (error.status === 401) headers["WWW-Authenticate"] = 'Bearer realm="switchyard"';
-  // Rate limits and temporary unavailability say when to come back.
-  if ((error.status === 429 || error.status === 503) && error.retryAfter !== undefined) headers["Retry-After"] = String(Math.ceil(error.retryAfter));
-  return { status: error.status, body: googleErrorEnvelope(error), headers };
+  return { status: error.status, body: googleErrorEnvelope(error), headers: errorHeaders(error) };
 }
 
 function kindFromStatus(status: number): IrErrorKind {
@@ -112,12 +110,8 @@ export function decodeGeminiError(status: number | undefined, body: unknown, hea
     typeof envelope?.message === "string" ? envelope.message : typeof body === "string" && body !== "" ? body : undefined;
   const message =
     kind === "upstream_bad_gateway" ? "upstream request failed" : (upstreamMessage ?? `upstream returned HTTP ${effectiveStatus}`);
-  const extra: Partial<IrError> = {};
-  if (kind === "upstream_auth_required") extra.status = effectiveStatus === 403 || googleStatus === "PERMISSION_DENIED" ? 403 : 401;
-  if (kind === "invalid_request") extra.upstreamError = envelope ?? body;
-  if (kind === "upstream_rate_limited") {
-    const retryAfter = retryAfterSeconds(headers, envelope);
-    if (retryAfter !== undefined) extra.retryAfter = retryAfter;
-  }
-  return irError(kind, message, extra);
+  if (kind === "upstream_auth_required") return upstreamAuthError(googleStatus === "PERMISSION_DENIED" ? 403 : effectiveStatus, message);
+  if (kind === "invalid_request") return irError(kind, message, { upstreamError: envelope ?? body });
+  const retryAfter = kind === "upstream_rate_limited" ? retryAfterSeconds(headers, envelope) : undefined;
+  return irError(kind, message, retryAfter === undefined ? {} : { retryAfter });
 }

@@ -1,4 +1,4 @@
-import { irError, type IrError } from "../../ir";
+import { irError, upstreamAuthError, type IrError } from "../../ir";
 import { isRecord } from "./read-fields";
 
 /**
@@ -24,7 +24,7 @@ export function decodeOpenAiError(status: number | undefined, body: unknown, hea
     return irError("upstream_rate_limited", message, retryAfter === undefined ? {} : { retryAfter });
   }
   if (status === 402) return irError("upstream_payment_required", message);
-  if (status === 401 || status === 403) return irError("upstream_auth_required", message, { status });
+  if (status === 401 || status === 403) return upstreamAuthError(status, message);
   if (status === 413) return irError("payload_too_large", message);
   if (status === 408) return irError("upstream_timeout", message);
   if (status !== undefined && status >= 400 && status < 500) {
@@ -33,8 +33,8 @@ export function decodeOpenAiError(status: number | undefined, body: unknown, hea
   if (status !== undefined) return irError("upstream_bad_gateway", "upstream request failed");
 
   // No HTTP status (a mid-stream frame): classify by the error's own type.
-  if (type === "authentication_error") return irError("upstream_auth_required", message);
-  if (type === "permission_error") return irError("upstream_auth_required", message, { status: 403 });
+  if (type === "authentication_error") return upstreamAuthError(401, message);
+  if (type === "permission_error") return upstreamAuthError(403, message);
   if (type === "invalid_request_error" || CLIENT_ERROR_CODES.has(code)) {
     return irError("invalid_request", message, { upstreamError: errorValue });
   }
