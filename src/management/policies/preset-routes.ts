@@ -1,12 +1,11 @@
 import { Elysia } from "elysia";
 import { Type } from "@sinclair/typebox";
 import { authPlugin } from "../../auth/auth-plugin";
-import type { Principal } from "../../auth/principal";
 import { validatePresetClauses, type PresetSpec } from "../../policy/policy-spec";
 import type { Services } from "../../services";
 import { bodyValidator } from "../validate-body";
 import { presetEnvelope } from "./policy-envelopes";
-import { POLICY_BASES, nsidOf, PolicyName, routeDoc } from "./policy-route-support";
+import { POLICY_BASES, PolicyName, scopeOf, routeDoc } from "./policy-route-support";
 import * as service from "./policy-service";
 
 // Shapes only; each clause is validated like its own kind (validatePresetClauses).
@@ -34,39 +33,37 @@ const CLAUSES = ["guardrail", "budget", "rate_limit"] as const;
  * supplies it. A supplied clause replaces the stored one whole.
  */
 export function presetRoutes(services: Services) {
-  const deps: service.PolicyDeps = { sql: services.db.sql, store: services.policies };
-  const scopeOf = (principal: Principal, params: Record<string, string> | undefined) => service.policyScope(deps.sql, principal, nsidOf(params));
   const routes = new Elysia({ name: "presets", normalize: false }).use(authPlugin(services));
   for (const base of POLICY_BASES) {
     routes
       .get(
         `${base}/presets`,
-        async ({ principal, params }) => ({ data: (await service.listPolicyRows(deps, await scopeOf(principal, params), "preset")).map(presetEnvelope) }),
+        async ({ principal, params }) => ({ data: (await service.listPolicyRows(services, await scopeOf(services, principal, params), "preset")).map(presetEnvelope) }),
         routeDoc("policy:read", "List the namespace's presets"),
       )
       .get(
         `${base}/presets/:id`,
-        async ({ principal, params }) => presetEnvelope(await service.getPolicy(deps, await scopeOf(principal, params), params.id, "preset")),
+        async ({ principal, params }) => presetEnvelope(await service.getPolicy(services, await scopeOf(services, principal, params), params.id, "preset")),
         routeDoc("policy:read", "Get a preset"),
       )
       .post(
         `${base}/presets`,
         async ({ principal, params, body }) => {
-          const scope = await scopeOf(principal, params);
+          const scope = await scopeOf(services, principal, params);
           const input = validateCreate(body);
           const given = validatePresetClauses(input, "");
           const spec: PresetSpec = { guardrail: given.guardrail ?? null, budget: given.budget ?? null, rate_limit: given.rate_limit ?? null };
-          return presetEnvelope(await service.createPolicy(deps, scope, { name: input.name, kind: "preset", spec }));
+          return presetEnvelope(await service.createPolicy(services, scope, { name: input.name, kind: "preset", spec }));
         },
         routeDoc("policy:write", "Create a preset (an empty one is a valid no-op)", validateCreate.doc),
       )
       .put(
         `${base}/presets/:id`,
         async ({ principal, params, body }) => {
-          const scope = await scopeOf(principal, params);
+          const scope = await scopeOf(services, principal, params);
           const input = validateUpdate(body);
           const given = validatePresetClauses(input, "");
-          const row = await service.updatePolicy(deps, scope, params.id, "preset", (current) => {
+          const row = await service.updatePolicy(services, scope, params.id, "preset", (current) => {
             const spec = { ...(current.spec as PresetSpec) } as Record<(typeof CLAUSES)[number], unknown>;
             for (const clause of CLAUSES) {
               if (input[`clear_${clause}`] === true) spec[clause] = null;
@@ -81,7 +78,7 @@ export function presetRoutes(services: Services) {
       )
       .delete(
         `${base}/presets/:id`,
-        async ({ principal, params }) => service.removePolicy(deps, await scopeOf(principal, params), params.id, "preset"),
+        async ({ principal, params }) => service.removePolicy(services, await scopeOf(services, principal, params), params.id, "preset"),
         routeDoc("policy:write", "Delete a preset and its bindings"),
       );
   }
