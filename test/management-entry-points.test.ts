@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
+import { sourceFiles } from "./helpers/source-files";
 
 /**
  * One entry point per management resource (src/management/README.md): only a resource's
@@ -13,15 +14,6 @@ const SRC = resolve(import.meta.dir, "../src");
 const QUERIES = join(SRC, "db", "queries");
 /** An import or re-export with a `from` clause (the clause captured), or a bare side-effect import. */
 const IMPORT = /(?:^|[;\n])\s*(import|export)\s+(type\s+)?([^'";]*?)\s*from\s*["'](\.[^"']+)["']|(?:^|[;\n])\s*import\s*["'](\.[^"']+)["']/g;
-
-function sourceFiles(dir: string, into: string[] = []): string[] {
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) sourceFiles(path, into);
-    else if (path.endsWith(".ts")) into.push(path);
-  }
-  return into;
-}
 
 /** `{ type A, type B }` names types only; `{ a, type B }`, a default or a namespace import names values. */
 function namesOnlyTypes(clause: string): boolean {
