@@ -16,8 +16,9 @@ export type TenantDeps = Pick<Services, "db">;
  * names (`{nsid}`, or `me` on the flat paths). `me` is the credential's own namespace (for
  * an account-wide credential: the account's oldest live namespace). Anything the caller
  * does not own, anything archived, and anything other than a namespace-baked credential's
- * own namespace is the same 404 as a missing one. Every service resolves `{nsid}` here
- * first, so another tenant's namespace is a 404 before any 400.
+ * own namespace is the same 404 as a missing one. Routes call it with the path's `{nsid}`
+ * and hand the services the `Tenant` it returns; the console builds the same `Tenant`
+ * from the namespace its page picked.
  */
 export async function resolveTenant(deps: TenantDeps, caller: Caller, nsid: string): Promise<Tenant> {
   const sql = deps.db.sql;
