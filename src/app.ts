@@ -15,7 +15,7 @@ import { usageRoutes } from "./management/usage/usage-routes";
 import { billingRoutes } from "./management/billing/billing-routes";
 import { policyRoutes } from "./management/policies/policy-routes";
 import { budgetRoutes } from "./management/policies/budget-routes";
-import { presetRoutes } from "./management/policies/preset-routes";
+import { policyPresetRoutes } from "./management/policies/policy-preset-routes";
 import { routingPresetRoutes } from "./management/routing-presets/routing-preset-routes";
 import { discoveryRoutes } from "./public/discovery-routes";
 import { statsRoutes } from "./public/stats-routes";
@@ -115,7 +115,7 @@ export function createApp(services: Services, hooks: RequestHooks) {
     .use(billingRoutes(services))
     .use(policyRoutes(services))
     .use(budgetRoutes(services))
-    .use(presetRoutes(services))
+    .use(policyPresetRoutes(services))
     .use(routingPresetRoutes(services))
     .use(discoveryRoutes(services))
     .use(statsRoutes(services))

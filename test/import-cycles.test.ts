@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import { sourceFiles } from "./helpers/source-files";
 
 /**
  * The source tree's layering (README "Layout"): no import cycle between files, and none
@@ -9,15 +10,6 @@ import { dirname, join, relative, resolve } from "node:path";
  */
 const SRC = resolve(import.meta.dir, "../src");
 const IMPORT = /(?:import|export)\s+(?:type\s+)?(?:[^'"]*?\s+from\s+)?["'](\.[^"']+)["']/g;
-
-function sourceFiles(dir: string, into: string[] = []): string[] {
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) sourceFiles(path, into);
-    else if (path.endsWith(".ts")) into.push(path);
-  }
-  return into;
-}
 
 function importGraph(): Map<string, Set<string>> {
   const graph = new Map<string, Set<string>>();

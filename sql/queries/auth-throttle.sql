@@ -2,22 +2,6 @@
 -- The keys among $1 that are locked now, with when each lock ends.
 select key, locked_until from auth_throttle where key = any($1::text[]) and locked_until > now();
 
--- name: throttleRecordFailure
--- Counts one failure against key $1 in a fixed window of $3 seconds that starts at the
--- first failure; the failure that reaches $2 locks the key for $4 seconds. Row-locked by
--- the upsert, so concurrent failures on several instances all count.
-insert into auth_throttle as t (key, failures, window_start, locked_until)
-values ($1, 1, now(), case when $2::int <= 1 then now() + make_interval(secs => $4::int) end)
-on conflict (key) do update set
-  failures = case when t.window_start <= now() - make_interval(secs => $3::int) then 1 else t.failures + 1 end,
-  window_start = case when t.window_start <= now() - make_interval(secs => $3::int) then now() else t.window_start end,
-  locked_until = case
-    when (case when t.window_start <= now() - make_interval(secs => $3::int) then 1 else t.failures + 1 end) >= $2::int
-      then greatest(t.locked_until, now() + make_interval(secs => $4::int))
-    else t.locked_until
-  end
-returning failures, locked_until;
-
 -- name: throttleReset
 delete from auth_throttle where key = any($1::text[]);
 
@@ -32,8 +16,9 @@ insert into auth_throttle (key, failures, window_start) values ($1, 0, now())
 on conflict (key) do nothing;
 
 -- name: throttleTake
--- Counts one attempt against key $1 (same window and lock as throttleRecordFailure) unless
--- the key is locked now; no row comes back when it is. The row lock of the update makes
+-- Counts one attempt against key $1 in a fixed window of $3 seconds that starts at the
+-- first attempt; the attempt that reaches $2 locks the key for $4 seconds. Nothing is
+-- counted while the key is locked: no row comes back then. The row lock of the update makes
 -- concurrent takes on any instance queue, and each re-reads the lock the previous one set.
 update auth_throttle as t set
   failures = case when t.window_start <= now() - make_interval(secs => $3::int) then 1 else t.failures + 1 end,

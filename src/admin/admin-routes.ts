@@ -46,7 +46,7 @@ export function adminRoutes(services: Services) {
       "/admin/accounts",
       async ({ body, set }) => {
         const input = validateAccount(body);
-        const created = await createAccount(services.db.sql, input.email, input.credit_micro_usd ?? 0, input.password);
+        const created = await createAccount(services, input.email, input.credit_micro_usd ?? 0, input.password);
         markNoStore(set);
         return created;
       },
@@ -60,12 +60,12 @@ export function adminRoutes(services: Services) {
     )
     .put(
       "/admin/accounts/:account_id/password",
-      ({ body, params }) => setPassword(services.db.sql, params.account_id, validatePassword(body).password),
+      ({ body, params }) => setPassword(services, params.account_id, validatePassword(body).password),
       { detail: { summary: "Operator: set or replace an account's console password", tags: ["admin"], ...validatePassword.doc } },
     )
     .post(
       "/admin/accounts/:account_id/credits",
-      ({ body, params }) => addCredits(services.db.sql, params.account_id, validateCredit(body).amount_micro_usd),
+      ({ body, params }) => addCredits(services, params.account_id, validateCredit(body).amount_micro_usd),
       { detail: { summary: "Operator: add credit to an account's wallet", tags: ["admin"], ...validateCredit.doc } },
     )
     .post("/admin/byok/rotate-kek", () => services.keks.rotate(), {

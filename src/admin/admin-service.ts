@@ -9,6 +9,10 @@ import { mintApiKeyToken } from "../auth/tokens";
 import { newId } from "../ids";
 import { badRequest, conflict, notFound } from "../errors/api-error";
 import { hashPassword, passwordProblem } from "../auth/passwords";
+import type { Services } from "../services";
+
+/** What the operator API's service uses: the database. */
+export type AdminServiceDeps = Pick<Services, "db">;
 
 /** A password's argon2id hash, or a 400 naming the field when its length is refused. */
 async function passwordHashOf(password: string): Promise<string> {
@@ -22,11 +26,11 @@ async function passwordHashOf(password: string): Promise<string> {
  * account-wide key carrying every scope — all or nothing. With a password the account
  * can also sign in to the console.
  */
-export async function createAccount(sql: Sql, email: string, creditMicroUsd: number, password?: string) {
+export async function createAccount(deps: AdminServiceDeps, email: string, creditMicroUsd: number, password?: string) {
   const minted = mintApiKeyToken();
   const passwordHash = password === undefined ? null : await passwordHashOf(password);
   try {
-    return await sql.begin(async (transaction) => {
+    return await deps.db.sql.begin(async (transaction) => {
       const tx = transaction as unknown as Sql;
       const account = await insertAccount(tx, newId("acct"), email, passwordHash);
       await insertWallet(tx, account.id, 0);
@@ -50,16 +54,16 @@ export async function createAccount(sql: Sql, email: string, creditMicroUsd: num
   }
 }
 
-export async function addCredits(sql: Sql, accountId: string, amountMicroUsd: number) {
-  const balance = await creditWallet(sql, accountId, amountMicroUsd);
+export async function addCredits(deps: AdminServiceDeps, accountId: string, amountMicroUsd: number) {
+  const balance = await creditWallet(deps.db.sql, accountId, amountMicroUsd);
   if (balance !== undefined) return { balance_micro_usd: balance };
-  if (!(await billingBalance(sql, accountId))) throw notFound("account");
+  if (!(await billingBalance(deps.db.sql, accountId))) throw notFound("account");
   throw conflict(`the balance would pass ${MAX_WALLET_BALANCE_MICRO_USD} micro-USD`);
 }
 
 /** Sets or replaces a live account's console password. */
-export async function setPassword(sql: Sql, accountId: string, password: string) {
+export async function setPassword(deps: AdminServiceDeps, accountId: string, password: string) {
   const passwordHash = await passwordHashOf(password);
-  if (!(await setAccountPassword(sql, accountId, passwordHash))) throw notFound("account");
+  if (!(await setAccountPassword(deps.db.sql, accountId, passwordHash))) throw notFound("account");
   return { updated: true };
 }

@@ -1,5 +1,5 @@
 import type { Sql } from "../db/connect-database";
-import { lockedThrottleKeys, recordThrottleFailure, refundThrottleAttempt, resetThrottleKeys, sweepThrottleKeys, takeThrottleAttempt } from "../db/queries/auth-throttle";
+import { lockedThrottleKeys, refundThrottleAttempt, resetThrottleKeys, sweepThrottleKeys, takeThrottleAttempt } from "../db/queries/auth-throttle";
 import { ApiError } from "../errors/api-error";
 
 /**
@@ -54,19 +54,12 @@ function storedKey(key: ThrottleKey): string {
  * attempt as a failure up front, in one transaction for all keys, and throws 429 when any
  * key is locked, so concurrent attempts can never all pass a check made before any of
  * them was counted. When the secret was right, `refund` gives the attempt back and
- * `reset` (per account, never per address) clears the count. `assertOpen` and
- * `recordFailure` check and count separately, for callers that only look.
+ * `reset` (per account, never per address) clears the count.
  */
 export class AuthThrottle {
   private failuresSinceSweep = 0;
 
   constructor(private readonly sql: Sql) {}
-
-  /** Throws 429 `too_many_requests` with `Retry-After` when any of the keys is locked. */
-  async assertOpen(keys: readonly ThrottleKey[]): Promise<void> {
-    const locked = await lockedThrottleKeys(this.sql, keys.map(storedKey));
-    if (locked.length > 0) throw lockedOut(locked);
-  }
 
   /**
    * Counts one attempt against every key before the secret is checked, or throws 429
@@ -100,15 +93,7 @@ export class AuthThrottle {
     for (const key of keys) await refundThrottleAttempt(this.sql, storedKey(key), key.rule.maxFailures);
   }
 
-  /** Counts one failure against every key. */
-  async recordFailure(keys: readonly ThrottleKey[]): Promise<void> {
-    for (const key of keys) {
-      await recordThrottleFailure(this.sql, storedKey(key), key.rule);
-    }
-    await this.sweepNowAndThen();
-  }
-
-  /** Old counters are swept now and then, by whichever instance sees failures. */
+  /** Old counters are swept now and then, by whichever instance counts attempts. */
   private async sweepNowAndThen(): Promise<void> {
     if (++this.failuresSinceSweep >= 100) {
       this.failuresSinceSweep = 0;

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import { badRequest } from "../errors/api-error";
-import { deleteByokKey, listByokKeys, upsertByokKey, type ByokKeyDeps } from "../management/byok/byok-key-service";
+import { deleteByokKey, listByokKeys, upsertByokKey } from "../management/byok/byok-key-service";
 import { field, type ConsoleContext } from "./console-context";
 import { oneLineField, submittedValues } from "./form-input";
 import { noticeOf, type FormState } from "./management-layout";
@@ -14,12 +14,11 @@ const YEAR_SECS = 365 * 24 * 60 * 60;
 /** /console/byok: the account's provider keys; set one (sealed in the page), delete one; and the sealing script. */
 export function byokPageRoutes(context: ConsoleContext) {
   const { services } = context;
-  const deps: ByokKeyDeps = { sql: services.db.sql, catalog: services.catalog, keks: services.keks, byokKeys: services.byokKeys, egress: services.egress };
   const providers = () => services.catalog.listProviders().filter((provider) => provider.byok);
   // A person signed in to the console acts as the account itself: account-wide keys.
   const callerOf = (req: ManagementRequest) => ({ accountId: req.session.accountId, namespaceId: null });
   const show = async (req: ManagementRequest, state: FormState) => {
-    const [keys, script] = await Promise.all([listByokKeys(deps, callerOf(req)), byokSealScript()]);
+    const [keys, script] = await Promise.all([listByokKeys(services, callerOf(req)), byokSealScript()]);
     return byokPage(req, keys, providers(), script.version, state);
   };
 
@@ -33,7 +32,7 @@ export function byokPageRoutes(context: ConsoleContext) {
             if (ciphertext === "") throw badRequest("The key was not sealed, so nothing was saved: this form needs JavaScript in the page to seal the key before it is sent.");
             if (ciphertext.length > 16_384) throw badRequest("The sealed key is too long.");
             const apiBase = oneLineField(body, "api_base", "API base URL", { max: 2048 });
-            await upsertByokKey(deps, callerOf(req), {
+            await upsertByokKey(services, callerOf(req), {
               provider_name: oneLineField(body, "provider_name", "Provider", { max: 128, required: true }),
               kek_id: oneLineField(body, "kek_id", "The key-encryption key id", { max: 128, required: true }),
               ciphertext_b64: ciphertext,
@@ -50,7 +49,7 @@ export function byokPageRoutes(context: ConsoleContext) {
     .post("/console/byok/delete", ({ request, body }) =>
       managementForm(context, request, body, "byok-delete", async (req) => {
         const namespaceId = field(body, "namespace_id");
-        await deleteByokKey(deps, callerOf(req), field(body, "provider"), namespaceId === "" ? undefined : namespaceId);
+        await deleteByokKey(services, callerOf(req), field(body, "provider"), namespaceId === "" ? undefined : namespaceId);
         return backTo(req, "/console/byok", "deleted");
       }),
     )

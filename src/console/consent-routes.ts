@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import { ALL_SCOPES } from "../auth/scopes";
-import { listLiveNamespaces } from "../db/queries/namespaces";
+import { accountNamespaces } from "../management/namespaces/namespace-service";
 import { checkAuthorizeRequest, denyAuthorization, issueAuthorizationCode } from "../oauth/authorization-request";
 import { grantableScopes } from "../oauth/issued-scopes";
 import { clientPublisher, findOauthClient } from "../oauth/oauth-client";
@@ -58,7 +58,7 @@ export function consentRoutes(context: ConsoleContext) {
           redirectUri: checked.request.redirectUri,
           scopes: grantableScopes(checked.request.scopes, client),
           query: rawQuery,
-          namespaces: await listLiveNamespaces(sql, session.accountId),
+          namespaces: await accountNamespaces(services, session.accountId),
         });
       }),
     )

@@ -22,8 +22,8 @@ export function createConsoleContext(services: Services): ConsoleContext {
   const secure = services.config.publicUrl.startsWith("https:");
   return {
     services,
-    sessions: new ConsoleSessions(services.db.sql, secure, services.config.consoleSessionMaxAgeMs),
-    signInCsrf: new SignInCsrf(services.db.sql, secure),
+    sessions: new ConsoleSessions(services, secure, services.config.consoleSessionMaxAgeMs),
+    signInCsrf: new SignInCsrf(services, secure),
     clientAddress: (request) => clientAddress(request, services.config.trustedProxyHops),
     foreignOrigin: (request) => hasForeignOrigin(request, services.config.publicUrl),
   };

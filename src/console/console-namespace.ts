@@ -1,6 +1,6 @@
-import type { Sql } from "../db/connect-database";
-import { listLiveNamespaces, type NamespaceRow } from "../db/queries/namespaces";
+import type { NamespaceRow } from "../db/queries/namespaces";
 import { ApiError } from "../errors/api-error";
+import { accountNamespaces, type NamespaceServiceDeps } from "../management/namespaces/namespace-service";
 
 export interface PickedNamespace {
   namespaces: NamespaceRow[];
@@ -12,8 +12,8 @@ export interface PickedNamespace {
  * the account's oldest live namespace. A namespace that is not one of the account's live
  * ones is the same 404 as a missing one.
  */
-export async function pickNamespace(sql: Sql, accountId: string, requested: string | undefined): Promise<PickedNamespace> {
-  const namespaces = await listLiveNamespaces(sql, accountId);
+export async function pickNamespace(deps: NamespaceServiceDeps, accountId: string, requested: string | undefined): Promise<PickedNamespace> {
+  const namespaces = await accountNamespaces(deps, accountId);
   const namespace = requested === undefined || requested === "" ? namespaces[0] : namespaces.find((row) => row.id === requested);
   if (!namespace) throw new ApiError("not_found", requested ? "There is no such namespace in this account." : "This account has no namespace.");
   return { namespaces, namespace };

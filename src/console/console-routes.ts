@@ -1,9 +1,9 @@
 import { Elysia } from "elysia";
-import { findLiveAccount } from "../db/queries/accounts";
-import { listLiveNamespaces } from "../db/queries/namespaces";
 import { walletBalance } from "../management/billing/billing-service";
 import { namespaceUsageAggregate } from "../management/usage/usage-service";
-import { removeAccount, updateAccount } from "../management/account/account-service";
+import { findAccount, removeAccount, updateAccount } from "../management/account/account-service";
+import { accountNamespaces } from "../management/namespaces/namespace-service";
+import { signIn } from "../management/sessions/session-service";
 import { ApiError } from "../errors/api-error";
 import { log } from "../observability/log";
 import { accountPage } from "./account-page";
@@ -13,7 +13,6 @@ import type { ConsoleSession } from "./console-sessions";
 import { errorPage } from "./error-page";
 import { overviewPage } from "./overview-page";
 import { safeNextPath } from "./safe-next-path";
-import { signIn } from "./sign-in";
 import { signInPage } from "./sign-in-page";
 
 const USAGE_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
@@ -31,7 +30,6 @@ function queryValue(query: Record<string, unknown>, name: string): string | unde
  */
 export function consoleRoutes(context: ConsoleContext) {
   const { services, sessions, signInCsrf } = context;
-  const sql = services.db.sql;
 
   async function showSignIn(request: Request, next: string, extra: { error?: string; email?: string; status?: number; cookies?: string[] } = {}) {
     const issued = await signInCsrf.issue(request);
@@ -40,7 +38,7 @@ export function consoleRoutes(context: ConsoleContext) {
 
   /** The namespace `?ns=` names (404 when it is not the account's live one), else the oldest. */
   async function pickNamespace(session: ConsoleSession, requested: string | undefined) {
-    const namespaces = await listLiveNamespaces(sql, session.accountId);
+    const namespaces = await accountNamespaces(services, session.accountId);
     const namespace = requested === undefined ? namespaces[0] : namespaces.find((row) => row.id === requested);
     if (!namespace) throw new ApiError("not_found", requested === undefined ? "This account has no namespace." : "There is no such namespace in this account.");
     return { namespaces, namespace };
@@ -54,8 +52,8 @@ export function consoleRoutes(context: ConsoleContext) {
         const { namespaces, namespace } = await pickNamespace(session, queryValue(query, "ns"));
         const to = new Date();
         const [balance, usage] = await Promise.all([
-          walletBalance(sql, session.accountId),
-          namespaceUsageAggregate(sql, session.accountId, namespace.id, { from: new Date(to.getTime() - USAGE_WINDOW_MS), to }),
+          walletBalance(services, session.accountId),
+          namespaceUsageAggregate(services, { accountId: session.accountId, namespaceId: namespace.id }, { from: new Date(to.getTime() - USAGE_WINDOW_MS), to }),
         ]);
         return overviewPage(session, { namespaces, namespace, balance, usage });
       }),
@@ -69,7 +67,7 @@ export function consoleRoutes(context: ConsoleContext) {
         }
         let outcome;
         try {
-          outcome = await signIn({ sql, throttle: services.throttle }, email, field(body, "password"), context.clientAddress(request));
+          outcome = await signIn(services, email, field(body, "password"), context.clientAddress(request));
         } catch (error) {
           if (!(error instanceof ApiError) || error.code !== "too_many_requests") throw error;
           const retryAfter = Number(error.headers["retry-after"] ?? 60);
@@ -105,7 +103,7 @@ export function consoleRoutes(context: ConsoleContext) {
       asPage(async () => {
         const session = await sessions.resolve(request);
         if (!session) return signInFirst(request);
-        const account = await findLiveAccount(sql, session.accountId);
+        const account = await findAccount(services, session.accountId);
         if (!account) return signInFirst(request);
         const saved = queryValue(query, "saved") === "1";
         return accountPage(session, { namespaceId: queryValue(query, "ns"), createdAt: account.created_at, notice: saved ? "Saved." : undefined });
@@ -119,7 +117,7 @@ export function consoleRoutes(context: ConsoleContext) {
         const namespaceId = field(body, "ns") || undefined;
         const displayName = field(body, "display_name").trim();
         if ([...displayName].length > 100 || (displayName !== "" && !DISPLAY_NAME.test(displayName)) || displayName.includes("\0")) {
-          const account = await findLiveAccount(sql, session.accountId);
+          const account = await findAccount(services, session.accountId);
           return accountPage(session, { namespaceId, createdAt: account!.created_at, status: 400, error: "A display name is one line of at most 100 characters." });
         }
         await updateAccount(services, session.accountId, displayName === "" ? null : displayName);

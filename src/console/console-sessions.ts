@@ -1,6 +1,5 @@
 import { createHmac, randomBytes } from "node:crypto";
-import type { Sql } from "../db/connect-database";
-import { deleteConsoleSession, extendConsoleSession, findConsoleSession, insertConsoleSession } from "../db/queries/console-sessions";
+import { endSession, extendSession, findSession, startSession, type SessionServiceDeps } from "../management/sessions/session-service";
 import { constantTimeEqual, sha256 } from "../auth/tokens";
 import { readCookie, setCookie } from "./cookies";
 
@@ -35,7 +34,7 @@ export interface ConsoleSession {
  */
 export class ConsoleSessions {
   constructor(
-    private readonly sql: Sql,
+    private readonly deps: SessionServiceDeps,
     /** PUBLIC_URL is https: the cookie is Secure. */
     private readonly secureCookies: boolean,
     /** The absolute cap on a session's life from its sign-in (Config.consoleSessionMaxAgeMs). */
@@ -50,7 +49,8 @@ export class ConsoleSessions {
   async create(accountId: string, passwordHash: string): Promise<string | undefined> {
     const token = randomBytes(32).toString("base64url");
     const lifetimeMs = Math.min(SESSION_LIFETIME_MS, this.maxAgeMs);
-    if (!(await insertConsoleSession(this.sql, sha256(token), accountId, randomBytes(32), new Date(Date.now() + lifetimeMs), passwordHash))) return undefined;
+    const expiresAt = new Date(Date.now() + lifetimeMs);
+    if (!(await startSession(this.deps, { tokenHash: sha256(token), accountId, csrfSecret: randomBytes(32), expiresAt, passwordHash }))) return undefined;
     return this.cookie(token, Math.floor(lifetimeMs / 1000));
   }
 
@@ -59,19 +59,19 @@ export class ConsoleSessions {
     const token = readCookie(request, SESSION_COOKIE);
     if (token === undefined || !TOKEN_PATTERN.test(token)) return undefined;
     const tokenHash = sha256(token);
-    const row = await findConsoleSession(this.sql, tokenHash);
+    const row = await findSession(this.deps, tokenHash);
     if (!row) return undefined;
     const cookies: string[] = [];
     const now = Date.now();
     const endOfLife = row.created_at.getTime() + this.maxAgeMs;
     if (now >= endOfLife) {
       // Past its cap (however its expiry slid, or if the cap was lowered since).
-      await deleteConsoleSession(this.sql, tokenHash);
+      await endSession(this.deps, tokenHash);
       return undefined;
     }
     if (now - row.last_seen_at.getTime() > EXTEND_AFTER_MS) {
       const expiresAt = Math.min(now + SESSION_LIFETIME_MS, endOfLife);
-      await extendConsoleSession(this.sql, tokenHash, new Date(expiresAt));
+      await extendSession(this.deps, tokenHash, new Date(expiresAt));
       cookies.push(this.cookie(token, Math.max(1, Math.floor((expiresAt - now) / 1000))));
     }
     const secret = Buffer.from(row.csrf_secret);
@@ -90,7 +90,7 @@ export class ConsoleSessions {
 
   /** Ends the session; returns the Set-Cookie value that deletes the cookie. */
   async destroy(session: ConsoleSession): Promise<string> {
-    await deleteConsoleSession(this.sql, session.tokenHash);
+    await endSession(this.deps, session.tokenHash);
     return this.cookie("", 0);
   }
 

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import { ALL_SCOPES } from "../auth/scopes";
-import { listLiveNamespaces } from "../db/queries/namespaces";
+import { accountNamespaces } from "../management/namespaces/namespace-service";
 import { ApiError } from "../errors/api-error";
 import { log } from "../observability/log";
 import { describeDeviceCode, decideDeviceCode } from "../oauth/device-flow";
@@ -41,7 +41,7 @@ export function deviceRoutes(context: ConsoleContext) {
           clientName: device.clientName,
           publisher: await clientPublisher(sql, client),
           scopes: grantableScopes(device.scopes, client),
-          namespaces: await listLiveNamespaces(sql, session.accountId),
+          namespaces: await accountNamespaces(services, session.accountId),
         });
       }),
     )

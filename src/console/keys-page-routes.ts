@@ -1,7 +1,6 @@
 import { Elysia } from "elysia";
-import { listNamespaceKeys, revokeNamespaceKey } from "../db/queries/api-keys";
-import { badRequest, notFound } from "../errors/api-error";
-import { createKey } from "../management/keys/key-service";
+import { badRequest } from "../errors/api-error";
+import { createKey, listKeys, revokeKey } from "../management/keys/key-service";
 import type { ConsoleContext } from "./console-context";
 import { checkedValues, endOfDayField, idField, oneLineField, submittedValues } from "./form-input";
 import { noticeOf, type FormState } from "./management-layout";
@@ -12,9 +11,8 @@ const NOTICES = { revoked: "The key is revoked: requests with it are refused fro
 
 /** /console/keys: list, create (the token shown once), revoke. */
 export function keysPageRoutes(context: ConsoleContext) {
-  const sql = context.services.db.sql;
-  const show = async (req: ManagementRequest, state: FormState, created?: NewKey) =>
-    keysPage(req, await listNamespaceKeys(sql, req.namespace.id, req.session.accountId), state, created);
+  const { services } = context;
+  const show = async (req: ManagementRequest, state: FormState, created?: NewKey) => keysPage(req, await listKeys(services, req.tenant), state, created);
 
   return new Elysia({ name: "console-keys", normalize: false })
     .get("/console/keys", ({ request, query }) => managementPage(context, request, query as QueryFields, (req) => show(req, noticeOf(query as QueryFields, NOTICES))))
@@ -26,7 +24,7 @@ export function keysPageRoutes(context: ConsoleContext) {
             const scopes = checkedValues(body, "scope.", NAMESPACE_KEY_SCOPES);
             if (scopes.length === 0) throw badRequest("Choose at least one scope.");
             const expiresAt = endOfDayField(body, "expires_on", "The expiry date");
-            const created = await createKey(sql, req.caller, req.namespace.id, { display_name: displayName, scopes, ...(expiresAt ? { expires_at: expiresAt } : {}) });
+            const created = await createKey(services, req.caller, req.namespace.id, { display_name: displayName, scopes, ...(expiresAt ? { expires_at: expiresAt } : {}) });
             return show(req, { notice: "Key created." }, created);
           },
           (message, status) => show(req, { error: message, status, values: submittedValues(body) }),
@@ -35,9 +33,7 @@ export function keysPageRoutes(context: ConsoleContext) {
     )
     .post("/console/keys/revoke", ({ request, body }) =>
       managementForm(context, request, body, "keys-revoke", async (req) => {
-        const id = idField(body, "key");
-        if (!(await revokeNamespaceKey(sql, id, req.namespace.id, req.session.accountId))) throw notFound("key");
-        context.services.credentials.invalidate(id);
+        await revokeKey(services, req.tenant, idField(body, "key"));
         return backTo(req, "/console/keys", "revoked");
       }),
     );

@@ -1,5 +1,6 @@
 import type { Caller } from "../auth/principal";
 import type { NamespaceRow } from "../db/queries/namespaces";
+import type { Tenant } from "../management/tenant";
 import { ApiError } from "../errors/api-error";
 import { asPage, field, forgedFormPage, signInFirst, type ConsoleContext } from "./console-context";
 import { pickNamespace } from "./console-namespace";
@@ -13,6 +14,8 @@ export interface ManagementRequest {
   caller: Caller;
   namespaces: NamespaceRow[];
   namespace: NamespaceRow;
+  /** The account and the picked namespace, as the services take them. */
+  tenant: Tenant;
 }
 
 export type QueryFields = Record<string, string | undefined>;
@@ -22,8 +25,7 @@ export function managementPage(context: ConsoleContext, request: Request, query:
   return asPage(async () => {
     const session = await context.sessions.resolve(request);
     if (!session) return signInFirst(request);
-    const picked = await pickNamespace(context.services.db.sql, session.accountId, query.ns);
-    return show({ session, caller: sessionCaller(session), ...picked });
+    return show(await managementRequest(context, session, query.ns));
   });
 }
 
@@ -44,9 +46,13 @@ export function managementForm(
     // After signing in, back to the form's page (a GET of the form's own address is no page).
     if (!session) return redirect(`/console?next=${encodeURIComponent(pageOfForm(request))}`);
     if (context.foreignOrigin(request) || !session.checkCsrf(purpose, field(body, "csrf_token"))) return forgedFormPage(session);
-    const picked = await pickNamespace(context.services.db.sql, session.accountId, field(body, "ns"));
-    return handle({ session, caller: sessionCaller(session), ...picked });
+    return handle(await managementRequest(context, session, field(body, "ns")));
   });
+}
+
+async function managementRequest(context: ConsoleContext, session: ConsoleSession, requested: string | undefined): Promise<ManagementRequest> {
+  const picked = await pickNamespace(context.services, session.accountId, requested);
+  return { session, caller: sessionCaller(session), ...picked, tenant: { accountId: session.accountId, namespaceId: picked.namespace.id } };
 }
 
 /** The page a management form is on: `/console/keys/revoke` is on `/console/keys`. */

@@ -1,8 +1,9 @@
-import type { Sql } from "../db/connect-database";
-import { listNamespaceKeys } from "../db/queries/api-keys";
 import type { NamespaceRow } from "../db/queries/namespaces";
-import { listNamespaceOauthClients } from "../db/queries/oauth-clients";
-import { listNamespaceOauthGrants } from "../db/queries/oauth-grants";
+import { listKeys } from "../management/keys/key-service";
+import { listClients } from "../management/oauth-clients/oauth-client-service";
+import { listGrants } from "../management/oauth-clients/oauth-grant-service";
+import type { Tenant } from "../management/tenant";
+import type { Services } from "../services";
 import type { PrincipalRef, PrincipalType } from "../policy/effective-policy";
 
 /** A principal a policy of the namespace can be bound to, with the words the page shows for it. */
@@ -35,13 +36,8 @@ export function principalValue(principal: PrincipalRef): string {
   return `${principal.type}:${principal.id}`;
 }
 
-export async function loadNamespacePrincipals(sql: Sql, namespace: NamespaceRow, accountId: string): Promise<NamespacePrincipals> {
-  const tenant = { accountId, namespaceId: namespace.id };
-  const [keys, grants, clients] = await Promise.all([
-    listNamespaceKeys(sql, namespace.id, accountId),
-    listNamespaceOauthGrants(sql, namespace.id, accountId),
-    listNamespaceOauthClients(sql, tenant),
-  ]);
+export async function loadNamespacePrincipals(services: Pick<Services, "db" | "credentials">, namespace: NamespaceRow, tenant: Tenant): Promise<NamespacePrincipals> {
+  const [keys, grants, clients] = await Promise.all([listKeys(services, tenant), listGrants(services, tenant), listClients(services, tenant)]);
   const now = Date.now();
   const labels = new Map<string, string>();
   const choices: PrincipalChoice[] = [];
@@ -55,7 +51,7 @@ export async function loadNamespacePrincipals(sql: Sql, namespace: NamespaceRow,
     add({ type: "api_key", id: key.id }, `API key “${key.display_name}” (${key.id})${ended}`, ended === "");
   }
   for (const grant of grants) add({ type: "oauth_token", id: grant.id }, `OAuth grant to ${grant.client_name ?? grant.client_id} (${grant.id})`, true);
-  for (const client of clients) add({ type: "oauth_client", id: client.id }, `OAuth client “${client.client_name}” (${client.client_id})`, true);
+  for (const client of clients.data) add({ type: "oauth_client", id: client.id }, `OAuth client “${client.client_name}” (${client.client_id})`, true);
 
   return {
     choices,

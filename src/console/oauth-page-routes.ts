@@ -1,8 +1,8 @@
 import { Elysia } from "elysia";
-import { listNamespaceOauthGrants, revokeNamespaceOauthGrant } from "../db/queries/oauth-grants";
-import { badRequest, notFound } from "../errors/api-error";
+import { badRequest } from "../errors/api-error";
 import { CLIENT_GRANT_TYPES, validateCreate } from "../management/oauth-clients/oauth-client-body";
 import * as clients from "../management/oauth-clients/oauth-client-service";
+import { listGrants, revokeGrant } from "../management/oauth-clients/oauth-grant-service";
 import { field, type ConsoleContext } from "./console-context";
 import { checkedValues, idField, oneLineField, submittedValues, textAreaField } from "./form-input";
 import { noticeOf, type FormState } from "./management-layout";
@@ -16,11 +16,9 @@ const NOTICES = {
 
 /** /console/oauth: register (the secret shown once) and delete clients; list and revoke grants. */
 export function oauthPageRoutes(context: ConsoleContext) {
-  const sql = context.services.db.sql;
-  const deps: clients.OauthClientDeps = { sql, invalidateCredential: (id) => context.services.credentials.invalidate(id) };
-  const tenantOf = (req: ManagementRequest) => ({ accountId: req.session.accountId, namespaceId: req.namespace.id });
+  const { services } = context;
   const show = async (req: ManagementRequest, state: FormState, created?: NewClient) => {
-    const [listed, grants] = await Promise.all([clients.listClients(deps, tenantOf(req)), listNamespaceOauthGrants(sql, req.namespace.id, req.session.accountId)]);
+    const [listed, grants] = await Promise.all([clients.listClients(services, req.tenant), listGrants(services, req.tenant)]);
     return oauthPage(req, listed.data, grants, state, created);
   };
 
@@ -46,7 +44,7 @@ export function oauthPageRoutes(context: ConsoleContext) {
               redirect_uris: redirectUris,
               allowed_grant_types: grantTypes,
             });
-            const created = await clients.createClient(deps, tenantOf(req), input);
+            const created = await clients.createClient(services, req.tenant, input);
             return show(req, { notice: "Client registered." }, created);
           },
           (message, status) => show(req, { error: message, status, values: submittedValues(body) }),
@@ -55,15 +53,13 @@ export function oauthPageRoutes(context: ConsoleContext) {
     )
     .post("/console/oauth/clients/delete", ({ request, body }) =>
       managementForm(context, request, body, "oauth-client-delete", async (req) => {
-        await clients.removeClient(deps, tenantOf(req), idField(body, "OAuth client"));
+        await clients.removeClient(services, req.tenant, idField(body, "OAuth client"));
         return backTo(req, "/console/oauth", "deleted");
       }),
     )
     .post("/console/oauth/grants/revoke", ({ request, body }) =>
       managementForm(context, request, body, "oauth-grant-revoke", async (req) => {
-        const id = idField(body, "OAuth token");
-        if (!(await revokeNamespaceOauthGrant(sql, id, req.namespace.id, req.session.accountId))) throw notFound("OAuth token");
-        context.services.credentials.invalidate(id);
+        await revokeGrant(services, req.tenant, idField(body, "OAuth token"));
         return backTo(req, "/console/oauth", "revoked");
       }),
     );

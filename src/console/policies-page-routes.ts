@@ -45,14 +45,14 @@ function principalField(body: unknown): PrincipalRef {
  * guardrails; disable, enable, delete; bind to and unbind from the namespace's principals.
  */
 export function policiesPageRoutes(context: ConsoleContext) {
-  const deps: policies.PolicyDeps = { sql: context.services.db.sql, store: context.services.policies };
-  const scopeOf = (req: ManagementRequest): policies.PolicyScope => ({ caller: req.caller, accountId: req.session.accountId, namespaceId: req.namespace.id });
+  const { services } = context;
+  const scopeOf = (req: ManagementRequest): policies.PolicyScope => ({ caller: req.caller, ...req.tenant });
   const show = async (req: ManagementRequest, state: FormState, form?: PolicyForm) => {
     const scope = scopeOf(req);
     const [rows, bindings, principals] = await Promise.all([
-      policies.listPolicyRows(deps, scope, null),
-      policies.namespaceBindings(deps, scope),
-      loadNamespacePrincipals(deps.sql, req.namespace, req.session.accountId),
+      policies.listPolicyRows(services, scope, null),
+      policies.namespaceBindings(services, scope),
+      loadNamespacePrincipals(services, req.namespace, req.tenant),
     ]);
     return policiesPage(req, { policies: rows, bindings, principals }, state, form);
   };
@@ -72,7 +72,7 @@ export function policiesPageRoutes(context: ConsoleContext) {
 
   const toggle = (purpose: string, disabled: boolean) => ({ request, body }: { request: Request; body: unknown }) =>
     managementForm(context, request, body, purpose, async (req) => {
-      await policies.setDisabled(deps, scopeOf(req), idField(body, "policy"), disabled);
+      await policies.setDisabled(services, scopeOf(req), idField(body, "policy"), disabled);
       return backTo(req, "/console/policies", disabled ? "disabled" : "enabled");
     });
 
@@ -84,7 +84,7 @@ export function policiesPageRoutes(context: ConsoleContext) {
         const name = oneLineField(body, "name", "Name", { max: 200, required: true });
         const limitMicroUsd = parseUsdToMicro(field(body, "limit_usd"), "The limit");
         const spec = checkShape(BudgetSpecSchema, { window: field(body, "window"), limit_micro_usd: limitMicroUsd }, "");
-        await policies.createPolicy(deps, scopeOf(req), { name, kind: "budget", spec });
+        await policies.createPolicy(services, scopeOf(req), { name, kind: "budget", spec });
       }),
     )
     .post(
@@ -97,21 +97,21 @@ export function policiesPageRoutes(context: ConsoleContext) {
         const maxTokens = optionalCountField(body, "max_tokens", "Most tokens");
         if (maxRequests === null && maxTokens === null) throw badRequest("Fill in most requests, most tokens or both: a rate limit without a cap limits nothing.");
         const spec = validatePolicySpec("rate_limit", { window_secs: windowSecs, max_requests: maxRequests, max_tokens: maxTokens });
-        await policies.createPolicy(deps, scopeOf(req), { name, kind: "rate_limit", spec });
+        await policies.createPolicy(services, scopeOf(req), { name, kind: "rate_limit", spec });
       }),
     )
     .post(
       "/console/policies/guardrail",
       createForm("policies-guardrail", "guardrail", async (body, req) => {
         const { name, spec } = guardrailFromForm(body);
-        await policies.createPolicy(deps, scopeOf(req), { name, kind: "guardrail", spec });
+        await policies.createPolicy(services, scopeOf(req), { name, kind: "guardrail", spec });
       }),
     )
     .post("/console/policies/bind", ({ request, body }) =>
       managementForm(context, request, body, "policies-bind", (req) =>
         orShowRefusal(
           async () => {
-            await policies.bind(deps, scopeOf(req), idField(body, "policy"), principalField(body));
+            await policies.bind(services, scopeOf(req), idField(body, "policy"), principalField(body));
             return backTo(req, "/console/policies", "bound");
           },
           (message, status) => show(req, { error: message, status }),
@@ -122,7 +122,7 @@ export function policiesPageRoutes(context: ConsoleContext) {
       managementForm(context, request, body, "policies-unbind", async (req) => {
         const bindingId = field(body, "binding");
         assertAddressableId(bindingId, "binding");
-        await policies.unbind(deps, scopeOf(req), idField(body, "policy"), bindingId);
+        await policies.unbind(services, scopeOf(req), idField(body, "policy"), bindingId);
         return backTo(req, "/console/policies", "unbound");
       }),
     )
@@ -130,7 +130,7 @@ export function policiesPageRoutes(context: ConsoleContext) {
     .post("/console/policies/enable", toggle("policies-enable", false))
     .post("/console/policies/delete", ({ request, body }) =>
       managementForm(context, request, body, "policies-delete", async (req) => {
-        await policies.removePolicy(deps, scopeOf(req), idField(body, "policy"));
+        await policies.removePolicy(services, scopeOf(req), idField(body, "policy"));
         return backTo(req, "/console/policies", "deleted");
       }),
     );

@@ -7,11 +7,10 @@ import { requestsPage } from "./requests-page";
 
 /** /console/requests: the history the JSON API lists under …/requests, through the same service. */
 export function requestsPageRoutes(context: ConsoleContext) {
-  const sql = context.services.db.sql;
   return new Elysia({ name: "console-requests", normalize: false }).get("/console/requests", ({ request, query }) =>
     managementPage(context, request, query as QueryFields, async (req) => {
       const page = parsePagination(query as QueryParams);
-      const listing = await listRequests(sql, req.session.accountId, req.namespace.id, page);
+      const listing = await listRequests(context.services, req.tenant, page);
       return requestsPage(req, listing.data, page);
     }),
   );

@@ -16,13 +16,12 @@ const NOTICES = {
 
 /** /console/routing-presets: list, create (name, model, system prompt), disable, enable, delete. */
 export function routingPresetsPageRoutes(context: ConsoleContext) {
-  const deps: presets.RoutingPresetDeps = { sql: context.services.db.sql, store: context.services.routingPresets };
-  const tenantOf = (req: ManagementRequest) => ({ accountId: req.session.accountId, namespaceId: req.namespace.id });
-  const show = async (req: ManagementRequest, state: FormState) => routingPresetsPage(req, await presets.listPresets(deps, tenantOf(req)), state);
+  const { services } = context;
+  const show = async (req: ManagementRequest, state: FormState) => routingPresetsPage(req, await presets.listPresets(services, req.tenant), state);
 
   const toggle = (purpose: string, disabled: boolean) => ({ request, body }: { request: Request; body: unknown }) =>
     managementForm(context, request, body, purpose, async (req) => {
-      await presets.setDisabled(deps, tenantOf(req), idField(body, "routing preset"), disabled);
+      await presets.setDisabled(services, req.tenant, idField(body, "routing preset"), disabled);
       return backTo(req, "/console/routing-presets", disabled ? "disabled" : "enabled");
     });
 
@@ -40,7 +39,7 @@ export function routingPresetsPageRoutes(context: ConsoleContext) {
               model: model === "" ? null : model,
               system_prompt: systemPrompt.trim() === "" ? null : systemPrompt,
             });
-            await presets.createPreset(deps, tenantOf(req), input.name, input.spec);
+            await presets.createPreset(services, req.tenant, input.name, input.spec);
             return backTo(req, "/console/routing-presets", "created");
           },
           (message, status) => show(req, { error: message, status, values: submittedValues(body) }),
@@ -51,7 +50,7 @@ export function routingPresetsPageRoutes(context: ConsoleContext) {
     .post("/console/routing-presets/enable", toggle("routing-presets-enable", false))
     .post("/console/routing-presets/delete", ({ request, body }) =>
       managementForm(context, request, body, "routing-presets-delete", async (req) => {
-        await presets.removePreset(deps, tenantOf(req), idField(body, "routing preset"));
+        await presets.removePreset(services, req.tenant, idField(body, "routing preset"));
         return backTo(req, "/console/routing-presets", "deleted");
       }),
     );

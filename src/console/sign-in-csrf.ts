@@ -1,6 +1,5 @@
 import { createHmac, randomBytes } from "node:crypto";
-import type { Sql } from "../db/connect-database";
-import { consoleSigningKey } from "../db/queries/console-sessions";
+import { signingKey, type SessionServiceDeps } from "../management/sessions/session-service";
 import { constantTimeEqual } from "../auth/tokens";
 import { readCookie, setCookie } from "./cookies";
 
@@ -20,7 +19,7 @@ export class SignInCsrf {
   private key: Promise<Uint8Array> | undefined;
 
   constructor(
-    private readonly sql: Sql,
+    private readonly deps: SessionServiceDeps,
     private readonly secureCookies: boolean,
   ) {}
 
@@ -42,7 +41,7 @@ export class SignInCsrf {
   }
 
   private async sign(nonce: string): Promise<string> {
-    const key = await (this.key ??= consoleSigningKey(this.sql, "sign-in-csrf", randomBytes(32)).catch((error: unknown) => {
+    const key = await (this.key ??= signingKey(this.deps, "sign-in-csrf", randomBytes(32)).catch((error: unknown) => {
       this.key = undefined;
       throw error;
     }));

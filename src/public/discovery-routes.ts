@@ -1,9 +1,10 @@
 import { Elysia } from "elysia";
 import type { Services } from "../services";
 import type { CatalogEndpoint, CatalogModel, CatalogProvider } from "../providers/catalog";
-import { providerRequestWindow, type ProviderWindowRow } from "../db/queries/stats";
+import type { ProviderWindowRow } from "../db/queries/stats";
 import type { EndpointStatsSnapshot } from "../routing/endpoint-stats";
 import { groupMetrics, round4, roundMs } from "./endpoint-metrics";
+import { providerWindow } from "./public-figures-service";
 import { cheapestEndpoint, pricingBody, type PricingBody } from "./model-pricing";
 
 /**
@@ -208,7 +209,7 @@ export function discoveryRoutes(services: Services) {
       "/v1/providers",
       async () => {
         const now = Date.now();
-        const rows = await providerRequestWindow(services.db.sql, new Date(now - services.endpointStats.windowMs), new Date(now - MINUTE_MS));
+        const rows = await providerWindow(services, new Date(now - services.endpointStats.windowMs), new Date(now - MINUTE_MS));
         const byProvider = new Map(rows.map((row) => [row.provider_id, row]));
         const endpointsByProvider = new Map<string, CatalogEndpoint[]>();
         for (const model of services.catalog.listModels()) {

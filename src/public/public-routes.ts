@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { Services } from "../services";
-import { pingDatabase } from "../db/queries/health";
+import { databaseAnswers } from "./public-figures-service";
 import { docsRoutes } from "./docs-routes";
 
 export function publicRoutes(services: Services) {
@@ -9,13 +9,9 @@ export function publicRoutes(services: Services) {
     .get(
       "/health",
       async ({ set }) => {
-        try {
-          await pingDatabase(services.db.sql);
-          return { status: "ok", database: "ok" };
-        } catch {
-          set.status = 503;
-          return { status: "degraded", database: "unreachable" };
-        }
+        if (await databaseAnswers(services)) return { status: "ok", database: "ok" };
+        set.status = 503;
+        return { status: "degraded", database: "unreachable" };
       },
       { detail: { summary: "Health, including database reachability", tags: ["public"] } },
     )

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { Services } from "../services";
-import { platformUsageByDayAndModel } from "../db/queries/stats";
+import { platformUsage } from "./public-figures-service";
 import { TtlCache } from "./ttl-cache";
 import { buildUsageStats, DAYS, parseUsageStatsQuery, TOP, usageWindow, type UsageStats } from "./usage-stats";
 
@@ -31,7 +31,7 @@ export function statsRoutes(services: Services) {
       const { days, top } = parseUsageStatsQuery(new URL(request.url).searchParams);
       const { value, expiresAt } = await cache.get(`${days}:${top}`, async () => {
         const window = usageWindow(days, new Date());
-        const rows = await platformUsageByDayAndModel(services.db.sql, window.from, window.to);
+        const rows = await platformUsage(services, window.from, window.to);
         return buildUsageStats(rows, services.catalog, window, top);
       });
       // Shared caches may keep it only for what is left of our own lifetime.

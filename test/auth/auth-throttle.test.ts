@@ -40,38 +40,37 @@ describe("AuthThrottle", () => {
   test("a key stays open below its limit and locks at it, with a Retry-After of the lock's length", async () => {
     const throttle = new AuthThrottle(sql);
     const key = { rule: rule("t1", 3, 600, 120), subject: "acct_a" };
-    for (let i = 0; i < 2; i++) await throttle.recordFailure([key]);
-    expect(await refusal(throttle.assertOpen([key]))).toBeUndefined();
-    await throttle.recordFailure([key]);
-    const error = await refusal(throttle.assertOpen([key]));
+    for (let i = 0; i < 2; i++) await throttle.take([key]);
+    // The attempt that reaches the limit is let through, and locks the key for the next.
+    expect(await refusal(throttle.take([key]))).toBeUndefined();
+    const error = await refusal(throttle.take([key]));
     expect(error?.status).toBe(429);
     expect(error?.code).toBe("too_many_requests");
     const retryAfter = Number(error?.headers["retry-after"]);
     expect(retryAfter).toBeGreaterThanOrEqual(110);
     expect(retryAfter).toBeLessThanOrEqual(120);
     // Another subject under the same rule is untouched.
-    expect(await refusal(throttle.assertOpen([{ rule: key.rule, subject: "acct_b" }]))).toBeUndefined();
+    expect(await refusal(throttle.take([{ rule: key.rule, subject: "acct_b" }]))).toBeUndefined();
   });
 
   test("any locked key among several refuses; reset opens only the keys it names", async () => {
     const throttle = new AuthThrottle(sql);
     const account = { rule: rule("t2-account", 2), subject: "acct_c" };
     const address = { rule: rule("t2-address", 100), subject: "10.0.0.1" };
-    await throttle.recordFailure([account, address]);
-    await throttle.recordFailure([account, address]);
-    expect((await refusal(throttle.assertOpen([account, address])))?.status).toBe(429);
-    expect(await refusal(throttle.assertOpen([address]))).toBeUndefined();
+    await throttle.take([account, address]);
+    await throttle.take([account, address]);
+    expect((await refusal(throttle.take([account, address])))?.status).toBe(429);
+    expect(await refusal(throttle.take([address]))).toBeUndefined();
     await throttle.reset([account]);
-    expect(await refusal(throttle.assertOpen([account, address]))).toBeUndefined();
+    expect(await refusal(throttle.take([account, address]))).toBeUndefined();
   });
 
   test("a window that has passed starts the count again", async () => {
     const throttle = new AuthThrottle(sql);
     const key = { rule: rule("t3", 2, 600), subject: "x" };
-    await throttle.recordFailure([key]);
+    await throttle.take([key]);
     await sql.unsafe("update auth_throttle set window_start = now() - interval '11 minutes' where key = 't3:x'");
-    await throttle.recordFailure([key]);
-    expect(await refusal(throttle.assertOpen([key]))).toBeUndefined();
+    expect(await refusal(throttle.take([key]))).toBeUndefined();
     const [row] = await sql.unsafe("select failures from auth_throttle where key = 't3:x'");
     expect(row!.failures).toBe(1);
   });
@@ -80,7 +79,7 @@ describe("AuthThrottle", () => {
     const a = new AuthThrottle(sql);
     const b = new AuthThrottle(other);
     const key = { rule: rule("t4", 1000), subject: "shared" };
-    await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? a : b).recordFailure([key])));
+    await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? a : b).take([key])));
     const [row] = await sql.unsafe("select failures from auth_throttle where key = 't4:shared'");
     expect(row!.failures).toBe(40);
   });

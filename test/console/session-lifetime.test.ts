@@ -3,7 +3,7 @@ import { startTestServer, TEST_ADMIN_TOKEN, type TestServer } from "../helpers/t
 import { createAccountWithPassword, setCookies, signInOverHttp } from "../helpers/console-http";
 import { verifyPassword } from "../../src/auth/passwords";
 import { ConsoleSessions } from "../../src/console/console-sessions";
-import { signIn } from "../../src/console/sign-in";
+import { signIn } from "../../src/management/sessions/session-service";
 
 /** A password change ends the account's sessions; no session outlives its absolute cap. */
 let server: TestServer;
@@ -80,7 +80,7 @@ test("a sign-in whose old password was verified just before a reset gets no sess
     await resumed;
     return matches;
   };
-  const signingIn = signIn({ sql: services.db.sql, throttle: services.throttle, verify }, account.email, PASSWORD, "198.51.100.20");
+  const signingIn = signIn({ db: services.db, throttle: services.throttle, verify }, account.email, PASSWORD, "198.51.100.20");
   await wasVerified;
   const reset = await server.api("PUT", `/admin/accounts/${account.accountId}/password`, { token: TEST_ADMIN_TOKEN, body: { password: "the operator's new one" } });
   expect(reset.status).toBe(200);
@@ -88,7 +88,7 @@ test("a sign-in whose old password was verified just before a reset gets no sess
   const outcome = await signingIn;
   expect(outcome.ok).toBe(true);
   if (!outcome.ok) return;
-  const sessions = new ConsoleSessions(services.db.sql, false, services.config.consoleSessionMaxAgeMs);
+  const sessions = new ConsoleSessions(services, false, services.config.consoleSessionMaxAgeMs);
   expect(await sessions.create(outcome.accountId, outcome.passwordHash)).toBeUndefined();
   const [row] = await services.db.sql<{ count: number }[]>`select count(*)::int as count from console_sessions where account_id = ${account.accountId}`;
   expect(row!.count).toBe(0);

@@ -18,11 +18,6 @@ export function lockedThrottleKeys(sql: Sql, keys: readonly string[]): Promise<L
   return runQuery<LockedThrottleKey>(sql, "throttleLockedKeys", [keys]);
 }
 
-/** Counts one failure against `key`; the one that reaches the limit locks it. */
-export async function recordThrottleFailure(sql: Sql, key: string, limits: ThrottleLimits): Promise<void> {
-  await runQuery(sql, "throttleRecordFailure", [key, limits.maxFailures, limits.windowSecs, limits.lockSecs]);
-}
-
 /** In `take`'s transaction: makes sure `key` has a row, then counts one attempt unless it is locked; false when locked. */
 export async function takeThrottleAttempt(tx: Sql, key: string, limits: ThrottleLimits): Promise<boolean> {
   await runQuery(tx, "throttleEnsure", [key]);

@@ -2,6 +2,7 @@ import { findLiveAccount, updateAccountDisplayName, type AccountProfileRow } fro
 import { deleteAccount } from "../../db/queries/account-deletion";
 import { notFound } from "../../errors/api-error";
 import type { Services } from "../../services";
+import { forgetCredentials } from "../credential-revocation";
 
 /** GET /v1/account and PATCH's answer. */
 export interface AccountEnvelope {
@@ -15,16 +16,22 @@ function envelope(row: AccountProfileRow): AccountEnvelope {
   return { id: row.id, email: row.email, display_name: row.display_name, created_at: row.created_at.toISOString() };
 }
 
-export type AccountDeps = Pick<Services, "db" | "credentials" | "byokKeys" | "policies">;
+/** What the account service uses: the database, and every cache a deleted account must leave. */
+export type AccountServiceDeps = Pick<Services, "db" | "credentials" | "byokKeys" | "policies">;
 
-export async function readAccount(deps: AccountDeps, accountId: string): Promise<AccountEnvelope> {
-  const row = await findLiveAccount(deps.db.sql, accountId);
+/** The live account's stored profile, or undefined once it is deleted. */
+export function findAccount(deps: AccountServiceDeps, accountId: string): Promise<AccountProfileRow | undefined> {
+  return findLiveAccount(deps.db.sql, accountId);
+}
+
+export async function readAccount(deps: AccountServiceDeps, accountId: string): Promise<AccountEnvelope> {
+  const row = await findAccount(deps, accountId);
   if (!row) throw notFound("account");
   return envelope(row);
 }
 
 /** `displayName` undefined leaves it as it is; null clears it. */
-export async function updateAccount(deps: AccountDeps, accountId: string, displayName: string | null | undefined): Promise<AccountEnvelope> {
+export async function updateAccount(deps: AccountServiceDeps, accountId: string, displayName: string | null | undefined): Promise<AccountEnvelope> {
   if (displayName === undefined) return readAccount(deps, accountId);
   const row = await updateAccountDisplayName(deps.db.sql, accountId, displayName);
   if (!row) throw notFound("account");
@@ -37,11 +44,10 @@ export async function updateAccount(deps: AccountDeps, accountId: string, displa
  * here from the next request on; other instances stop honouring them within
  * CREDENTIAL_CACHE_TTL_MS, and their next look-up finds them revoked.
  */
-export async function removeAccount(deps: AccountDeps, accountId: string): Promise<{ deleted: true }> {
+export async function removeAccount(deps: AccountServiceDeps, accountId: string): Promise<{ deleted: true }> {
   const deleted = await deleteAccount(deps.db.sql, accountId);
   if (!deleted) throw notFound("account");
-  for (const id of deleted.revokedKeyIds) deps.credentials.invalidate(id);
-  for (const id of deleted.revokedGrantIds) deps.credentials.invalidate(id);
+  forgetCredentials(deps, deleted.revokedKeyIds, deleted.revokedGrantIds);
   for (const provider of deleted.byokProviders) deps.byokKeys.invalidate(accountId, provider);
   for (const id of deleted.policyIds) deps.policies.policyChanged(id);
   return { deleted: true };

@@ -13,10 +13,9 @@ import { listTransactions, walletBalance } from "./billing-service";
  * credential; transactions of a namespace-bound credential are its namespace's.
  */
 export function billingRoutes(services: Services) {
-  const sql = services.db.sql;
   return new Elysia({ name: "billing", normalize: false })
     .use(authPlugin(services))
-    .get("/v1/billing/balance", ({ principal }) => walletBalance(sql, principal.accountId), {
+    .get("/v1/billing/balance", ({ principal }) => walletBalance(services, principal.accountId), {
       scope: "billing:read",
       detail: {
         summary: "Wallet balance, debits pending for in-flight requests, and what is available (max(balance − pending, 0))",
@@ -24,7 +23,7 @@ export function billingRoutes(services: Services) {
         "x-scope": "billing:read",
       },
     })
-    .get("/v1/billing/transactions", ({ principal, query }) => listTransactions(sql, principal, parsePagination(query as QueryParams)), {
+    .get("/v1/billing/transactions", ({ principal, query }) => listTransactions(services, principal, parsePagination(query as QueryParams)), {
       scope: "billing:read",
       detail: {
         summary: "Wallet ledger entries, newest first: credits, usage debits, pending debit recoveries, refunds (signed micro-USD)",

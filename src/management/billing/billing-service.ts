@@ -1,8 +1,11 @@
-import type { Sql } from "../../db/connect-database";
 import { billingBalance, listLedgerEntries, type LedgerEntryRow } from "../../db/queries/billing";
 import { notFound } from "../../errors/api-error";
 import type { Principal } from "../../auth/principal";
+import type { Services } from "../../services";
 import type { Pagination } from "../usage/query-params";
+
+/** What the billing service uses: the database (the wallet and its ledger). */
+export type BillingServiceDeps = Pick<Services, "db">;
 
 /**
  * The account balance. pending_debits_micro_usd is wallets.reserved_micro_usd: with wallet
@@ -19,8 +22,8 @@ export interface BalanceEnvelope {
   currency: "USD";
 }
 
-export async function walletBalance(sql: Sql, accountId: string): Promise<BalanceEnvelope> {
-  const row = await billingBalance(sql, accountId);
+export async function walletBalance(deps: BillingServiceDeps, accountId: string): Promise<BalanceEnvelope> {
+  const row = await billingBalance(deps.db.sql, accountId);
   if (!row) throw notFound("wallet");
   return {
     balance_micro_usd: row.balance_micro_usd,
@@ -62,7 +65,7 @@ export function transactionEnvelope(row: LedgerEntryRow): TransactionEnvelope {
  * namespace-bound one only the entries attributed to its namespace (its requests'
  * debits), never the account's credits or other namespaces' usage.
  */
-export async function listTransactions(sql: Sql, principal: Principal, page: Pagination) {
-  const rows = await listLedgerEntries(sql, principal.accountId, principal.namespaceId, page.limit, page.offset);
+export async function listTransactions(deps: BillingServiceDeps, principal: Principal, page: Pagination) {
+  const rows = await listLedgerEntries(deps.db.sql, principal.accountId, principal.namespaceId, page.limit, page.offset);
   return { data: rows.map(transactionEnvelope), limit: page.limit, offset: page.offset };
 }

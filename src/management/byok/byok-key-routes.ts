@@ -3,7 +3,7 @@ import { Type } from "@sinclair/typebox";
 import { authPlugin } from "../../auth/auth-plugin";
 import type { Services } from "../../services";
 import { bodyValidator } from "../validate-body";
-import { deleteByokKey, listByokKeys, upsertByokKey, type ByokKeyDeps } from "./byok-key-service";
+import { deleteByokKey, listByokKeys, upsertByokKey } from "./byok-key-service";
 
 const validateUpload = bodyValidator(
   Type.Object(
@@ -29,18 +29,17 @@ const doc = (scope: "byok:read" | "byok:write", summary: string, extra?: typeof 
  * deletes its namespace's alone, and sees those and the account's.
  */
 export function byokKeyRoutes(services: Services) {
-  const deps: ByokKeyDeps = { sql: services.db.sql, catalog: services.catalog, keks: services.keks, byokKeys: services.byokKeys, egress: services.egress };
   return new Elysia({ name: "byok-keys", normalize: false })
     .use(authPlugin(services))
-    .get("/v1/byok/keys", async ({ principal }) => ({ data: await listByokKeys(deps, principal) }), doc("byok:read", "List the BYOK keys the caller's requests can use (never the ciphertext or the key)"))
+    .get("/v1/byok/keys", async ({ principal }) => ({ data: await listByokKeys(services, principal) }), doc("byok:read", "List the BYOK keys the caller's requests can use (never the ciphertext or the key)"))
     .post(
       "/v1/byok/keys",
-      ({ principal, body }) => upsertByokKey(deps, principal, validateUpload(body)),
+      ({ principal, body }) => upsertByokKey(services, principal, validateUpload(body)),
       doc("byok:write", "Store the caller's key for a provider (its namespace's when the credential is bound to one), sealed to the current KEK (replaces any previous one)", validateUpload.doc),
     )
     .delete(
       "/v1/byok/keys/:provider",
-      ({ principal, params, query }) => deleteByokKey(deps, principal, params.provider, typeof query.namespace_id === "string" ? query.namespace_id : undefined),
+      ({ principal, params, query }) => deleteByokKey(services, principal, params.provider, typeof query.namespace_id === "string" ? query.namespace_id : undefined),
       doc("byok:write", "Delete the caller's key for a provider (its namespace's when the credential is bound to one)"),
     );
 }

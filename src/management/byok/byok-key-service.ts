@@ -1,21 +1,12 @@
 import type { Caller } from "../../auth/principal";
-import type { Sql } from "../../db/connect-database";
 import { deleteByokKey as deleteStoredByokKey, listByokKeys as listStoredByokKeys, upsertByokKey as upsertStoredByokKey, type ByokKeyRow } from "../../db/queries/byok-keys";
 import { badRequest, notFound } from "../../errors/api-error";
-import type { Catalog } from "../../providers/catalog";
-import type { KekStore } from "../../byok/kek-store";
-import type { ByokKeyStore } from "../../byok/byok-key-store";
 import { SealedBoxError } from "../../byok/sealed-box";
 import { isoOrNull } from "../serialize";
-import type { EgressGuard } from "../../egress/egress-guard";
+import type { Services } from "../../services";
 
-export interface ByokKeyDeps {
-  sql: Sql;
-  catalog: Catalog;
-  keks: KekStore;
-  byokKeys: ByokKeyStore;
-  egress: Pick<EgressGuard, "refusal">;
-}
+/** What the BYOK key service uses: the database, the catalog, the KEKs, the request path's key cache and the egress rule. */
+export type ByokKeyServiceDeps = Pick<Services, "db" | "catalog" | "keks" | "byokKeys" | "egress">;
 
 export interface ByokKeyUpload {
   provider_name: string;
@@ -53,8 +44,8 @@ export function byokKeyEnvelope(row: ByokKeyRow) {
  * `namespace_id`), a namespace-bound one its namespace's and the account's (null), never
  * another namespace's.
  */
-export async function listByokKeys(deps: ByokKeyDeps, caller: ByokCaller) {
-  const rows = await listStoredByokKeys(deps.sql, caller.accountId, caller.namespaceId);
+export async function listByokKeys(deps: ByokKeyServiceDeps, caller: ByokCaller) {
+  const rows = await listStoredByokKeys(deps.db.sql, caller.accountId, caller.namespaceId);
   return rows.map(byokKeyEnvelope);
 }
 
@@ -72,7 +63,7 @@ function isPrefixOf(bytes: Uint8Array, key: Uint8Array): boolean {
 const STANDARD_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /** The egress rule for customer-supplied upstream addresses (README "Reliability"). */
-function checkApiBase(egress: ByokKeyDeps["egress"], value: string): void {
+function checkApiBase(egress: ByokKeyServiceDeps["egress"], value: string): void {
   const refusal = egress.refusal(value);
   if (refusal !== undefined) throw badRequest(`api_base ${refusal}`);
 }
@@ -84,7 +75,7 @@ function checkApiBase(egress: ByokKeyDeps["egress"], value: string): void {
  * current KEK); it is opened here only to refuse one that does not open or whose
  * `key_prefix` is not how it begins, and the plaintext is dropped at once.
  */
-export async function upsertByokKey(deps: ByokKeyDeps, caller: ByokCaller, input: ByokKeyUpload) {
+export async function upsertByokKey(deps: ByokKeyServiceDeps, caller: ByokCaller, input: ByokKeyUpload) {
   const { accountId, namespaceId } = caller;
   const provider = deps.catalog.getProvider(input.provider_name);
   if (!provider) throw badRequest(`provider_name: unknown provider "${input.provider_name}"`);
@@ -113,7 +104,7 @@ export async function upsertByokKey(deps: ByokKeyDeps, caller: ByokCaller, input
   // The prefix is shown in listings: it must stay a hint, never most of the key.
   if (prefix.length * 2 > keyLength) throw badRequest("key_prefix must be a short prefix of the key, not the key");
   // Each scope has its own unique index (sql/migrations/0022): the upsert names the one it replaces in.
-  await upsertStoredByokKey(deps.sql, {
+  await upsertStoredByokKey(deps.db.sql, {
     accountId,
     namespaceId,
     providerName: input.provider_name,
@@ -137,13 +128,13 @@ const NAMESPACE_ID = /^ns_[A-Za-z0-9_-]{1,64}$/;
  * with `namespaceId` that namespace's. Any key outside the caller's reach is the same 404 as
  * a missing one.
  */
-export async function deleteByokKey(deps: ByokKeyDeps, caller: ByokCaller, providerName: string, namespaceId?: string) {
+export async function deleteByokKey(deps: ByokKeyServiceDeps, caller: ByokCaller, providerName: string, namespaceId?: string) {
   const { accountId } = caller;
   if (!PROVIDER_ID.test(providerName)) throw notFound("BYOK key");
   if (namespaceId !== undefined && !NAMESPACE_ID.test(namespaceId)) throw notFound("BYOK key");
   if (caller.namespaceId !== null && namespaceId !== undefined && namespaceId !== caller.namespaceId) throw notFound("BYOK key");
   const scope = caller.namespaceId ?? namespaceId ?? null;
-  const deleted = await deleteStoredByokKey(deps.sql, accountId, providerName, scope);
+  const deleted = await deleteStoredByokKey(deps.db.sql, accountId, providerName, scope);
   deps.byokKeys.invalidate(accountId, providerName);
   if (!deleted) throw notFound("BYOK key");
   return { deleted: true as const };

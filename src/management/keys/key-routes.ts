@@ -2,11 +2,9 @@ import { Elysia } from "elysia";
 import { Type } from "@sinclair/typebox";
 import { bodyValidator } from "../validate-body";
 import { authPlugin } from "../../auth/auth-plugin";
-import { resolveNamespace } from "../../auth/resolve-namespace";
-import { notFound } from "../../errors/api-error";
-import { listNamespaceKeys, revokeNamespaceKey } from "../../db/queries/api-keys";
 import type { Services } from "../../services";
-import { createKey, keyEnvelope } from "./key-service";
+import { nsidOf, resolveTenant } from "../tenant";
+import { createKey, keyEnvelope, listKeys, revokeKey } from "./key-service";
 import { markNoStore } from "../../auth/tokens";
 
 const validateCreate = bodyValidator(
@@ -25,16 +23,14 @@ const validateCreate = bodyValidator(
  * means the caller's own namespace (`me`).
  */
 export function keyRoutes(services: Services) {
-  const sql = services.db.sql;
   const routes = new Elysia({ name: "keys", normalize: false }).use(authPlugin(services));
   for (const base of ["/v1/namespaces/:nsid/keys", "/v1/keys"] as const) {
-    const nsidOf = (params: Record<string, string> | undefined) => params?.nsid ?? "me";
     routes
       .get(
         base,
         async ({ principal, params }) => {
-          const namespace = await resolveNamespace(sql, principal, nsidOf(params));
-          return { data: (await listNamespaceKeys(sql, namespace.id, principal.accountId)).map(keyEnvelope) };
+          const tenant = await resolveTenant(services, principal, nsidOf(params));
+          return { data: (await listKeys(services, tenant)).map(keyEnvelope) };
         },
         { scope: "keys:read", detail: { summary: "List the namespace's API keys (never the secret)", tags: ["keys"], "x-scope": "keys:read" } },
       )
@@ -42,8 +38,8 @@ export function keyRoutes(services: Services) {
         base,
         async ({ principal, params, body, set }) => {
           const input = validateCreate(body);
-          const namespace = await resolveNamespace(sql, principal, nsidOf(params));
-          const created = await createKey(sql, principal, namespace.id, input, principal);
+          const tenant = await resolveTenant(services, principal, nsidOf(params));
+          const created = await createKey(services, principal, tenant.namespaceId, input, principal);
           markNoStore(set);
           return created;
         },
@@ -54,12 +50,7 @@ export function keyRoutes(services: Services) {
       )
       .delete(
         `${base}/:id`,
-        async ({ principal, params }) => {
-          const namespace = await resolveNamespace(sql, principal, nsidOf(params));
-          if (!(await revokeNamespaceKey(sql, params.id, namespace.id, principal.accountId))) throw notFound("key");
-          services.credentials.invalidate(params.id);
-          return { revoked: true };
-        },
+        async ({ principal, params }) => revokeKey(services, await resolveTenant(services, principal, nsidOf(params)), params.id),
         { scope: "keys:write", detail: { summary: "Revoke an API key", tags: ["keys"], "x-scope": "keys:write" } },
       );
   }

@@ -2,9 +2,14 @@ import type { Caller, Principal } from "../../auth/principal";
 import { ALL_SCOPES, firstScopeNotHeld, hasScope, isControlPlaneScope, isValidScope } from "../../auth/scopes";
 import { mintApiKeyToken } from "../../auth/tokens";
 import { ApiError, badRequest } from "../../errors/api-error";
-import type { Sql } from "../../db/connect-database";
-import { insertApiKey, type ApiKeyRow } from "../../db/queries/api-keys";
+import { insertApiKey, listNamespaceKeys, revokeNamespaceKey, type ApiKeyRow } from "../../db/queries/api-keys";
+import type { Services } from "../../services";
+import { revokeCredential } from "../credential-revocation";
 import { isoOrNull } from "../serialize";
+import type { Tenant } from "../tenant";
+
+/** What the key service uses: the database, and the credential cache a revoked key leaves. */
+export type KeyServiceDeps = Pick<Services, "db" | "credentials">;
 
 export interface CreateKeyInput {
   display_name: string;
@@ -51,7 +56,7 @@ export function parseRfc3339(value: string, field: string): Date {
  * credential (`parent`: a key or an OAuth access token; none in the console) expires no
  * later than it and remembers it, so that it dies with it.
  */
-export async function createKey(sql: Sql, caller: Caller, namespaceId: string, input: CreateKeyInput, parent: Pick<Principal, "kind" | "id" | "expiresAt"> | null = null) {
+export async function createKey(deps: KeyServiceDeps, caller: Caller, namespaceId: string, input: CreateKeyInput, parent: Pick<Principal, "kind" | "id" | "expiresAt"> | null = null) {
   const parentExpiresAt = parent?.expiresAt ?? null;
   const scopes = [...new Set(input.scopes)];
   const invalid = scopes.find((scope) => !isValidScope(scope));
@@ -66,7 +71,7 @@ export async function createKey(sql: Sql, caller: Caller, namespaceId: string, i
     parentExpiresAt !== null && (expiresAt === null || expiresAt.getTime() > parentExpiresAt) ? new Date(parentExpiresAt) : expiresAt;
 
   const minted = mintApiKeyToken();
-  const row = await insertApiKey(sql, {
+  const row = await insertApiKey(deps.db.sql, {
     id: minted.keyId,
     accountId: caller.accountId,
     namespaceId,
@@ -87,4 +92,14 @@ export async function createKey(sql: Sql, caller: Caller, namespaceId: string, i
     expires_at: isoOrNull(row.expires_at),
     created_at: row.created_at.toISOString(),
   };
+}
+
+/** The namespace's keys, revoked and expired ones included, oldest first. */
+export function listKeys(deps: KeyServiceDeps, tenant: Tenant): Promise<ApiKeyRow[]> {
+  return listNamespaceKeys(deps.db.sql, tenant.namespaceId, tenant.accountId);
+}
+
+/** Revokes one of the namespace's keys; another tenant's is the 404 of a missing one. */
+export function revokeKey(deps: KeyServiceDeps, tenant: Tenant, keyId: string): Promise<{ revoked: true }> {
+  return revokeCredential(deps, keyId, "key", () => revokeNamespaceKey(deps.db.sql, keyId, tenant.namespaceId, tenant.accountId));
 }

@@ -1,8 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import type { Caller } from "../../auth/principal";
-import { resolveNamespace } from "../../auth/resolve-namespace";
 import { sha256 } from "../../auth/tokens";
-import type { Sql } from "../../db/connect-database";
 import {
   deleteOauthClient,
   findNamespaceOauthClient,
@@ -10,7 +7,6 @@ import {
   listNamespaceOauthClients,
   updateOauthClient,
   type OauthClientRow,
-  type OauthClientTenant,
 } from "../../db/queries/oauth-clients";
 import { notFound } from "../../errors/api-error";
 import {
@@ -23,15 +19,15 @@ import {
   type validateUpdate,
 } from "./oauth-client-body";
 import { checkClientName } from "./client-name";
+import type { Services } from "../../services";
+import { forgetCredentials } from "../credential-revocation";
+import type { Tenant } from "../tenant";
 
 type CreateBody = ReturnType<typeof validateCreate>;
 type UpdateBody = ReturnType<typeof validateUpdate>;
 
-/** What a route needs: the database, and the credential cache to drop revoked grants from. */
-export interface OauthClientDeps {
-  sql: Sql;
-  invalidateCredential(id: string): void;
-}
+/** What the client service uses: the database, and the credential cache to drop revoked grants from. */
+export type OauthClientServiceDeps = Pick<Services, "db" | "credentials">;
 
 /** The client as every route returns it (reference §4.12): never the secret or its hash. */
 export function clientEnvelope(row: OauthClientRow) {
@@ -47,17 +43,12 @@ export function clientEnvelope(row: OauthClientRow) {
   };
 }
 
-export async function clientTenant(sql: Sql, principal: Caller, nsid: string): Promise<OauthClientTenant> {
-  const namespace = await resolveNamespace(sql, principal, nsid);
-  return { accountId: principal.accountId, namespaceId: namespace.id };
+export async function listClients(deps: OauthClientServiceDeps, tenant: Tenant) {
+  return { data: (await listNamespaceOauthClients(deps.db.sql, tenant)).map(clientEnvelope) };
 }
 
-export async function listClients(deps: OauthClientDeps, tenant: OauthClientTenant) {
-  return { data: (await listNamespaceOauthClients(deps.sql, tenant)).map(clientEnvelope) };
-}
-
-export async function getClient(deps: OauthClientDeps, tenant: OauthClientTenant, idOrClientId: string) {
-  const row = await findNamespaceOauthClient(deps.sql, tenant, idOrClientId);
+export async function getClient(deps: OauthClientServiceDeps, tenant: Tenant, idOrClientId: string) {
+  const row = await findNamespaceOauthClient(deps.db.sql, tenant, idOrClientId);
   if (!row) throw notFound("OAuth client");
   return clientEnvelope(row);
 }
@@ -66,13 +57,13 @@ export async function getClient(deps: OauthClientDeps, tenant: OauthClientTenant
  * Registers a client. A confidential client gets a secret, returned here once and stored
  * only as its SHA-256; a public client has none and must use PKCE.
  */
-export async function createClient(deps: OauthClientDeps, tenant: OauthClientTenant, body: CreateBody) {
+export async function createClient(deps: OauthClientServiceDeps, tenant: Tenant, body: CreateBody) {
   const grantTypes = checkGrantTypes(body.allowed_grant_types);
   const redirectUris = checkRedirectUris(body.redirect_uris ?? []);
   checkCodeClientHasRedirect(grantTypes, redirectUris);
   const allowedScopes = body.allowed_scopes === undefined ? [...DEFAULT_ALLOWED_SCOPES] : checkAllowedScopes(body.allowed_scopes);
   const secret = body.client_type === "confidential" ? `brcs_${randomBytes(32).toString("base64url")}` : null;
-  const row = await insertOauthClient(deps.sql, tenant, {
+  const row = await insertOauthClient(deps.db.sql, tenant, {
     id: randomUUID(),
     clientId: `brc_${randomBytes(16).toString("base64url")}`,
     clientName: checkClientName(body.client_name),
@@ -86,13 +77,13 @@ export async function createClient(deps: OauthClientDeps, tenant: OauthClientTen
 }
 
 /** Changes what the body names; each list replaces the stored one whole. */
-export async function updateClient(deps: OauthClientDeps, tenant: OauthClientTenant, idOrClientId: string, body: UpdateBody) {
-  const current = await findNamespaceOauthClient(deps.sql, tenant, idOrClientId);
+export async function updateClient(deps: OauthClientServiceDeps, tenant: Tenant, idOrClientId: string, body: UpdateBody) {
+  const current = await findNamespaceOauthClient(deps.db.sql, tenant, idOrClientId);
   if (!current) throw notFound("OAuth client");
   const grantTypes = body.allowed_grant_types === undefined ? current.allowed_grant_types : checkGrantTypes(body.allowed_grant_types);
   const redirectUris = body.redirect_uris === undefined ? current.redirect_uris : checkRedirectUris(body.redirect_uris);
   checkCodeClientHasRedirect(grantTypes, redirectUris);
-  const row = await updateOauthClient(deps.sql, tenant, current.id, {
+  const row = await updateOauthClient(deps.db.sql, tenant, current.id, {
     clientName: body.client_name === undefined ? undefined : checkClientName(body.client_name),
     redirectUris: body.redirect_uris === undefined ? undefined : redirectUris,
     allowedScopes: body.allowed_scopes === undefined ? undefined : checkAllowedScopes(body.allowed_scopes),
@@ -103,12 +94,12 @@ export async function updateClient(deps: OauthClientDeps, tenant: OauthClientTen
 }
 
 /** Deletes a client; every token issued to it stops working (at once on this instance). */
-export async function removeClient(deps: OauthClientDeps, tenant: OauthClientTenant, idOrClientId: string) {
-  const current = await findNamespaceOauthClient(deps.sql, tenant, idOrClientId);
+export async function removeClient(deps: OauthClientServiceDeps, tenant: Tenant, idOrClientId: string) {
+  const current = await findNamespaceOauthClient(deps.db.sql, tenant, idOrClientId);
   if (!current) throw notFound("OAuth client");
-  const deleted = await deleteOauthClient(deps.sql, tenant, current.id);
+  const deleted = await deleteOauthClient(deps.db.sql, tenant, current.id);
   if (!deleted) throw notFound("OAuth client");
-  for (const grantId of deleted.revokedGrantIds) deps.invalidateCredential(grantId);
+  forgetCredentials(deps, deleted.revokedGrantIds);
   return { deleted: true };
 }
 

@@ -1,12 +1,11 @@
 import { Elysia } from "elysia";
 import { Type } from "@sinclair/typebox";
 import { authPlugin } from "../../auth/auth-plugin";
-import type { Principal } from "../../auth/principal";
 import { BudgetSpecSchema, checkShape, type BudgetSpec } from "../../policy/policy-spec";
 import type { Services } from "../../services";
 import { bodyValidator } from "../validate-body";
 import { budgetEnvelope } from "./policy-envelopes";
-import { POLICY_BASES, nsidOf, PolicyName, routeDoc } from "./policy-route-support";
+import { POLICY_BASES, PolicyName, scopeOf, routeDoc } from "./policy-route-support";
 import * as service from "./policy-service";
 
 // Shapes only; the budget rules (and their messages) are BudgetSpecSchema's, checked below.
@@ -22,37 +21,35 @@ const validateUpdate = bodyValidator(
 
 /** Budgets: typed sugar over policies of kind `budget`; toggled with the generic disable/enable. */
 export function budgetRoutes(services: Services) {
-  const deps: service.PolicyDeps = { sql: services.db.sql, store: services.policies };
-  const scopeOf = (principal: Principal, params: Record<string, string> | undefined) => service.policyScope(deps.sql, principal, nsidOf(params));
   const routes = new Elysia({ name: "budgets", normalize: false }).use(authPlugin(services));
   for (const base of POLICY_BASES) {
     routes
       .get(
         `${base}/budgets`,
-        async ({ principal, params }) => ({ data: (await service.listPolicyRows(deps, await scopeOf(principal, params), "budget")).map(budgetEnvelope) }),
+        async ({ principal, params }) => ({ data: (await service.listPolicyRows(services, await scopeOf(services, principal, params), "budget")).map(budgetEnvelope) }),
         routeDoc("policy:read", "List the namespace's budgets"),
       )
       .get(
         `${base}/budgets/:id`,
-        async ({ principal, params }) => budgetEnvelope(await service.getPolicy(deps, await scopeOf(principal, params), params.id, "budget")),
+        async ({ principal, params }) => budgetEnvelope(await service.getPolicy(services, await scopeOf(services, principal, params), params.id, "budget")),
         routeDoc("policy:read", "Get a budget"),
       )
       .post(
         `${base}/budgets`,
         async ({ principal, params, body }) => {
-          const scope = await scopeOf(principal, params);
+          const scope = await scopeOf(services, principal, params);
           const input = validateCreate(body);
           const spec = checkShape(BudgetSpecSchema, { window: input.window, limit_micro_usd: input.limit_micro_usd }, "");
-          return budgetEnvelope(await service.createPolicy(deps, scope, { name: input.name, kind: "budget", spec }));
+          return budgetEnvelope(await service.createPolicy(services, scope, { name: input.name, kind: "budget", spec }));
         },
         routeDoc("policy:write", "Create a budget", validateCreate.doc),
       )
       .put(
         `${base}/budgets/:id`,
         async ({ principal, params, body }) => {
-          const scope = await scopeOf(principal, params);
+          const scope = await scopeOf(services, principal, params);
           const input = validateUpdate(body);
-          const row = await service.updatePolicy(deps, scope, params.id, "budget", (current) => {
+          const row = await service.updatePolicy(services, scope, params.id, "budget", (current) => {
             const stored = current.spec as BudgetSpec;
             const merged = { window: input.window ?? stored.window, limit_micro_usd: input.limit_micro_usd ?? stored.limit_micro_usd };
             return { name: input.name, spec: checkShape(BudgetSpecSchema, merged, "") };
@@ -63,7 +60,7 @@ export function budgetRoutes(services: Services) {
       )
       .delete(
         `${base}/budgets/:id`,
-        async ({ principal, params }) => service.removePolicy(deps, await scopeOf(principal, params), params.id, "budget"),
+        async ({ principal, params }) => service.removePolicy(services, await scopeOf(services, principal, params), params.id, "budget"),
         routeDoc("policy:write", "Delete a budget and its bindings"),
       );
   }

@@ -13,8 +13,8 @@ export function budgetEnvelope(row: PolicyRow) {
   return { id: row.id, name: row.name, window: spec.window, limit_micro_usd: spec.limit_micro_usd, disabled_at: isoOrNull(row.disabled_at) };
 }
 
-/** A preset with each clause, null when it has none. */
-export function presetEnvelope(row: PolicyRow) {
+/** A policy preset with each clause, null when it has none. */
+export function policyPresetEnvelope(row: PolicyRow) {
   const spec = row.spec as Partial<PresetSpec>;
   return {
     id: row.id,

@@ -1,10 +1,17 @@
 import { Type } from "@sinclair/typebox";
+import type { Principal } from "../../auth/principal";
+import type { Services } from "../../services";
+import { nsidOf, resolveTenant } from "../tenant";
 import type { bodyValidator } from "../validate-body";
+import type { PolicyScope } from "./policy-service";
 
 /** Every policy route exists namespace-scoped and in the legacy flat form (= the credential's own namespace). */
 export const POLICY_BASES = ["/v1/namespaces/:nsid", "/v1"] as const;
 
-export const nsidOf = (params: Record<string, string> | undefined): string => params?.nsid ?? "me";
+/** The namespace a policy route acts in (`{nsid}`, `me` on the flat paths), checked by the one tenant resolver first. */
+export async function scopeOf(services: Services, principal: Principal, params: Record<string, string> | undefined): Promise<PolicyScope> {
+  return { caller: principal, ...(await resolveTenant(services, principal, nsidOf(params))) };
+}
 
 /** A policy's display name: non-empty, no leading or trailing whitespace. */
 export const PolicyName = Type.String({ minLength: 1, maxLength: 200, pattern: "^\\S(.*\\S)?$" });

@@ -6,7 +6,7 @@ import { isPolicyKind, POLICY_KINDS, validatePolicySpec, type PolicyKind } from 
 import type { Services } from "../../services";
 import { bodyValidator } from "../validate-body";
 import { bindingEnvelope, policyEnvelope } from "./policy-envelopes";
-import { POLICY_BASES, nsidOf, PolicyName, queryParameter, routeDoc } from "./policy-route-support";
+import { POLICY_BASES, PolicyName, scopeOf, queryParameter, routeDoc } from "./policy-route-support";
 import { parsePrincipalType } from "./principal-target";
 import * as service from "./policy-service";
 import { assertAddressableId } from "../../auth/path-ids";
@@ -43,17 +43,14 @@ function requiredQuery(query: Record<string, unknown>, name: string): string {
  * /v1/policies (the caller's own namespace), plus /principals/{type}/{id}/policies.
  */
 export function policyRoutes(services: Services) {
-  const deps: service.PolicyDeps = { sql: services.db.sql, store: services.policies };
-  const scopeOf = (principal: Parameters<typeof service.policyScope>[1], params: Record<string, string> | undefined) =>
-    service.policyScope(deps.sql, principal, nsidOf(params));
   const routes = new Elysia({ name: "policies", normalize: false }).use(authPlugin(services));
   for (const base of POLICY_BASES) {
     routes
       .get(
         `${base}/policies`,
         async ({ principal, params, query }) => {
-          const scope = await scopeOf(principal, params);
-          return { data: (await service.listPolicyRows(deps, scope, kindFilter(query))).map(policyEnvelope) };
+          const scope = await scopeOf(services, principal, params);
+          return { data: (await service.listPolicyRows(services, scope, kindFilter(query))).map(policyEnvelope) };
         },
         routeDoc("policy:read", "List the namespace's policies, disabled ones included", {
           parameters: [queryParameter("kind", `Only policies of this kind: ${KIND_LIST}`, false)],
@@ -62,22 +59,22 @@ export function policyRoutes(services: Services) {
       .post(
         `${base}/policies`,
         async ({ principal, params, body }) => {
-          const scope = await scopeOf(principal, params);
+          const scope = await scopeOf(services, principal, params);
           const input = validateCreate(body);
           const kind = parseKind(input.kind);
           const spec = validatePolicySpec(kind, input.spec);
-          return policyEnvelope(await service.createPolicy(deps, scope, { name: input.name, kind, spec }));
+          return policyEnvelope(await service.createPolicy(services, scope, { name: input.name, kind, spec }));
         },
         routeDoc("policy:write", "Create a policy", validateCreate.doc),
       )
       .get(
         `${base}/policies/effective`,
         async ({ principal, params, query }) => {
-          const scope = await scopeOf(principal, params);
+          const scope = await scopeOf(services, principal, params);
           const type = parsePrincipalType(requiredQuery(query, "principal_type"));
           const id = requiredQuery(query, "principal_id");
           assertAddressableId(id, "principal");
-          return service.effectiveOf(deps, scope, { type, id });
+          return service.effectiveOf(services, scope, { type, id });
         },
         routeDoc("policy:read", "The composed policy a request made as this principal gets (its namespace's policies included)", {
           parameters: [
@@ -88,15 +85,15 @@ export function policyRoutes(services: Services) {
       )
       .get(
         `${base}/policies/:id`,
-        async ({ principal, params }) => policyEnvelope(await service.getPolicy(deps, await scopeOf(principal, params), params.id)),
+        async ({ principal, params }) => policyEnvelope(await service.getPolicy(services, await scopeOf(services, principal, params), params.id)),
         routeDoc("policy:read", "Get a policy"),
       )
       .put(
         `${base}/policies/:id`,
         async ({ principal, params, body }) => {
-          const scope = await scopeOf(principal, params);
+          const scope = await scopeOf(services, principal, params);
           const input = validateUpdate(body);
-          const row = await service.updatePolicy(deps, scope, params.id, undefined, (current) => {
+          const row = await service.updatePolicy(services, scope, params.id, undefined, (current) => {
             if (input.kind !== undefined && input.kind !== current.kind) throw badRequest("kind cannot be changed");
             const kind = parseKind(current.kind);
             return { name: input.name, spec: input.spec === undefined ? undefined : validatePolicySpec(kind, input.spec) };
@@ -107,47 +104,47 @@ export function policyRoutes(services: Services) {
       )
       .delete(
         `${base}/policies/:id`,
-        async ({ principal, params }) => service.removePolicy(deps, await scopeOf(principal, params), params.id),
+        async ({ principal, params }) => service.removePolicy(services, await scopeOf(services, principal, params), params.id),
         routeDoc("policy:write", "Delete a policy and its bindings"),
       )
       .post(
         `${base}/policies/:id/bind`,
         async ({ principal, params, body }) => {
-          const scope = await scopeOf(principal, params);
+          const scope = await scopeOf(services, principal, params);
           const input = validateBind(body);
           const type = parsePrincipalType(input.principal_type);
-          return service.bind(deps, scope, params.id, { type, id: input.principal_id });
+          return service.bind(services, scope, params.id, { type, id: input.principal_id });
         },
         routeDoc("policy:write", "Bind the policy to a principal (binding the same one again returns its binding)", validateBind.doc),
       )
       .delete(
         `${base}/policies/:id/bind/:binding_id`,
-        async ({ principal, params }) => service.unbind(deps, await scopeOf(principal, params), params.id, params.binding_id),
+        async ({ principal, params }) => service.unbind(services, await scopeOf(services, principal, params), params.id, params.binding_id),
         routeDoc("policy:write", "Remove one binding"),
       )
       .get(
         `${base}/policies/:id/bindings`,
         async ({ principal, params }) => ({
-          data: (await service.bindingsOf(deps, await scopeOf(principal, params), params.id)).map(bindingEnvelope),
+          data: (await service.bindingsOf(services, await scopeOf(services, principal, params), params.id)).map(bindingEnvelope),
         }),
         routeDoc("policy:read", "List the policy's bindings"),
       )
       .post(
         `${base}/policies/:id/disable`,
-        async ({ principal, params }) => service.setDisabled(deps, await scopeOf(principal, params), params.id, true),
+        async ({ principal, params }) => service.setDisabled(services, await scopeOf(services, principal, params), params.id, true),
         routeDoc("policy:write", "Disable a policy (idempotent; it stays listed, with disabled_at)"),
       )
       .post(
         `${base}/policies/:id/enable`,
-        async ({ principal, params }) => service.setDisabled(deps, await scopeOf(principal, params), params.id, false),
+        async ({ principal, params }) => service.setDisabled(services, await scopeOf(services, principal, params), params.id, false),
         routeDoc("policy:write", "Enable a policy (idempotent)"),
       )
       .get(
         `${base}/principals/:principal_type/:principal_id/policies`,
         async ({ principal, params }) => {
-          const scope = await scopeOf(principal, params);
+          const scope = await scopeOf(services, principal, params);
           const type = parsePrincipalType(params.principal_type);
-          return { data: (await service.policiesOfPrincipal(deps, scope, { type, id: params.principal_id })).map(policyEnvelope) };
+          return { data: (await service.policiesOfPrincipal(services, scope, { type, id: params.principal_id })).map(policyEnvelope) };
         },
         routeDoc("policy:read", "The namespace's policies bound directly to a principal, disabled ones included"),
       );

@@ -1,7 +1,5 @@
 import type { Caller } from "../../auth/principal";
-import { resolveNamespace } from "../../auth/resolve-namespace";
 import { newId } from "../../ids";
-import type { Sql } from "../../db/connect-database";
 import {
   bindPolicy,
   deletePolicy,
@@ -21,39 +19,29 @@ import { ApiError, notFound } from "../../errors/api-error";
 import type { PrincipalRef } from "../../policy/effective-policy";
 import { effectivePolicyView, type EffectivePolicyView } from "../../policy/effective-policy-view";
 import type { PolicyKind, PolicySpec } from "../../policy/policy-spec";
-import type { PolicyStore } from "../../policy/policy-store";
 import { requestPrincipals } from "../../policy/request-principals";
+import type { Services } from "../../services";
+import type { Tenant } from "../tenant";
 import { principalsOfTarget, resolvePrincipalTarget } from "./principal-target";
 
-/** What the policy routes need: the database and this instance's policy store (to invalidate it). */
-export interface PolicyDeps {
-  sql: Sql;
-  store: PolicyStore;
-}
+/** What the policy service uses: the database and this instance's policy store (to invalidate it). */
+export type PolicyServiceDeps = Pick<Services, "db" | "policies">;
 
-/** The caller and the namespace a policy route acts in. */
-export interface PolicyScope {
+/** The namespace a policy call acts in (resolveTenant's answer), and the caller, whose own bindings it may not loosen. */
+export interface PolicyScope extends Tenant {
   caller: Caller;
-  accountId: string;
-  namespaceId: string;
-}
-
-/** Resolves `{nsid}` (or `me` for the flat paths) first: another tenant's namespace is a 404 before any 400. */
-export async function policyScope(sql: Sql, caller: Caller, nsid: string): Promise<PolicyScope> {
-  const namespace = await resolveNamespace(sql, caller, nsid);
-  return { caller, accountId: caller.accountId, namespaceId: namespace.id };
 }
 
 /** What a missing policy is called in the 404: the typed routes name their own kind. */
 const KIND_LABEL: Record<PolicyKind | "any", string> = { any: "policy", budget: "budget", rate_limit: "policy", guardrail: "policy", preset: "preset" };
 
-export function listPolicyRows(deps: PolicyDeps, scope: PolicyScope, kind: PolicyKind | null): Promise<PolicyRow[]> {
-  return listPolicies(deps.sql, scope, kind);
+export function listPolicyRows(deps: PolicyServiceDeps, scope: PolicyScope, kind: PolicyKind | null): Promise<PolicyRow[]> {
+  return listPolicies(deps.db.sql, scope, kind);
 }
 
 /** A policy of the scope's namespace (of `kind`, for the typed routes), or a 404. */
-export async function getPolicy(deps: PolicyDeps, scope: PolicyScope, policyId: string, kind?: PolicyKind): Promise<PolicyRow> {
-  const row = await findPolicy(deps.sql, scope, policyId);
+export async function getPolicy(deps: PolicyServiceDeps, scope: PolicyScope, policyId: string, kind?: PolicyKind): Promise<PolicyRow> {
+  const row = await findPolicy(deps.db.sql, scope, policyId);
   if (!row || (kind !== undefined && row.kind !== kind)) throw notFound(KIND_LABEL[kind ?? "any"]);
   return row;
 }
@@ -73,17 +61,17 @@ function callerCredentials(caller: Caller): PrincipalRef[] {
  * through): changing, disabling, deleting or unbinding it is a 403. The policy must exist
  * in the scope first, so another tenant's stays a 404.
  */
-async function refuseSelfBound(deps: PolicyDeps, scope: PolicyScope, policyId: string, kind?: PolicyKind): Promise<void> {
+async function refuseSelfBound(deps: PolicyServiceDeps, scope: PolicyScope, policyId: string, kind?: PolicyKind): Promise<void> {
   const own = callerCredentials(scope.caller);
   if (own.length === 0) return;
   await getPolicy(deps, scope, policyId, kind);
-  const bindings = await listBindings(deps.sql, scope, policyId);
+  const bindings = await listBindings(deps.db.sql, scope, policyId);
   const bindsCaller = bindings.some((binding) => own.some((p) => p.type === binding.principal_type && p.id === binding.principal_id));
   if (bindsCaller) throw new ApiError("forbidden", "a credential cannot change a policy bound to itself or to the credential it was minted by");
 }
 
-export function createPolicy(deps: PolicyDeps, scope: PolicyScope, input: { name: string; kind: PolicyKind; spec: PolicySpec }): Promise<PolicyRow> {
-  return insertPolicy(deps.sql, scope, { id: newId("pol"), name: input.name, kind: input.kind, spec: input.spec });
+export function createPolicy(deps: PolicyServiceDeps, scope: PolicyScope, input: { name: string; kind: PolicyKind; spec: PolicySpec }): Promise<PolicyRow> {
+  return insertPolicy(deps.db.sql, scope, { id: newId("pol"), name: input.name, kind: input.kind, spec: input.spec });
 }
 
 /**
@@ -92,73 +80,73 @@ export function createPolicy(deps: PolicyDeps, scope: PolicyScope, input: { name
  * `kind` is a 404 for the typed routes.
  */
 export async function updatePolicy(
-  deps: PolicyDeps,
+  deps: PolicyServiceDeps,
   scope: PolicyScope,
   policyId: string,
   kind: PolicyKind | undefined,
   change: (current: PolicyRow) => { name?: string; spec?: PolicySpec },
 ): Promise<PolicyRow> {
   await refuseSelfBound(deps, scope, policyId, kind);
-  const row = await updatePolicyWith(deps.sql, scope, policyId, (current) => {
+  const row = await updatePolicyWith(deps.db.sql, scope, policyId, (current) => {
     if (kind !== undefined && current.kind !== kind) throw notFound(KIND_LABEL[kind]);
     return change(current);
   });
   if (!row) throw notFound(KIND_LABEL[kind ?? "any"]);
-  deps.store.policyChanged(policyId);
+  deps.policies.policyChanged(policyId);
   return row;
 }
 
-export async function removePolicy(deps: PolicyDeps, scope: PolicyScope, policyId: string, kind?: PolicyKind): Promise<{ deleted: true }> {
+export async function removePolicy(deps: PolicyServiceDeps, scope: PolicyScope, policyId: string, kind?: PolicyKind): Promise<{ deleted: true }> {
   if (kind !== undefined) await getPolicy(deps, scope, policyId, kind);
   await refuseSelfBound(deps, scope, policyId, kind);
-  if (!(await deletePolicy(deps.sql, scope, policyId))) throw notFound(KIND_LABEL[kind ?? "any"]);
-  deps.store.policyChanged(policyId);
+  if (!(await deletePolicy(deps.db.sql, scope, policyId))) throw notFound(KIND_LABEL[kind ?? "any"]);
+  deps.policies.policyChanged(policyId);
   return { deleted: true };
 }
 
-export async function setDisabled(deps: PolicyDeps, scope: PolicyScope, policyId: string, disabled: boolean): Promise<{ disabled: boolean }> {
+export async function setDisabled(deps: PolicyServiceDeps, scope: PolicyScope, policyId: string, disabled: boolean): Promise<{ disabled: boolean }> {
   // Enabling only ever tightens what binds the caller.
   if (disabled) await refuseSelfBound(deps, scope, policyId);
-  if (!(await setPolicyDisabled(deps.sql, scope, policyId, disabled))) throw notFound("policy");
-  deps.store.policyChanged(policyId);
+  if (!(await setPolicyDisabled(deps.db.sql, scope, policyId, disabled))) throw notFound("policy");
+  deps.policies.policyChanged(policyId);
   return { disabled };
 }
 
 /** Binds a principal the namespace may name; binding one twice returns the first binding's id. */
-export async function bind(deps: PolicyDeps, scope: PolicyScope, policyId: string, principal: PrincipalRef): Promise<{ binding_id: string }> {
+export async function bind(deps: PolicyServiceDeps, scope: PolicyScope, policyId: string, principal: PrincipalRef): Promise<{ binding_id: string }> {
   await getPolicy(deps, scope, policyId);
-  await resolvePrincipalTarget(deps.sql, scope.caller, scope.namespaceId, principal);
-  const bindingId = await bindPolicy(deps.sql, scope, { id: newId("pb"), policyId, principalType: principal.type, principalId: principal.id });
+  await resolvePrincipalTarget(deps, scope.caller, scope.namespaceId, principal);
+  const bindingId = await bindPolicy(deps.db.sql, scope, { id: newId("pb"), policyId, principalType: principal.type, principalId: principal.id });
   // Deleted between the check and the insert.
   if (bindingId === undefined) throw notFound("policy");
-  deps.store.principalChanged(scope.accountId, principal);
+  deps.policies.principalChanged(scope.accountId, principal);
   return { binding_id: bindingId };
 }
 
-export async function unbind(deps: PolicyDeps, scope: PolicyScope, policyId: string, bindingId: string): Promise<{ unbound: true }> {
+export async function unbind(deps: PolicyServiceDeps, scope: PolicyScope, policyId: string, bindingId: string): Promise<{ unbound: true }> {
   await getPolicy(deps, scope, policyId);
   await refuseSelfBound(deps, scope, policyId);
-  const removed = await unbindPolicy(deps.sql, scope, policyId, bindingId);
+  const removed = await unbindPolicy(deps.db.sql, scope, policyId, bindingId);
   if (!removed) throw notFound("binding");
   // The row came from a table whose check constraint allows only the four principal types.
-  deps.store.principalChanged(scope.accountId, { type: removed.principal_type as PrincipalRef["type"], id: removed.principal_id });
+  deps.policies.principalChanged(scope.accountId, { type: removed.principal_type as PrincipalRef["type"], id: removed.principal_id });
   return { unbound: true };
 }
 
-export async function bindingsOf(deps: PolicyDeps, scope: PolicyScope, policyId: string): Promise<PolicyBindingRow[]> {
+export async function bindingsOf(deps: PolicyServiceDeps, scope: PolicyScope, policyId: string): Promise<PolicyBindingRow[]> {
   await getPolicy(deps, scope, policyId);
-  return listBindings(deps.sql, scope, policyId);
+  return listBindings(deps.db.sql, scope, policyId);
 }
 
 /** Every binding of every policy of the scope's namespace, oldest first. */
-export function namespaceBindings(deps: PolicyDeps, scope: PolicyScope): Promise<PolicyBindingRow[]> {
-  return listNamespaceBindings(deps.sql, scope);
+export function namespaceBindings(deps: PolicyServiceDeps, scope: PolicyScope): Promise<PolicyBindingRow[]> {
+  return listNamespaceBindings(deps.db.sql, scope);
 }
 
 /** The namespace's policies bound directly to one principal, disabled ones included. */
-export async function policiesOfPrincipal(deps: PolicyDeps, scope: PolicyScope, principal: PrincipalRef): Promise<PolicyRow[]> {
-  await resolvePrincipalTarget(deps.sql, scope.caller, scope.namespaceId, principal);
-  return listPrincipalPolicies(deps.sql, scope, principal.type, principal.id);
+export async function policiesOfPrincipal(deps: PolicyServiceDeps, scope: PolicyScope, principal: PrincipalRef): Promise<PolicyRow[]> {
+  await resolvePrincipalTarget(deps, scope.caller, scope.namespaceId, principal);
+  return listPrincipalPolicies(deps.db.sql, scope, principal.type, principal.id);
 }
 
 /**
@@ -166,7 +154,7 @@ export async function policiesOfPrincipal(deps: PolicyDeps, scope: PolicyScope, 
  * namespace's and those of every credential it was minted through, composed — read
  * through the same store the enforcement stage uses.
  */
-export async function effectiveOf(deps: PolicyDeps, scope: PolicyScope, principal: PrincipalRef): Promise<EffectivePolicyView> {
-  const target = await resolvePrincipalTarget(deps.sql, scope.caller, scope.namespaceId, principal);
-  return effectivePolicyView(await deps.store.effectivePolicy(scope.accountId, principalsOfTarget(target)));
+export async function effectiveOf(deps: PolicyServiceDeps, scope: PolicyScope, principal: PrincipalRef): Promise<EffectivePolicyView> {
+  const target = await resolvePrincipalTarget(deps, scope.caller, scope.namespaceId, principal);
+  return effectivePolicyView(await deps.policies.effectivePolicy(scope.accountId, principalsOfTarget(target)));
 }

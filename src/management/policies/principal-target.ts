@@ -1,5 +1,6 @@
 import type { Caller } from "../../auth/principal";
 import type { Sql } from "../../db/connect-database";
+import type { Services } from "../../services";
 import { oldestLiveNamespace } from "../../db/queries/namespaces";
 import { findKeyPrincipal } from "../../db/queries/policies";
 import { findApiKeyForAuth } from "../../db/queries/api-keys";
@@ -35,11 +36,12 @@ export function parsePrincipalType(value: unknown, field = "principal_type"): Pr
  * issued in or registered by.
  */
 export async function resolvePrincipalTarget(
-  sql: Sql,
+  deps: Pick<Services, "db">,
   caller: Caller,
   namespaceId: string,
   principal: PrincipalRef,
 ): Promise<PrincipalTarget> {
+  const sql = deps.db.sql;
   switch (principal.type) {
     case "namespace":
       if (principal.id === namespaceId) return { principal, namespaceId };

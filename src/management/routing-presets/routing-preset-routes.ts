@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import { authPlugin } from "../../auth/auth-plugin";
 import type { Principal } from "../../auth/principal";
 import type { Services } from "../../services";
+import { nsidOf, resolveTenant } from "../tenant";
 import { createDoc, parseCreateBody, parseReplaceBody, replaceDoc } from "./routing-preset-body";
 import * as service from "./routing-preset-service";
 
@@ -17,14 +18,13 @@ function routeDoc(scope: "routing_preset:read" | "routing_preset:write", summary
  * system prompt, parameter defaults and provider choice (README "Routing presets").
  */
 export function routingPresetRoutes(services: Services) {
-  const deps: service.RoutingPresetDeps = { sql: services.db.sql, store: services.routingPresets };
-  const tenantOf = (principal: Principal, params: Record<string, string> | undefined) => service.presetTenant(deps.sql, principal, params?.nsid ?? "me");
+  const tenantOf = (principal: Principal, params: Record<string, string> | undefined) => resolveTenant(services, principal, nsidOf(params));
   const routes = new Elysia({ name: "routing-presets", normalize: false }).use(authPlugin(services));
   for (const base of BASES) {
     routes
       .get(
         `${base}/routing-presets`,
-        async ({ principal, params }) => ({ data: await service.listPresets(deps, await tenantOf(principal, params)) }),
+        async ({ principal, params }) => ({ data: await service.listPresets(services, await tenantOf(principal, params)) }),
         routeDoc("routing_preset:read", "List the namespace's routing presets, disabled ones included"),
       )
       .post(
@@ -32,13 +32,13 @@ export function routingPresetRoutes(services: Services) {
         async ({ principal, params, body }) => {
           const tenant = await tenantOf(principal, params);
           const input = parseCreateBody(body);
-          return service.createPreset(deps, tenant, input.name, input.spec);
+          return service.createPreset(services, tenant, input.name, input.spec);
         },
         routeDoc("routing_preset:write", "Create a routing preset (the name is unique in the namespace: 409 otherwise)", createDoc),
       )
       .get(
         `${base}/routing-presets/:id`,
-        async ({ principal, params }) => service.getPreset(deps, await tenantOf(principal, params), params.id),
+        async ({ principal, params }) => service.getPreset(services, await tenantOf(principal, params), params.id),
         routeDoc("routing_preset:read", "Get a routing preset"),
       )
       .put(
@@ -46,23 +46,23 @@ export function routingPresetRoutes(services: Services) {
         async ({ principal, params, body }) => {
           const tenant = await tenantOf(principal, params);
           const input = parseReplaceBody(body);
-          return service.replacePreset(deps, tenant, params.id, input.name, input.spec);
+          return service.replacePreset(services, tenant, params.id, input.name, input.spec);
         },
         routeDoc("routing_preset:write", "Replace a routing preset's spec as a whole (omitted fields become null or empty; an absent name is unchanged)", replaceDoc),
       )
       .delete(
         `${base}/routing-presets/:id`,
-        async ({ principal, params }) => service.removePreset(deps, await tenantOf(principal, params), params.id),
+        async ({ principal, params }) => service.removePreset(services, await tenantOf(principal, params), params.id),
         routeDoc("routing_preset:write", "Delete a routing preset"),
       )
       .post(
         `${base}/routing-presets/:id/disable`,
-        async ({ principal, params }) => service.setDisabled(deps, await tenantOf(principal, params), params.id, true),
+        async ({ principal, params }) => service.setDisabled(services, await tenantOf(principal, params), params.id, true),
         routeDoc("routing_preset:write", "Disable a routing preset (idempotent): requests naming it are refused like an unknown one"),
       )
       .post(
         `${base}/routing-presets/:id/enable`,
-        async ({ principal, params }) => service.setDisabled(deps, await tenantOf(principal, params), params.id, false),
+        async ({ principal, params }) => service.setDisabled(services, await tenantOf(principal, params), params.id, false),
         routeDoc("routing_preset:write", "Enable a routing preset (idempotent)"),
       );
   }

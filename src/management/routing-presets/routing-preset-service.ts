@@ -1,7 +1,4 @@
-import type { Caller } from "../../auth/principal";
-import { resolveNamespace } from "../../auth/resolve-namespace";
 import { newId } from "../../ids";
-import type { Sql } from "../../db/connect-database";
 import { isUniqueViolation } from "../../db/errors";
 import {
   deleteRoutingPreset,
@@ -12,23 +9,14 @@ import {
   setRoutingPresetDisabled,
   type RoutingPresetRow,
   type RoutingPresetSpec,
-  type RoutingPresetTenant,
 } from "../../db/queries/routing-presets";
 import { conflict, notFound } from "../../errors/api-error";
-import type { RoutingPresetStore } from "../../routing/routing-preset-store";
+import type { Services } from "../../services";
 import { isoOrNull } from "../serialize";
+import type { Tenant } from "../tenant";
 
-/** What the routes need: the database and this instance's preset cache (to invalidate it). */
-export interface RoutingPresetDeps {
-  sql: Sql;
-  store: Pick<RoutingPresetStore, "presetChanged">;
-}
-
-/** Resolves `{nsid}` (or `me` on the flat paths) first: another tenant's namespace is a 404 before any 400. */
-export async function presetTenant(sql: Sql, caller: Caller, nsid: string): Promise<RoutingPresetTenant> {
-  const namespace = await resolveNamespace(sql, caller, nsid);
-  return { accountId: caller.accountId, namespaceId: namespace.id };
-}
+/** What the routing-preset service uses: the database and this instance's preset cache (to invalidate it). */
+export type RoutingPresetServiceDeps = Pick<Services, "db" | "routingPresets">;
 
 export function routingPresetEnvelope(row: RoutingPresetRow) {
   return {
@@ -44,25 +32,25 @@ export function routingPresetEnvelope(row: RoutingPresetRow) {
 
 const duplicate = (name: string) => conflict(`a routing preset named "${name}" already exists in this namespace`);
 
-export async function listPresets(deps: RoutingPresetDeps, tenant: RoutingPresetTenant) {
-  return (await listRoutingPresets(deps.sql, tenant)).map(routingPresetEnvelope);
+export async function listPresets(deps: RoutingPresetServiceDeps, tenant: Tenant) {
+  return (await listRoutingPresets(deps.db.sql, tenant)).map(routingPresetEnvelope);
 }
 
-async function getRow(deps: RoutingPresetDeps, tenant: RoutingPresetTenant, id: string): Promise<RoutingPresetRow> {
-  const row = await findRoutingPreset(deps.sql, tenant, id);
+async function getRow(deps: RoutingPresetServiceDeps, tenant: Tenant, id: string): Promise<RoutingPresetRow> {
+  const row = await findRoutingPreset(deps.db.sql, tenant, id);
   if (!row) throw notFound("routing preset");
   return row;
 }
 
-export async function getPreset(deps: RoutingPresetDeps, tenant: RoutingPresetTenant, id: string) {
+export async function getPreset(deps: RoutingPresetServiceDeps, tenant: Tenant, id: string) {
   return routingPresetEnvelope(await getRow(deps, tenant, id));
 }
 
-export async function createPreset(deps: RoutingPresetDeps, tenant: RoutingPresetTenant, name: string, spec: RoutingPresetSpec) {
+export async function createPreset(deps: RoutingPresetServiceDeps, tenant: Tenant, name: string, spec: RoutingPresetSpec) {
   try {
-    const row = await insertRoutingPreset(deps.sql, tenant, { id: newId("rp"), name, ...spec });
+    const row = await insertRoutingPreset(deps.db.sql, tenant, { id: newId("rp"), name, ...spec });
     // A lookup of this name may have cached "no such preset".
-    deps.store.presetChanged(tenant.namespaceId, name);
+    deps.routingPresets.presetChanged(tenant.namespaceId, name);
     return routingPresetEnvelope(row);
   } catch (error) {
     if (isUniqueViolation(error)) throw duplicate(name);
@@ -71,31 +59,31 @@ export async function createPreset(deps: RoutingPresetDeps, tenant: RoutingPrese
 }
 
 /** Replaces the whole spec; `name` undefined keeps the name. */
-export async function replacePreset(deps: RoutingPresetDeps, tenant: RoutingPresetTenant, id: string, name: string | undefined, spec: RoutingPresetSpec) {
+export async function replacePreset(deps: RoutingPresetServiceDeps, tenant: Tenant, id: string, name: string | undefined, spec: RoutingPresetSpec) {
   const before = await getRow(deps, tenant, id);
   let row: RoutingPresetRow | undefined;
   try {
-    row = await replaceRoutingPreset(deps.sql, tenant, id, name ?? null, spec);
+    row = await replaceRoutingPreset(deps.db.sql, tenant, id, name ?? null, spec);
   } catch (error) {
     if (isUniqueViolation(error)) throw duplicate(name!);
     throw error;
   }
   if (!row) throw notFound("routing preset");
-  deps.store.presetChanged(tenant.namespaceId, before.name, row.name);
+  deps.routingPresets.presetChanged(tenant.namespaceId, before.name, row.name);
   return routingPresetEnvelope(row);
 }
 
-export async function removePreset(deps: RoutingPresetDeps, tenant: RoutingPresetTenant, id: string): Promise<{ deleted: true }> {
-  const removed = await deleteRoutingPreset(deps.sql, tenant, id);
+export async function removePreset(deps: RoutingPresetServiceDeps, tenant: Tenant, id: string): Promise<{ deleted: true }> {
+  const removed = await deleteRoutingPreset(deps.db.sql, tenant, id);
   if (!removed) throw notFound("routing preset");
-  deps.store.presetChanged(tenant.namespaceId, removed.name);
+  deps.routingPresets.presetChanged(tenant.namespaceId, removed.name);
   return { deleted: true };
 }
 
 /** Idempotent; the envelope after the change. */
-export async function setDisabled(deps: RoutingPresetDeps, tenant: RoutingPresetTenant, id: string, disabled: boolean) {
-  const row = await setRoutingPresetDisabled(deps.sql, tenant, id, disabled);
+export async function setDisabled(deps: RoutingPresetServiceDeps, tenant: Tenant, id: string, disabled: boolean) {
+  const row = await setRoutingPresetDisabled(deps.db.sql, tenant, id, disabled);
   if (!row) throw notFound("routing preset");
-  deps.store.presetChanged(tenant.namespaceId, row.name);
+  deps.routingPresets.presetChanged(tenant.namespaceId, row.name);
   return routingPresetEnvelope(row);
 }

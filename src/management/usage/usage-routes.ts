@@ -1,11 +1,9 @@
 import { Elysia } from "elysia";
 import { authenticate, authPlugin, requireScope } from "../../auth/auth-plugin";
-import { resolveNamespace } from "../../auth/resolve-namespace";
 import { badRequest } from "../../errors/api-error";
-import type { NamespaceRow } from "../../db/queries/namespaces";
-import type { Principal } from "../../auth/principal";
 import type { Services } from "../../services";
 import { assertAddressablePathIds } from "../../auth/path-ids";
+import { resolveTenant, type Tenant } from "../tenant";
 import { parsePagination, parseWindow, type QueryParams } from "./query-params";
 import { accountUsageAggregate, findSettlementReceipt, listRequests, namespaceUsageAggregate } from "./usage-service";
 
@@ -54,7 +52,6 @@ const NAMESPACE_USAGE_DETAIL = {
  * All need usage:read.
  */
 export function usageRoutes(services: Services) {
-  const sql = services.db.sql;
   const routes = new Elysia({ name: "usage", normalize: false }).use(authPlugin(services));
 
   /**
@@ -62,12 +59,11 @@ export function usageRoutes(services: Services) {
    * a valid credential, 403 for a missing scope, then 404 for any namespace the
    * credential cannot address (the same 404 as a missing one).
    */
-  const authorizeNamespace = async (request: Request, nsid: string, scope: string): Promise<{ principal: Principal; namespace: NamespaceRow }> => {
+  const authorizeNamespace = async (request: Request, nsid: string, scope: string): Promise<Tenant> => {
     const principal = await authenticate(services, request.headers);
     requireScope(principal, scope);
     assertAddressablePathIds({ nsid });
-    const namespace = await resolveNamespace(sql, principal, nsid);
-    return { principal, namespace };
+    return resolveTenant(services, principal, nsid);
   };
 
   for (const path of ["/v1/namespaces/:nsid/requests", "/v1/requests"] as const) {
@@ -86,9 +82,9 @@ export function usageRoutes(services: Services) {
       path,
       async ({ request, params, query }) => {
         const nsid = (params as Record<string, string | undefined> | undefined)?.nsid ?? "me";
-        const { principal, namespace } = await authorizeNamespace(request, nsid, "usage:read");
+        const tenant = await authorizeNamespace(request, nsid, "usage:read");
         const page = parsePagination(query as QueryParams);
-        return listRequests(sql, principal.accountId, namespace.id, page);
+        return listRequests(services, tenant, page);
       },
       { detail },
     );
@@ -98,9 +94,9 @@ export function usageRoutes(services: Services) {
     .get(
       "/v1/namespaces/:nsid/usage",
       async ({ request, params, query }) => {
-        const { principal, namespace } = await authorizeNamespace(request, params.nsid, "usage:read");
+        const tenant = await authorizeNamespace(request, params.nsid, "usage:read");
         const window = parseWindow(query as QueryParams);
-        return namespaceUsageAggregate(sql, principal.accountId, namespace.id, window);
+        return namespaceUsageAggregate(services, tenant, window);
       },
       { detail: NAMESPACE_USAGE_DETAIL },
     )
@@ -108,7 +104,7 @@ export function usageRoutes(services: Services) {
       "/v1/usage",
       async ({ principal, query }) => {
         const window = parseWindow(query as QueryParams);
-        return accountUsageAggregate(sql, principal, window);
+        return accountUsageAggregate(services, principal, window);
       },
       {
         scope: "usage:read",
@@ -127,7 +123,7 @@ export function usageRoutes(services: Services) {
         // Elysia percent-decodes the segment; a malformed escape arrives as null.
         const requestId: unknown = params.request_id;
         if (typeof requestId !== "string" || requestId.length === 0) throw badRequest("request_id must be a percent-encoded path segment");
-        return findSettlementReceipt(sql, principal, requestId, services.pendingSettlements);
+        return findSettlementReceipt(services, principal, requestId);
       },
       {
         scope: "usage:read",

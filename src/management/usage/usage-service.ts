@@ -1,4 +1,3 @@
-import type { Sql } from "../../db/connect-database";
 import {
   accountUsage,
   findSettlement,
@@ -8,10 +7,14 @@ import {
   type SettlementRow,
 } from "../../db/queries/usage";
 import { settlementUsage, type SettlementUsage } from "../../metering/usage-evidence";
-import type { PendingSettlements } from "../../metering/pending-settlements";
 import { notFound } from "../../errors/api-error";
 import type { Principal } from "../../auth/principal";
+import type { Services } from "../../services";
+import type { Tenant } from "../tenant";
 import type { Pagination, UsageWindow } from "./query-params";
+
+/** What the usage service uses: the database, and this instance's requests not yet written (for settlement receipts). */
+export type UsageServiceDeps = Pick<Services, "db" | "pendingSettlements">;
 
 /**
  * One request record, every field the request history shows; never the prompt or the
@@ -57,8 +60,8 @@ export function requestRecordEnvelope(row: RequestRecordRow): RequestRecordEnvel
   };
 }
 
-export async function listRequests(sql: Sql, accountId: string, namespaceId: string, page: Pagination) {
-  const rows = await listNamespaceRequests(sql, accountId, namespaceId, page.limit, page.offset);
+export async function listRequests(deps: UsageServiceDeps, tenant: Tenant, page: Pagination) {
+  const rows = await listNamespaceRequests(deps.db.sql, tenant.accountId, tenant.namespaceId, page.limit, page.offset);
   return { data: rows.map(requestRecordEnvelope), limit: page.limit, offset: page.offset };
 }
 
@@ -78,8 +81,8 @@ export interface NamespaceUsageEnvelope {
   billing_anomalies: number;
 }
 
-export async function namespaceUsageAggregate(sql: Sql, accountId: string, namespaceId: string, window: UsageWindow): Promise<NamespaceUsageEnvelope> {
-  const row = await namespaceUsage(sql, accountId, namespaceId, window);
+export async function namespaceUsageAggregate(deps: UsageServiceDeps, tenant: Tenant, window: UsageWindow): Promise<NamespaceUsageEnvelope> {
+  const row = await namespaceUsage(deps.db.sql, tenant.accountId, tenant.namespaceId, window);
   return {
     from: window.from.toISOString(),
     to: window.to.toISOString(),
@@ -136,8 +139,8 @@ export interface AccountUsageEnvelope {
   };
 }
 
-export async function accountUsageAggregate(sql: Sql, principal: Principal, window: UsageWindow): Promise<AccountUsageEnvelope> {
-  const row = await accountUsage(sql, principal.accountId, principal.namespaceId, window);
+export async function accountUsageAggregate(deps: UsageServiceDeps, principal: Principal, window: UsageWindow): Promise<AccountUsageEnvelope> {
+  const row = await accountUsage(deps.db.sql, principal.accountId, principal.namespaceId, window);
   // Debits are negative in the ledger; spend is reported as a positive amount (0, never -0).
   const usageMicroUsd = 0 - row.usage_amount_micro_usd;
   const recoveredMicroUsd = 0 - row.pending_debit_recovery_amount_micro_usd;
@@ -204,8 +207,8 @@ export function settlementReceipt(requestId: string, row: SettlementRow): Settle
  * write-buffer flush, is newer than any record: it is "pending", with no charge and
  * zero usage yet. (Another instance knows it only once its record is written.)
  */
-export async function findSettlementReceipt(sql: Sql, principal: Principal, requestId: string, pending?: PendingSettlements): Promise<SettlementReceipt> {
-  const inFlight = pending?.find(principal.accountId, requestId, principal.namespaceId);
+export async function findSettlementReceipt(deps: UsageServiceDeps, principal: Principal, requestId: string): Promise<SettlementReceipt> {
+  const inFlight = deps.pendingSettlements.find(principal.accountId, requestId, principal.namespaceId);
   if (inFlight !== undefined) {
     return {
       request_id: requestId,
@@ -216,7 +219,7 @@ export async function findSettlementReceipt(sql: Sql, principal: Principal, requ
       final_charge_micro_usd: null,
     };
   }
-  const row = await findSettlement(sql, principal.accountId, requestId, principal.namespaceId);
+  const row = await findSettlement(deps.db.sql, principal.accountId, requestId, principal.namespaceId);
   if (!row) throw notFound("request");
   return settlementReceipt(requestId, row);
 }

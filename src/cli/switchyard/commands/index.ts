@@ -4,7 +4,7 @@ import { keysCreateCommand, keysListCommand, keysRevokeCommand } from "./keys";
 import { loginCommand } from "./login";
 import { logoutCommand } from "./logout";
 import { policiesListCommand } from "./policies";
-import { presetsListCommand } from "./presets";
+import { policyPresetsListCommand } from "./policy-presets";
 import { requestsCommand } from "./requests";
 import { usageCommand } from "./usage";
 import { whoamiCommand } from "./whoami";
@@ -23,5 +23,5 @@ export const COMMANDS: Command[] = [
   byokListCommand,
   byokDeleteCommand,
   policiesListCommand,
-  presetsListCommand,
+  policyPresetsListCommand,
 ];

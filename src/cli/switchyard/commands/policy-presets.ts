@@ -14,7 +14,7 @@ interface PresetEnvelope {
 }
 
 /** Policy presets (bundles of a guardrail, a budget and a rate limit); routing presets are a different resource. */
-export const presetsListCommand: Command = {
+export const policyPresetsListCommand: Command = {
   path: ["presets", "list"],
   summary: "list the namespace's policy presets (guardrail + budget + rate limit bundles)",
   synopsis: "",

@@ -1,12 +1,11 @@
 import { Elysia } from "elysia";
 import { Type } from "@sinclair/typebox";
 import { authPlugin } from "../../auth/auth-plugin";
-import type { Principal } from "../../auth/principal";
 import { validatePresetClauses, type PresetSpec } from "../../policy/policy-spec";
 import type { Services } from "../../services";
 import { bodyValidator } from "../validate-body";
-import { presetEnvelope } from "./policy-envelopes";
-import { POLICY_BASES, nsidOf, PolicyName, routeDoc } from "./policy-route-support";
+import { policyPresetEnvelope } from "./policy-envelopes";
+import { POLICY_BASES, PolicyName, scopeOf, routeDoc } from "./policy-route-support";
 import * as service from "./policy-service";
 
 // Shapes only; each clause is validated like its own kind (validatePresetClauses).
@@ -28,45 +27,44 @@ const validateUpdate = bodyValidator(
 const CLAUSES = ["guardrail", "budget", "rate_limit"] as const;
 
 /**
- * Presets: policies of kind `preset` bundling at most a guardrail, a
+ * Policy presets (the spec's "preset bundles", under `…/presets`; not routing presets):
+ * policies of kind `preset` bundling at most a guardrail, a
  * budget and a rate limit. PUT: an absent clause is unchanged, and so is a JSON null (it
  * is not a clear); `clear_<clause>: true` removes the clause, even when the body also
  * supplies it. A supplied clause replaces the stored one whole.
  */
-export function presetRoutes(services: Services) {
-  const deps: service.PolicyDeps = { sql: services.db.sql, store: services.policies };
-  const scopeOf = (principal: Principal, params: Record<string, string> | undefined) => service.policyScope(deps.sql, principal, nsidOf(params));
-  const routes = new Elysia({ name: "presets", normalize: false }).use(authPlugin(services));
+export function policyPresetRoutes(services: Services) {
+  const routes = new Elysia({ name: "policy-presets", normalize: false }).use(authPlugin(services));
   for (const base of POLICY_BASES) {
     routes
       .get(
         `${base}/presets`,
-        async ({ principal, params }) => ({ data: (await service.listPolicyRows(deps, await scopeOf(principal, params), "preset")).map(presetEnvelope) }),
+        async ({ principal, params }) => ({ data: (await service.listPolicyRows(services, await scopeOf(services, principal, params), "preset")).map(policyPresetEnvelope) }),
         routeDoc("policy:read", "List the namespace's presets"),
       )
       .get(
         `${base}/presets/:id`,
-        async ({ principal, params }) => presetEnvelope(await service.getPolicy(deps, await scopeOf(principal, params), params.id, "preset")),
+        async ({ principal, params }) => policyPresetEnvelope(await service.getPolicy(services, await scopeOf(services, principal, params), params.id, "preset")),
         routeDoc("policy:read", "Get a preset"),
       )
       .post(
         `${base}/presets`,
         async ({ principal, params, body }) => {
-          const scope = await scopeOf(principal, params);
+          const scope = await scopeOf(services, principal, params);
           const input = validateCreate(body);
           const given = validatePresetClauses(input, "");
           const spec: PresetSpec = { guardrail: given.guardrail ?? null, budget: given.budget ?? null, rate_limit: given.rate_limit ?? null };
-          return presetEnvelope(await service.createPolicy(deps, scope, { name: input.name, kind: "preset", spec }));
+          return policyPresetEnvelope(await service.createPolicy(services, scope, { name: input.name, kind: "preset", spec }));
         },
         routeDoc("policy:write", "Create a preset (an empty one is a valid no-op)", validateCreate.doc),
       )
       .put(
         `${base}/presets/:id`,
         async ({ principal, params, body }) => {
-          const scope = await scopeOf(principal, params);
+          const scope = await scopeOf(services, principal, params);
           const input = validateUpdate(body);
           const given = validatePresetClauses(input, "");
-          const row = await service.updatePolicy(deps, scope, params.id, "preset", (current) => {
+          const row = await service.updatePolicy(services, scope, params.id, "preset", (current) => {
             const spec = { ...(current.spec as PresetSpec) } as Record<(typeof CLAUSES)[number], unknown>;
             for (const clause of CLAUSES) {
               if (input[`clear_${clause}`] === true) spec[clause] = null;
@@ -75,13 +73,13 @@ export function presetRoutes(services: Services) {
             }
             return { name: input.name, spec: spec as unknown as PresetSpec };
           });
-          return presetEnvelope(row);
+          return policyPresetEnvelope(row);
         },
         routeDoc("policy:write", "Change a preset: absent or null = unchanged, clear_<clause> removes one", validateUpdate.doc),
       )
       .delete(
         `${base}/presets/:id`,
-        async ({ principal, params }) => service.removePolicy(deps, await scopeOf(principal, params), params.id, "preset"),
+        async ({ principal, params }) => service.removePolicy(services, await scopeOf(services, principal, params), params.id, "preset"),
         routeDoc("policy:write", "Delete a preset and its bindings"),
       );
   }

@@ -1,0 +1,50 @@
+import type { Caller } from "../../auth/principal";
+import { newId } from "../../ids";
+import { isUniqueViolation } from "../../db/errors";
+import { archiveNamespace, findLiveNamespace, insertNamespace, listLiveNamespaces, type NamespaceRow } from "../../db/queries/namespaces";
+import { ApiError, conflict } from "../../errors/api-error";
+import type { Services } from "../../services";
+import { forgetCredentials } from "../credential-revocation";
+import type { Tenant } from "../tenant";
+
+/** What the namespace service uses: the database, and the credential cache an archive empties of the namespace's keys and grants. */
+export type NamespaceServiceDeps = Pick<Services, "db" | "credentials">;
+
+export function namespaceEnvelope(row: NamespaceRow) {
+  return { id: row.id, name: row.name, created_at: row.created_at.toISOString() };
+}
+
+/** The account's live namespaces, oldest first (what the console picks from). */
+export function accountNamespaces(deps: NamespaceServiceDeps, accountId: string): Promise<NamespaceRow[]> {
+  return listLiveNamespaces(deps.db.sql, accountId);
+}
+
+/** The namespaces a caller sees: a namespace-baked credential only its own. */
+export async function listNamespaces(deps: NamespaceServiceDeps, caller: Caller): Promise<NamespaceRow[]> {
+  if (caller.namespaceId === null) return accountNamespaces(deps, caller.accountId);
+  const own = await findLiveNamespace(deps.db.sql, caller.namespaceId, caller.accountId);
+  return own ? [own] : [];
+}
+
+/** A new namespace of the caller's account; its name is unique among the live ones (409). */
+export async function createNamespace(deps: NamespaceServiceDeps, caller: Caller, name: string): Promise<NamespaceRow> {
+  if (caller.namespaceId !== null) throw new ApiError("forbidden", "a namespace-bound credential cannot create namespaces");
+  try {
+    return await insertNamespace(deps.db.sql, newId("ns"), caller.accountId, name);
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict(`a namespace named "${name}" already exists`);
+    throw error;
+  }
+}
+
+/**
+ * Archives a namespace: its keys, OAuth grants and clients, policies and BYOK keys are
+ * destroyed, and this instance's credential cache forgets its keys and grants at once.
+ */
+export async function removeNamespace(deps: NamespaceServiceDeps, tenant: Tenant): Promise<{ deleted: true }> {
+  const result = await archiveNamespace(deps.db.sql, tenant.namespaceId, tenant.accountId);
+  if (result.outcome === "last_namespace") throw conflict("cannot delete the account's last namespace");
+  if (result.outcome === "not_found") throw new ApiError("not_found", "namespace not found");
+  forgetCredentials(deps, result.revokedKeyIds, result.destroyedGrantIds);
+  return { deleted: true };
+}

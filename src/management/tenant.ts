@@ -1,0 +1,34 @@
+import { notFound } from "../errors/api-error";
+import { findLiveNamespace, oldestLiveNamespace } from "../db/queries/namespaces";
+import type { Caller } from "../auth/principal";
+import type { Services } from "../services";
+
+/** The account and namespace a management call acts in, once the caller's reach is checked. */
+export interface Tenant {
+  accountId: string;
+  namespaceId: string;
+}
+
+export type TenantDeps = Pick<Services, "db">;
+
+/**
+ * The one answer to "is this namespace the caller's": the namespace a management path
+ * names (`{nsid}`, or `me` on the flat paths). `me` is the credential's own namespace (for
+ * an account-wide credential: the account's oldest live namespace). Anything the caller
+ * does not own, anything archived, and anything other than a namespace-baked credential's
+ * own namespace is the same 404 as a missing one. Routes call it with the path's `{nsid}`
+ * and hand the services the `Tenant` it returns; the console builds the same `Tenant`
+ * from the namespace its page picked.
+ */
+export async function resolveTenant(deps: TenantDeps, caller: Caller, nsid: string): Promise<Tenant> {
+  const sql = deps.db.sql;
+  let namespaceId: string | undefined = nsid;
+  if (nsid === "me") namespaceId = caller.namespaceId ?? (await oldestLiveNamespace(sql, caller.accountId));
+  else if (caller.namespaceId !== null && caller.namespaceId !== nsid) namespaceId = undefined;
+  const namespace = namespaceId ? await findLiveNamespace(sql, namespaceId, caller.accountId) : undefined;
+  if (!namespace) throw notFound("namespace");
+  return { accountId: caller.accountId, namespaceId: namespace.id };
+}
+
+/** `{nsid}` of a namespace-scoped path, `me` on its flat form. */
+export const nsidOf = (params: Record<string, string> | undefined): string => params?.nsid ?? "me";

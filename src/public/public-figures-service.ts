@@ -1,0 +1,30 @@
+import { pingDatabase } from "../db/queries/health";
+import { platformUsageByDayAndModel, providerRequestWindow, type ProviderWindowRow, type UsageDayModelRow } from "../db/queries/stats";
+import type { Services } from "../services";
+
+/**
+ * What the public routes read from the database: the health check's ping, the platform
+ * usage statistics and the discovery routes' request window. No tenant: these figures are
+ * the platform's, never one account's.
+ */
+export type PublicFiguresDeps = Pick<Services, "db">;
+
+/** True when the database answers. */
+export async function databaseAnswers(deps: PublicFiguresDeps): Promise<boolean> {
+  try {
+    await pingDatabase(deps.db.sql);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Succeeded requests created in [from, to), grouped by UTC day and model. */
+export function platformUsage(deps: PublicFiguresDeps, from: Date, to: Date): Promise<UsageDayModelRow[]> {
+  return platformUsageByDayAndModel(deps.db.sql, from, to);
+}
+
+/** Per provider: requests since `minuteStart`, and cache-read / prompt tokens of succeeded requests since `windowStart`. */
+export function providerWindow(deps: PublicFiguresDeps, windowStart: Date, minuteStart: Date): Promise<ProviderWindowRow[]> {
+  return providerRequestWindow(deps.db.sql, windowStart, minuteStart);
+}
