@@ -2,7 +2,7 @@
  * One hot counter key under load: budgets and rate limits (src/admission/policy-counters.ts)
  * driven straight against a throwaway PostgreSQL, with no gateway around them.
  *
- *   npx bun test/bench/admission-hot-key.ts [mode] [seconds] [callers]
+ *   npx bun test/bench/admission-hot-key.ts [mode] [seconds] [callers] [both|budget|rate]
  *
  * Both modes go through `PolicyCounters`, as the gateway does: `batched` (the default)
  * group-commits admissions and settlements of the key, `single` makes one database call
@@ -31,6 +31,8 @@ import { startDatabase } from "./switchyard-process";
 const mode = process.argv[2] ?? "batched";
 const seconds = Number(process.argv[3] ?? 60);
 const callers = Number(process.argv[4] ?? 64);
+/** Which clauses the key has: `both` (default), `budget` or `rate`. */
+const shape = process.argv[5] ?? "both";
 const SLICE_MS = 10_000;
 const TABLES = ["admission_counters", "budget_spend", "rate_limit_admissions", "admission_holds"];
 const BIGINT_AS_NUMBER = { bigint: { to: 20, from: [20], serialize: (value: number) => String(value), parse: (value: string) => Number(value) } };
@@ -72,12 +74,11 @@ async function main(): Promise<void> {
   const [backend] = await observer`select pg_backend_pid() as pid`;
   const postmaster = Number(readFileSync(`/proc/${(backend as { pid: number }).pid}/stat`, "utf8").split(") ")[1]!.split(" ")[1]);
 
-  const policy = effective(
-    bound("pol_hot_budget", "budget", { window: "day", limit_micro_usd: 1e15 }),
-    bound("pol_hot_rate", "rate_limit", { window_secs: 60, max_requests: 1e9 }),
-  );
-  const budget = policy.budgets[0]!;
-  const rate = policy.rateLimits[0]!;
+  const budgetClause = bound("pol_hot_budget", "budget", { window: "day", limit_micro_usd: 1e15 });
+  const rateClause = bound("pol_hot_rate", "rate_limit", { window_secs: 60, max_requests: 1e9 });
+  const policy = effective(...(shape === "budget" ? [budgetClause] : shape === "rate" ? [rateClause] : [budgetClause, rateClause]));
+  const budget = effective(budgetClause).budgets[0]!;
+  const rate = effective(rateClause).rateLimits[0]!;
   const counters = new PolicyCounters(sql, { maxBatch: mode === "single" ? 1 : undefined });
   counters.start();
 
@@ -97,7 +98,7 @@ async function main(): Promise<void> {
     }
   });
 
-  console.log(`${mode}: ${callers} callers on one key (budget 10^15 µUSD/day, rate limit 10^9 requests/min), ${database.kind}`);
+  console.log(`${mode}: ${callers} callers on one key (${shape}: budget 10^15 µUSD/day, rate limit 10^9 requests/min), ${database.kind}`);
   console.log("slice  adm/s  pg µs/adm  own µs/adm  calls/adm  " + TABLES.map((t) => `${t} dead/hot/pages/blocks per adm`).join("  "));
   const lastBlocks = new Map<string, number>();
   let last = { at: performance.now(), admitted: 0, pg: postgresCpuMicros(postmaster), own: ownCpuMicros(), calls: 0 };
