@@ -155,8 +155,9 @@ export class PolicyCounters implements AdmissionCheck {
     });
   }
 
+  /** All at once, so that the retries of the same counters go in one batch. */
   private async retryPending(): Promise<void> {
-    for (const pending of [...this.pending.values()]) await this.end(pending);
+    await Promise.all([...this.pending.values()].map((pending) => this.end(pending)));
   }
 
   private async inTransaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
