@@ -1,6 +1,7 @@
 -- Budget and rate-limit counters (src/admission/policy-counters.ts). Admission and the
--- end of a grant run as the functions of migration 0015, one round trip each, so the
--- counter locks are held only while the database works.
+-- end of grants run as the functions of migration 0024, one round trip per batch of
+-- requests on the same counters, so the counter locks are held only while the database
+-- works.
 --
 -- Lock order. Every transaction that changes a counter first locks the admission_counters
 -- rows of its keys with lockCounters, in byte order of the key, and only then touches
@@ -17,22 +18,25 @@ insert into admission_counters (counter_key)
 select key from unnest($1::text[]) as key order by key collate "C"
 on conflict (counter_key) do update set counter_key = excluded.counter_key;
 
--- name: admitGrant
--- One round trip: admission_admit (migration 0015) locks, judges and reserves. No row:
--- admitted. One row: the clause that refused.
-select refused_clause, clause_index, spent_micro_usd, reserved_micro_usd, retry_after_secs
-  from admission_admit($1, $2::text[], $3::int[], $4::bigint[], $5::int[], $6::bigint,
-                       $7::text[], $8::int[], $9::bigint[], $10::bigint[], $11::bigint, $12::int);
+-- name: admitGrants
+-- One round trip for a batch of requests on the same clauses: admission_admit_batch
+-- (migration 0024) locks, judges each request in order and reserves for the admitted
+-- ones. One row per refused request (its 1-based index) naming the clause that refused.
+select request_index, refused_clause, clause_index, spent_micro_usd, reserved_micro_usd, retry_after_secs
+  from admission_admit_batch($1::text[], $2::bigint[], $3::bigint[],
+                             $4::text[], $5::int[], $6::bigint[], $7::int[],
+                             $8::text[], $9::int[], $10::bigint[], $11::bigint[], $12::int);
 
--- name: endGrant
--- Settles ($4 false, charge $3) or releases ($4 true) grant $1 whose counter keys are $2.
-select admission_end($1, $2::text[], $3::bigint, $4::boolean);
+-- name: endGrants
+-- Settles ($4 false, charges $2) or releases ($4 true) grants $1, all of counter keys $3.
+select admission_end_batch($1::text[], $2::bigint[], $3::text[], $4::boolean);
 
 -- name: renewHolds
--- Keeps the holds of this instance's requests in flight ($1 grant ids) alive.
+-- Keeps the holds of this instance's requests in flight ($1 grant ids) alive. The outer
+-- `grant_id = any` lets the update find its rows by index rather than scan every hold.
 update admission_holds h
    set expires_at = statement_timestamp() + make_interval(secs => $2::int)
- where (h.grant_id, h.counter_key) in (
+ where h.grant_id = any($1::text[]) and (h.grant_id, h.counter_key) in (
    select grant_id, counter_key from admission_holds where grant_id = any($1::text[]) order by grant_id, counter_key for update);
 
 -- name: countersWithExpiredHolds

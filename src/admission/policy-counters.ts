@@ -1,28 +1,47 @@
 import { newId } from "../ids";
 import type { Sql } from "../db/connect-database";
-import { admitGrant, countersWithExpiredHolds, endGrant, lockCounters, pruneBudgetSpend, renewHolds, sweepExpiredHolds } from "../db/queries/admission";
+import {
+  admitGrants,
+  countersWithExpiredHolds,
+  endGrants,
+  lockCounters,
+  pruneBudgetSpend,
+  renewHolds,
+  sweepExpiredHolds,
+  type BudgetToAdmit,
+  type CounterRefusal,
+  type GrantToAdmit,
+  type RateLimitToAdmit,
+} from "../db/queries/admission";
 import { log } from "../observability/log";
 import type { BudgetClause, RateLimitClause } from "../policy/effective-policy";
 import { budgetExceeded, NOTHING_HELD, rateLimitExceeded, type AdmissionCheck, type AdmissionRequest, type Grant, type Refusal, type SettleOutcome } from "./admission-check";
 import { BUDGET_WINDOWS, SPEND_RETENTION_SECS } from "./budget-windows";
+import { GroupCommit } from "./group-commit";
 
 export interface PolicyCountersOptions {
   /** A hold not renewed for this long (its instance died) is swept as spent. */
   holdTtlSecs?: number;
   /** Renewal, retry and sweep period. */
   tickMs?: number;
+  /** The most requests one database call decides (1: a call per request). */
+  maxBatch?: number;
 }
 
+/** One request waiting for admission, with the clauses it shares with the rest of its batch. */
+type AdmissionItem = { grant: GrantToAdmit; budgets: readonly BudgetToAdmit[]; rates: readonly RateLimitToAdmit[] };
+
 /** A settlement or release the database refused (unreachable): retried every tick until it lands. */
-type PendingEnd = { grantId: string; keys: readonly string[]; charge: number | null; kind: "settle" | "release" };
+type PendingEnd = { grantId: string; keys: readonly string[]; chargeMicroUsd: number | null; kind: "settle" | "release" };
 
 /**
  * Budgets and rate limits, held exactly across every instance sharing one PostgreSQL.
- * One round trip per admission (admission_admit, migration 0015): it locks the request's
- * counter rows in key order, reads each counter's window after the locks were granted,
- * and either refuses (writing nothing but the pruning of admissions that left their
- * windows) or reserves for every clause at once. All clauses have room, or none is
- * taken: a refused request consumes nothing.
+ * Admissions on the same clauses are group-committed: those arriving while a call for
+ * their clauses is in flight go together in the next one (admission_admit_batch,
+ * migration 0024), which locks the counter rows in key order, reads each counter's window
+ * after the locks were granted and judges the requests in order, each against every
+ * earlier decision. A request either reserves on every clause at once or, refused, takes
+ * nothing. Settlements and releases of the same counters are batched the same way.
  *
  * Budgets reserve the cost ceiling as a hold; `settle` moves the hold to spend at the
  * real charge (at most the hold), `release` returns it. Holds of requests in flight are
@@ -38,6 +57,8 @@ export class PolicyCounters implements AdmissionCheck {
   private timer: ReturnType<typeof setInterval> | undefined;
   private readonly holdTtlSecs: number;
   private readonly tickMs: number;
+  private readonly admissions: GroupCommit<AdmissionItem, CounterRefusal | undefined>;
+  private readonly ends: GroupCommit<PendingEnd, undefined>;
 
   constructor(
     private readonly sql: Sql,
@@ -45,6 +66,22 @@ export class PolicyCounters implements AdmissionCheck {
   ) {
     this.holdTtlSecs = options.holdTtlSecs ?? 30;
     this.tickMs = options.tickMs ?? 5_000;
+    const maxBatch = options.maxBatch ?? 256;
+    this.admissions = new GroupCommit(
+      (items) =>
+        admitGrants(
+          this.sql,
+          items.map((item) => item.grant),
+          items[0]!.budgets,
+          items[0]!.rates,
+          this.holdTtlSecs,
+        ),
+      maxBatch,
+    );
+    this.ends = new GroupCommit(async (items) => {
+      await endGrants(this.sql, items, items[0]!.keys, items[0]!.kind === "release");
+      return items.map(() => undefined);
+    }, maxBatch);
   }
 
   start(): void {
@@ -67,15 +104,14 @@ export class PolicyCounters implements AdmissionCheck {
     const grantId = newId("adm", 20);
     const amount = input.costCeilingMicroUsd;
     const tokens = input.outputCeiling;
-    const refused = await admitGrant(
-      this.sql,
-      grantId,
-      budgets.map((b) => ({ key: b.counterKey, limitMicroUsd: b.spec.limit_micro_usd, ...BUDGET_WINDOWS[b.spec.window] })),
-      amount,
-      rates.map((r) => ({ key: r.counterKey, windowSecs: r.spec.window_secs, maxRequests: r.spec.max_requests ?? null, maxTokens: r.spec.max_tokens ?? null })),
-      tokens,
-      this.holdTtlSecs,
-    );
+    const budgetClauses = budgets.map((b) => ({ key: b.counterKey, limitMicroUsd: b.spec.limit_micro_usd, ...BUDGET_WINDOWS[b.spec.window] }));
+    const rateClauses = rates.map((r) => ({ key: r.counterKey, windowSecs: r.spec.window_secs, maxRequests: r.spec.max_requests ?? null, maxTokens: r.spec.max_tokens ?? null }));
+    // Requests batch together only on identical clauses (keys and limits alike).
+    const refused = await this.admissions.submit(JSON.stringify([budgetClauses, rateClauses]), {
+      grant: { grantId, amountMicroUsd: amount, tokens },
+      budgets: budgetClauses,
+      rates: rateClauses,
+    });
     if (refused?.clause === "budget") return budgetRefusal(budgets[refused.index]!, refused.spentMicroUsd, refused.reservedMicroUsd, amount);
     if (refused?.clause === "rate_limit") return rateLimitRefusal(rates[refused.index]!, refused.retryAfterSecs, tokens);
     const budgetKeys = budgets.map((b) => b.counterKey);
@@ -83,10 +119,10 @@ export class PolicyCounters implements AdmissionCheck {
     return new CounterGrant(this, grantId, budgetKeys, [...budgetKeys, ...rates.map((r) => r.counterKey)]);
   }
 
-  /** Settles or releases a grant; when the database refuses, keeps its holds renewed and retries every tick. */
+  /** Settles or releases a grant (batched with others of the same counters); when the database refuses, keeps its holds renewed and retries every tick. */
   async end(pending: PendingEnd): Promise<void> {
     try {
-      await endGrant(this.sql, pending.grantId, pending.keys, pending.charge, pending.kind === "release");
+      await this.ends.submit(`${pending.kind}\n${pending.keys.join("\n")}`, pending);
       this.pending.delete(pending.grantId);
       this.live.delete(pending.grantId);
     } catch (error) {
@@ -119,8 +155,9 @@ export class PolicyCounters implements AdmissionCheck {
     });
   }
 
+  /** All at once, so that the retries of the same counters go in one batch. */
   private async retryPending(): Promise<void> {
-    for (const pending of [...this.pending.values()]) await this.end(pending);
+    await Promise.all([...this.pending.values()].map((pending) => this.end(pending)));
   }
 
   private async inTransaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
@@ -144,13 +181,13 @@ class CounterGrant implements Grant {
     this.ended = true;
     // Rate-limit admissions stay as they are: only budget holds have something to settle.
     if (this.budgetKeys.length === 0) return Promise.resolve();
-    return this.counters.end({ grantId: this.grantId, keys: this.budgetKeys, charge: outcome.chargeMicroUsd, kind: "settle" });
+    return this.counters.end({ grantId: this.grantId, keys: this.budgetKeys, chargeMicroUsd: outcome.chargeMicroUsd, kind: "settle" });
   }
 
   release(): Promise<void> {
     if (this.ended) return Promise.resolve();
     this.ended = true;
-    return this.counters.end({ grantId: this.grantId, keys: this.allKeys, charge: null, kind: "release" });
+    return this.counters.end({ grantId: this.grantId, keys: this.allKeys, chargeMicroUsd: null, kind: "release" });
   }
 }
 

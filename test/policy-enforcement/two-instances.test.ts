@@ -82,7 +82,8 @@ test("two instances on one database: zero over-admission on a rate limit, zero o
   // Every request is served after a moment, so hundreds are in flight at once.
   mocks.openai.setScenario({ kind: "text", usage: { prompt: 12, completion: 64 }, delayMs: 20 });
   // A pool wide enough that admissions of one key overlap in the database: with the counter
-  // row's lock removed from admission_admit, this test over-admits (54 and 55 of 50 seen).
+  // row's lock removed from admission_admit (now admission_admit_batch), this test over-admits
+  // (54 and 55 of 50 seen).
   const env = { DATABASE_URL: db.url, ADMIN_TOKEN: "op", LOG_LEVEL: "warn", SHUTDOWN_GRACE_MS: "5000", DATABASE_POOL_SIZE: "40" };
   servers = await Promise.all([spawnServerOnMocks(mocks, env), spawnServerOnMocks(mocks, env)]);
   const [first] = servers as [SpawnedServer, SpawnedServer];

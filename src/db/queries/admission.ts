@@ -4,7 +4,7 @@ import { runQuery } from "./run-query";
 /**
  * Typed wrappers for sql/queries/admission.sql: the budget and rate-limit counters.
  * Everything that changes a counter locks its row first, keys in byte order (the lock
- * order of admission.sql): the functions of migration 0015 do it themselves, the sweep
+ * order of admission.sql): the functions of migration 0024 do it themselves, the sweep
  * calls `lockCounters` in its transaction.
  */
 
@@ -23,12 +23,26 @@ export interface RateLimitToAdmit {
   maxTokens: number | null;
 }
 
-/** Why admission_admit refused: the clause (by its index in the lists passed) and what it saw. */
+/** Why admission_admit_batch refused a request: the clause (by its index in the lists passed) and what it saw. */
 export type CounterRefusal =
   | { clause: "budget"; index: number; spentMicroUsd: number; reservedMicroUsd: number }
   | { clause: "rate_limit"; index: number; retryAfterSecs: number };
 
+/** One request of a batch: its grant, the cost ceiling it reserves on every budget, the output ceiling it counts on every rate limit. */
+export interface GrantToAdmit {
+  grantId: string;
+  amountMicroUsd: number;
+  tokens: number;
+}
+
+/** One grant of a batch to settle (null: the charge is unknown, the whole hold counts). */
+export interface GrantToEnd {
+  grantId: string;
+  chargeMicroUsd: number | null;
+}
+
 interface RefusalRow {
+  request_index: number;
   refused_clause: "budget" | "rate_limit";
   clause_index: number;
   spent_micro_usd: number | null;
@@ -37,43 +51,46 @@ interface RefusalRow {
 }
 
 /**
- * Admits grant `grantId` against every budget (reserving `amountMicroUsd`) and every rate
- * limit (one request of `tokens`), or refuses and takes nothing. One round trip.
+ * Admits `grants`, in order, against every budget (each reserving its amount) and every
+ * rate limit (one request of its tokens each); a refused grant takes nothing. One round
+ * trip for the batch. Returns, per grant, undefined (admitted) or why it was refused.
  */
-export async function admitGrant(
+export async function admitGrants(
   sql: Sql,
-  grantId: string,
+  grants: readonly GrantToAdmit[],
   budgets: readonly BudgetToAdmit[],
-  amountMicroUsd: number,
   rates: readonly RateLimitToAdmit[],
-  tokens: number,
   holdTtlSecs: number,
-): Promise<CounterRefusal | undefined> {
-  const [row] = await runQuery<RefusalRow>(sql, "admitGrant", [
-    grantId,
+): Promise<(CounterRefusal | undefined)[]> {
+  const rows = await runQuery<RefusalRow>(sql, "admitGrants", [
+    grants.map((g) => g.grantId),
+    grants.map((g) => g.amountMicroUsd),
+    grants.map((g) => g.tokens),
     budgets.map((b) => b.key),
     budgets.map((b) => b.windowSecs),
     budgets.map((b) => b.limitMicroUsd),
     budgets.map((b) => b.bucketSecs),
-    amountMicroUsd,
     rates.map((r) => r.key),
     rates.map((r) => r.windowSecs),
     // Nulls inside the arrays: "no such limit" for that clause.
     rates.map((r) => r.maxRequests) as readonly number[],
     rates.map((r) => r.maxTokens) as readonly number[],
-    tokens,
     holdTtlSecs,
   ]);
-  if (!row) return undefined;
-  const index = row.clause_index - 1;
-  return row.refused_clause === "budget"
-    ? { clause: "budget", index, spentMicroUsd: Number(row.spent_micro_usd), reservedMicroUsd: Number(row.reserved_micro_usd) }
-    : { clause: "rate_limit", index, retryAfterSecs: Number(row.retry_after_secs) };
+  const results: (CounterRefusal | undefined)[] = grants.map(() => undefined);
+  for (const row of rows) {
+    const index = row.clause_index - 1;
+    results[row.request_index - 1] =
+      row.refused_clause === "budget"
+        ? { clause: "budget", index, spentMicroUsd: Number(row.spent_micro_usd), reservedMicroUsd: Number(row.reserved_micro_usd) }
+        : { clause: "rate_limit", index, retryAfterSecs: Number(row.retry_after_secs) };
+  }
+  return results;
 }
 
-/** Settles a grant (its holds move to spend at `chargeMicroUsd` each, null: the whole hold) or releases it. Idempotent. */
-export async function endGrant(sql: Sql, grantId: string, keys: readonly string[], chargeMicroUsd: number | null, release: boolean): Promise<void> {
-  await runQuery(sql, "endGrant", [grantId, [...keys], chargeMicroUsd, release]);
+/** Settles grants (their holds move to spend at their charge, at most the hold) or releases them, all of counter keys `keys`. Idempotent. */
+export async function endGrants(sql: Sql, grants: readonly GrantToEnd[], keys: readonly string[], release: boolean): Promise<void> {
+  await runQuery(sql, "endGrants", [grants.map((g) => g.grantId), grants.map((g) => g.chargeMicroUsd) as readonly number[], [...keys], release]);
 }
 
 /** Creates missing counters and locks them all, in byte order of the key. Inside a transaction. */
