@@ -5,7 +5,8 @@ import { BudgetSpecSchema, checkShape, type BudgetSpec } from "../../policy/poli
 import type { Services } from "../../services";
 import { bodyValidator } from "../validate-body";
 import { budgetEnvelope } from "./policy-envelopes";
-import { POLICY_BASES, PolicyName, scopeOf, routeDoc } from "./policy-route-support";
+import { NAMESPACE_BASES } from "../tenant";
+import { PolicyName, scopeOf, routeDoc } from "./policy-route-support";
 import * as service from "./policy-service";
 
 // Shapes only; the budget rules (and their messages) are BudgetSpecSchema's, checked below.
@@ -22,7 +23,7 @@ const validateUpdate = bodyValidator(
 /** Budgets: typed sugar over policies of kind `budget`; toggled with the generic disable/enable. */
 export function budgetRoutes(services: Services) {
   const routes = new Elysia({ name: "budgets", normalize: false }).use(authPlugin(services));
-  for (const base of POLICY_BASES) {
+  for (const base of NAMESPACE_BASES) {
     routes
       .get(
         `${base}/budgets`,

@@ -5,7 +5,8 @@ import { validatePresetClauses, type PresetSpec } from "../../policy/policy-spec
 import type { Services } from "../../services";
 import { bodyValidator } from "../validate-body";
 import { policyPresetEnvelope } from "./policy-envelopes";
-import { POLICY_BASES, PolicyName, scopeOf, routeDoc } from "./policy-route-support";
+import { NAMESPACE_BASES } from "../tenant";
+import { PolicyName, scopeOf, routeDoc } from "./policy-route-support";
 import * as service from "./policy-service";
 
 // Shapes only; each clause is validated like its own kind (validatePresetClauses).
@@ -35,7 +36,7 @@ const CLAUSES = ["guardrail", "budget", "rate_limit"] as const;
  */
 export function policyPresetRoutes(services: Services) {
   const routes = new Elysia({ name: "policy-presets", normalize: false }).use(authPlugin(services));
-  for (const base of POLICY_BASES) {
+  for (const base of NAMESPACE_BASES) {
     routes
       .get(
         `${base}/presets`,

@@ -6,7 +6,9 @@ import { isPolicyKind, POLICY_KINDS, validatePolicySpec, type PolicyKind } from 
 import type { Services } from "../../services";
 import { bodyValidator } from "../validate-body";
 import { bindingEnvelope, policyEnvelope } from "./policy-envelopes";
-import { POLICY_BASES, PolicyName, scopeOf, queryParameter, routeDoc } from "./policy-route-support";
+import { queryParameter } from "../route-doc";
+import { NAMESPACE_BASES } from "../tenant";
+import { PolicyName, scopeOf, routeDoc } from "./policy-route-support";
 import { parsePrincipalType } from "./principal-target";
 import * as service from "./policy-service";
 import { assertAddressableId } from "../../auth/path-ids";
@@ -44,7 +46,7 @@ function requiredQuery(query: Record<string, unknown>, name: string): string {
  */
 export function policyRoutes(services: Services) {
   const routes = new Elysia({ name: "policies", normalize: false }).use(authPlugin(services));
-  for (const base of POLICY_BASES) {
+  for (const base of NAMESPACE_BASES) {
     routes
       .get(
         `${base}/policies`,
