@@ -1,5 +1,5 @@
 import type { Sql } from "../connect-database";
-import { runQuery } from "./run-query";
+import { runQuery, runQueryRow } from "./run-query";
 
 export type OauthClientType = "confidential" | "public";
 
@@ -22,14 +22,12 @@ export interface OauthClientRow {
 
 /** The registered client a `client_id` names, if any. */
 export async function findOauthClientByClientId(sql: Sql, clientId: string): Promise<OauthClientRow | undefined> {
-  const [row] = await runQuery<OauthClientRow>(sql, "findOauthClientByClientId", [clientId]);
-  return row;
+  return runQueryRow<OauthClientRow>(sql, "findOauthClientByClientId", [clientId]);
 }
 
 /** The email of the account that registered a client (by its row id). */
 export async function findOauthClientOwnerEmail(sql: Sql, id: string): Promise<string | undefined> {
-  const [row] = await runQuery<{ email: string }>(sql, "findOauthClientOwnerEmail", [id]);
-  return row?.email;
+  return (await runQueryRow<{ email: string }>(sql, "findOauthClientOwnerEmail", [id]))?.email;
 }
 
 /** Where a client lives: every management statement filters on both. */
@@ -71,8 +69,7 @@ export function listNamespaceOauthClients(sql: Sql, tenant: OauthClientTenant): 
 
 /** The namespace's client named by its row id or its public `client_id`. */
 export async function findNamespaceOauthClient(sql: Sql, tenant: OauthClientTenant, idOrClientId: string): Promise<OauthClientRow | undefined> {
-  const [row] = await runQuery<OauthClientRow>(sql, "findNamespaceOauthClient", [idOrClientId, tenant.namespaceId, tenant.accountId]);
-  return row;
+  return runQueryRow<OauthClientRow>(sql, "findNamespaceOauthClient", [idOrClientId, tenant.namespaceId, tenant.accountId]);
 }
 
 /** The attributes a PUT may change; undefined leaves one unchanged, a list replaces the stored one whole. */
@@ -84,7 +81,7 @@ export interface OauthClientChanges {
 }
 
 export async function updateOauthClient(sql: Sql, tenant: OauthClientTenant, id: string, changes: OauthClientChanges): Promise<OauthClientRow | undefined> {
-  const [row] = await runQuery<OauthClientRow>(sql, "updateOauthClient", [
+  return runQueryRow<OauthClientRow>(sql, "updateOauthClient", [
     id,
     tenant.namespaceId,
     tenant.accountId,
@@ -93,7 +90,6 @@ export async function updateOauthClient(sql: Sql, tenant: OauthClientTenant, id:
     changes.allowedScopes ?? null,
     changes.allowedGrantTypes ?? null,
   ]);
-  return row;
 }
 
 /**

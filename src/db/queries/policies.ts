@@ -1,5 +1,5 @@
 import type { Sql } from "../connect-database";
-import { runQuery } from "./run-query";
+import { runQuery, runQueryRow } from "./run-query";
 
 /** A policy row as the management API and the policy store read it; `spec` is the stored JSON. */
 export interface PolicyRow {
@@ -61,8 +61,7 @@ export function listPolicies(sql: Sql, tenant: PolicyTenant, kind: string | null
 }
 
 export async function findPolicy(sql: Sql, tenant: PolicyTenant, policyId: string): Promise<PolicyRow | undefined> {
-  const [row] = await runQuery<PolicyRow>(sql, "findPolicy", [policyId, tenant.namespaceId, tenant.accountId]);
-  return row;
+  return runQueryRow<PolicyRow>(sql, "findPolicy", [policyId, tenant.namespaceId, tenant.accountId]);
 }
 
 /**
@@ -82,14 +81,13 @@ export function updatePolicyWith(
     const [current] = await runQuery<PolicyRow>(tx, "findPolicyForUpdate", [policyId, tenant.namespaceId, tenant.accountId]);
     if (!current) return undefined;
     const next = change(current);
-    const [row] = await runQuery<PolicyRow>(tx, "updatePolicy", [
+    return runQueryRow<PolicyRow>(tx, "updatePolicy", [
       policyId,
       tenant.namespaceId,
       tenant.accountId,
       next.name ?? null,
       next.spec === undefined ? null : JSON.stringify(next.spec),
     ]);
-    return row;
   });
 }
 

@@ -1,5 +1,5 @@
 import type { Sql } from "../connect-database";
-import { runQuery } from "./run-query";
+import { runQuery, runQueryRow } from "./run-query";
 
 /** A routing preset as stored; `params` and `routing` are the stored JSON objects. */
 export interface RoutingPresetRow {
@@ -51,14 +51,12 @@ export function listRoutingPresets(sql: Sql, tenant: RoutingPresetTenant): Promi
 }
 
 export async function findRoutingPreset(sql: Sql, tenant: RoutingPresetTenant, id: string): Promise<RoutingPresetRow | undefined> {
-  const [row] = await runQuery<RoutingPresetRow>(sql, "findRoutingPreset", [id, tenant.namespaceId, tenant.accountId]);
-  return row;
+  return runQueryRow<RoutingPresetRow>(sql, "findRoutingPreset", [id, tenant.namespaceId, tenant.accountId]);
 }
 
 /** The namespace's preset of that name, disabled or not (request-time resolution). */
 export async function findRoutingPresetByName(sql: Sql, namespaceId: string, name: string): Promise<RoutingPresetRow | undefined> {
-  const [row] = await runQuery<RoutingPresetRow>(sql, "findRoutingPresetByName", [namespaceId, name]);
-  return row;
+  return runQueryRow<RoutingPresetRow>(sql, "findRoutingPresetByName", [namespaceId, name]);
 }
 
 /** Replaces the whole spec (`name` null = unchanged); undefined when the preset is not the tenant's. */
@@ -69,14 +67,12 @@ export async function replaceRoutingPreset(
   name: string | null,
   spec: RoutingPresetSpec,
 ): Promise<RoutingPresetRow | undefined> {
-  const [row] = await runQuery<RoutingPresetRow>(sql, "replaceRoutingPreset", [id, tenant.namespaceId, tenant.accountId, name, ...specParams(spec)]);
-  return row;
+  return runQueryRow<RoutingPresetRow>(sql, "replaceRoutingPreset", [id, tenant.namespaceId, tenant.accountId, name, ...specParams(spec)]);
 }
 
 /** Stamps or clears disabled_at; the row after, or undefined when it is not the tenant's. */
 export async function setRoutingPresetDisabled(sql: Sql, tenant: RoutingPresetTenant, id: string, disabled: boolean): Promise<RoutingPresetRow | undefined> {
-  const [row] = await runQuery<RoutingPresetRow>(sql, "setRoutingPresetDisabled", [id, tenant.namespaceId, tenant.accountId, disabled]);
-  return row;
+  return runQueryRow<RoutingPresetRow>(sql, "setRoutingPresetDisabled", [id, tenant.namespaceId, tenant.accountId, disabled]);
 }
 
 /** Deletes a preset; its name, or undefined when it is not the tenant's. */
