@@ -30,9 +30,6 @@ export async function resolveTenant(deps: TenantDeps, caller: Caller, nsid: stri
   return { accountId: caller.accountId, namespaceId: namespace.id };
 }
 
-/** A namespace-scoped route exists under /v1/namespaces/{nsid} and in the legacy flat form (`me`). */
-export const NAMESPACE_BASES = ["/v1/namespaces/:nsid", "/v1"] as const;
-
 /** The tenant a namespace-scoped route acts in: its path's `{nsid}`, `me` on the flat form. */
 export function tenantOfPath(deps: TenantDeps, caller: Caller, params: Record<string, string> | undefined): Promise<Tenant> {
   return resolveTenant(deps, caller, params?.nsid ?? "me");

@@ -1,10 +1,9 @@
-import { Elysia } from "elysia";
 import { Type } from "@sinclair/typebox";
 import { bodyValidator } from "../validate-body";
-import { authPlugin } from "../../auth/auth-plugin";
 import type { Services } from "../../services";
 import { routeDocs } from "../route-doc";
-import { NAMESPACE_BASES, tenantOfPath } from "../tenant";
+import { namespaceScopedRoutes } from "../namespace-scoped-routes";
+import { tenantOfPath } from "../tenant";
 import { createKey, keyEnvelope, listKeys, revokeKey } from "./key-service";
 import { markNoStore } from "../../auth/tokens";
 
@@ -26,8 +25,7 @@ const routeDoc = routeDocs<"keys:read" | "keys:write">("keys");
  * means the caller's own namespace (`me`).
  */
 export function keyRoutes(services: Services) {
-  const routes = new Elysia({ name: "keys", normalize: false }).use(authPlugin(services));
-  for (const base of NAMESPACE_BASES) {
+  return namespaceScopedRoutes("keys", services, (routes, base) =>
     routes
       .get(
         `${base}/keys`,
@@ -52,7 +50,6 @@ export function keyRoutes(services: Services) {
         `${base}/keys/:id`,
         async ({ principal, params }) => revokeKey(services, await tenantOfPath(services, principal, params), params.id),
         routeDoc("keys:write", "Revoke an API key"),
-      );
-  }
-  return routes;
+      ),
+  );
 }

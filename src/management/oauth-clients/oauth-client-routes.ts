@@ -1,9 +1,8 @@
-import { Elysia } from "elysia";
-import { authPlugin } from "../../auth/auth-plugin";
 import { markNoStore } from "../../auth/tokens";
 import type { Services } from "../../services";
 import { routeDocs } from "../route-doc";
-import { NAMESPACE_BASES, tenantOfPath } from "../tenant";
+import { namespaceScopedRoutes } from "../namespace-scoped-routes";
+import { tenantOfPath } from "../tenant";
 import { validateCreate, validateUpdate } from "./oauth-client-body";
 import * as service from "./oauth-client-service";
 
@@ -15,8 +14,7 @@ const routeDoc = routeDocs<"clients:read" | "clients:write">("oauth clients");
  * its public `client_id`.
  */
 export function oauthClientRoutes(services: Services) {
-  const routes = new Elysia({ name: "oauth-clients", normalize: false }).use(authPlugin(services));
-  for (const base of NAMESPACE_BASES) {
+  return namespaceScopedRoutes("oauth-clients", services, (routes, base) =>
     routes
       .get(
         `${base}/oauth/clients`,
@@ -50,7 +48,6 @@ export function oauthClientRoutes(services: Services) {
         `${base}/oauth/clients/:id`,
         async ({ principal, params }) => service.removeClient(services, await tenantOfPath(services, principal, params), params.id),
         routeDoc("clients:write", "Delete an OAuth client; every token issued to it is revoked"),
-      );
-  }
-  return routes;
+      ),
+  );
 }

@@ -1,8 +1,7 @@
-import { Elysia } from "elysia";
-import { authPlugin } from "../../auth/auth-plugin";
 import type { Services } from "../../services";
 import { routeDocs } from "../route-doc";
-import { NAMESPACE_BASES, tenantOfPath } from "../tenant";
+import { namespaceScopedRoutes } from "../namespace-scoped-routes";
+import { tenantOfPath } from "../tenant";
 import { grantEnvelope, listGrants, revokeGrant } from "./oauth-grant-service";
 
 const routeDoc = routeDocs<"keys:read" | "keys:write">("oauth clients");
@@ -13,8 +12,7 @@ const routeDoc = routeDocs<"keys:read" | "keys:write">("oauth clients");
  * tokens at once on this instance, within CREDENTIAL_CACHE_TTL_MS on the others.
  */
 export function oauthGrantRoutes(services: Services) {
-  const routes = new Elysia({ name: "oauth-grants", normalize: false }).use(authPlugin(services));
-  for (const base of NAMESPACE_BASES) {
+  return namespaceScopedRoutes("oauth-grants", services, (routes, base) =>
     routes
       .get(
         `${base}/oauth/tokens`,
@@ -25,7 +23,6 @@ export function oauthGrantRoutes(services: Services) {
         `${base}/oauth/tokens/:id`,
         async ({ principal, params }) => revokeGrant(services, await tenantOfPath(services, principal, params), params.id),
         routeDoc("keys:write", "Revoke an OAuth grant (its access and refresh tokens)"),
-      );
-  }
-  return routes;
+      ),
+  );
 }

@@ -1,11 +1,9 @@
-import { Elysia } from "elysia";
 import { Type } from "@sinclair/typebox";
-import { authPlugin } from "../../auth/auth-plugin";
 import { BudgetSpecSchema, checkShape, type BudgetSpec } from "../../policy/policy-spec";
 import type { Services } from "../../services";
 import { bodyValidator } from "../validate-body";
 import { budgetEnvelope } from "./policy-envelopes";
-import { NAMESPACE_BASES } from "../tenant";
+import { namespaceScopedRoutes } from "../namespace-scoped-routes";
 import { PolicyName, scopeOf, routeDoc } from "./policy-route-support";
 import * as service from "./policy-service";
 
@@ -22,8 +20,7 @@ const validateUpdate = bodyValidator(
 
 /** Budgets: typed sugar over policies of kind `budget`; toggled with the generic disable/enable. */
 export function budgetRoutes(services: Services) {
-  const routes = new Elysia({ name: "budgets", normalize: false }).use(authPlugin(services));
-  for (const base of NAMESPACE_BASES) {
+  return namespaceScopedRoutes("budgets", services, (routes, base) =>
     routes
       .get(
         `${base}/budgets`,
@@ -63,7 +60,6 @@ export function budgetRoutes(services: Services) {
         `${base}/budgets/:id`,
         async ({ principal, params }) => service.removePolicy(services, await scopeOf(services, principal, params), params.id, "budget"),
         routeDoc("policy:write", "Delete a budget and its bindings"),
-      );
-  }
-  return routes;
+      ),
+  );
 }

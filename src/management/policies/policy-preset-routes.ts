@@ -1,11 +1,9 @@
-import { Elysia } from "elysia";
 import { Type } from "@sinclair/typebox";
-import { authPlugin } from "../../auth/auth-plugin";
 import { validatePresetClauses, type PresetSpec } from "../../policy/policy-spec";
 import type { Services } from "../../services";
 import { bodyValidator } from "../validate-body";
 import { policyPresetEnvelope } from "./policy-envelopes";
-import { NAMESPACE_BASES } from "../tenant";
+import { namespaceScopedRoutes } from "../namespace-scoped-routes";
 import { PolicyName, scopeOf, routeDoc } from "./policy-route-support";
 import * as service from "./policy-service";
 
@@ -35,8 +33,7 @@ const CLAUSES = ["guardrail", "budget", "rate_limit"] as const;
  * supplies it. A supplied clause replaces the stored one whole.
  */
 export function policyPresetRoutes(services: Services) {
-  const routes = new Elysia({ name: "policy-presets", normalize: false }).use(authPlugin(services));
-  for (const base of NAMESPACE_BASES) {
+  return namespaceScopedRoutes("policy-presets", services, (routes, base) =>
     routes
       .get(
         `${base}/presets`,
@@ -82,7 +79,6 @@ export function policyPresetRoutes(services: Services) {
         `${base}/presets/:id`,
         async ({ principal, params }) => service.removePolicy(services, await scopeOf(services, principal, params), params.id, "preset"),
         routeDoc("policy:write", "Delete a preset and its bindings"),
-      );
-  }
-  return routes;
+      ),
+  );
 }

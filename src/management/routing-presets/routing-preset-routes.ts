@@ -1,8 +1,7 @@
-import { Elysia } from "elysia";
-import { authPlugin } from "../../auth/auth-plugin";
 import type { Services } from "../../services";
 import { routeDocs } from "../route-doc";
-import { NAMESPACE_BASES, tenantOfPath } from "../tenant";
+import { namespaceScopedRoutes } from "../namespace-scoped-routes";
+import { tenantOfPath } from "../tenant";
 import { createDoc, parseCreateBody, parseReplaceBody, replaceDoc } from "./routing-preset-body";
 import * as service from "./routing-preset-service";
 
@@ -13,8 +12,7 @@ const routeDoc = routeDocs<"routing_preset:read" | "routing_preset:write">("rout
  * system prompt, parameter defaults and provider choice (README "Routing presets").
  */
 export function routingPresetRoutes(services: Services) {
-  const routes = new Elysia({ name: "routing-presets", normalize: false }).use(authPlugin(services));
-  for (const base of NAMESPACE_BASES) {
+  return namespaceScopedRoutes("routing-presets", services, (routes, base) =>
     routes
       .get(
         `${base}/routing-presets`,
@@ -58,7 +56,6 @@ export function routingPresetRoutes(services: Services) {
         `${base}/routing-presets/:id/enable`,
         async ({ principal, params }) => service.setDisabled(services, await tenantOfPath(services, principal, params), params.id, false),
         routeDoc("routing_preset:write", "Enable a routing preset (idempotent)"),
-      );
-  }
-  return routes;
+      ),
+  );
 }
