@@ -4,7 +4,7 @@ import type { Services } from "../../services";
 import { bodyValidator } from "../validate-body";
 import { budgetEnvelope } from "./policy-envelopes";
 import { namespaceScopedRoutes } from "../namespace-scoped-routes";
-import { PolicyName, scopeOf, routeDoc } from "./policy-route-support";
+import { kindHandlers, PolicyName, routeDoc, scopeOf } from "./policy-route-support";
 import * as service from "./policy-service";
 
 // Shapes only; the budget rules (and their messages) are BudgetSpecSchema's, checked below.
@@ -20,18 +20,11 @@ const validateUpdate = bodyValidator(
 
 /** Budgets: typed sugar over policies of kind `budget`; toggled with the generic disable/enable. */
 export function budgetRoutes(services: Services) {
+  const handlers = kindHandlers(services, "budget", budgetEnvelope);
   return namespaceScopedRoutes("budgets", services, (routes, base) =>
     routes
-      .get(
-        `${base}/budgets`,
-        async ({ principal, params }) => ({ data: (await service.listPolicyRows(services, await scopeOf(services, principal, params), "budget")).map(budgetEnvelope) }),
-        routeDoc("policy:read", "List the namespace's budgets"),
-      )
-      .get(
-        `${base}/budgets/:id`,
-        async ({ principal, params }) => budgetEnvelope(await service.getPolicy(services, await scopeOf(services, principal, params), params.id, "budget")),
-        routeDoc("policy:read", "Get a budget"),
-      )
+      .get(`${base}/budgets`, handlers.list, routeDoc("policy:read", "List the namespace's budgets"))
+      .get(`${base}/budgets/:id`, handlers.get, routeDoc("policy:read", "Get a budget"))
       .post(
         `${base}/budgets`,
         async ({ principal, params, body }) => {
@@ -56,10 +49,6 @@ export function budgetRoutes(services: Services) {
         },
         routeDoc("policy:write", "Change a budget (absent fields unchanged)", validateUpdate.doc),
       )
-      .delete(
-        `${base}/budgets/:id`,
-        async ({ principal, params }) => service.removePolicy(services, await scopeOf(services, principal, params), params.id, "budget"),
-        routeDoc("policy:write", "Delete a budget and its bindings"),
-      ),
+      .delete(`${base}/budgets/:id`, handlers.remove, routeDoc("policy:write", "Delete a budget and its bindings")),
   );
 }
