@@ -65,7 +65,7 @@ export function highestRates(pricing: CatalogPricing, promptTokens: number): { i
 
 /**
  * The most this request can cost on any of its candidates: the reservation admission takes
- * from the wallet, a ceiling and not an estimate (src/metering/README.md). Settlement never
+ * from the wallet, a ceiling and not an estimate (src/admission/README.md). Settlement never
  * debits more than it.
  */
 export function reservationFor(request: IrRequest, candidates: readonly AttemptCandidate[]): number {

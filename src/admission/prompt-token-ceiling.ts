@@ -2,7 +2,7 @@ import type { IrContentPart, IrRequest } from "../ir";
 import type { ModelTokenLimits } from "../providers/catalog";
 
 /**
- * An upper bound on the prompt tokens a request can bill, for admission (src/metering/README.md).
+ * An upper bound on the prompt tokens a request can bill, for admission (src/admission/README.md).
  *
  * The argument: every tokenizer the upstreams use (byte-level BPE, SentencePiece with byte
  * fallback) turns n bytes of UTF-8 into at most n tokens. What an upstream tokenizes is the

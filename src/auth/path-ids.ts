@@ -1,7 +1,7 @@
 import { notFound } from "../errors/api-error";
 
 /**
- * The shapes the ids in management paths can have (newId in tokens.ts mints them:
+ * The shapes the ids in management paths can have (newId in src/ids.ts mints them:
  * a prefix, "_", base36; key ids come from the `brk_<id>.` part of a token, which is
  * `[A-Za-z0-9_-]`). `request_id` is a client-visible request id: a client's own
  * x-request-id (printable ASCII, ≤ 128 characters, see request-id.ts) or a UUID.

@@ -3,8 +3,8 @@ import { badRequest } from "../errors/api-error";
 import { deleteByokKey, listByokKeys, upsertByokKey } from "../management/byok/byok-key-service";
 import { field, type ConsoleContext } from "./console-context";
 import { oneLineField, submittedValues } from "./form-input";
-import { noticeOf, type FormState } from "./management-layout";
-import { backTo, managementForm, managementPage, orShowRefusal, type ManagementRequest, type QueryFields } from "./management-request";
+import { pageWithNotices, type FormState } from "./management-layout";
+import { backTo, managementForm, orShowRefusal, type ManagementRequest } from "./management-request";
 import { BYOK_SCRIPT_PATH, byokPage } from "./byok-page";
 import { byokSealScript } from "./byok-seal-asset";
 
@@ -23,7 +23,7 @@ export function byokPageRoutes(context: ConsoleContext) {
   };
 
   return new Elysia({ name: "console-byok", normalize: false })
-    .get("/console/byok", ({ request, query }) => managementPage(context, request, query as QueryFields, (req) => show(req, noticeOf(query as QueryFields, NOTICES))))
+    .get("/console/byok", pageWithNotices(context, NOTICES, show))
     .post("/console/byok", ({ request, body }) =>
       managementForm(context, request, body, "byok-set", (req) =>
         orShowRefusal(

@@ -3,6 +3,7 @@ import type { ClientPublisher } from "../oauth/oauth-client";
 import { formTargetOf } from "./authorize-query";
 import { clientPublisherLine } from "./client-publisher";
 import { renderPage } from "./console-page";
+import { namespaceAndDecision } from "./grant-approval";
 import type { ConsoleSession } from "./console-sessions";
 import { html } from "./html";
 import { scopeList } from "./scope-descriptions";
@@ -27,10 +28,7 @@ ${scopeList(consent.scopes)}
 <p class="hint">Afterwards you go back to <span id="redirect-uri">${consent.redirectUri}</span>.</p>
 <input type="hidden" name="csrf_token" value="${session.csrfToken("consent")}">
 <input type="hidden" name="authorize_query" value="${consent.query}">
-<label for="namespace_id">Namespace it may use</label>
-<select id="namespace_id" name="namespace_id">${consent.namespaces.map((namespace) => html`<option value="${namespace.id}">${namespace.name}</option>`)}</select>
-<button type="submit" name="decision" value="allow">Allow</button>
-<button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+${namespaceAndDecision(consent.namespaces, { value: "allow", label: "Allow" })}
 </form>`;
   return renderPage({
     title: "Allow access",

@@ -2,6 +2,7 @@ import type { NamespaceRow } from "../db/queries/namespaces";
 import type { ClientPublisher } from "../oauth/oauth-client";
 import { clientPublisherLine } from "./client-publisher";
 import { renderPage } from "./console-page";
+import { namespaceAndDecision } from "./grant-approval";
 import type { ConsoleSession } from "./console-sessions";
 import { html, type SafeHtml } from "./html";
 import { scopeList } from "./scope-descriptions";
@@ -42,10 +43,7 @@ ${clientPublisherLine(device.publisher)}
 ${scopeList(device.scopes)}
 <input type="hidden" name="csrf_token" value="${session.csrfToken("device")}">
 <input type="hidden" name="user_code" value="${device.userCode}">
-<label for="namespace_id">Namespace it may use</label>
-<select id="namespace_id" name="namespace_id">${device.namespaces.map((namespace) => html`<option value="${namespace.id}">${namespace.name}</option>`)}</select>
-<button type="submit" name="decision" value="approve">Approve</button>
-<button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+${namespaceAndDecision(device.namespaces, { value: "approve", label: "Approve" })}
 </form>`;
   return page(session, "Connect a device", body, 200, html`<meta name="csrf-token" content="${session.csrfToken(DEVICE_DECISION_PURPOSE)}">`);
 }

@@ -3,8 +3,8 @@ import { badRequest } from "../errors/api-error";
 import { createKey, listKeys, revokeKey } from "../management/keys/key-service";
 import type { ConsoleContext } from "./console-context";
 import { checkedValues, endOfDayField, idField, oneLineField, submittedValues } from "./form-input";
-import { noticeOf, type FormState } from "./management-layout";
-import { backTo, managementForm, managementPage, orShowRefusal, type ManagementRequest, type QueryFields } from "./management-request";
+import { pageWithNotices, type FormState } from "./management-layout";
+import { backTo, managementForm, orShowRefusal, type ManagementRequest } from "./management-request";
 import { keysPage, NAMESPACE_KEY_SCOPES, type NewKey } from "./keys-page";
 
 const NOTICES = { revoked: "The key is revoked: requests with it are refused from now on." };
@@ -15,7 +15,7 @@ export function keysPageRoutes(context: ConsoleContext) {
   const show = async (req: ManagementRequest, state: FormState, created?: NewKey) => keysPage(req, await listKeys(services, req.tenant), state, created);
 
   return new Elysia({ name: "console-keys", normalize: false })
-    .get("/console/keys", ({ request, query }) => managementPage(context, request, query as QueryFields, (req) => show(req, noticeOf(query as QueryFields, NOTICES))))
+    .get("/console/keys", pageWithNotices(context, NOTICES, show))
     .post("/console/keys", ({ request, body }) =>
       managementForm(context, request, body, "keys-create", (req) =>
         orShowRefusal(

@@ -1,7 +1,8 @@
 import { consoleNav, namespacePicker } from "./console-nav";
 import { renderPage } from "./console-page";
 import { html, type SafeHtml } from "./html";
-import type { ManagementRequest, QueryFields } from "./management-request";
+import type { ConsoleContext } from "./console-context";
+import { managementPage, type ManagementRequest, type QueryFields } from "./management-request";
 
 /** What a form shows again after a refusal: the message, its status and what was typed. */
 export interface FormState {
@@ -59,6 +60,11 @@ export function selectOptions(options: readonly (readonly [string, string])[], s
 export function noticeOf(query: QueryFields, notices: Record<string, string>): FormState {
   const done = query.done;
   return done !== undefined && Object.hasOwn(notices, done) ? { notice: notices[done] } : {};
+}
+
+/** A page's GET route: the page, with the notice its `?done=` names (one of the page's fixed `notices`). */
+export function pageWithNotices(context: ConsoleContext, notices: Record<string, string>, show: (req: ManagementRequest, state: FormState) => Promise<Response>) {
+  return ({ request, query }: { request: Request; query: QueryFields }) => managementPage(context, request, query, (req) => show(req, noticeOf(query, notices)));
 }
 
 /** The value to put back in a field after a refusal. */

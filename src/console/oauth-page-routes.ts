@@ -5,8 +5,8 @@ import * as clients from "../management/oauth-clients/oauth-client-service";
 import { listGrants, revokeGrant } from "../management/oauth-clients/oauth-grant-service";
 import { field, type ConsoleContext } from "./console-context";
 import { checkedValues, idField, oneLineField, submittedValues, textAreaField } from "./form-input";
-import { noticeOf, type FormState } from "./management-layout";
-import { backTo, managementForm, managementPage, orShowRefusal, type ManagementRequest, type QueryFields } from "./management-request";
+import { pageWithNotices, type FormState } from "./management-layout";
+import { backTo, managementForm, orShowRefusal, type ManagementRequest } from "./management-request";
 import { oauthPage, type NewClient } from "./oauth-page";
 
 const NOTICES = {
@@ -23,7 +23,7 @@ export function oauthPageRoutes(context: ConsoleContext) {
   };
 
   return new Elysia({ name: "console-oauth", normalize: false })
-    .get("/console/oauth", ({ request, query }) => managementPage(context, request, query as QueryFields, (req) => show(req, noticeOf(query as QueryFields, NOTICES))))
+    .get("/console/oauth", pageWithNotices(context, NOTICES, show))
     .post("/console/oauth/clients", ({ request, body }) =>
       managementForm(context, request, body, "oauth-client-create", (req) =>
         orShowRefusal(

@@ -8,8 +8,8 @@ import { BudgetSpecSchema, checkShape, validatePolicySpec } from "../policy/poli
 import { field, type ConsoleContext } from "./console-context";
 import { idField, oneLineField, optionalCountField, submittedValues } from "./form-input";
 import { guardrailFromForm } from "./guardrail-form-input";
-import { noticeOf, type FormState } from "./management-layout";
-import { backTo, managementForm, managementPage, orShowRefusal, type ManagementRequest, type QueryFields } from "./management-request";
+import { pageWithNotices, type FormState } from "./management-layout";
+import { backTo, managementForm, orShowRefusal, type ManagementRequest } from "./management-request";
 import { loadNamespacePrincipals } from "./namespace-principals";
 import { parseUsdToMicro } from "./parse-usd";
 import { policiesPage, type PolicyForm } from "./policies-page";
@@ -77,7 +77,7 @@ export function policiesPageRoutes(context: ConsoleContext) {
     });
 
   return new Elysia({ name: "console-policies", normalize: false })
-    .get("/console/policies", ({ request, query }) => managementPage(context, request, query as QueryFields, (req) => show(req, noticeOf(query as QueryFields, NOTICES))))
+    .get("/console/policies", pageWithNotices(context, NOTICES, show))
     .post(
       "/console/policies/budget",
       createForm("policies-budget", "budget", async (body, req) => {

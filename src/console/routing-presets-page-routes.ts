@@ -3,8 +3,8 @@ import { parseCreateBody } from "../management/routing-presets/routing-preset-bo
 import * as presets from "../management/routing-presets/routing-preset-service";
 import type { ConsoleContext } from "./console-context";
 import { idField, oneLineField, submittedValues, textAreaField } from "./form-input";
-import { noticeOf, type FormState } from "./management-layout";
-import { backTo, managementForm, managementPage, orShowRefusal, type ManagementRequest, type QueryFields } from "./management-request";
+import { pageWithNotices, type FormState } from "./management-layout";
+import { backTo, managementForm, orShowRefusal, type ManagementRequest } from "./management-request";
 import { routingPresetsPage } from "./routing-presets-page";
 
 const NOTICES = {
@@ -26,7 +26,7 @@ export function routingPresetsPageRoutes(context: ConsoleContext) {
     });
 
   return new Elysia({ name: "console-routing-presets", normalize: false })
-    .get("/console/routing-presets", ({ request, query }) => managementPage(context, request, query as QueryFields, (req) => show(req, noticeOf(query as QueryFields, NOTICES))))
+    .get("/console/routing-presets", pageWithNotices(context, NOTICES, show))
     .post("/console/routing-presets", ({ request, body }) =>
       managementForm(context, request, body, "routing-presets-create", (req) =>
         orShowRefusal(

@@ -30,5 +30,7 @@ export async function resolveTenant(deps: TenantDeps, caller: Caller, nsid: stri
   return { accountId: caller.accountId, namespaceId: namespace.id };
 }
 
-/** `{nsid}` of a namespace-scoped path, `me` on its flat form. */
-export const nsidOf = (params: Record<string, string> | undefined): string => params?.nsid ?? "me";
+/** The tenant a namespace-scoped route acts in: its path's `{nsid}`, `me` on the flat form. */
+export function tenantOfPath(deps: TenantDeps, caller: Caller, params: Record<string, string> | undefined): Promise<Tenant> {
+  return resolveTenant(deps, caller, params?.nsid ?? "me");
+}

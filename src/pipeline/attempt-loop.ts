@@ -83,7 +83,7 @@ export async function runAttempts(deps: AttemptDeps, input: AttemptInput): Promi
     attempts.push(attempt);
     let body: string;
     try {
-      // The output limit admission reserved for, when the client set none (src/metering/README.md).
+      // The output limit admission reserved for, when the client set none (src/admission/README.md).
       const maxTokens = upstreamMaxTokens(ir, candidate);
       const attemptIr = maxTokens === undefined ? ir : { ...ir, params: { ...ir.params, maxTokens } };
       const encoded = await deps.translator.encodeRequest(candidate.protocol, attemptIr, candidate.providerModelId, ir.stream);

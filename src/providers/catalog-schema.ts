@@ -95,7 +95,7 @@ const ModelSchema = Type.Object(
     max_input_tokens: Type.Optional(TokenLimit),
     max_output_tokens: Type.Optional(TokenLimit),
     // The most prompt tokens one image or one file (document, audio, video) can bill on
-    // this model; admission reserves this much per item (src/metering/README.md).
+    // this model; admission reserves this much per item (src/admission/README.md).
     max_tokens_per_image: Type.Optional(TokenLimit),
     max_tokens_per_file: Type.Optional(TokenLimit),
     endpoints: Type.Array(EndpointSchema, { minItems: 1, description: "at least one endpoint" }),

@@ -1,5 +1,5 @@
 import type { Sql } from "../connect-database";
-import { runQuery } from "./run-query";
+import { runQuery, runQueryRow } from "./run-query";
 
 export interface AccountRow {
   id: string;
@@ -23,8 +23,7 @@ export const MAX_WALLET_BALANCE_MICRO_USD = Number.MAX_SAFE_INTEGER;
 
 /** The new balance; undefined when there is no such wallet or the credit would take it past MAX_WALLET_BALANCE_MICRO_USD. */
 export async function creditWallet(sql: Sql, accountId: string, amountMicroUsd: number): Promise<number | undefined> {
-  const [row] = await runQuery<{ balance_micro_usd: number }>(sql, "creditWallet", [accountId, amountMicroUsd, MAX_WALLET_BALANCE_MICRO_USD]);
-  return row?.balance_micro_usd;
+  return (await runQueryRow<{ balance_micro_usd: number }>(sql, "creditWallet", [accountId, amountMicroUsd, MAX_WALLET_BALANCE_MICRO_USD]))?.balance_micro_usd;
 }
 
 /** Sets or replaces a live account's password hash; false for an unknown or deleted account. */
@@ -39,8 +38,7 @@ export interface SignInAccountRow {
 
 /** The live account an email signs in to (case-insensitive), if any. */
 export async function findAccountForSignIn(sql: Sql, email: string): Promise<SignInAccountRow | undefined> {
-  const [row] = await runQuery<SignInAccountRow>(sql, "findAccountForSignIn", [email]);
-  return row;
+  return runQueryRow<SignInAccountRow>(sql, "findAccountForSignIn", [email]);
 }
 
 export interface AccountProfileRow extends AccountRow {
@@ -48,11 +46,9 @@ export interface AccountProfileRow extends AccountRow {
 }
 
 export async function findLiveAccount(sql: Sql, accountId: string): Promise<AccountProfileRow | undefined> {
-  const [row] = await runQuery<AccountProfileRow>(sql, "findLiveAccount", [accountId]);
-  return row;
+  return runQueryRow<AccountProfileRow>(sql, "findLiveAccount", [accountId]);
 }
 
 export async function updateAccountDisplayName(sql: Sql, accountId: string, displayName: string | null): Promise<AccountProfileRow | undefined> {
-  const [row] = await runQuery<AccountProfileRow>(sql, "updateAccountDisplayName", [accountId, displayName]);
-  return row;
+  return runQueryRow<AccountProfileRow>(sql, "updateAccountDisplayName", [accountId, displayName]);
 }

@@ -1,5 +1,5 @@
 import type { Sql } from "../connect-database";
-import { runQuery } from "./run-query";
+import { runQuery, runQueryRow } from "./run-query";
 
 export interface ApiKeyRow {
   id: string;
@@ -61,8 +61,7 @@ export async function insertApiKey(sql: Sql, key: NewApiKey): Promise<ApiKeyRow>
 }
 
 export async function findApiKeyForAuth(sql: Sql, keyId: string): Promise<ApiKeyAuthRow | undefined> {
-  const [row] = await runQuery<ApiKeyAuthRow>(sql, "findApiKeyForAuth", [keyId]);
-  return row;
+  return runQueryRow<ApiKeyAuthRow>(sql, "findApiKeyForAuth", [keyId]);
 }
 
 export function listNamespaceKeys(sql: Sql, namespaceId: string, accountId: string): Promise<ApiKeyRow[]> {

@@ -1,5 +1,5 @@
 import type { Sql } from "../connect-database";
-import { runQuery } from "./run-query";
+import { runQuery, runQueryRow } from "./run-query";
 
 export interface WalletBalanceRow {
   balance_micro_usd: number;
@@ -18,8 +18,7 @@ export interface LedgerEntryRow {
 }
 
 export async function billingBalance(sql: Sql, accountId: string): Promise<WalletBalanceRow | undefined> {
-  const [row] = await runQuery<WalletBalanceRow>(sql, "billingBalance", [accountId]);
-  return row;
+  return runQueryRow<WalletBalanceRow>(sql, "billingBalance", [accountId]);
 }
 
 /** `namespaceId` null = every entry of the account. */

@@ -1,5 +1,5 @@
 import type { Sql } from "../connect-database";
-import { runQuery } from "./run-query";
+import { runQuery, runQueryRow } from "./run-query";
 
 /** A key-encryption key as stored; the private half is wrapped by the master key. */
 export interface KekRow {
@@ -19,8 +19,7 @@ export interface NewKek {
 }
 
 export async function currentKek(sql: Sql): Promise<CurrentKekRow | undefined> {
-  const [row] = await runQuery<CurrentKekRow>(sql, "currentKek", []);
-  return row;
+  return runQueryRow<CurrentKekRow>(sql, "currentKek", []);
 }
 
 /** Inserts `kek` as the current one unless another is current already (that one wins). */
@@ -40,6 +39,5 @@ export async function replaceCurrentKek(tx: Sql, kek: NewKek): Promise<void> {
 }
 
 export async function findKek(sql: Sql, kekId: string): Promise<KekRow | undefined> {
-  const [row] = await runQuery<KekRow>(sql, "findKek", [kekId]);
-  return row;
+  return runQueryRow<KekRow>(sql, "findKek", [kekId]);
 }

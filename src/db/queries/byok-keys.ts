@@ -1,5 +1,5 @@
 import type { Sql } from "../connect-database";
-import { runCommand, runQuery } from "./run-query";
+import { runCommand, runQuery, runQueryRow } from "./run-query";
 
 /** The sealed key a request uses, and where. */
 export interface ByokCredentialRow {
@@ -53,8 +53,7 @@ export interface ByokKeyUse {
 
 /** The namespace's own key for the provider first, else the account's; `namespaceId` null: the account's alone. */
 export async function findByokCredential(sql: Sql, accountId: string, providerId: string, namespaceId: string | null): Promise<ByokCredentialRow | undefined> {
-  const [row] = await runQuery<ByokCredentialRow>(sql, "findByokCredential", [accountId, providerId, namespaceId]);
-  return row;
+  return runQueryRow<ByokCredentialRow>(sql, "findByokCredential", [accountId, providerId, namespaceId]);
 }
 
 export async function recordByokRefusal(sql: Sql, accountId: string, providerId: string, keyNamespaceId: string | null, kind: string): Promise<void> {

@@ -1,5 +1,5 @@
 import type { Sql } from "../connect-database";
-import { runQuery } from "./run-query";
+import { runQuery, runQueryRow } from "./run-query";
 
 export interface ConsoleSessionRow {
   account_id: string;
@@ -22,8 +22,7 @@ export async function insertConsoleSession(sql: Sql, tokenHash: Uint8Array, acco
 
 /** A live session of a live account, by its token's hash. */
 export async function findConsoleSession(sql: Sql, tokenHash: Uint8Array): Promise<ConsoleSessionRow | undefined> {
-  const [row] = await runQuery<ConsoleSessionRow>(sql, "findConsoleSession", [tokenHash]);
-  return row;
+  return runQueryRow<ConsoleSessionRow>(sql, "findConsoleSession", [tokenHash]);
 }
 
 export async function extendConsoleSession(sql: Sql, tokenHash: Uint8Array, expiresAt: Date): Promise<void> {

@@ -1,5 +1,5 @@
 import type { Sql } from "../connect-database";
-import { runQuery } from "./run-query";
+import { runQuery, runQueryRow } from "./run-query";
 
 export interface NamespaceRow {
   id: string;
@@ -17,13 +17,11 @@ export function listLiveNamespaces(sql: Sql, accountId: string): Promise<Namespa
 }
 
 export async function findLiveNamespace(sql: Sql, namespaceId: string, accountId: string): Promise<NamespaceRow | undefined> {
-  const [row] = await runQuery<NamespaceRow>(sql, "findLiveNamespace", [namespaceId, accountId]);
-  return row;
+  return runQueryRow<NamespaceRow>(sql, "findLiveNamespace", [namespaceId, accountId]);
 }
 
 export async function oldestLiveNamespace(sql: Sql, accountId: string): Promise<string | undefined> {
-  const [row] = await runQuery<{ id: string }>(sql, "oldestLiveNamespace", [accountId]);
-  return row?.id;
+  return (await runQueryRow<{ id: string }>(sql, "oldestLiveNamespace", [accountId]))?.id;
 }
 
 export type ArchiveOutcome = { outcome: "archived"; revokedKeyIds: string[]; destroyedGrantIds: string[] } | { outcome: "not_found" } | { outcome: "last_namespace" };

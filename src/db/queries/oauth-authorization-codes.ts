@@ -1,5 +1,5 @@
 import type { Sql } from "../connect-database";
-import { runQuery } from "./run-query";
+import { runQuery, runQueryRow } from "./run-query";
 
 export interface NewAuthorizationCode {
   codeHash: Uint8Array;
@@ -50,8 +50,7 @@ export interface AuthorizationCodeRow {
 
 /** In a transaction: an authorization code by its hash, locked for its exchange. */
 export async function lockAuthorizationCode(tx: Sql, codeHash: Uint8Array): Promise<AuthorizationCodeRow | undefined> {
-  const [row] = await runQuery<AuthorizationCodeRow>(tx, "lockAuthorizationCode", [codeHash]);
-  return row;
+  return runQueryRow<AuthorizationCodeRow>(tx, "lockAuthorizationCode", [codeHash]);
 }
 
 export async function consumeAuthorizationCode(tx: Sql, codeHash: Uint8Array, grantId: string | null): Promise<void> {

@@ -1,5 +1,6 @@
 import type { Sql } from "../connect-database";
-import { runQuery } from "./run-query";
+import type { TenantIds } from "./tenant-ids";
+import { runQuery, runQueryRow } from "./run-query";
 
 export type OauthClientType = "confidential" | "public";
 
@@ -22,20 +23,12 @@ export interface OauthClientRow {
 
 /** The registered client a `client_id` names, if any. */
 export async function findOauthClientByClientId(sql: Sql, clientId: string): Promise<OauthClientRow | undefined> {
-  const [row] = await runQuery<OauthClientRow>(sql, "findOauthClientByClientId", [clientId]);
-  return row;
+  return runQueryRow<OauthClientRow>(sql, "findOauthClientByClientId", [clientId]);
 }
 
 /** The email of the account that registered a client (by its row id). */
 export async function findOauthClientOwnerEmail(sql: Sql, id: string): Promise<string | undefined> {
-  const [row] = await runQuery<{ email: string }>(sql, "findOauthClientOwnerEmail", [id]);
-  return row?.email;
-}
-
-/** Where a client lives: every management statement filters on both. */
-export interface OauthClientTenant {
-  accountId: string;
-  namespaceId: string;
+  return (await runQueryRow<{ email: string }>(sql, "findOauthClientOwnerEmail", [id]))?.email;
 }
 
 export interface NewOauthClient {
@@ -49,7 +42,7 @@ export interface NewOauthClient {
   allowedGrantTypes: string[];
 }
 
-export async function insertOauthClient(sql: Sql, tenant: OauthClientTenant, client: NewOauthClient): Promise<OauthClientRow> {
+export async function insertOauthClient(sql: Sql, tenant: TenantIds, client: NewOauthClient): Promise<OauthClientRow> {
   const [row] = await runQuery<OauthClientRow>(sql, "insertOauthClient", [
     client.id,
     tenant.accountId,
@@ -65,14 +58,13 @@ export async function insertOauthClient(sql: Sql, tenant: OauthClientTenant, cli
   return row!;
 }
 
-export function listNamespaceOauthClients(sql: Sql, tenant: OauthClientTenant): Promise<OauthClientRow[]> {
+export function listNamespaceOauthClients(sql: Sql, tenant: TenantIds): Promise<OauthClientRow[]> {
   return runQuery<OauthClientRow>(sql, "listNamespaceOauthClients", [tenant.namespaceId, tenant.accountId]);
 }
 
 /** The namespace's client named by its row id or its public `client_id`. */
-export async function findNamespaceOauthClient(sql: Sql, tenant: OauthClientTenant, idOrClientId: string): Promise<OauthClientRow | undefined> {
-  const [row] = await runQuery<OauthClientRow>(sql, "findNamespaceOauthClient", [idOrClientId, tenant.namespaceId, tenant.accountId]);
-  return row;
+export async function findNamespaceOauthClient(sql: Sql, tenant: TenantIds, idOrClientId: string): Promise<OauthClientRow | undefined> {
+  return runQueryRow<OauthClientRow>(sql, "findNamespaceOauthClient", [idOrClientId, tenant.namespaceId, tenant.accountId]);
 }
 
 /** The attributes a PUT may change; undefined leaves one unchanged, a list replaces the stored one whole. */
@@ -83,8 +75,8 @@ export interface OauthClientChanges {
   allowedGrantTypes?: string[];
 }
 
-export async function updateOauthClient(sql: Sql, tenant: OauthClientTenant, id: string, changes: OauthClientChanges): Promise<OauthClientRow | undefined> {
-  const [row] = await runQuery<OauthClientRow>(sql, "updateOauthClient", [
+export async function updateOauthClient(sql: Sql, tenant: TenantIds, id: string, changes: OauthClientChanges): Promise<OauthClientRow | undefined> {
+  return runQueryRow<OauthClientRow>(sql, "updateOauthClient", [
     id,
     tenant.namespaceId,
     tenant.accountId,
@@ -93,7 +85,6 @@ export async function updateOauthClient(sql: Sql, tenant: OauthClientTenant, id:
     changes.allowedScopes ?? null,
     changes.allowedGrantTypes ?? null,
   ]);
-  return row;
 }
 
 /**
@@ -101,7 +92,7 @@ export async function updateOauthClient(sql: Sql, tenant: OauthClientTenant, id:
  * returned for the credential caches), its pending device and authorization codes and its
  * policy bindings are deleted. Undefined when the namespace has no such client.
  */
-export async function deleteOauthClient(sql: Sql, tenant: OauthClientTenant, id: string): Promise<{ revokedGrantIds: string[] } | undefined> {
+export async function deleteOauthClient(sql: Sql, tenant: TenantIds, id: string): Promise<{ revokedGrantIds: string[] } | undefined> {
   return sql.begin(async (transaction) => {
     const tx = transaction as unknown as Sql;
     const [deleted] = await runQuery<{ id: string }>(tx, "deleteOauthClient", [id, tenant.namespaceId, tenant.accountId]);

@@ -1,5 +1,5 @@
 import type { Sql } from "../connect-database";
-import { runQuery } from "./run-query";
+import { runQuery, runQueryRow } from "./run-query";
 
 export type DeviceCodeStatus = "pending" | "approved" | "denied" | "consumed";
 
@@ -41,8 +41,7 @@ export interface DeviceCodeByUserCode {
 }
 
 export async function findDeviceCodeByUserCode(sql: Sql, userCode: string): Promise<DeviceCodeByUserCode | undefined> {
-  const [row] = await runQuery<DeviceCodeByUserCode>(sql, "findDeviceCodeByUserCode", [userCode]);
-  return row;
+  return runQueryRow<DeviceCodeByUserCode>(sql, "findDeviceCodeByUserCode", [userCode]);
 }
 
 export interface DeviceDecision {
@@ -82,8 +81,7 @@ export interface DeviceCodeRow {
 
 /** In a transaction: a device code by its hash, locked for the poll that reads and updates it. */
 export async function lockDeviceCode(tx: Sql, deviceCodeHash: Uint8Array): Promise<DeviceCodeRow | undefined> {
-  const [row] = await runQuery<DeviceCodeRow>(tx, "lockDeviceCode", [deviceCodeHash]);
-  return row;
+  return runQueryRow<DeviceCodeRow>(tx, "lockDeviceCode", [deviceCodeHash]);
 }
 
 export async function recordDevicePoll(tx: Sql, deviceCodeHash: Uint8Array, at: Date, intervalSecs: number): Promise<void> {

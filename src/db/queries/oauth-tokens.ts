@@ -1,5 +1,5 @@
 import type { Sql } from "../connect-database";
-import { runQuery } from "./run-query";
+import { runQuery, runQueryRow } from "./run-query";
 
 /** A new grant (one oauth_tokens row): its first access and refresh token, as hashes. */
 export interface NewOauthGrant {
@@ -46,8 +46,7 @@ export interface OauthGrantAuthRow {
 }
 
 export async function findOauthGrantForAuth(sql: Sql, accessTokenHash: Uint8Array): Promise<OauthGrantAuthRow | undefined> {
-  const [row] = await runQuery<OauthGrantAuthRow>(sql, "findOauthGrantForAuth", [accessTokenHash]);
-  return row;
+  return runQueryRow<OauthGrantAuthRow>(sql, "findOauthGrantForAuth", [accessTokenHash]);
 }
 
 export interface OauthGrantRefreshRow {
@@ -65,14 +64,12 @@ export interface OauthGrantRefreshRow {
 
 /** In a transaction: the grant whose current refresh token this is, locked. */
 export async function lockOauthGrantByRefreshToken(tx: Sql, refreshTokenHash: Uint8Array): Promise<OauthGrantRefreshRow | undefined> {
-  const [row] = await runQuery<OauthGrantRefreshRow>(tx, "lockOauthGrantByRefreshToken", [refreshTokenHash]);
-  return row;
+  return runQueryRow<OauthGrantRefreshRow>(tx, "lockOauthGrantByRefreshToken", [refreshTokenHash]);
 }
 
 /** The grant a refresh token was rotated out of, if it was. */
 export async function findRotatedRefreshToken(sql: Sql, refreshTokenHash: Uint8Array): Promise<string | undefined> {
-  const [row] = await runQuery<{ grant_id: string }>(sql, "findRotatedRefreshToken", [refreshTokenHash]);
-  return row?.grant_id;
+  return (await runQueryRow<{ grant_id: string }>(sql, "findRotatedRefreshToken", [refreshTokenHash]))?.grant_id;
 }
 
 export interface OauthGrantRotation {

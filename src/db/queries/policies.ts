@@ -1,5 +1,6 @@
 import type { Sql } from "../connect-database";
-import { runQuery } from "./run-query";
+import type { TenantIds } from "./tenant-ids";
+import { runQuery, runQueryRow } from "./run-query";
 
 /** A policy row as the management API and the policy store read it; `spec` is the stored JSON. */
 export interface PolicyRow {
@@ -31,12 +32,6 @@ export interface BoundPolicyRow {
   disabled_at: Date | null;
 }
 
-/** Where a policy lives: every statement filters on both. */
-export interface PolicyTenant {
-  accountId: string;
-  namespaceId: string;
-}
-
 export interface NewPolicy {
   id: string;
   name: string;
@@ -44,7 +39,7 @@ export interface NewPolicy {
   spec: object;
 }
 
-export async function insertPolicy(sql: Sql, tenant: PolicyTenant, policy: NewPolicy): Promise<PolicyRow> {
+export async function insertPolicy(sql: Sql, tenant: TenantIds, policy: NewPolicy): Promise<PolicyRow> {
   const [row] = await runQuery<PolicyRow>(sql, "insertPolicy", [
     policy.id,
     tenant.accountId,
@@ -56,13 +51,12 @@ export async function insertPolicy(sql: Sql, tenant: PolicyTenant, policy: NewPo
   return row!;
 }
 
-export function listPolicies(sql: Sql, tenant: PolicyTenant, kind: string | null): Promise<PolicyRow[]> {
+export function listPolicies(sql: Sql, tenant: TenantIds, kind: string | null): Promise<PolicyRow[]> {
   return runQuery<PolicyRow>(sql, "listPolicies", [tenant.namespaceId, tenant.accountId, kind]);
 }
 
-export async function findPolicy(sql: Sql, tenant: PolicyTenant, policyId: string): Promise<PolicyRow | undefined> {
-  const [row] = await runQuery<PolicyRow>(sql, "findPolicy", [policyId, tenant.namespaceId, tenant.accountId]);
-  return row;
+export async function findPolicy(sql: Sql, tenant: TenantIds, policyId: string): Promise<PolicyRow | undefined> {
+  return runQueryRow<PolicyRow>(sql, "findPolicy", [policyId, tenant.namespaceId, tenant.accountId]);
 }
 
 /**
@@ -73,7 +67,7 @@ export async function findPolicy(sql: Sql, tenant: PolicyTenant, policyId: strin
  */
 export function updatePolicyWith(
   sql: Sql,
-  tenant: PolicyTenant,
+  tenant: TenantIds,
   policyId: string,
   change: (current: PolicyRow) => { name?: string; spec?: object },
 ): Promise<PolicyRow | undefined> {
@@ -82,25 +76,24 @@ export function updatePolicyWith(
     const [current] = await runQuery<PolicyRow>(tx, "findPolicyForUpdate", [policyId, tenant.namespaceId, tenant.accountId]);
     if (!current) return undefined;
     const next = change(current);
-    const [row] = await runQuery<PolicyRow>(tx, "updatePolicy", [
+    return runQueryRow<PolicyRow>(tx, "updatePolicy", [
       policyId,
       tenant.namespaceId,
       tenant.accountId,
       next.name ?? null,
       next.spec === undefined ? null : JSON.stringify(next.spec),
     ]);
-    return row;
   });
 }
 
 /** Stamps or clears disabled_at; false when the policy is not the tenant's. */
-export async function setPolicyDisabled(sql: Sql, tenant: PolicyTenant, policyId: string, disabled: boolean): Promise<boolean> {
+export async function setPolicyDisabled(sql: Sql, tenant: TenantIds, policyId: string, disabled: boolean): Promise<boolean> {
   const rows = await runQuery(sql, "setPolicyDisabled", [policyId, tenant.namespaceId, tenant.accountId, disabled]);
   return rows.length > 0;
 }
 
 /** Deletes a policy and, by cascade, its bindings; false when it is not the tenant's. */
-export async function deletePolicy(sql: Sql, tenant: PolicyTenant, policyId: string): Promise<boolean> {
+export async function deletePolicy(sql: Sql, tenant: TenantIds, policyId: string): Promise<boolean> {
   const rows = await runQuery(sql, "deletePolicy", [policyId, tenant.namespaceId, tenant.accountId]);
   return rows.length > 0;
 }
@@ -112,7 +105,7 @@ export async function deletePolicy(sql: Sql, tenant: PolicyTenant, policyId: str
  */
 export async function bindPolicy(
   sql: Sql,
-  tenant: PolicyTenant,
+  tenant: TenantIds,
   binding: { id: string; policyId: string; principalType: string; principalId: string },
 ): Promise<string | undefined> {
   const target = [binding.policyId, binding.principalType, binding.principalId, tenant.namespaceId, tenant.accountId];
@@ -125,7 +118,7 @@ export async function bindPolicy(
 /** Removes one binding of the tenant's policy; the principal it named, or undefined. */
 export async function unbindPolicy(
   sql: Sql,
-  tenant: PolicyTenant,
+  tenant: TenantIds,
   policyId: string,
   bindingId: string,
 ): Promise<{ principal_type: string; principal_id: string } | undefined> {
@@ -138,15 +131,15 @@ export async function unbindPolicy(
   return row;
 }
 
-export function listBindings(sql: Sql, tenant: PolicyTenant, policyId: string): Promise<PolicyBindingRow[]> {
+export function listBindings(sql: Sql, tenant: TenantIds, policyId: string): Promise<PolicyBindingRow[]> {
   return runQuery<PolicyBindingRow>(sql, "listBindings", [policyId, tenant.namespaceId, tenant.accountId]);
 }
 
-export function listNamespaceBindings(sql: Sql, tenant: PolicyTenant): Promise<PolicyBindingRow[]> {
+export function listNamespaceBindings(sql: Sql, tenant: TenantIds): Promise<PolicyBindingRow[]> {
   return runQuery<PolicyBindingRow>(sql, "listNamespaceBindings", [tenant.namespaceId, tenant.accountId]);
 }
 
-export function listPrincipalPolicies(sql: Sql, tenant: PolicyTenant, principalType: string, principalId: string): Promise<PolicyRow[]> {
+export function listPrincipalPolicies(sql: Sql, tenant: TenantIds, principalType: string, principalId: string): Promise<PolicyRow[]> {
   return runQuery<PolicyRow>(sql, "listPrincipalPolicies", [principalType, principalId, tenant.namespaceId, tenant.accountId]);
 }
 

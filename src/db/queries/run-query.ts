@@ -15,3 +15,9 @@ export async function runCommand(sql: Sql, name: string, params: readonly SqlPar
   const result = await sql.unsafe(query(name), params as never[], { prepare: true });
   return result.count;
 }
+
+/** Executes a named statement that returns at most one row: that row, or undefined. */
+export async function runQueryRow<Row>(sql: Sql, name: string, params: readonly SqlParam[]): Promise<Row | undefined> {
+  const [row] = await runQuery<Row>(sql, name, params);
+  return row;
+}

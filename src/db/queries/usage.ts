@@ -1,6 +1,6 @@
 import type { Sql } from "../connect-database";
 import type { UsageEvidence } from "../usage-evidence-shape";
-import { runQuery } from "./run-query";
+import { runQuery, runQueryRow } from "./run-query";
 
 /** A stored request record as the history lists it: metadata only, no prompt or response. */
 export interface RequestRecordRow {
@@ -91,6 +91,5 @@ export async function accountUsage(sql: Sql, accountId: string, namespaceId: str
 
 /** `namespaceId` null = anywhere in the account. */
 export async function findSettlement(sql: Sql, accountId: string, requestId: string, namespaceId: string | null): Promise<SettlementRow | undefined> {
-  const [row] = await runQuery<SettlementRow>(sql, "findSettlement", [accountId, requestId, namespaceId]);
-  return row;
+  return runQueryRow<SettlementRow>(sql, "findSettlement", [accountId, requestId, namespaceId]);
 }

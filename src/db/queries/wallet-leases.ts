@@ -1,5 +1,5 @@
 import type { Sql } from "../connect-database";
-import { runQuery } from "./run-query";
+import { runQuery, runQueryRow } from "./run-query";
 
 /** What a grant added to a lease; `per_request`: the wallet is low, the grant is exactly what was needed. */
 export interface LeaseGrant {
@@ -21,8 +21,7 @@ export interface LeaseRequest {
 
 /** Grants the lease part of its wallet's balance in one statement; undefined when the wallet cannot cover `needed`. */
 export async function acquireLease(sql: Sql, request: LeaseRequest): Promise<LeaseGrant | undefined> {
-  const [row] = await runQuery<LeaseGrant>(sql, "acquireLease", [request.accountId, request.needed, request.chunk, request.leaseId, request.ttlSeconds, request.lowBalance]);
-  return row;
+  return runQueryRow<LeaseGrant>(sql, "acquireLease", [request.accountId, request.needed, request.chunk, request.leaseId, request.ttlSeconds, request.lowBalance]);
 }
 
 /** Gives `unused` of the lease back to its wallet. After lockWalletsThenLeases on its account, in that transaction. */

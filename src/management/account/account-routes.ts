@@ -4,6 +4,7 @@ import { authPlugin } from "../../auth/auth-plugin";
 import type { Principal } from "../../auth/principal";
 import { ApiError } from "../../errors/api-error";
 import type { Services } from "../../services";
+import { routeDocs } from "../route-doc";
 import { bodyValidator } from "../validate-body";
 import { readAccount, removeAccount, updateAccount } from "./account-service";
 
@@ -23,21 +24,20 @@ function requireAccountWide(principal: Principal): void {
   if (principal.namespaceId !== null) throw new ApiError("forbidden", "a namespace-bound credential cannot change the account");
 }
 
+const routeDoc = routeDocs<"user:read" | "user:write">("account");
+
 /** The caller's own account (user-level, §4.2): read, rename, delete. */
 export function accountRoutes(services: Services) {
   return new Elysia({ name: "account", normalize: false })
     .use(authPlugin(services))
-    .get("/v1/account", ({ principal }) => readAccount(services, principal.accountId), {
-      scope: "user:read",
-      detail: { summary: "The caller's account: id, email, display name, creation time", tags: ["account"], "x-scope": "user:read" },
-    })
+    .get("/v1/account", ({ principal }) => readAccount(services, principal.accountId), routeDoc("user:read", "The caller's account: id, email, display name, creation time"))
     .patch(
       "/v1/account",
       ({ principal, body }) => {
         requireAccountWide(principal);
         return updateAccount(services, principal.accountId, validatePatch(body).display_name);
       },
-      { scope: "user:write", detail: { summary: "Set or clear the account's display name", tags: ["account"], "x-scope": "user:write", ...validatePatch.doc } },
+      routeDoc("user:write", "Set or clear the account's display name", validatePatch.doc),
     )
     .delete(
       "/v1/account",
@@ -45,13 +45,6 @@ export function accountRoutes(services: Services) {
         requireAccountWide(principal);
         return removeAccount(services, principal.accountId);
       },
-      {
-        scope: "user:write",
-        detail: {
-          summary: "Delete the account: every key, OAuth grant, BYOK key and console session destroyed, every namespace archived, the email freed",
-          tags: ["account"],
-          "x-scope": "user:write",
-        },
-      },
+      routeDoc("user:write", "Delete the account: every key, OAuth grant, BYOK key and console session destroyed, every namespace archived, the email freed"),
     );
 }

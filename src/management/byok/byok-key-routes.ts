@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import { Type } from "@sinclair/typebox";
 import { authPlugin } from "../../auth/auth-plugin";
 import type { Services } from "../../services";
+import { routeDocs } from "../route-doc";
 import { bodyValidator } from "../validate-body";
 import { deleteByokKey, listByokKeys, upsertByokKey } from "./byok-key-service";
 
@@ -18,10 +19,7 @@ const validateUpload = bodyValidator(
   ),
 );
 
-const doc = (scope: "byok:read" | "byok:write", summary: string, extra?: typeof validateUpload.doc) => ({
-  scope,
-  detail: { summary, tags: ["byok"], "x-scope": scope, ...extra },
-});
+const doc = routeDocs<"byok:read" | "byok:write">("byok");
 
 /**
  * BYOK provider keys (README "BYOK"). An account-wide credential manages the account's keys

@@ -1,18 +1,12 @@
-import { Elysia } from "elysia";
-import { authPlugin } from "../../auth/auth-plugin";
-import type { Principal } from "../../auth/principal";
 import { markNoStore } from "../../auth/tokens";
 import type { Services } from "../../services";
-import { nsidOf, resolveTenant } from "../tenant";
+import { routeDocs } from "../route-doc";
+import { namespaceScopedRoutes } from "../namespace-scoped-routes";
+import { tenantOfPath } from "../tenant";
 import { validateCreate, validateUpdate } from "./oauth-client-body";
 import * as service from "./oauth-client-service";
 
-/** Namespace-scoped and in the flat form (the credential's own namespace). */
-const BASES = ["/v1/namespaces/:nsid", "/v1"] as const;
-
-function routeDoc(scope: "clients:read" | "clients:write", summary: string, extra?: typeof validateCreate.doc) {
-  return { scope, detail: { summary, tags: ["oauth clients"], "x-scope": scope, ...extra } };
-}
+const routeDoc = routeDocs<"clients:read" | "clients:write">("oauth clients");
 
 /**
  * OAuth clients (reference §4.12): third-party apps registered by a namespace to ask
@@ -20,20 +14,18 @@ function routeDoc(scope: "clients:read" | "clients:write", summary: string, extr
  * its public `client_id`.
  */
 export function oauthClientRoutes(services: Services) {
-  const tenantOf = (principal: Principal, params: Record<string, string> | undefined) => resolveTenant(services, principal, nsidOf(params));
-  const routes = new Elysia({ name: "oauth-clients", normalize: false }).use(authPlugin(services));
-  for (const base of BASES) {
+  return namespaceScopedRoutes("oauth-clients", services, (routes, base) =>
     routes
       .get(
         `${base}/oauth/clients`,
-        async ({ principal, params }) => service.listClients(services, await tenantOf(principal, params)),
+        async ({ principal, params }) => service.listClients(services, await tenantOfPath(services, principal, params)),
         routeDoc("clients:read", "List the namespace's OAuth clients (never a secret)"),
       )
       .post(
         `${base}/oauth/clients`,
         async ({ principal, params, body, set }) => {
           const input = validateCreate(body);
-          const created = await service.createClient(services, await tenantOf(principal, params), input);
+          const created = await service.createClient(services, await tenantOfPath(services, principal, params), input);
           markNoStore(set);
           return created;
         },
@@ -41,22 +33,21 @@ export function oauthClientRoutes(services: Services) {
       )
       .get(
         `${base}/oauth/clients/:id`,
-        async ({ principal, params }) => service.getClient(services, await tenantOf(principal, params), params.id),
+        async ({ principal, params }) => service.getClient(services, await tenantOfPath(services, principal, params), params.id),
         routeDoc("clients:read", "Get an OAuth client by its id or client_id"),
       )
       .put(
         `${base}/oauth/clients/:id`,
         async ({ principal, params, body }) => {
           const input = validateUpdate(body);
-          return service.updateClient(services, await tenantOf(principal, params), params.id, input);
+          return service.updateClient(services, await tenantOfPath(services, principal, params), params.id, input);
         },
         routeDoc("clients:write", "Change an OAuth client: each list given replaces the stored one whole", validateUpdate.doc),
       )
       .delete(
         `${base}/oauth/clients/:id`,
-        async ({ principal, params }) => service.removeClient(services, await tenantOf(principal, params), params.id),
+        async ({ principal, params }) => service.removeClient(services, await tenantOfPath(services, principal, params), params.id),
         routeDoc("clients:write", "Delete an OAuth client; every token issued to it is revoked"),
-      );
-  }
-  return routes;
+      ),
+  );
 }

@@ -1,11 +1,10 @@
-import { Elysia } from "elysia";
 import { Type } from "@sinclair/typebox";
-import { authPlugin } from "../../auth/auth-plugin";
 import { BudgetSpecSchema, checkShape, type BudgetSpec } from "../../policy/policy-spec";
 import type { Services } from "../../services";
 import { bodyValidator } from "../validate-body";
 import { budgetEnvelope } from "./policy-envelopes";
-import { POLICY_BASES, PolicyName, scopeOf, routeDoc } from "./policy-route-support";
+import { namespaceScopedRoutes } from "../namespace-scoped-routes";
+import { kindHandlers, PolicyName, routeDoc, scopeOf } from "./policy-route-support";
 import * as service from "./policy-service";
 
 // Shapes only; the budget rules (and their messages) are BudgetSpecSchema's, checked below.
@@ -21,19 +20,11 @@ const validateUpdate = bodyValidator(
 
 /** Budgets: typed sugar over policies of kind `budget`; toggled with the generic disable/enable. */
 export function budgetRoutes(services: Services) {
-  const routes = new Elysia({ name: "budgets", normalize: false }).use(authPlugin(services));
-  for (const base of POLICY_BASES) {
+  const handlers = kindHandlers(services, "budget", budgetEnvelope);
+  return namespaceScopedRoutes("budgets", services, (routes, base) =>
     routes
-      .get(
-        `${base}/budgets`,
-        async ({ principal, params }) => ({ data: (await service.listPolicyRows(services, await scopeOf(services, principal, params), "budget")).map(budgetEnvelope) }),
-        routeDoc("policy:read", "List the namespace's budgets"),
-      )
-      .get(
-        `${base}/budgets/:id`,
-        async ({ principal, params }) => budgetEnvelope(await service.getPolicy(services, await scopeOf(services, principal, params), params.id, "budget")),
-        routeDoc("policy:read", "Get a budget"),
-      )
+      .get(`${base}/budgets`, handlers.list, routeDoc("policy:read", "List the namespace's budgets"))
+      .get(`${base}/budgets/:id`, handlers.get, routeDoc("policy:read", "Get a budget"))
       .post(
         `${base}/budgets`,
         async ({ principal, params, body }) => {
@@ -58,11 +49,6 @@ export function budgetRoutes(services: Services) {
         },
         routeDoc("policy:write", "Change a budget (absent fields unchanged)", validateUpdate.doc),
       )
-      .delete(
-        `${base}/budgets/:id`,
-        async ({ principal, params }) => service.removePolicy(services, await scopeOf(services, principal, params), params.id, "budget"),
-        routeDoc("policy:write", "Delete a budget and its bindings"),
-      );
-  }
-  return routes;
+      .delete(`${base}/budgets/:id`, handlers.remove, routeDoc("policy:write", "Delete a budget and its bindings")),
+  );
 }

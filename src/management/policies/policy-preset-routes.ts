@@ -1,11 +1,10 @@
-import { Elysia } from "elysia";
 import { Type } from "@sinclair/typebox";
-import { authPlugin } from "../../auth/auth-plugin";
 import { validatePresetClauses, type PresetSpec } from "../../policy/policy-spec";
 import type { Services } from "../../services";
 import { bodyValidator } from "../validate-body";
 import { policyPresetEnvelope } from "./policy-envelopes";
-import { POLICY_BASES, PolicyName, scopeOf, routeDoc } from "./policy-route-support";
+import { namespaceScopedRoutes } from "../namespace-scoped-routes";
+import { kindHandlers, PolicyName, routeDoc, scopeOf } from "./policy-route-support";
 import * as service from "./policy-service";
 
 // Shapes only; each clause is validated like its own kind (validatePresetClauses).
@@ -34,19 +33,11 @@ const CLAUSES = ["guardrail", "budget", "rate_limit"] as const;
  * supplies it. A supplied clause replaces the stored one whole.
  */
 export function policyPresetRoutes(services: Services) {
-  const routes = new Elysia({ name: "policy-presets", normalize: false }).use(authPlugin(services));
-  for (const base of POLICY_BASES) {
+  const handlers = kindHandlers(services, "preset", policyPresetEnvelope);
+  return namespaceScopedRoutes("policy-presets", services, (routes, base) =>
     routes
-      .get(
-        `${base}/presets`,
-        async ({ principal, params }) => ({ data: (await service.listPolicyRows(services, await scopeOf(services, principal, params), "preset")).map(policyPresetEnvelope) }),
-        routeDoc("policy:read", "List the namespace's presets"),
-      )
-      .get(
-        `${base}/presets/:id`,
-        async ({ principal, params }) => policyPresetEnvelope(await service.getPolicy(services, await scopeOf(services, principal, params), params.id, "preset")),
-        routeDoc("policy:read", "Get a preset"),
-      )
+      .get(`${base}/presets`, handlers.list, routeDoc("policy:read", "List the namespace's presets"))
+      .get(`${base}/presets/:id`, handlers.get, routeDoc("policy:read", "Get a preset"))
       .post(
         `${base}/presets`,
         async ({ principal, params, body }) => {
@@ -77,11 +68,6 @@ export function policyPresetRoutes(services: Services) {
         },
         routeDoc("policy:write", "Change a preset: absent or null = unchanged, clear_<clause> removes one", validateUpdate.doc),
       )
-      .delete(
-        `${base}/presets/:id`,
-        async ({ principal, params }) => service.removePolicy(services, await scopeOf(services, principal, params), params.id, "preset"),
-        routeDoc("policy:write", "Delete a preset and its bindings"),
-      );
-  }
-  return routes;
+      .delete(`${base}/presets/:id`, handlers.remove, routeDoc("policy:write", "Delete a preset and its bindings")),
+  );
 }

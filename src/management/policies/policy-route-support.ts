@@ -1,31 +1,35 @@
 import { Type } from "@sinclair/typebox";
 import type { Principal } from "../../auth/principal";
+import type { PolicyRow } from "../../db/queries/policies";
+import type { PolicyKind } from "../../policy/policy-spec";
 import type { Services } from "../../services";
-import { nsidOf, resolveTenant } from "../tenant";
-import type { bodyValidator } from "../validate-body";
+import { routeDocs } from "../route-doc";
+import { tenantOfPath } from "../tenant";
+import * as service from "./policy-service";
 import type { PolicyScope } from "./policy-service";
-
-/** Every policy route exists namespace-scoped and in the legacy flat form (= the credential's own namespace). */
-export const POLICY_BASES = ["/v1/namespaces/:nsid", "/v1"] as const;
 
 /** The namespace a policy route acts in (`{nsid}`, `me` on the flat paths), checked by the one tenant resolver first. */
 export async function scopeOf(services: Services, principal: Principal, params: Record<string, string> | undefined): Promise<PolicyScope> {
-  return { caller: principal, ...(await resolveTenant(services, principal, nsidOf(params))) };
+  return { caller: principal, ...(await tenantOfPath(services, principal, params)) };
 }
 
 /** A policy's display name: non-empty, no leading or trailing whitespace. */
 export const PolicyName = Type.String({ minLength: 1, maxLength: 200, pattern: "^\\S(.*\\S)?$" });
 
-/** An OpenAPI query parameter (Elysia documents path parameters itself). */
-export function queryParameter(name: string, description: string, required: boolean) {
-  return { name, in: "query" as const, required, description, schema: { type: "string" as const } };
-}
-
 /** The route options every policy route shares: its scope (checked by the auth macro) and its OpenAPI entry. */
-export function routeDoc(
-  scope: "policy:read" | "policy:write",
-  summary: string,
-  extra?: ReturnType<typeof bodyValidator>["doc"] | { parameters: ReturnType<typeof queryParameter>[] },
-) {
-  return { scope, detail: { summary, tags: ["policies"], "x-scope": scope, ...extra } };
+export const routeDoc = routeDocs<"policy:read" | "policy:write">("policies");
+
+type KindRoute = { principal: Principal; params: Record<string, string> };
+type OnePolicyRoute = { principal: Principal; params: Record<string, string> & { id: string } };
+
+/**
+ * The list, get and delete handlers of one kind's typed routes (`…/budgets`, `…/presets`):
+ * the policy service's calls for that kind, answered in the kind's envelope.
+ */
+export function kindHandlers<Envelope>(services: Services, kind: PolicyKind, envelope: (row: PolicyRow) => Envelope) {
+  return {
+    list: async ({ principal, params }: KindRoute) => ({ data: (await service.listPolicyRows(services, await scopeOf(services, principal, params), kind)).map(envelope) }),
+    get: async ({ principal, params }: OnePolicyRoute) => envelope(await service.getPolicy(services, await scopeOf(services, principal, params), params.id, kind)),
+    remove: async ({ principal, params }: OnePolicyRoute) => service.removePolicy(services, await scopeOf(services, principal, params), params.id, kind),
+  };
 }

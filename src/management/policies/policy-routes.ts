@@ -1,12 +1,12 @@
-import { Elysia } from "elysia";
 import { Type } from "@sinclair/typebox";
-import { authPlugin } from "../../auth/auth-plugin";
 import { badRequest } from "../../errors/api-error";
 import { isPolicyKind, POLICY_KINDS, validatePolicySpec, type PolicyKind } from "../../policy/policy-spec";
 import type { Services } from "../../services";
 import { bodyValidator } from "../validate-body";
 import { bindingEnvelope, policyEnvelope } from "./policy-envelopes";
-import { POLICY_BASES, PolicyName, scopeOf, queryParameter, routeDoc } from "./policy-route-support";
+import { queryParameter } from "../route-doc";
+import { namespaceScopedRoutes } from "../namespace-scoped-routes";
+import { PolicyName, scopeOf, routeDoc } from "./policy-route-support";
 import { parsePrincipalType } from "./principal-target";
 import * as service from "./policy-service";
 import { assertAddressableId } from "../../auth/path-ids";
@@ -43,8 +43,7 @@ function requiredQuery(query: Record<string, unknown>, name: string): string {
  * /v1/policies (the caller's own namespace), plus /principals/{type}/{id}/policies.
  */
 export function policyRoutes(services: Services) {
-  const routes = new Elysia({ name: "policies", normalize: false }).use(authPlugin(services));
-  for (const base of POLICY_BASES) {
+  return namespaceScopedRoutes("policies", services, (routes, base) =>
     routes
       .get(
         `${base}/policies`,
@@ -147,7 +146,6 @@ export function policyRoutes(services: Services) {
           return { data: (await service.policiesOfPrincipal(services, scope, { type, id: params.principal_id })).map(policyEnvelope) };
         },
         routeDoc("policy:read", "The namespace's policies bound directly to a principal, disabled ones included"),
-      );
-  }
-  return routes;
+      ),
+  );
 }
