@@ -10,7 +10,8 @@ import type { TestAccount } from "../helpers/test-server";
 let harness: InferenceHarness;
 let broke: TestAccount;
 beforeAll(async () => {
-  harness = await startInferenceHarness();
+  // Small enough that a refused body is cheap to send, large enough for every request here.
+  harness = await startInferenceHarness({ maxInferenceBodyBytes: 4096 });
   broke = await harness.server.createAccount(undefined, 0);
 });
 afterAll(() => harness.close());
@@ -102,6 +103,19 @@ describe("Server-Timing on inference responses", () => {
       expect(await overheadCount(protocol, "none")).toBe(before + 4);
     });
   }
+
+  test("a body refused by its Content-Length before the pipeline runs carries gateway only", async () => {
+    const before = await overheadCount("anthropic-messages", "none");
+    const response = await fetch(`${harness.server.url}/v1/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${harness.account.apiKey}` },
+      body: JSON.stringify({ model: "mock-openai/gpt-4o-mini", max_tokens: 16, messages: [{ role: "user", content: "x".repeat(8192) }] }),
+    });
+    await response.text();
+    expect(response.status).toBe(413);
+    expect(timing(response).upstream).toBeUndefined();
+    expect(await overheadCount("anthropic-messages", "none")).toBe(before + 1);
+  });
 
   test("the wait for the upstream is counted as upstream, not gateway: before its head, for its body, for a stream's first token", async () => {
     for (const [stream, scenario] of [
