@@ -1,3 +1,5 @@
+import { availableParallelism } from "node:os";
+
 /**
  * Process configuration, read once from the environment. The variable names are a
  * contract that outside tests rely on (README "Configuration"): keep them stable.
@@ -32,6 +34,11 @@ export interface Config {
   maxInferenceBodyBytes: number;
   /** Largest accepted request body for management endpoints. */
   maxManagementBodyBytes: number;
+  /**
+   * Server processes sharing the port (SERVER_PROCESSES; `auto`: one per core). More than
+   * one needs DATABASE_URL, the only thing they share, and a fixed PORT (src/server-processes.ts).
+   */
+  serverProcesses: number;
   /** Time SIGTERM gives in-flight requests before the process exits anyway. */
   shutdownGraceMs: number;
   /**
@@ -119,6 +126,18 @@ function translationMode(raw: string | undefined): Config["translationMode"] {
   throw new Error(`TRANSLATION_MODE must be "auto", "pool" or "inline", got "${raw}"`);
 }
 
+/** SERVER_PROCESSES: a positive integer or `auto` (one per core); more than one needs a database they can share and a fixed port. */
+function serverProcesses(env: Record<string, string | undefined>, port: number): number {
+  const raw = env.SERVER_PROCESSES;
+  const count = raw === undefined || raw === "" ? 1 : raw === "auto" ? availableParallelism() : /^[0-9]+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(count) || count < 1) throw new Error(`SERVER_PROCESSES must be a positive integer or "auto", got "${raw}"`);
+  if (count > 1 && !env.DATABASE_URL) {
+    throw new Error(`SERVER_PROCESSES=${raw} needs DATABASE_URL: the embedded database serves one process only`);
+  }
+  if (count > 1 && port === 0) throw new Error(`SERVER_PROCESSES=${raw} needs a fixed PORT: the processes share one port`);
+  return count;
+}
+
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const port = integer("PORT", 8080, env);
   const logLevel = (env.LOG_LEVEL ?? "info") as Config["logLevel"];
@@ -137,6 +156,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     credentialCacheTtlMs: integer("CREDENTIAL_CACHE_TTL_MS", 5_000, env),
     maxInferenceBodyBytes: integer("MAX_INFERENCE_BODY_BYTES", 32 * 1024 * 1024, env),
     maxManagementBodyBytes: integer("MAX_MANAGEMENT_BODY_BYTES", 256 * 1024, env),
+    serverProcesses: serverProcesses(env, port),
     shutdownGraceMs: integer("SHUTDOWN_GRACE_MS", 20_000, env),
     streamStallTimeoutMs: integer("STREAM_STALL_TIMEOUT_MS", 30_000, env),
     databasePoolSize: integer("DATABASE_POOL_SIZE", 10, env),

@@ -5,7 +5,7 @@ import { migrate } from "./db/migrate";
 import { prepareNamedQueries } from "./db/named-queries";
 import { CredentialResolver } from "./auth/credential-resolver";
 import { LastUsedTracker } from "./auth/last-used-tracker";
-import { Metrics } from "./observability/metrics";
+import { Gauge, Metrics } from "./observability/metrics";
 import { createApp } from "./app";
 import { createRequestHooks } from "./http/request-hooks";
 import { inferenceServeRoutes } from "./inference/inference-routes";
@@ -40,6 +40,7 @@ import { ByokKeyStore } from "./byok/byok-key-store";
 import { loadMasterKey } from "./byok/master-key";
 import { EgressGuard, type HostResolver } from "./egress/egress-guard";
 import { parseAllowList } from "./egress/allow-list";
+import { reportListening, serverProcessNumber } from "./server-processes";
 
 const TRANSLATE_WORKER = new URL("../workers/translate.worker.ts", import.meta.url);
 
@@ -88,6 +89,9 @@ export async function startServer(overrides: Partial<Config> = {}, parts: Server
   const lastUsed = new LastUsedTracker(db.sql);
   lastUsed.start();
   const metrics = new Metrics();
+  // Which process answered a scrape: with SERVER_PROCESSES > 1 each has its own /metrics.
+  const processNumber = serverProcessNumber();
+  metrics.register(new Gauge("switchyard_process", "This server process: its pid and its number among SERVER_PROCESSES (1 when alone).", ["pid", "process"])).track([String(process.pid), processNumber ?? "1"], () => 1);
   const writeBuffer = new ShardedWriteBuffer(db.sql, meteringWriteConnections(config, db.kind), { metrics, flushIntervalMs: Math.max(1, config.meteringFlushIntervalMs) });
   const walletLeases = new WalletLeases(db.sql);
   walletLeases.start();
@@ -148,6 +152,8 @@ export async function startServer(overrides: Partial<Config> = {}, parts: Server
     // empty body, for any Content-Length above it.
     maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     idleTimeout: 255,
+    // SERVER_PROCESSES > 1: every server process listens on the same port.
+    reusePort: config.serverProcesses > 1,
     // The inference paths are matched by Bun itself; everything else (and every other
     // method on those paths) goes through Elysia.
     routes: inferenceServeRoutes(services, hooks, (request, peer) => handleInApp(request, peer)),
@@ -155,7 +161,8 @@ export async function startServer(overrides: Partial<Config> = {}, parts: Server
     error: () => errorResponse(new ApiError("internal", "internal error")),
   });
   const port = server.port!;
-  log.info("listening", { port, database: db.kind });
+  log.info("listening", { port, database: db.kind, pid: process.pid, ...(processNumber === undefined ? {} : { process: processNumber }) });
+  reportListening();
 
   let stopping: Promise<void> | undefined;
   const shutdown = () =>

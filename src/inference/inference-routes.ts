@@ -5,6 +5,7 @@ import { runInference, type InferenceDeps } from "../pipeline/run-inference";
 import type { InferenceInput } from "../pipeline/request-context";
 import { log } from "../observability/log";
 import { errorInProtocol } from "../pipeline/inference-error";
+import { withServerTiming } from "../pipeline/server-timing";
 import { requestIdFrom } from "../pipeline/request-id";
 import { countTokens } from "./count-tokens";
 import { INFERENCE_PATHS, type InferencePath } from "./inference-paths";
@@ -12,6 +13,7 @@ import { pathOf } from "../http/request-path";
 import type { RequestHooks } from "../http/request-hooks";
 
 const SCOPE_DOC = { "x-scope": "inference:invoke" };
+const COUNT_TOKENS_PATH = "/v1/messages/count_tokens";
 
 /** Whether an Elysia route pattern (`context.route`) is one of the inference routes, which read their own bodies. */
 export function isInferenceRoute(route: string): boolean {
@@ -25,7 +27,8 @@ async function handleInference(deps: InferenceDeps, input: InferenceInput): Prom
   } catch (error) {
     const requestId = requestIdFrom(input.request.headers);
     log.error("inference failed unexpectedly", { requestId, error: error instanceof Error ? error.message : String(error) });
-    return errorInProtocol(input.protocol, irError("internal", "internal error"), requestId);
+    // Rare enough to time from here: the pipeline's own start is not at hand.
+    return withServerTiming(deps.overhead, input.protocol, performance.now(), undefined, errorInProtocol(input.protocol, irError("internal", "internal error"), requestId));
   }
 }
 
@@ -42,7 +45,8 @@ function generateContent(deps: InferenceDeps, request: Request, encodedTail: str
   const action = colon === -1 ? "" : tail!.slice(colon + 1);
   if (tail === undefined || colon <= 0 || (action !== "generateContent" && action !== "streamGenerateContent")) {
     const error = irError("invalid_request", "google path must be 'models/{model}:generateContent' or ':streamGenerateContent'");
-    return errorInProtocol("google-generate-content", error, requestIdFrom(request.headers));
+    const response = errorInProtocol("google-generate-content", error, requestIdFrom(request.headers));
+    return withServerTiming(deps.overhead, "google-generate-content", performance.now(), undefined, response);
   }
   return handleInference(deps, {
     protocol: "google-generate-content",
@@ -67,7 +71,7 @@ interface InferenceEndpoint extends InferencePath {
 
 /** What each inference path runs. */
 function serverFor(entry: InferencePath): InferenceEndpoint["serve"] {
-  if (entry.path === "/v1/messages/count_tokens") return (deps, request) => countTokens(deps, request);
+  if (entry.path === COUNT_TOKENS_PATH) return (deps, request) => countTokens(deps, request);
   if (entry.protocol === "google-generate-content") return generateContent;
   const protocol = entry.protocol;
   return (deps, request) => handleInference(deps, { protocol, request });
@@ -122,6 +126,10 @@ export function inferenceServeRoutes(
         if (prefixLength === -1 ? path !== endpoint.path : !path.startsWith(prefix)) return fallback(request, server);
         const startedAt = performance.now();
         let response = hooks.before(request, path);
+        // A body refused by its Content-Length before the pipeline ran (count_tokens has no upstream and no Server-Timing).
+        if (response !== undefined && endpoint.path !== COUNT_TOKENS_PATH) {
+          withServerTiming(deps.overhead, endpoint.protocol, startedAt, undefined, response);
+        }
         try {
           response ??= await endpoint.serve(deps, request, prefixLength === -1 ? "" : path.slice(prefixLength));
           return response;
@@ -158,5 +166,6 @@ export function inferenceDeps(services: Services): InferenceDeps {
     },
     // METERING=off (benchmarks): nothing is recorded or charged (README "Metering").
     records: config.meteringEnabled ? { sink: services.meteringSink, writeBuffer: services.writeBuffer, pending: services.pendingSettlements } : undefined,
+    overhead: metrics.gatewayOverhead,
   };
 }

@@ -2,6 +2,8 @@
  * A small Prometheus registry (text exposition format 0.0.4). Counters and
  * histograms keyed by label values; no per-request allocation beyond the label key.
  */
+/** The gateway's own time per request is well under a millisecond when all is well. */
+const OVERHEAD_BUCKETS_SECONDS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
 const LATENCY_BUCKETS_SECONDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 function escapeLabel(value: string): string {
@@ -87,6 +89,13 @@ export class Metrics {
   readonly inFlight = new Gauge("switchyard_http_requests_in_flight", "Requests being served now, streams included.");
   readonly buffered = new Gauge("switchyard_buffered_rows", "Rows waiting in write buffers, by table.", ["table"]);
   readonly upstreamAttempts = new Counter("switchyard_upstream_attempts_total", "Upstream attempts by provider and outcome (success, provider_error, timeout, client_error, aborted).", ["provider", "outcome"]);
+  /** Server-Timing's `gateway` part of every inference response (src/pipeline/server-timing.ts). */
+  readonly gatewayOverhead = new Histogram(
+    "switchyard_gateway_overhead_seconds",
+    "Time an inference request spent in the gateway before its response head, not counting the wait for upstreams, by client and upstream protocol (none: no upstream was called).",
+    ["client_protocol", "upstream_protocol"],
+    OVERHEAD_BUCKETS_SECONDS,
+  );
   readonly writeFailures = new Counter("switchyard_write_failures_total", "Failed batch writes (rows are kept and retried), by table.", ["table"]);
   private extra: Array<{ render(): string }> = [];
 
@@ -96,7 +105,7 @@ export class Metrics {
   }
 
   render(): string {
-    return [this.httpRequests, this.httpDuration, this.inFlight, this.upstreamAttempts, this.buffered, this.writeFailures, ...this.extra].map((m) => m.render()).join("");
+    return [this.httpRequests, this.httpDuration, this.gatewayOverhead, this.inFlight, this.upstreamAttempts, this.buffered, this.writeFailures, ...this.extra].map((m) => m.render()).join("");
   }
 }
 

@@ -117,6 +117,7 @@ export async function runAttempts(deps: AttemptDeps, input: AttemptInput): Promi
       if (destination.host !== undefined && destination.serverName !== undefined) pinned = { host: destination.host, serverName: destination.serverName };
     }
 
+    const calledAt = performance.now();
     const call = await callUpstream({
       target,
       body,
@@ -129,6 +130,7 @@ export async function runAttempts(deps: AttemptDeps, input: AttemptInput): Promi
       graceOver: deps.graceOver,
       pinned,
     });
+    attempt.upstreamMs = performance.now() - calledAt;
     if (!call.ok) {
       // A stream's client hanging up (or shutdown) aborts the upstream call: that says nothing about the provider.
       const clientLeft = (ir.stream && request.signal.aborted) || deps.graceOver.aborted;
@@ -140,6 +142,7 @@ export async function runAttempts(deps: AttemptDeps, input: AttemptInput): Promi
     const { response } = call;
     if (response.status < 200 || response.status >= 300) {
       const text = await response.text().catch(() => "");
+      attempt.upstreamMs = performance.now() - calledAt;
       call.release();
       let error = codecFor(candidate.protocol).decodeUpstreamError(response.status, parseMaybeJson(text), Object.fromEntries(response.headers));
       if (opaque) error = opaqueUpstreamError(error, response.status);
@@ -168,7 +171,7 @@ export async function runAttempts(deps: AttemptDeps, input: AttemptInput): Promi
     if (!ir.stream) {
       const answer = await respondJson(
         { translator: deps.translator, idleMs: deps.timeouts.idleMs },
-        { response, abortUpstream, upstreamProtocol: candidate.protocol, clientProtocol: protocol, context: codecContext, rewrite: input.responseCheck?.whole, reencode: opaque },
+        { response, abortUpstream, upstreamProtocol: candidate.protocol, clientProtocol: protocol, context: codecContext, rewrite: input.responseCheck?.whole, reencode: opaque, waits: attempt },
       );
       call.release();
       if (!answer.ok && answer.refused) {
@@ -217,6 +220,7 @@ export async function runAttempts(deps: AttemptDeps, input: AttemptInput): Promi
       // A stream's own warnings come after its head: its observer adds them to the record.
       headers: { ...head, ...warningsHeader(warnings) },
       observer: input.observe(attempt),
+      waits: attempt,
     });
     if (relayed.ok) return { kind: "stream", response: relayed.response };
     const failure = opaque && !relayed.refused ? opaqueUpstreamError(relayed.error) : relayed.error;

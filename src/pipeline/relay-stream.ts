@@ -4,6 +4,7 @@ import type { Translator } from "../translation/translator";
 import { codecFor } from "../translation/codec-registry";
 import { PassthroughFramer } from "./passthrough-framer";
 import { asIrError } from "./inference-error";
+import type { AttemptRecord } from "../routing/attempt-record";
 import { CommittedStream, STREAM_BUFFER_BYTES, type CommittedDeps, type CommittedInput, type StreamSeen } from "./committed-stream";
 
 export interface RelayDeps extends CommittedDeps {
@@ -21,6 +22,8 @@ export interface RelayInput extends CommittedInput {
   guard?: PartGuard;
   clientAskedUsage: boolean;
   headers: Record<string, string>;
+  /** The attempt: reading the upstream until the first token is time spent waiting for it (Server-Timing). */
+  waits: Pick<AttemptRecord, "upstreamMs">;
 }
 
 export type RelayResult =
@@ -74,7 +77,13 @@ export async function relayStream(deps: RelayDeps, input: RelayInput): Promise<R
   let ended = false;
   try {
     for (;;) {
-      const chunk = await reader.next();
+      const readFrom = performance.now();
+      let chunk: string | undefined;
+      try {
+        chunk = await reader.next();
+      } finally {
+        input.waits.upstreamMs = (input.waits.upstreamMs ?? 0) + (performance.now() - readFrom);
+      }
       if (chunk === undefined) {
         const output = note(await handle.end());
         ended = true;

@@ -5,6 +5,7 @@ import { translateResponse } from "../translation/translate-response";
 import { isIrError, readBodyText } from "../routing/body-reader";
 import { codecFor } from "../translation/codec-registry";
 import { internalError } from "./inference-error";
+import type { AttemptRecord } from "../routing/attempt-record";
 
 export interface RespondJsonDeps {
   translator: Pick<Translator, "translateResponse">;
@@ -22,6 +23,8 @@ export interface RespondJsonInput {
   rewrite?: ResponseRewrite;
   /** Never relay the upstream's bytes, even in the same protocol (a customer-supplied base). */
   reencode?: boolean;
+  /** The attempt: reading the body is time spent waiting for the upstream (Server-Timing). */
+  waits: Pick<AttemptRecord, "upstreamMs">;
 }
 
 export type JsonAnswer =
@@ -39,7 +42,13 @@ export type JsonAnswer =
  */
 export async function respondJson(deps: RespondJsonDeps, input: RespondJsonInput): Promise<JsonAnswer> {
   try {
-    const text = await readBodyText(input.response, deps.idleMs, input.abortUpstream);
+    const readFrom = performance.now();
+    let text: string;
+    try {
+      text = await readBodyText(input.response, deps.idleMs, input.abortUpstream);
+    } finally {
+      input.waits.upstreamMs = (input.waits.upstreamMs ?? 0) + (performance.now() - readFrom);
+    }
     const translation = { upstream: input.upstreamProtocol, client: input.clientProtocol, body: text, context: input.context, ...(input.reencode ? { reencode: true } : {}) };
     const translated = input.rewrite ? translateResponse(translation, input.rewrite) : await deps.translator.translateResponse(translation);
     const refused = translated.signals.refused;

@@ -18,6 +18,8 @@ import { attemptObserver } from "./attempt-accounting";
 import { jsonResponse } from "./respond-json";
 import { responseCheckFor } from "./response-check";
 import { RequestSettlement, type RecordDeps } from "./settle";
+import { withServerTiming, type OverheadHistogram } from "./server-timing";
+import type { AttemptRecord } from "../routing/attempt-record";
 
 /** What each stage is given: only what it uses. */
 export interface InferenceDeps {
@@ -30,6 +32,8 @@ export interface InferenceDeps {
   attempts: AttemptDeps;
   /** Where records go; undefined when nothing is recorded (METERING=off). */
   records: RecordDeps | undefined;
+  /** Where every response's Server-Timing `gateway` part is observed. */
+  overhead: OverheadHistogram;
 }
 
 /**
@@ -43,7 +47,9 @@ export async function runInference(deps: InferenceDeps, input: InferenceInput): 
   const startedAt = performance.now();
   const createdAt = new Date();
   const requestId = requestIdFrom(request.headers);
-  const fail = (error: IrError) => errorInProtocol(protocol, error, requestId);
+  // Every way out carries Server-Timing, taken as its head goes out (server-timing.ts).
+  const timed = (response: Response, attempts?: readonly AttemptRecord[]) => withServerTiming(deps.overhead, protocol, startedAt, attempts, response);
+  const fail = (error: IrError, attempts?: readonly AttemptRecord[]) => timed(errorInProtocol(protocol, error, requestId), attempts);
 
   const caller = await authenticate(deps.auth, request.headers, requestId);
   if ("error" in caller) return fail(caller.error);
@@ -57,7 +63,7 @@ export async function runInference(deps: InferenceDeps, input: InferenceInput): 
     // means, so the namespace's request history lists it.
     if (outcome.namespaceId === null) outcome.namespaceId = await deps.resolve.namespaces.namespaceFor(principal).catch(() => null);
     settlement.settle("failed", error.status);
-    return fail(error);
+    return fail(error, outcome.attempts);
   };
 
   const decoded = await decode(deps.decode, input, requestId);
@@ -106,15 +112,15 @@ export async function runInference(deps: InferenceDeps, input: InferenceInput): 
     case "answer": {
       settlement.serve(result.attempt);
       const settled = settlement.settle("succeeded", 200);
-      return jsonResponse(protocol, result.body, settled?.chargeMicroUsd, result.headers);
+      return timed(jsonResponse(protocol, result.body, settled?.chargeMicroUsd, result.headers), outcome.attempts);
     }
     case "stream":
       // The stream settles through its observer when it ends.
-      return result.response;
+      return timed(result.response, outcome.attempts);
     case "failed":
       if (!result.cancelled) return failAndSettle(result.error);
       // The client left before anything was sent: its cancel, not a failure (499: client closed request).
       settlement.settle("cancelled", 499);
-      return fail(result.error);
+      return fail(result.error, outcome.attempts);
   }
 }

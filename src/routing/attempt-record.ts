@@ -14,6 +14,12 @@ export interface AttemptRecord {
   error?: IrError;
   signals: TranslationSignals[];
   startedAt: number;
+  /**
+   * Milliseconds this attempt waited for its upstream before the client's response head:
+   * the call to the upstream's head (and an error status's body), a whole answer's body, a
+   * stream's chunks until its first token. Undefined when no call was made (Server-Timing).
+   */
+  upstreamMs?: number;
   firstTokenAt?: number;
   endedAt?: number;
 }

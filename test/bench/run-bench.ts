@@ -7,7 +7,8 @@
  *
  * Processes: the mock upstreams (openai-chat, anthropic-messages), the bare proxy and
  * two Switchyards (pool and inline, on one throwaway PostgreSQL) are children; this
- * process only generates load. Latency loops interleave their targets request by request
+ * process only generates load. BENCH_SERVER_PROCESSES=2 adds the default served by two
+ * server processes (SERVER_PROCESSES=2). Latency loops interleave their targets request by request
  * and throughput runs in interleaved slices, so drift on the machine hits all alike.
  */
 import { spawnSync } from "node:child_process";
@@ -77,6 +78,13 @@ async function main(): Promise<number> {
       { mode: "pool", env: { TRANSLATION_MODE: "pool" } },
       { mode: "auto, metering off", env: { TRANSLATION_MODE: "auto", METERING: "off" } },
     ];
+    // BENCH_SERVER_PROCESSES=2 (off by default): the default again as that many server
+    // processes on one port (SERVER_PROCESSES), for the README's throughput by process count.
+    // Its memory figures are the primary's, which serves nothing.
+    const processes = process.env.BENCH_SERVER_PROCESSES;
+    if (processes !== undefined && processes !== "" && processes !== "1") {
+      variants.push({ mode: `auto, ${processes} processes`, env: { TRANSLATION_MODE: "auto", SERVER_PROCESSES: processes } });
+    }
     for (const variant of variants) {
       switchyards.push(await startSwitchyard({ ...variant, database, mocks, mockKey: MOCK_KEY }));
     }

@@ -63,6 +63,7 @@ async function relay(watcher: StreamObserver, body: ReadableStream<Uint8Array> =
       release: () => {},
       headers: { "x-request-id": "req_relay" },
       observer: watcher,
+      waits: {},
     },
   );
   return { result, aborted: () => aborted };

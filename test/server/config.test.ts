@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { loadConfig, meteringWriteConnections } from "../../src/config";
+import { availableParallelism } from "node:os";
 
 describe("metering write connections", () => {
   test("two on PostgreSQL by default, METERING_WRITE_CONNECTIONS to change it, never the whole pool, one on the embedded database", () => {
@@ -22,5 +23,19 @@ describe("stream stall timeout", () => {
     expect(loadConfig({ STREAM_STALL_TIMEOUT_MS: "1000" }).streamStallTimeoutMs).toBe(1_000);
     expect(loadConfig({ STREAM_STALL_TIMEOUT_MS: "0" }).streamStallTimeoutMs).toBe(0);
     expect(() => loadConfig({ STREAM_STALL_TIMEOUT_MS: "-1" })).toThrow("STREAM_STALL_TIMEOUT_MS must be a non-negative integer");
+  });
+});
+
+describe("server processes", () => {
+  test("1 by default, a positive integer or auto (one per core), more than one only with DATABASE_URL and a fixed PORT", () => {
+    const shared = { DATABASE_URL: "postgres://db.example.test/switchyard" };
+    expect(loadConfig({}).serverProcesses).toBe(1);
+    expect(loadConfig({ ...shared, SERVER_PROCESSES: "2" }).serverProcesses).toBe(2);
+    expect(loadConfig({ ...shared, SERVER_PROCESSES: "auto" }).serverProcesses).toBe(availableParallelism());
+    for (const bad of ["0", "-1", "abc", "1.5", " 2"]) {
+      expect(() => loadConfig({ ...shared, SERVER_PROCESSES: bad })).toThrow(`SERVER_PROCESSES must be a positive integer or "auto", got "${bad}"`);
+    }
+    expect(() => loadConfig({ SERVER_PROCESSES: "2" })).toThrow("SERVER_PROCESSES=2 needs DATABASE_URL");
+    expect(() => loadConfig({ ...shared, SERVER_PROCESSES: "2", PORT: "0" })).toThrow("SERVER_PROCESSES=2 needs a fixed PORT");
   });
 });
