@@ -19,8 +19,11 @@ import { MAX_STORED_TEXT_CHARS, storableJson, storableText } from "./storable-te
  * after its promise has already resolved with the writable, where it would be lost; it
  * is caught there and thrown instead, so the caller can tell refused data from an outage.
  */
-export async function copyInto(sql: Sql, table: string, columns: readonly string[], lines: readonly string[]): Promise<void> {
-  const query = sql.unsafe(`copy ${table} (${columns.join(", ")}) from stdin`);
+export async function copyInto(sql: Sql, table: string, columns: readonly string[], lines: readonly string[]): Promise<void>;
+/** The same with the data already encoded (copy-binary.ts): each chunk sent as it is. */
+export async function copyInto(sql: Sql, table: string, columns: readonly string[], chunks: readonly Uint8Array[], format: "binary"): Promise<void>;
+export async function copyInto(sql: Sql, table: string, columns: readonly string[], data: readonly (string | Uint8Array)[], format: "text" | "binary" = "text"): Promise<void> {
+  const query = sql.unsafe(`copy ${table} (${columns.join(", ")}) from stdin${format === "binary" ? " (format binary)" : ""}`);
   let copyError: unknown;
   const internals = query as unknown as { reject?: (error: unknown) => void };
   const reject = internals.reject;
@@ -41,7 +44,11 @@ export async function copyInto(sql: Sql, table: string, columns: readonly string
     };
     writable.once("error", reject);
   });
-  writable.end(lines.join(""));
+  if (format === "text") writable.end(data.join(""));
+  else {
+    for (const chunk of data) writable.write(chunk);
+    writable.end();
+  }
   await copyDoneSent;
   try {
     await sql`select 1`;
