@@ -35,6 +35,7 @@ function batchTable<Row>(name: string, insertJson: JsonBatchInsert, target: Copy
   const jsonRows = jsonRowsWriter(target.columns, target.kinds);
   return {
     name,
+    streamsWholeBatch: copyRows !== undefined,
     async write(sql: Sql, rows: Row[], retry: boolean) {
       if (copyRows !== undefined && !retry) {
         await copyRows(sql, rows);
@@ -59,11 +60,19 @@ function copyWriter<Row>(copy: CopyTarget<Row>): (sql: Sql, rows: Row[]) => Prom
   const line = copyLineWriter(copy.columns, copy.kinds);
   const encode = binaryRowsEncoder(copy.columns, copy.types);
   return async (sql, rows) => {
-    const tuples = encode(rows);
-    if (tuples === undefined) await copyInto(sql, copy.table, copy.columns, rows.map(line));
-    else await copyBinaryInto(sql, copy.table, copy.columns, [tuples]);
+    // A whole flush arrives at once (streamsWholeBatch): encoded in chunks, sent as one COPY.
+    const chunks: Uint8Array[] = [];
+    for (let start = 0; start < rows.length; start += ENCODE_CHUNK_ROWS) {
+      const tuples = encode(rows.length <= ENCODE_CHUNK_ROWS ? rows : rows.slice(start, start + ENCODE_CHUNK_ROWS));
+      if (tuples === undefined) return copyInto(sql, copy.table, copy.columns, rows.map(line));
+      chunks.push(tuples);
+    }
+    await copyBinaryInto(sql, copy.table, copy.columns, chunks);
   };
 }
+
+/** Rows encoded into one buffer: a flush of many thousands is sent as several. */
+const ENCODE_CHUNK_ROWS = 1_000;
 
 const REQUEST_COPY: CopyTarget<RequestRow> = {
   table: "requests",
