@@ -32,6 +32,8 @@ export type BinaryRowsEncoder<Row> = (rows: readonly Row[]) => Uint8Array | unde
 const HEADER = new Uint8Array([0x50, 0x47, 0x43, 0x4f, 0x50, 0x59, 0x0a, 0xff, 0x0d, 0x0a, 0x00, 0, 0, 0, 0, 0, 0, 0, 0]);
 /** A field count of -1 ends the stream. */
 const TRAILER = new Uint8Array([0xff, 0xff]);
+/** Strings up to this long are tried as plain ASCII first (TupleWriter.ascii). */
+const SHORT_STRING_CHARS = 64;
 /** pg_type oid of text: a text[] value names its element type. */
 const TEXT_OID = 25;
 /** 2000-01-01T00:00:00Z, PostgreSQL's timestamp epoch, in Unix milliseconds. */
@@ -82,8 +84,30 @@ class TupleWriter {
     this.int32(-1);
   }
 
+  /**
+   * A short string of ASCII without NUL (most ids, names and statuses), byte by byte: a
+   * third of the cost of a native encoder call for one. False, having written nothing,
+   * for anything else.
+   */
+  ascii(value: string): boolean {
+    const length = value.length;
+    if (length > SHORT_STRING_CHARS) return false;
+    this.ensure(4 + length);
+    const bytes = this.bytes;
+    const start = this.at + 4;
+    for (let i = 0; i < length; i++) {
+      const code = value.charCodeAt(i);
+      if (code === 0 || code > 0x7f) return false;
+      bytes[start + i] = code;
+    }
+    this.view.setInt32(this.at, length);
+    this.at = start + length;
+    return true;
+  }
+
   /** A length-prefixed UTF-8 string (lone surrogates encode as U+FFFD). */
   utf8(value: string): void {
+    if (this.ascii(value)) return;
     this.ensure(4 + value.length * 3);
     const written = this.bytes.write(value, this.at + 4, "utf8");
     this.view.setInt32(this.at, written);
@@ -93,6 +117,7 @@ class TupleWriter {
   text(value: unknown): void {
     if (value === null || value === undefined) return this.null();
     if (typeof value !== "string") throw new NotExact();
+    if (this.ascii(value)) return;
     this.utf8(value.length > MAX_STORED_TEXT_CHARS || value.includes("\u0000") ? storableText(value) : value);
   }
 
