@@ -41,9 +41,19 @@ const POSTGRES_EPOCH_MS = 946_684_800_000;
 /** The gateway's own timestamp form (isoTimestamp): anything else goes through text COPY. */
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-/** Sends tuples from encoders of one table in one COPY (binary), header and trailer added. */
-export async function copyBinaryInto(sql: Sql, table: string, columns: readonly string[], tuples: readonly Uint8Array[]): Promise<void> {
-  await copyInto(sql, table, columns, [HEADER, ...tuples, TRAILER], "binary");
+/**
+ * Sends tuples from an encoder of one table in one COPY (binary), header and trailer
+ * added. `tuples` may encode lazily, each chunk while PostgreSQL ingests the one before
+ * (see copyInto); one that throws aborts the COPY.
+ */
+export async function copyBinaryInto(sql: Sql, table: string, columns: readonly string[], tuples: Iterable<Uint8Array>): Promise<void> {
+  await copyInto(sql, table, columns, framed(tuples), "binary");
+}
+
+function* framed(tuples: Iterable<Uint8Array>): Generator<Uint8Array> {
+  yield HEADER;
+  yield* tuples;
+  yield TRAILER;
 }
 
 /** Given up on this batch: a value whose binary form might differ from its text form. */

@@ -1,5 +1,5 @@
 import type { Sql } from "../db/connect-database";
-import { copyBinaryInto, binaryRowsEncoder, type BinaryColumnType } from "../db/copy-binary";
+import { copyBinaryInto, binaryRowsEncoder, type BinaryColumnType, type BinaryRowsEncoder } from "../db/copy-binary";
 import { copyInto, copyLineWriter, type CopyColumnKind } from "../db/copy-rows";
 import { jsonRowsWriter } from "../db/json-rows";
 import { applyLedgerEntries, applyLedgerTotals, insertBillingAudit, insertRequestRecords, insertUsageFrames, type JsonBatchInsert } from "../db/queries/metering";
@@ -60,15 +60,25 @@ function copyWriter<Row>(copy: CopyTarget<Row>): (sql: Sql, rows: Row[]) => Prom
   const line = copyLineWriter(copy.columns, copy.kinds);
   const encode = binaryRowsEncoder(copy.columns, copy.types);
   return async (sql, rows) => {
-    // A whole flush arrives at once (streamsWholeBatch): encoded in chunks, sent as one COPY.
-    const chunks: Uint8Array[] = [];
-    for (let start = 0; start < rows.length; start += ENCODE_CHUNK_ROWS) {
-      const tuples = encode(rows.length <= ENCODE_CHUNK_ROWS ? rows : rows.slice(start, start + ENCODE_CHUNK_ROWS));
-      if (tuples === undefined) return copyInto(sql, copy.table, copy.columns, rows.map(line));
-      chunks.push(tuples);
-    }
-    await copyBinaryInto(sql, copy.table, copy.columns, chunks);
+    const first = encode(rows.length <= ENCODE_CHUNK_ROWS ? rows : rows.slice(0, ENCODE_CHUNK_ROWS));
+    if (first === undefined) return copyInto(sql, copy.table, copy.columns, rows.map(line));
+    await copyBinaryInto(sql, copy.table, copy.columns, encodedChunks(rows, first, encode));
   };
+}
+
+/**
+ * A whole flush arrives at once (streamsWholeBatch): its rows encoded a chunk at a time,
+ * each while PostgreSQL ingests the one before. A later chunk with a value that has no
+ * exact binary form aborts the COPY, and so the flush, which is retried with the insert
+ * statements, where PostgreSQL judges every value (and isolateRefusedRows the refused).
+ */
+function* encodedChunks<Row>(rows: Row[], first: Uint8Array, encode: BinaryRowsEncoder<Row>): Generator<Uint8Array> {
+  yield first;
+  for (let start = ENCODE_CHUNK_ROWS; start < rows.length; start += ENCODE_CHUNK_ROWS) {
+    const tuples = encode(rows.slice(start, start + ENCODE_CHUNK_ROWS));
+    if (tuples === undefined) throw new Error(`${rows.length} metering rows: a value has no exact binary COPY form; the flush is retried with the insert statements`);
+    yield tuples;
+  }
 }
 
 /** Rows encoded into one buffer: a flush of many thousands is sent as several. */
