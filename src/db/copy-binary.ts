@@ -133,6 +133,8 @@ class TupleWriter {
 
   json(value: unknown): void {
     if (value === null || value === undefined) return this.null();
+    // A request's warnings are nearly always none.
+    if (Array.isArray(value) && value.length === 0) return void this.ascii("[]");
     this.utf8(storableJson(value));
   }
 
@@ -162,10 +164,8 @@ class TupleWriter {
 
   timestamptz(value: unknown): void {
     if (value === null || value === undefined) return this.null();
-    if (typeof value !== "string" || !ISO_UTC.test(value)) throw new NotExact();
-    const ms = Date.parse(value);
-    if (!Number.isSafeInteger(ms)) throw new NotExact();
-    this.int64((ms - POSTGRES_EPOCH_MS) * 1_000);
+    if (typeof value !== "string") throw new NotExact();
+    this.int64(postgresMicros(value));
   }
 
   textArray(value: unknown): void {
@@ -201,6 +201,32 @@ class TupleWriter {
   done(): Uint8Array {
     return this.bytes.subarray(0, this.at);
   }
+}
+
+/** The last second parsed ("2026-11-22T07:29:44.") and its microseconds since PostgreSQL's epoch. */
+let cachedSecond = "";
+let cachedSecondMicros = 0;
+
+/**
+ * Microseconds since 2000-01-01 of an isoTimestamp string. A request's rows carry two,
+ * nearly always within the second before: that second is parsed once and reused, so a
+ * timestamp costs a prefix comparison and three digits instead of Date.parse.
+ */
+function postgresMicros(value: string): number {
+  if (value.length === 24 && value.charCodeAt(23) === 0x5a && cachedSecond !== "" && value.startsWith(cachedSecond)) {
+    const hundreds = value.charCodeAt(20) - 0x30;
+    const tens = value.charCodeAt(21) - 0x30;
+    const units = value.charCodeAt(22) - 0x30;
+    if (hundreds >= 0 && hundreds <= 9 && tens >= 0 && tens <= 9 && units >= 0 && units <= 9) {
+      return cachedSecondMicros + (hundreds * 100 + tens * 10 + units) * 1_000;
+    }
+  }
+  if (!ISO_UTC.test(value)) throw new NotExact();
+  const ms = Date.parse(value);
+  if (!Number.isSafeInteger(ms)) throw new NotExact();
+  cachedSecond = value.slice(0, 20);
+  cachedSecondMicros = (ms - (ms % 1_000 + 1_000) % 1_000 - POSTGRES_EPOCH_MS) * 1_000;
+  return (ms - POSTGRES_EPOCH_MS) * 1_000;
 }
 
 const METHOD_BY_TYPE: Record<BinaryColumnType, string> = {

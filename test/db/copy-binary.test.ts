@@ -44,11 +44,15 @@ const AWKWARD: Row[] = [
   { id: "nulls", note: null, small: null, big: null, flag: null, tags: null, doc: null, at: null },
   { id: "empties", note: "", small: 0, big: 0, flag: false, tags: [], doc: [], at: "1999-12-31T23:59:59.999Z" },
   { id: "limits", note: "x".repeat(10_000), small: 2_147_483_647, big: 9_007_199_254_740_991, flag: false, tags: ["y".repeat(5_000)], doc: { long: "z".repeat(70_000) }, at: "2000-01-01T00:00:00.000Z" },
+  // Timestamps within one second and across seconds (the encoder reuses the last second it parsed).
+  ...["2026-11-22T01:02:03.000Z", "2026-11-22T01:02:03.001Z", "2026-11-22T01:02:03.999Z", "2026-11-22T01:02:04.010Z", "2026-11-22T01:02:03.500Z", "1969-12-31T23:59:59.250Z", "1969-12-31T23:59:59.999Z"].map(
+    (at, i): Row => ({ id: `at${i}`, note: null, small: null, big: null, flag: null, tags: null, doc: null, at }),
+  ),
   { id: "\\N", note: "\\N", small: 1, big: 4_294_967_296, flag: true, tags: ["\\N"], doc: "just a string", at: "2126-01-01T00:00:00.001Z" },
 ];
 
 async function stored(table: string): Promise<unknown[]> {
-  return sql.unsafe(`select id, note, small, big::text as big, flag, tags, doc, at from ${table} order by id collate "C"`);
+  return sql.unsafe(`select id, note, small, big::text as big, flag, tags, doc, at::text as at from ${table} order by id collate "C"`);
 }
 
 describe("COPY binary format", () => {
