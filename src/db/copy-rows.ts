@@ -19,8 +19,17 @@ import { MAX_STORED_TEXT_CHARS, storableJson, storableText } from "./storable-te
  * after its promise has already resolved with the writable, where it would be lost; it
  * is caught there and thrown instead, so the caller can tell refused data from an outage.
  */
-export async function copyInto(sql: Sql, table: string, columns: readonly string[], lines: readonly string[]): Promise<void> {
-  const query = sql.unsafe(`copy ${table} (${columns.join(", ")}) from stdin`);
+export async function copyInto(sql: Sql, table: string, columns: readonly string[], lines: readonly string[]): Promise<void>;
+/**
+ * The same with the data already encoded (copy-binary.ts), each chunk sent as it comes.
+ * `chunks` may encode lazily: after each chunk the event loop turns, so the socket sends
+ * it while the next one is encoded and PostgreSQL ingests one while the gateway encodes
+ * the next. A chunk that throws ends the COPY with CopyFail, and copyInto rejects with
+ * that error (the transaction is aborted, as for a refused COPY).
+ */
+export async function copyInto(sql: Sql, table: string, columns: readonly string[], chunks: Iterable<Uint8Array>, format: "binary"): Promise<void>;
+export async function copyInto(sql: Sql, table: string, columns: readonly string[], data: Iterable<string | Uint8Array>, format: "text" | "binary" = "text"): Promise<void> {
+  const query = sql.unsafe(`copy ${table} (${columns.join(", ")}) from stdin${format === "binary" ? " (format binary)" : ""}`);
   let copyError: unknown;
   const internals = query as unknown as { reject?: (error: unknown) => void };
   const reject = internals.reject;
@@ -41,8 +50,24 @@ export async function copyInto(sql: Sql, table: string, columns: readonly string
     };
     writable.once("error", reject);
   });
-  writable.end(lines.join(""));
-  await copyDoneSent;
+  // Not awaited when the stream is destroyed first (below): its rejection is the sentinel's to report.
+  copyDoneSent.catch(() => {});
+  if (format === "text") writable.end((data as readonly string[]).join(""));
+  else {
+    try {
+      for (const chunk of data) {
+        // The connection died meanwhile: the sentinel below fails, and so does the flush.
+        if (writable.destroyed) break;
+        writable.write(chunk);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    } catch (error) {
+      writable.destroy(error instanceof Error ? error : new Error(String(error)));
+      throw error;
+    }
+    if (!writable.destroyed) writable.end();
+  }
+  if (!writable.destroyed) await copyDoneSent;
   try {
     await sql`select 1`;
   } catch (error) {

@@ -1,4 +1,5 @@
 import type { Sql } from "../db/connect-database";
+import { copyBinaryInto, binaryRowsEncoder, type BinaryColumnType, type BinaryRowsEncoder } from "../db/copy-binary";
 import { copyInto, copyLineWriter, type CopyColumnKind } from "../db/copy-rows";
 import { jsonRowsWriter } from "../db/json-rows";
 import { applyLedgerEntries, applyLedgerTotals, insertBillingAudit, insertRequestRecords, insertUsageFrames, type JsonBatchInsert } from "../db/queries/metering";
@@ -8,11 +9,15 @@ import type { BillingAuditRow, LedgerRow, MeteringSink, RequestRow, UsageFrameRo
 import type { RowRouter } from "../db/batch/sharded-write-buffer";
 import type { BatchTable } from "../db/batch/write-buffer";
 
-/** A table's columns in order, and which hold JSON or arrays: for its COPY lines and its JSON batches. */
+/**
+ * A table's columns in order, and which hold JSON or arrays: for its COPY lines and its
+ * JSON batches; and every column's type, for binary COPY.
+ */
 interface CopyTarget<Row> {
   table: string;
   columns: readonly (keyof Row & string)[];
   kinds: Partial<Record<keyof Row & string, CopyColumnKind>>;
+  types: Record<keyof Row & string, BinaryColumnType>;
 }
 
 /**
@@ -30,6 +35,7 @@ function batchTable<Row>(name: string, insertJson: JsonBatchInsert, target: Copy
   const jsonRows = jsonRowsWriter(target.columns, target.kinds);
   return {
     name,
+    streamsWholeBatch: copyRows !== undefined,
     async write(sql: Sql, rows: Row[], retry: boolean) {
       if (copyRows !== undefined && !retry) {
         await copyRows(sql, rows);
@@ -45,11 +51,38 @@ function batchTable<Row>(name: string, insertJson: JsonBatchInsert, target: Copy
   };
 }
 
-/** Writes rows of one table with COPY, each rendered by a line writer compiled once. */
+/**
+ * Writes rows of one table with one binary COPY (src/db/copy-binary.ts), or, for a batch
+ * with a value that has no exact binary form, with text COPY lines, each rendered by a
+ * line writer compiled once.
+ */
 function copyWriter<Row>(copy: CopyTarget<Row>): (sql: Sql, rows: Row[]) => Promise<void> {
   const line = copyLineWriter(copy.columns, copy.kinds);
-  return (sql, rows) => copyInto(sql, copy.table, copy.columns, rows.map(line));
+  const encode = binaryRowsEncoder(copy.columns, copy.types);
+  return async (sql, rows) => {
+    const first = encode(rows.length <= ENCODE_CHUNK_ROWS ? rows : rows.slice(0, ENCODE_CHUNK_ROWS));
+    if (first === undefined) return copyInto(sql, copy.table, copy.columns, rows.map(line));
+    await copyBinaryInto(sql, copy.table, copy.columns, encodedChunks(rows, first, encode));
+  };
 }
+
+/**
+ * A whole flush arrives at once (streamsWholeBatch): its rows encoded a chunk at a time,
+ * each while PostgreSQL ingests the one before. A later chunk with a value that has no
+ * exact binary form aborts the COPY, and so the flush, which is retried with the insert
+ * statements, where PostgreSQL judges every value (and isolateRefusedRows the refused).
+ */
+function* encodedChunks<Row>(rows: Row[], first: Uint8Array, encode: BinaryRowsEncoder<Row>): Generator<Uint8Array> {
+  yield first;
+  for (let start = ENCODE_CHUNK_ROWS; start < rows.length; start += ENCODE_CHUNK_ROWS) {
+    const tuples = encode(rows.slice(start, start + ENCODE_CHUNK_ROWS));
+    if (tuples === undefined) throw new Error(`${rows.length} metering rows: a value has no exact binary COPY form; the flush is retried with the insert statements`);
+    yield tuples;
+  }
+}
+
+/** Rows encoded into one buffer: a flush of many thousands is sent as several. */
+const ENCODE_CHUNK_ROWS = 1_000;
 
 const REQUEST_COPY: CopyTarget<RequestRow> = {
   table: "requests",
@@ -62,24 +95,38 @@ const REQUEST_COPY: CopyTarget<RequestRow> = {
     "warnings", "created_at", "completed_at",
   ],
   kinds: { used_capabilities: "text[]", usage_evidence: "json", warnings: "json" },
+  types: {
+    id: "text", request_id: "text", account_id: "text", namespace_id: "text", api_key_id: "text", status: "text", status_code: "int4", billing_status: "text",
+    model_id: "text", provider_id: "text", provider_model_id: "text", routing_profile: "text", funding_source: "text", streamed: "bool",
+    finish_reason: "text", first_token_kind: "text", prompt_tokens: "int4", completion_tokens: "int4", reasoning_tokens: "int4",
+    cache_read_tokens: "int4", cache_write_tokens: "int4", final_charge_micro_usd: "int8", request_duration_ms: "int4",
+    upstream_duration_ms: "int4", generation_duration_ms: "int4", ttft_ms: "int4", used_capabilities: "text[]", usage_evidence: "json",
+    warnings: "json", created_at: "timestamptz", completed_at: "timestamptz",
+  },
 };
 
 const USAGE_FRAME_COPY: CopyTarget<UsageFrameRow> = {
   table: "usage_frames",
   columns: ["request_record_id", "attempt_ordinal", "frame_ordinal", "account_id", "account_label", "frame_kind", "provider_id", "provider_model_id", "usage"],
   kinds: { usage: "json" },
+  types: {
+    request_record_id: "text", attempt_ordinal: "int4", frame_ordinal: "int4", account_id: "text", account_label: "text", frame_kind: "text",
+    provider_id: "text", provider_model_id: "text", usage: "json",
+  },
 };
 
 const BILLING_AUDIT_COPY: CopyTarget<BillingAuditRow> = {
   table: "billing_audit",
   columns: ["request_record_id", "account_id", "namespace_id", "charge_micro_usd", "pricing", "buckets"],
   kinds: { pricing: "json", buckets: "json" },
+  types: { request_record_id: "text", account_id: "text", namespace_id: "text", charge_micro_usd: "int8", pricing: "json", buckets: "json" },
 };
 
 const LEDGER_COPY: CopyTarget<LedgerRow> = {
   table: "ledger_entries",
   columns: ["id", "account_id", "namespace_id", "request_record_id", "kind", "amount_micro_usd", "released_micro_usd", "lease_id"],
   kinds: {},
+  types: { id: "text", account_id: "text", namespace_id: "text", request_record_id: "text", kind: "text", amount_micro_usd: "int8", released_micro_usd: "int8", lease_id: "text" },
 };
 
 /**

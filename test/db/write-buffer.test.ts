@@ -119,6 +119,29 @@ describe("WriteBuffer batches", () => {
     expect(writes.stats()).toMatchObject({ buffered: { [name]: 0 }, written: { [name]: 2_500 }, failures: 0 });
   });
 
+  test("a table whose write streams (COPY) gets the whole flush in one call on a first attempt, and chunks of maxBatchRows on a retry", async () => {
+    const name = uniqueName("streamed");
+    await createScratchTable(sql, name);
+    const { table, calls } = scratchTable(name, {
+      async beforeWrite(_rows, call) {
+        if (call === 2) throw new Error("failure 2");
+      },
+    });
+    const writes = buffer(sql, { flushIntervalMs: 60_000, maxBatchRows: 1_000, retryBaseMs: 1 });
+    const retries: boolean[] = [];
+    const enqueue = writes.register({ ...table, streamsWholeBatch: true, write: (tx, rows, retry) => (retries.push(retry), table.write(tx, rows, retry)) });
+    for (const row of rowsNumbered(0, 2_500)) enqueue(row);
+    await writes.flush();
+    for (const row of rowsNumbered(2_500, 2_500)) enqueue(row);
+    await writes.flush().catch(() => {});
+    await writes.whenWritten();
+    // One call for the first flush; the second flush's one call fails, and its retry comes in chunks.
+    expect(calls.map((call) => call.rows)).toEqual([2_500, 1_000, 1_000, 500]);
+    expect(retries).toEqual([false, false, true, true, true]);
+    expect(new Set(calls.slice(1).map((call) => call.transactionId)).size).toBe(1);
+    expect(await committed(sql, name)).toEqual(range(0, 5_000));
+  });
+
   test("several tables flush in one transaction in registration order, so a child row never lands without its parent", async () => {
     const parent = uniqueName("parent");
     const child = uniqueName("child");

@@ -131,6 +131,36 @@ describe("metering sink on PostgreSQL (COPY first, idempotent insert on retry)",
     expect(await balance()).toBe(balanceBefore - 50);
   });
 
+  test("a backlog of 2,500 requests goes as one binary COPY per table, encoded a chunk at a time; a value with no exact binary form in a later chunk aborts it, and the retry writes every row once, that one dead-lettered", async () => {
+    const writes = new WriteBuffer(sql, { flushIntervalMs: 60_000, retryBaseMs: 1 });
+    const sink = createMeteringSink(writes, { copy: true });
+    const balanceBefore = await balance();
+    const ids = Array.from({ length: 2_500 }, (_, i) => `rq_backlog_${String(i).padStart(4, "0")}`);
+    for (const id of ids) {
+      const rows = rowsFor(id);
+      // In the third 1,000-row chunk: a token count PostgreSQL's integer column refuses.
+      if (id === ids[2_200]) rows.request.prompt_tokens = 1.5;
+      enqueueRows(sink, rows);
+    }
+    await writes.flush().catch(() => {});
+    await writes.whenWritten();
+    await writes.stop();
+    expect(writes.stats()).toMatchObject({
+      buffered: { requests: 0, usage_frames: 0, billing_audit: 0, ledger_entries: 0 },
+      written: { requests: 2_499, usage_frames: 2_500, billing_audit: 2_500, ledger_entries: 2_500 },
+      deadLettered: { requests: 1, usage_frames: 0, billing_audit: 0, ledger_entries: 0 },
+    });
+    const [counts] = await sql.unsafe(
+      `select (select count(*)::int from requests where id like 'rq_backlog_%') as requests,
+              (select count(*)::int from ledger_entries where request_record_id like 'rq_backlog_%') as ledger,
+              (select count(*)::int from metering_dead_letters where request_record_id = $1) as dead`,
+      [ids[2_200]!],
+    );
+    expect({ ...counts }).toEqual({ requests: 2_499, ledger: 2_500, dead: 1 });
+    // Every charge debited once, the refused record's included.
+    expect(await balance()).toBe(balanceBefore - 2_500 * 25);
+  });
+
   test("COPY and insert paths move balances, reservations and leases identically (a swept lease releases nothing twice)", async () => {
     const state = async (account: string) => {
       const [wallet] = await sql.unsafe("select balance_micro_usd::int as balance, reserved_micro_usd::int as reserved from wallets where account_id = $1", [account]);

@@ -13,8 +13,8 @@ export interface RowRouter {
 /**
  * WriteBuffers side by side, each flushing in its own transaction, so each on its own
  * connection, with rows routed by a key (the metering sink's is the account). One
- * PostgreSQL backend spends ~40 µs of CPU on a metered request's rows, so a single
- * connection tops out under 20,000 request records per second; two connections take
+ * PostgreSQL backend spends ~25 µs of CPU on a metered request's rows, so a single
+ * connection tops out near 40,000 request records per second; two connections take
  * the write path in parallel (`bun test/bench/write-path.ts`).
  *
  * Rows with the same key keep every guarantee of one WriteBuffer: enqueue order, and

@@ -19,6 +19,12 @@ export interface BatchTable<Row> {
    * that is not idempotent by itself (COPY) must use its idempotent form then.
    */
   write(sql: Sql, rows: Row[], retry: boolean): Promise<void>;
+  /**
+   * `write` streams its rows (COPY), so on a first attempt it takes every row of the
+   * flush in one call, however many: one statement per table per flush, not one per
+   * maxBatchRows. Retries and the isolation of refused rows still come in chunks.
+   */
+  readonly streamsWholeBatch?: boolean;
   /** Rows the buffer will never write: refused when full, or left at shutdown. Optional. */
   onDrop?(rows: readonly Row[], reason: DropReason): void;
   /**
@@ -127,7 +133,7 @@ export class TableLane<Row> implements Lane {
 
   async writeTaken(sql: Sql, chunkRows: number, retry: boolean): Promise<void> {
     const rows = this.taken;
-    if (rows.length <= chunkRows) {
+    if (rows.length <= chunkRows || (this.table.streamsWholeBatch === true && !retry)) {
       if (rows.length > 0) await this.table.write(sql, rows, retry);
       return;
     }

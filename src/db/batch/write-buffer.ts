@@ -11,7 +11,7 @@ export type { BatchTable, DropReason } from "./write-buffer-lane";
 export interface WriteBufferOptions {
   /** Longest a row waits before a flush starts. Default 25 ms. */
   flushIntervalMs?: number;
-  /** Rows per statement; a table reaching this many pending rows flushes at once. Default 1,000. */
+  /** Rows per statement (except a streamed first attempt: see BatchTable.streamsWholeBatch); a table reaching this many pending rows flushes at once. Default 1,000. */
   maxBatchRows?: number;
   /** Per table, pending plus in flight; beyond it new rows are refused. Default 100,000. */
   maxBufferedRows?: number;
@@ -41,7 +41,8 @@ const REJECT_LOG_EVERY_MS = 10_000;
  * Buffered, batched writes for append-mostly rows (request records, usage frames,
  * ledger entries): callers enqueue synchronously in O(1) and never wait on the
  * database; a flush writes each table's rows with one multi-row statement per
- * `maxBatchRows`, all tables in ONE transaction, in registration order (parents
+ * `maxBatchRows` (one COPY for all of them, on a first attempt, when the table
+ * `streamsWholeBatch`), all tables in ONE transaction, in registration order (parents
  * first, so foreign keys hold). Rows enqueued in the same synchronous turn — a request
  * record with its frames and ledger entries — are always in the same flush, so they
  * commit together or not at all.
