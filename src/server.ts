@@ -5,6 +5,7 @@ import { migrate } from "./db/migrate";
 import { prepareNamedQueries } from "./db/named-queries";
 import { CredentialResolver } from "./auth/credential-resolver";
 import { LastUsedTracker } from "./auth/last-used-tracker";
+import { startEventLoopDelayProbe } from "./observability/event-loop-delay";
 import { Gauge, Metrics } from "./observability/metrics";
 import { createApp } from "./app";
 import { createRequestHooks } from "./http/request-hooks";
@@ -92,6 +93,7 @@ export async function startServer(overrides: Partial<Config> = {}, parts: Server
   // Which process answered a scrape: with SERVER_PROCESSES > 1 each has its own /metrics.
   const processNumber = serverProcessNumber();
   metrics.register(new Gauge("switchyard_process", "This server process: its pid and its number among SERVER_PROCESSES (1 when alone).", ["pid", "process"])).track([String(process.pid), processNumber ?? "1"], () => 1);
+  const loopDelay = startEventLoopDelayProbe(metrics);
   const writeBuffer = new ShardedWriteBuffer(db.sql, meteringWriteConnections(config, db.kind), { metrics, flushIntervalMs: Math.max(1, config.meteringFlushIntervalMs) });
   const walletLeases = new WalletLeases(db.sql);
   walletLeases.start();
@@ -181,6 +183,7 @@ export async function startServer(overrides: Partial<Config> = {}, parts: Server
         await Promise.race([drained, Bun.sleep(STREAM_END_FLUSH_MS)]);
       }
       server.stop(true);
+      loopDelay.stop();
       await lastUsed.stop();
       await byokKeys.flushUses();
       // Every buffered record, frame and ledger entry is written before the database closes.

@@ -21,69 +21,14 @@
  *   of an older commit, its node_modules linked), so two commits are compared in one run:
  *     VARIANTS='before:{"SWITCHYARD_ROOT":"../before"};after:{}' bun test/bench/cpu-per-request.ts
  */
-import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupAll, firstLineWithin, spawnChild, waitForPing } from "./children";
 import { chatTarget, runLanes } from "./load";
+import { cpuTicks, idleTicks, postgresTicks, threadTicks, TICKS_PER_SECOND } from "./process-cpu";
 import { startDatabase, startSwitchyard, type SwitchyardProcess } from "./switchyard-process";
 
 const MOCK_KEY = "bench-mock-key";
 const HERE = import.meta.dir;
-/** Linux reports CPU time in clock ticks of 1/100 s. */
-const TICKS_PER_SECOND = 100;
-
-function cpuTicks(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return Number(fields[11]) + Number(fields[12]); // utime + stime
-  } catch {
-    return 0;
-  }
-}
-
-/**
- * CPU ticks of each thread of a process, by thread: "main" for the JavaScript thread,
- * else the kernel's thread name (Bun's "HTTP Client", JSC's "HeapHelper" GC threads, …).
- */
-function threadTicks(pid: number): Map<string, number> {
-  const byThread = new Map<string, number>();
-  let tasks: string[];
-  try {
-    tasks = readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return byThread;
-  }
-  for (const task of tasks) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, "utf8");
-      const name = task === String(pid) ? "main" : stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      byThread.set(name, (byThread.get(name) ?? 0) + Number(fields[11]) + Number(fields[12]));
-    } catch {
-      // the thread ended meanwhile
-    }
-  }
-  return byThread;
-}
-
-/** Idle CPU ticks of the whole machine, all cores (/proc/stat). */
-function idleTicks(): number {
-  return Number(readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/)[4]);
-}
-
-function postgresTicks(): number {
-  let total = 0;
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() === "postgres") total += cpuTicks(Number(entry));
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  return total;
-}
-
 function parseVariants(spec: string): Array<{ mode: string; env: Record<string, string> }> {
   return spec.split(";").filter(Boolean).map((part) => {
     const colon = part.indexOf(":");
@@ -127,7 +72,7 @@ async function main(): Promise<void> {
     ...switchyards.map((s) => ({ target: chatTarget(s.mode, s.url, s.apiKey, model), pid: s.pid })),
   ];
   const tallies = new Map<string, Tally>(paths.map((p) => [p.target.name, { completed: 0, seconds: 0, errors: 0, ticks: { loadgen: 0, mock: 0, gateway: 0, postgres: 0 }, threads: new Map(), idle: 0 }]));
-  const sample = (pid: number) => ({ loadgen: cpuTicks(process.pid), mock: cpuTicks(mockChild.process.pid), gateway: cpuTicks(pid), postgres: postgresTicks() });
+  const sample = (pid: number) => ({ loadgen: cpuTicks(process.pid), mock: cpuTicks(mockChild.process.pid), gateway: cpuTicks(pid), postgres: postgresTicks(database.postmasterPid) });
   try {
     for (const { target } of paths) await runLanes(target, 64, Number(process.env.WARMUP_MS ?? 6_000));
     for (let slice = 0; slice < slices; slice++) {

@@ -146,23 +146,28 @@ export interface Throughput {
   completed: number;
   seconds: number;
   errors: ErrorTally;
+  /** Every completed request's latency in nanoseconds (the tail under load). */
+  ns: number[];
+  /** CPU ticks (1/100 s) of the target's server processes over the measured time, when read. */
+  cpuTicks: number;
 }
 
 /** `lanes` concurrent request loops for `durationMs`; every request started before the deadline is counted when it ends. */
 export async function runLanes(target: Target, lanes: number, durationMs: number): Promise<Throughput> {
   const errors: ErrorTally = { count: 0 };
-  let completed = 0;
+  const ns: number[] = [];
   const start = performance.now();
   const deadline = start + durationMs;
   const lane = async () => {
     while (performance.now() < deadline) {
+      const begun = Bun.nanoseconds();
       const error = await requestOnce(target);
-      if (error === undefined) completed++;
+      if (error === undefined) ns.push(Bun.nanoseconds() - begun);
       else noteError(errors, error);
     }
   };
   await Promise.all(Array.from({ length: lanes }, lane));
-  return { completed, seconds: (performance.now() - start) / 1000, errors };
+  return { completed: ns.length, seconds: (performance.now() - start) / 1000, errors, ns, cpuTicks: 0 };
 }
 
 /**
@@ -173,13 +178,18 @@ export async function runLanes(target: Target, lanes: number, durationMs: number
 export async function measureThroughput(
   targets: readonly Target[],
   options: { lanes: number; sliceMs: number; slices: number; warmupMs: number },
+  /** CPU ticks so far of the processes that serve `target` (read around each slice), if counted. */
+  cpuOf?: (target: Target) => number,
 ): Promise<Map<string, Throughput>> {
-  const totals = new Map<string, Throughput>(targets.map((t) => [t.name, { completed: 0, seconds: 0, errors: { count: 0 } }]));
+  const totals = new Map<string, Throughput>(targets.map((t) => [t.name, { completed: 0, seconds: 0, errors: { count: 0 }, ns: [], cpuTicks: 0 }]));
   for (let slice = 0; slice < options.slices; slice++) {
     for (const target of targets) {
       const warm = await runLanes(target, options.lanes, options.warmupMs);
+      const cpuBefore = cpuOf?.(target) ?? 0;
       const run = await runLanes(target, options.lanes, options.sliceMs);
       const total = totals.get(target.name)!;
+      total.cpuTicks += (cpuOf?.(target) ?? 0) - cpuBefore;
+      for (const ns of run.ns) total.ns.push(ns);
       total.completed += run.completed;
       total.seconds += run.seconds;
       for (const tally of [warm.errors, run.errors]) {

@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
 import { chatTarget, runLanes, type Target } from "./load";
+import { cpuTicks, postgresTicks, TICKS_PER_SECOND } from "./process-cpu";
 
 /**
  * What the policy engine costs (README "Policies"): the same Switchyard serves the metered
@@ -8,9 +8,6 @@ import { chatTarget, runLanes, type Target } from "./load";
  * pattern. Each path's gateway CPU per request is read from /proc around interleaved
  * slices, so every row comes from the same run, the same process and the same load.
  */
-
-/** Linux reports CPU time in clock ticks of 1/100 s. */
-const TICKS_PER_SECOND = 100;
 
 /** Large enough never to refuse during a run: the bench measures admission, not refusals. */
 const BUDGET = { window: "day", limit_micro_usd: 1_000_000_000_000 };
@@ -73,32 +70,33 @@ export async function policyPaths(baseUrl: string, token: string): Promise<Polic
   ];
 }
 
-function cpuTicks(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return Number(fields[11]) + Number(fields[12]); // utime + stime
-  } catch {
-    return 0;
-  }
-}
 
 export interface PolicyCost {
   label: string;
   rps: number;
   gatewayCpuUs: number;
+  /** PostgreSQL's CPU per request (the cluster's processes), or NaN on the embedded database. */
+  postgresCpuUs: number;
   errors: number;
 }
 
 /** Each path in `slices` interleaved slices of `sliceMs` at `lanes` connections, with the gateway's CPU around each slice. */
-export async function measurePolicyCosts(paths: PolicyPath[], pid: number, settings: { lanes: number; sliceMs: number; slices: number; warmupMs: number }): Promise<PolicyCost[]> {
-  const tallies = paths.map(() => ({ completed: 0, seconds: 0, ticks: 0, errors: 0 }));
+export async function measurePolicyCosts(
+  paths: PolicyPath[],
+  pid: number,
+  postmasterPid: number | undefined,
+  settings: { lanes: number; sliceMs: number; slices: number; warmupMs: number },
+): Promise<PolicyCost[]> {
+  const tallies = paths.map(() => ({ completed: 0, seconds: 0, ticks: 0, postgresTicks: 0, errors: 0 }));
+  const postgres = () => (postmasterPid === undefined ? 0 : postgresTicks(postmasterPid));
   for (const path of paths) await runLanes(path.target, settings.lanes, settings.warmupMs);
   for (let slice = 0; slice < settings.slices; slice++) {
     for (const [index, path] of paths.entries()) {
-      const before = cpuTicks(pid);
+      const [before, postgresBefore] = [cpuTicks(pid), postgres()];
       const run = await runLanes(path.target, settings.lanes, settings.sliceMs);
       const tally = tallies[index]!;
       tally.ticks += cpuTicks(pid) - before;
+      tally.postgresTicks += postgres() - postgresBefore;
       tally.completed += run.completed;
       tally.seconds += run.seconds;
       tally.errors += run.errors.count;
@@ -110,25 +108,32 @@ export async function measurePolicyCosts(paths: PolicyPath[], pid: number, setti
       label: path.label,
       rps: tally.completed / Math.max(tally.seconds, 1e-9),
       gatewayCpuUs: ((tally.ticks / TICKS_PER_SECOND) * 1e6) / Math.max(1, tally.completed),
+      postgresCpuUs: postmasterPid === undefined ? Number.NaN : ((tally.postgresTicks / TICKS_PER_SECOND) * 1e6) / Math.max(1, tally.completed),
       errors: tally.errors,
     };
   });
 }
 
-/** The report's section: one row per path, CPU differences against the path without policy. */
+/** Gateway + PostgreSQL CPU per request (the gateway's alone on the embedded database). */
+export const totalCpuUs = (cost: PolicyCost) => cost.gatewayCpuUs + (Number.isNaN(cost.postgresCpuUs) ? 0 : cost.postgresCpuUs);
+
+/** The report's section: one row per path, CPU and rps against the path without policy. */
 export function renderPolicyCosts(mode: string, costs: PolicyCost[]): string {
-  const base = costs[0]!.gatewayCpuUs;
-  const streamBase = costs[2]?.gatewayCpuUs ?? base;
   const lines = [
     `### What the policy engine costs (Switchyard ${mode}, same protocol)`,
     "",
-    "| path | rps @ 64 | gateway CPU µs/request | vs. no policy |",
-    "|---|--:|--:|--:|",
+    "| path | rps @ 64 | rps ÷ no policy | CPU µs/request: gateway + PostgreSQL = total | total ÷ no policy |",
+    "|---|--:|--:|--:|--:|",
   ];
   for (const [index, cost] of costs.entries()) {
-    const reference = index < 2 ? base : streamBase;
-    const delta = index === 0 || index === 2 ? "—" : `${cost.gatewayCpuUs - reference >= 0 ? "+" : ""}${(cost.gatewayCpuUs - reference).toFixed(1)}`;
-    lines.push(`| ${cost.label}${cost.errors > 0 ? ` (${cost.errors} errors)` : ""} | ${Math.round(cost.rps).toLocaleString("en-US")} | ${cost.gatewayCpuUs.toFixed(1)} | ${delta} |`);
+    // Rows 0 and 1 are the plain path without and with policies, rows 2 and 3 the streams.
+    const reference = costs[index < 2 ? 0 : 2] ?? costs[0]!;
+    const versus = (value: string) => (cost === reference ? "—" : value);
+    const postgres = Number.isNaN(cost.postgresCpuUs) ? "n/a" : cost.postgresCpuUs.toFixed(1);
+    lines.push(
+      `| ${cost.label}${cost.errors > 0 ? ` (${cost.errors} errors)` : ""} | ${Math.round(cost.rps).toLocaleString("en-US")} | ${versus(`${(cost.rps / reference.rps).toFixed(2)}×`)} | ` +
+        `${cost.gatewayCpuUs.toFixed(1)} + ${postgres} = ${totalCpuUs(cost).toFixed(1)} | ${versus(`${(totalCpuUs(cost) / totalCpuUs(reference)).toFixed(2)}×`)} |`,
+    );
   }
   return lines.join("\n");
 }

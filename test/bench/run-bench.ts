@@ -19,12 +19,15 @@ import { cleanupAll, firstLineWithin, spawnChild, waitForPing } from "./children
 import { chatTarget, measureFirstByte, measureLatency, measureThroughput, requestOnce, runLanes, type Target } from "./load";
 import { renderReport, type ModeResult, type PathResult, type Probe } from "./report";
 import { startDatabase, startSwitchyard, type SwitchyardProcess } from "./switchyard-process";
-import { measurePolicyCosts, policyPaths, renderPolicyCosts } from "./policy-paths";
+import { measurePolicyCosts, policyPaths, renderPolicyCosts, totalCpuUs } from "./policy-paths";
+import { cpuTicks, postgresTicks, processTreeTicks } from "./process-cpu";
 
 const quick = process.argv.includes("--quick");
 const SETTINGS = quick
-  ? { steadyWarmupMs: 500, latencyRounds: 200, latencyWarmup: 50, probeRounds: 100, ttfbRounds: 100, ttfbWarmup: 20, lanes: 64, sliceMs: 500, slices: 1, warmupMs: 200 }
-  : { steadyWarmupMs: 6_000, latencyRounds: 2000, latencyWarmup: 200, probeRounds: 1000, ttfbRounds: 1000, ttfbWarmup: 100, lanes: 64, sliceMs: 2500, slices: 4, warmupMs: 500 };
+  ? { steadyWarmupMs: 500, latencyRounds: 200, latencyWarmup: 50, probeRounds: 100, ttfbRounds: 100, ttfbWarmup: 20, lanes: 64, sliceMs: 500, slices: 1, streamSlices: 1, warmupMs: 200 }
+  : { steadyWarmupMs: 6_000, latencyRounds: 2000, latencyWarmup: 200, probeRounds: 1000, ttfbRounds: 1000, ttfbWarmup: 100, lanes: 64, sliceMs: 2500, slices: 4, streamSlices: 2, warmupMs: 500 };
+/** The speed issue measures streams under load at 16 connections. */
+const STREAM_LANES = 16;
 
 const MOCK_KEY = "bench-mock-key";
 const HERE = import.meta.dir;
@@ -130,7 +133,21 @@ async function main(): Promise<number> {
 
     const seconds = (SETTINGS.sliceMs * SETTINGS.slices) / 1000;
     say(`throughput at ${SETTINGS.lanes} connections: ${seconds} s per path in ${SETTINGS.slices} interleaved slices`);
-    const throughput = await measureThroughput(plain, SETTINGS);
+    // CPU of the processes that serve each path: the mock itself for "direct", the proxy's
+    // process, and for a Switchyard its process tree plus the PostgreSQL cluster.
+    const postgres = () => (database.postmasterPid === undefined ? 0 : postgresTicks(database.postmasterPid));
+    const cpuOf = (target: Target): number => {
+      if (target.name === "direct") return cpuTicks(mockChild.process.pid);
+      if (target.name === "proxy") return cpuTicks(proxyChild.process.pid);
+      const server = switchyards.find((s) => target.name.startsWith(`${s.mode}:`));
+      return server === undefined ? 0 : processTreeTicks(server.pid) + postgres();
+    };
+    const throughput = await measureThroughput(plain, SETTINGS, cpuOf);
+
+    // Streams under load: the same-protocol paths only (the proxy forwards the mock's bytes).
+    const streamTargets = streaming.filter((target) => target.name === "direct" || target.name === "proxy" || target.name.endsWith(":same"));
+    say(`stream throughput at ${STREAM_LANES} connections: ${streamTargets.length} paths, ${SETTINGS.streamSlices} slices each`);
+    const streamThroughput = await measureThroughput(streamTargets, { ...SETTINGS, lanes: STREAM_LANES, slices: SETTINGS.streamSlices }, cpuOf);
 
     // The policy engine's cost, on the default variant: the metered path with no policy,
     // with a budget, a rate limit and a guardrail, and a stream with a redact pattern.
@@ -138,7 +155,7 @@ async function main(): Promise<number> {
     const policyTargets = await policyPaths(metered.url, metered.apiKey);
     for (const { target } of policyTargets) await sanityCheck(target, target.body?.includes('"stream":true') ?? false);
     say(`policy engine: ${policyTargets.length} paths on Switchyard (${metered.mode}), ${seconds} s each in ${SETTINGS.slices} interleaved slices`);
-    const policyCosts = await measurePolicyCosts(policyTargets, metered.pid, SETTINGS);
+    const policyCosts = await measurePolicyCosts(policyTargets, metered.pid, database.postmasterPid, SETTINGS);
 
     const memory = new Map(switchyards.map((s) => [s.mode, s.memoryKb()]));
     // A last look that each Switchyard still serves (a crash mid-run shows up as errors too).
@@ -153,6 +170,7 @@ async function main(): Promise<number> {
       latency: latency.get(name)!,
       firstByte: firstByte.get(name)!,
       throughput: throughput.get(name)!,
+      streamThroughput: streamThroughput.get(name),
     });
     const modes: ModeResult[] = switchyards.map((s) => ({
       mode: s.mode,
@@ -176,6 +194,11 @@ async function main(): Promise<number> {
       probes: probeList,
       problems,
       wallSeconds: (performance.now() - clock) / 1000,
+      streamLanes: STREAM_LANES,
+      policy:
+        policyCosts.length >= 2
+          ? { none: { rps: policyCosts[0]!.rps, cpuUs: totalCpuUs(policyCosts[0]!) }, governed: { rps: policyCosts[1]!.rps, cpuUs: totalCpuUs(policyCosts[1]!) } }
+          : undefined,
     });
     const markdown = `${report.markdown}\n${renderPolicyCosts(metered.mode, policyCosts)}\n`;
     console.log(markdown);

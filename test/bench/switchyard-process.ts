@@ -47,6 +47,8 @@ export interface Database {
   kind: string;
   /** A fresh database URL for one Switchyard, or undefined for the embedded database. */
   create(name: string): Promise<string | undefined>;
+  /** The cluster's postmaster pid (its backends are its children), for CPU by process; absent for the embedded database. */
+  postmasterPid?: number;
 }
 
 /** A private PostgreSQL cluster on a free loopback port, stopped and deleted at exit. */
@@ -65,8 +67,10 @@ export async function startDatabase(): Promise<Database> {
   run(join(bin, "pg_ctl"), ["-D", dataDir, "-o", options, "-l", join(dir, "server.log"), "-w", "start"], true);
   const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
   const version = bin.split("/").at(-2) ?? "?";
+  const postmasterPid = Number(readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
   return {
     kind: `PostgreSQL ${version} (throwaway cluster, fsync off)`,
+    postmasterPid,
     async create(name) {
       const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
       try {

@@ -21,7 +21,7 @@ test("each policy path of the benchmark is served, and the redact path redacts",
   const content = [...text.matchAll(/"content":"([^"]*)"/g)].map((match) => match[1]).join("");
   expect(content).toBe("Write to [REDACTED] today.");
 
-  const costs = await measurePolicyCosts(paths, process.pid, { lanes: 2, sliceMs: 50, slices: 1, warmupMs: 10 });
+  const costs = await measurePolicyCosts(paths, process.pid, undefined, { lanes: 2, sliceMs: 50, slices: 1, warmupMs: 10 });
   expect(costs.every((cost) => cost.errors === 0 && cost.rps > 0 && Number.isFinite(cost.gatewayCpuUs))).toBe(true);
   expect(renderPolicyCosts("auto", costs).split("\n").filter((line) => line.startsWith("| ") && !line.startsWith("| path"))).toHaveLength(4);
 });

@@ -1,0 +1,104 @@
+/**
+ * CPU time of processes and threads, read from /proc: what the bench divides by the
+ * requests served to get CPU µs per request by process. Linux counts it in clock ticks of
+ * 1/100 s, so a slice must run for seconds to be read to a percent.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+
+export const TICKS_PER_SECOND = 100;
+
+/** utime + stime of one /proc stat line (fields after the command, which may hold spaces). */
+function statTicks(stat: string): number {
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+/** A process's CPU ticks, all its threads; 0 once it is gone. */
+export function cpuTicks(pid: number): number {
+  try {
+    return statTicks(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return 0;
+  }
+}
+
+/** The pids of a process's children (every thread's), read from /proc. */
+function childrenOf(pid: number): number[] {
+  const children: number[] = [];
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return children;
+  }
+  for (const task of tasks) {
+    try {
+      for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim().split(/\s+/)) {
+        if (child !== "") children.push(Number(child));
+      }
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return children;
+}
+
+/** A process and all its descendants (SERVER_PROCESSES > 1: the primary and its server processes). */
+export function processTreeTicks(pid: number): number {
+  let total = cpuTicks(pid);
+  for (const child of childrenOf(pid)) total += processTreeTicks(child);
+  return total;
+}
+
+/**
+ * CPU ticks of each thread of a process, by thread: "main" for the JavaScript thread,
+ * else the kernel's thread name (Bun's "HTTP Client", JSC's "HeapHelper" GC threads, …).
+ */
+export function threadTicks(pid: number): Map<string, number> {
+  const byThread = new Map<string, number>();
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return byThread;
+  }
+  for (const task of tasks) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, "utf8");
+      const name = task === String(pid) ? "main" : stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      byThread.set(name, (byThread.get(name) ?? 0) + statTicks(stat));
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return byThread;
+}
+
+/** Idle CPU ticks of the whole machine, all cores (/proc/stat). */
+export function idleTicks(): number {
+  return Number(readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/)[4]);
+}
+
+/**
+ * CPU ticks of PostgreSQL: every process named `postgres`, or, given the postmaster's
+ * pid, only it and its children (the backends, autovacuum, …) — so another cluster on the
+ * machine does not count.
+ */
+export function postgresTicks(postmaster?: number): number {
+  let total = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      if (postmaster === undefined) {
+        if (stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")) === "postgres") total += statTicks(stat);
+        continue;
+      }
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (Number(entry) === postmaster || parent === postmaster) total += statTicks(stat);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return total;
+}
