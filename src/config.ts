@@ -51,6 +51,8 @@ export interface Config {
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
   /** Request records, charges and wallet reservations. Off only for benchmarks (METERING=off). */
   meteringEnabled: boolean;
+  /** Leases of room on hot budget and rate-limit keys far from their limits (src/admission/counter-leases.ts); ADMISSION_LEASES=off judges every request in the database. */
+  admissionLeases: boolean;
   /** Longest a metering row waits in memory before its batch is written. */
   meteringFlushIntervalMs: number;
   /**
@@ -162,6 +164,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databasePoolSize: integer("DATABASE_POOL_SIZE", 10, env),
     logLevel,
     meteringEnabled: env.METERING !== "off",
+    admissionLeases: env.ADMISSION_LEASES !== "off",
     meteringFlushIntervalMs: integer("METERING_FLUSH_INTERVAL_MS", 25, env),
     meteringWriteConnections: integer("METERING_WRITE_CONNECTIONS", 2, env),
     translationMode: translationMode(env.TRANSLATION_MODE),

@@ -35,6 +35,7 @@ import { AccountKeysThenPlatform } from "./funding/account-keys";
 import { WalletCheck } from "./admission/wallet-check";
 import { AdmissionChain } from "./admission/admission-chain";
 import { GuardrailCheck } from "./admission/guardrail-check";
+import { DEFAULT_LEASE_SETTINGS } from "./admission/counter-leases";
 import { PolicyCounters } from "./admission/policy-counters";
 import { KekStore } from "./byok/kek-store";
 import { ByokKeyStore } from "./byok/byok-key-store";
@@ -97,7 +98,7 @@ export async function startServer(overrides: Partial<Config> = {}, parts: Server
   const writeBuffer = new ShardedWriteBuffer(db.sql, meteringWriteConnections(config, db.kind), { metrics, flushIntervalMs: Math.max(1, config.meteringFlushIntervalMs) });
   const walletLeases = new WalletLeases(db.sql);
   walletLeases.start();
-  const policyCounters = new PolicyCounters(db.sql);
+  const policyCounters = new PolicyCounters(db.sql, config.admissionLeases ? { leases: DEFAULT_LEASE_SETTINGS } : {});
   policyCounters.start();
   const masterKey = () => {
     // A generated key lives in DATA_DIR: keep the folder private first (README, "Configuration").

@@ -78,3 +78,16 @@ returning c.counter_key, t.holds;
 -- Spend buckets that ended before every window ($1 seconds, the longest) can go: the
 -- `total` window reads admission_counters.spent_micro_usd, never the buckets.
 delete from budget_spend where bucket_end < statement_timestamp() - make_interval(secs => $1::int);
+
+-- name: takeLease
+-- Lease $1 on a set of clauses far from their limits (admission_lease_take, migration
+-- 0027): true when granted, false (nothing taken) when a clause is too near its limit.
+select admission_lease_take($1::text, $2::bigint, $3::int, $4::bigint,
+                            $5::text[], $6::int[], $7::bigint[], $8::int[],
+                            $9::text[], $10::int[], $11::bigint[], $12::bigint[],
+                            $13::int, $14::int, $15::int) as granted;
+
+-- name: endLease
+-- Ends lease $1 on keys $2: charges $4 (started in second $3) move to spend, the unused
+-- part of its rate-limit rows goes back ($5 requests and $6 tokens were used).
+select admission_lease_end($1::text, $2::text[], $3::bigint[], $4::bigint[], $5::int, $6::bigint);

@@ -17,6 +17,7 @@ import { log } from "../observability/log";
 import type { BudgetClause, RateLimitClause } from "../policy/effective-policy";
 import { budgetExceeded, NOTHING_HELD, rateLimitExceeded, type AdmissionCheck, type AdmissionRequest, type Grant, type Refusal, type SettleOutcome } from "./admission-check";
 import { BUDGET_WINDOWS, SPEND_RETENTION_SECS } from "./budget-windows";
+import { CounterLeases, type CounterLease, type LeaseSettings } from "./counter-leases";
 import { GroupCommit } from "./group-commit";
 
 export interface PolicyCountersOptions {
@@ -26,6 +27,8 @@ export interface PolicyCountersOptions {
   tickMs?: number;
   /** The most requests one database call decides (1: a call per request). */
   maxBatch?: number;
+  /** Leases of room on hot keys far from their limits (counter-leases.ts); off unless given. */
+  leases?: LeaseSettings;
 }
 
 /** One request waiting for admission, with the clauses it shares with the rest of its batch. */
@@ -59,6 +62,7 @@ export class PolicyCounters implements AdmissionCheck {
   private readonly tickMs: number;
   private readonly admissions: GroupCommit<AdmissionItem, CounterRefusal | undefined>;
   private readonly ends: GroupCommit<PendingEnd, undefined>;
+  private readonly leases: CounterLeases | undefined;
 
   constructor(
     private readonly sql: Sql,
@@ -82,6 +86,7 @@ export class PolicyCounters implements AdmissionCheck {
       await endGrants(this.sql, items, items[0]!.keys, items[0]!.kind === "release");
       return items.map(() => undefined);
     }, maxBatch);
+    this.leases = options.leases === undefined ? undefined : new CounterLeases(sql, options.leases, this.holdTtlSecs, this.live);
   }
 
   start(): void {
@@ -93,6 +98,7 @@ export class PolicyCounters implements AdmissionCheck {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     await this.retryPending();
+    await this.leases?.stop();
   }
 
   /** Throws when the database is unreachable: the pipeline answers 503, it does not admit unchecked. */
@@ -106,14 +112,18 @@ export class PolicyCounters implements AdmissionCheck {
     const tokens = input.outputCeiling;
     const budgetClauses = budgets.map((b) => ({ key: b.counterKey, limitMicroUsd: b.spec.limit_micro_usd, ...BUDGET_WINDOWS[b.spec.window] }));
     const rateClauses = rates.map((r) => ({ key: r.counterKey, windowSecs: r.spec.window_secs, maxRequests: r.spec.max_requests ?? null, maxTokens: r.spec.max_tokens ?? null }));
-    // Requests batch together only on identical clauses (keys and limits alike).
-    const refused = await this.admissions.submit(JSON.stringify([budgetClauses, rateClauses]), {
+    // Requests batch together, and share leases, only on identical clauses (keys and limits alike).
+    const setKey = JSON.stringify([budgetClauses, rateClauses]);
+    const lease = this.leases?.admit(setKey, amount, tokens);
+    if (lease !== undefined) return new LeasedGrant(this.leases!, lease, amount, tokens, Math.floor(Date.now() / 1000));
+    const refused = await this.admissions.submit(setKey, {
       grant: { grantId, amountMicroUsd: amount, tokens },
       budgets: budgetClauses,
       rates: rateClauses,
     });
     if (refused?.clause === "budget") return budgetRefusal(budgets[refused.index]!, refused.spentMicroUsd, refused.reservedMicroUsd, amount);
     if (refused?.clause === "rate_limit") return rateLimitRefusal(rates[refused.index]!, refused.retryAfterSecs, tokens);
+    this.leases?.noteAdmission(setKey, { budgets: budgetClauses, rates: rateClauses }, amount, tokens);
     const budgetKeys = budgets.map((b) => b.counterKey);
     if (budgetKeys.length > 0) this.live.add(grantId);
     return new CounterGrant(this, grantId, budgetKeys, [...budgetKeys, ...rates.map((r) => r.counterKey)]);
@@ -133,11 +143,12 @@ export class PolicyCounters implements AdmissionCheck {
     }
   }
 
-  /** Renews this instance's holds, retries failed settlements, sweeps any instance's expired holds. */
+  /** Renews this instance's holds (leases' too), retries failed settlements, ends due leases, sweeps any instance's expired holds. */
   async tick(): Promise<void> {
     try {
       await renewHolds(this.sql, [...this.live], this.holdTtlSecs);
       await this.retryPending();
+      await this.leases?.tick();
       await this.sweepExpiredHolds();
       await pruneBudgetSpend(this.sql, SPEND_RETENTION_SECS);
     } catch (error) {
@@ -188,6 +199,38 @@ class CounterGrant implements Grant {
     if (this.ended) return Promise.resolve();
     this.ended = true;
     return this.counters.end({ grantId: this.grantId, keys: this.allKeys, chargeMicroUsd: null, kind: "release" });
+  }
+}
+
+/** A request admitted from a lease: it settles and releases in the lease, with no database call. */
+class LeasedGrant implements Grant {
+  readonly kind = "grant" as const;
+  private ended = false;
+
+  constructor(
+    private readonly leases: CounterLeases,
+    private readonly lease: CounterLease,
+    private readonly amountMicroUsd: number,
+    private readonly tokens: number,
+    private readonly startSecond: number,
+  ) {}
+
+  settle(outcome: SettleOutcome): Promise<void> {
+    if (!this.ended) {
+      this.ended = true;
+      this.lease.settle(this.amountMicroUsd, outcome.chargeMicroUsd, this.startSecond);
+      this.leases.afterEnd(this.lease);
+    }
+    return Promise.resolve();
+  }
+
+  release(): Promise<void> {
+    if (!this.ended) {
+      this.ended = true;
+      this.lease.release(this.amountMicroUsd, this.tokens);
+      this.leases.afterEnd(this.lease);
+    }
+    return Promise.resolve();
   }
 }
 

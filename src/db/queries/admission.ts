@@ -118,3 +118,56 @@ export async function sweepExpiredHolds(tx: Sql, keys: readonly string[]): Promi
 export async function pruneBudgetSpend(sql: Sql, olderThanSecs: number): Promise<void> {
   await runQuery(sql, "pruneBudgetSpend", [olderThanSecs]);
 }
+
+/** A lease's size and the clauses it is taken on (admission_lease_take, migration 0025). */
+export interface LeaseToTake {
+  leaseId: string;
+  /** Reserved on every budget. */
+  amountMicroUsd: number;
+  /** Requests and tokens counted on every rate limit. */
+  requests: number;
+  tokens: number;
+  budgets: readonly BudgetToAdmit[];
+  rates: readonly RateLimitToAdmit[];
+  holdTtlSecs: number;
+  /** How long the lease admits requests; its rate-limit row is stamped that far ahead. */
+  lifeSecs: number;
+  /** Granted only while every clause keeps at least this many times the lease free. */
+  headroomFactor: number;
+}
+
+/** Takes a lease in one round trip: true when granted, false when a clause is too near its limit (nothing taken). */
+export async function takeLease(sql: Sql, lease: LeaseToTake): Promise<boolean> {
+  const rows = await runQuery<{ granted: boolean }>(sql, "takeLease", [
+    lease.leaseId,
+    lease.amountMicroUsd,
+    lease.requests,
+    lease.tokens,
+    lease.budgets.map((b) => b.key),
+    lease.budgets.map((b) => b.windowSecs),
+    lease.budgets.map((b) => b.limitMicroUsd),
+    lease.budgets.map((b) => b.bucketSecs),
+    lease.rates.map((r) => r.key),
+    lease.rates.map((r) => r.windowSecs),
+    lease.rates.map((r) => r.maxRequests) as readonly number[],
+    lease.rates.map((r) => r.maxTokens) as readonly number[],
+    lease.holdTtlSecs,
+    lease.lifeSecs,
+    lease.headroomFactor,
+  ]);
+  return rows[0]?.granted === true;
+}
+
+/** What a lease used when it ends: charges by the second their requests started (epoch seconds), and the requests and tokens it admitted. */
+export interface LeaseToEnd {
+  leaseId: string;
+  keys: readonly string[];
+  charges: ReadonlyMap<number, number>;
+  usedRequests: number;
+  usedTokens: number;
+}
+
+/** Ends a lease (admission_lease_end). Idempotent. */
+export async function endLease(sql: Sql, lease: LeaseToEnd): Promise<void> {
+  await runQuery(sql, "endLease", [lease.leaseId, [...lease.keys], [...lease.charges.keys()], [...lease.charges.values()], lease.usedRequests, lease.usedTokens]);
+}
