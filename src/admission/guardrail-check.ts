@@ -101,9 +101,14 @@ export class GuardrailCheck implements AdmissionCheck {
     return patterns;
   }
 
-  /** The first block match over the texts, in bounded windows, within the deadline (CPU time). */
+  /**
+   * The first block match over the texts, in bounded windows, within the deadline (CPU
+   * time). The clock is first read at the first check, STEPS_PER_CLOCK_CHECK steps in:
+   * reading the process's CPU time is a system call, dearer than scanning a whole ordinary
+   * prompt, and the steps before it are bounded (one window per pattern each).
+   */
   private scan(patterns: PatternSet, texts: Iterable<string>): Refusal | undefined {
-    const deadline = this.now() + this.deadlineMs;
+    let deadline: number | undefined;
     let steps = 0;
     for (const text of texts) {
       let pos = 0;
@@ -116,7 +121,7 @@ export class GuardrailCheck implements AdmissionCheck {
         }
         // A complete text is always decided: need_more cannot occur.
         pos = step.kind === "clear" ? step.until : text.length;
-        if (++steps % STEPS_PER_CLOCK_CHECK === 0 && this.now() > deadline) {
+        if (++steps % STEPS_PER_CLOCK_CHECK === 0 && this.now() > (deadline ??= this.now() + this.deadlineMs)) {
           const source = patterns.patterns[0]!.clause.source;
           return permissionDenied(source, `the request's content could not be checked against the content patterns of policy "${source.policyName}" in time; send less text`);
         }

@@ -14,7 +14,7 @@ import {
   type RateLimitToAdmit,
 } from "../db/queries/admission";
 import { log } from "../observability/log";
-import type { BudgetClause, RateLimitClause } from "../policy/effective-policy";
+import type { BudgetClause, EffectivePolicy, RateLimitClause } from "../policy/effective-policy";
 import { budgetExceeded, NOTHING_HELD, rateLimitExceeded, type AdmissionCheck, type AdmissionRequest, type Grant, type Refusal, type SettleOutcome } from "./admission-check";
 import { BUDGET_WINDOWS, SPEND_RETENTION_SECS } from "./budget-windows";
 import { CounterLeases, type CounterLease, type LeaseSettings } from "./counter-leases";
@@ -107,15 +107,12 @@ export class PolicyCounters implements AdmissionCheck {
     const budgets = input.funding === "byok" ? [] : input.policy.budgets;
     const rates = input.policy.rateLimits;
     if (budgets.length === 0 && rates.length === 0) return NOTHING_HELD;
-    const grantId = newId("adm", 20);
     const amount = input.costCeilingMicroUsd;
     const tokens = input.outputCeiling;
-    const budgetClauses = budgets.map((b) => ({ key: b.counterKey, limitMicroUsd: b.spec.limit_micro_usd, ...BUDGET_WINDOWS[b.spec.window] }));
-    const rateClauses = rates.map((r) => ({ key: r.counterKey, windowSecs: r.spec.window_secs, maxRequests: r.spec.max_requests ?? null, maxTokens: r.spec.max_tokens ?? null }));
-    // Requests batch together, and share leases, only on identical clauses (keys and limits alike).
-    const setKey = JSON.stringify([budgetClauses, rateClauses]);
+    const { budgetClauses, rateClauses, setKey } = clausesOf(input.policy, input.funding === "byok");
     const lease = this.leases?.admit(setKey, amount, tokens);
     if (lease !== undefined) return new LeasedGrant(this.leases!, lease, amount, tokens, Math.floor(Date.now() / 1000));
+    const grantId = newId("adm", 20);
     const refused = await this.admissions.submit(setKey, {
       grant: { grantId, amountMicroUsd: amount, tokens },
       budgets: budgetClauses,
@@ -200,6 +197,33 @@ class CounterGrant implements Grant {
     this.ended = true;
     return this.counters.end({ grantId: this.grantId, keys: this.allKeys, chargeMicroUsd: null, kind: "release" });
   }
+}
+
+/** A policy's clauses as the database takes them, and the key of their set. */
+interface Clauses {
+  budgetClauses: readonly BudgetToAdmit[];
+  rateClauses: readonly RateLimitToAdmit[];
+  /** Requests batch together, and share leases, only on identical clauses (keys and limits alike). */
+  setKey: string;
+}
+
+/** Per effective policy (the policy store memoises them), with and without its budgets (BYOK skips them). */
+const clausesMemo = new WeakMap<EffectivePolicy, { funded?: Clauses; byok?: Clauses }>();
+
+function clausesOf(policy: EffectivePolicy, byok: boolean): Clauses {
+  let memo = clausesMemo.get(policy);
+  if (memo === undefined) {
+    memo = {};
+    clausesMemo.set(policy, memo);
+  }
+  const cached = byok ? memo.byok : memo.funded;
+  if (cached !== undefined) return cached;
+  const budgetClauses = (byok ? [] : policy.budgets).map((b) => ({ key: b.counterKey, limitMicroUsd: b.spec.limit_micro_usd, ...BUDGET_WINDOWS[b.spec.window] }));
+  const rateClauses = policy.rateLimits.map((r) => ({ key: r.counterKey, windowSecs: r.spec.window_secs, maxRequests: r.spec.max_requests ?? null, maxTokens: r.spec.max_tokens ?? null }));
+  const clauses = { budgetClauses, rateClauses, setKey: JSON.stringify([budgetClauses, rateClauses]) };
+  if (byok) memo.byok = clauses;
+  else memo.funded = clauses;
+  return clauses;
 }
 
 /** A request admitted from a lease: it settles and releases in the lease, with no database call. */

@@ -158,4 +158,14 @@ describe("guardrails, from composed policies to a decision", () => {
     // A match far into a long text is found.
     refusedBy(await judged(request(slow, { texts: () => [prose + " mail me at bob@corp.example"] }), patient), "pol_slow");
   });
+
+  test("a short prompt is scanned without reading the clock (a system call); a long one reads it every few windows", async () => {
+    let reads = 0;
+    const counting = new GuardrailCheck({ now: () => (reads++, processCpuMs()) });
+    const policy = effective(bound("pol_clock", "guardrail", { content_patterns: [{ name: "card", pattern: "\\b\\d{16}\\b" }] }));
+    expect(await judged(request(policy, { texts: () => ["Say hello to the benchmark."] }), counting)).toBe("admitted");
+    expect(reads).toBe(0);
+    expect(await judged(request(policy, { texts: () => ["word ".repeat(20_000)] }), counting)).toBe("admitted");
+    expect(reads).toBeGreaterThan(1);
+  });
 });
