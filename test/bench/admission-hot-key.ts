@@ -4,7 +4,8 @@
  *
  *   npx bun test/bench/admission-hot-key.ts [mode] [seconds] [callers] [both|budget|rate]
  *
- * Both modes go through `PolicyCounters`, as the gateway does: `batched` (the default)
+ * Every mode goes through `PolicyCounters`, as the gateway does: `leased` admits from
+ * leases of room (counter-leases.ts, the gateway's default), `batched` (the default here)
  * group-commits admissions and settlements of the key, `single` makes one database call
  * per admission and one per settlement (batches of one, as before group commit).
  * `callers` concurrent callers (default 64) each
@@ -19,6 +20,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import postgres from "postgres";
 import { isRefusal } from "../../src/admission/admission-check";
 import { BUDGET_WINDOWS } from "../../src/admission/budget-windows";
+import { DEFAULT_LEASE_SETTINGS } from "../../src/admission/counter-leases";
 import { PolicyCounters } from "../../src/admission/policy-counters";
 import type { Sql } from "../../src/db/connect-database";
 import { migrate } from "../../src/db/migrate";
@@ -79,7 +81,7 @@ async function main(): Promise<void> {
   const policy = effective(...(shape === "budget" ? [budgetClause] : shape === "rate" ? [rateClause] : [budgetClause, rateClause]));
   const budget = effective(budgetClause).budgets[0]!;
   const rate = effective(rateClause).rateLimits[0]!;
-  const counters = new PolicyCounters(sql, { maxBatch: mode === "single" ? 1 : undefined });
+  const counters = new PolicyCounters(sql, { maxBatch: mode === "single" ? 1 : undefined, leases: mode === "leased" ? DEFAULT_LEASE_SETTINGS : undefined });
   counters.start();
 
   /** One request: admitted, then settled at a tenth of its ceiling. */
