@@ -81,6 +81,9 @@ export class OtelTracing implements RequestTracing {
 
   async shutdown(): Promise<void> {
     const flushed = this.provider.shutdown().catch((error: unknown) => log.warn("tracing: the last spans were not exported", { error: String(error) }));
-    await Promise.race([flushed, Bun.sleep(SHUTDOWN_FLUSH_MS)]);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, SHUTDOWN_FLUSH_MS)));
+    await Promise.race([flushed, limit]);
+    clearTimeout(timer);
   }
 }
