@@ -3,7 +3,8 @@ import { loadConfig } from "./config";
 import { installConnectionLossGuard } from "./db/connection-loss-guard";
 import { serverProcessNumber, superviseServerProcesses } from "./server-processes";
 import { log, setLogLevel } from "./observability/log";
-import { startTracing, type RequestTracing } from "./observability/tracing";
+import { startTracing } from "./observability/tracing";
+import type { RequestTracing } from "./observability/request-trace";
 
 /** Startup errors (a bad PROVIDERS_FILE entry, an unreachable database) end the process with their own words. */
 function cannotStart(error: unknown): never {

@@ -21,7 +21,7 @@ import type { KekStore } from "./byok/kek-store";
 import type { ByokKeyStore } from "./byok/byok-key-store";
 import type { AuthThrottle } from "./auth/auth-throttle";
 import type { EgressGuard } from "./egress/egress-guard";
-import type { RequestTracing } from "./observability/tracing";
+import type { RequestTracing } from "./observability/request-trace";
 
 /** The long-lived parts a route needs; built once in server.ts (or a test) and passed down. */
 export interface Services {

@@ -16,7 +16,7 @@ import { OTLPTraceExporter as ProtobufTraceExporter } from "@opentelemetry/expor
 import type { ProtocolId } from "../ir";
 import { log } from "./log";
 import type { TracingConfig } from "./tracing-config";
-import type { RequestTrace, RequestTracing } from "./tracing";
+import type { RequestTrace, RequestTracing } from "./request-trace";
 import { SpanningTrace } from "./request-spans";
 
 /** The longest shutdown waits for the last spans to reach the collector: a dead one must not hold the exit. */

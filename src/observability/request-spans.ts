@@ -1,7 +1,7 @@
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type HrTime, type TextMapGetter, type Tracer } from "@opentelemetry/api";
 import { W3CTraceContextPropagator, millisToHrTime } from "@opentelemetry/core";
 import type { ProtocolId } from "../ir";
-import type { RequestTrace, TraceStage, TracedAttempt, TracedError, TracedOutcome, TracedSettlement } from "./tracing";
+import type { RequestTrace, TraceStage, TracedAttempt, TracedError, TracedOutcome, TracedSettlement } from "./request-trace";
 
 /**
  * `gen_ai.operation.name` by protocol (OpenTelemetry GenAI semantic conventions,

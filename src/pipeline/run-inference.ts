@@ -20,7 +20,7 @@ import { responseCheckFor } from "./response-check";
 import { RequestSettlement, type RecordDeps } from "./settle";
 import { withServerTiming, type OverheadHistogram } from "./server-timing";
 import type { AttemptRecord } from "../routing/attempt-record";
-import type { RequestTracing } from "../observability/tracing";
+import type { RequestTracing } from "../observability/request-trace";
 
 /** What each stage is given: only what it uses. */
 export interface InferenceDeps {

@@ -8,7 +8,8 @@ import { settleRequest, type Settlement } from "../metering/settle-request";
 import { promptChars } from "../metering/estimate-tokens";
 import type { AttemptRecord } from "../routing/attempt-record";
 import { log } from "../observability/log";
-import { NO_TRACE, type RequestTrace } from "../observability/tracing";
+import { NO_TRACE } from "../observability/tracing";
+import type { RequestTrace } from "../observability/request-trace";
 
 /** Where a recorded request's rows go; absent when nothing is recorded (METERING=off). */
 export interface RecordDeps {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createServer, type Server, type Socket } from "node:net";
 import { createTestDatabase } from "../helpers/test-database";
 import { MOCK_KEY, spawnServerOnMocks } from "../helpers/inference-harness";
 import { DEFAULT_TEXT, startAllMockUpstreams, type MockUpstreamSet } from "../helpers/mock-upstreams";
@@ -7,8 +8,9 @@ import type { SpawnedServer } from "../helpers/spawn-server";
 
 /**
  * Request traces (README "Traces") from `bun src/main.ts` with the OTEL_* variables set,
- * exported over OTLP/HTTP JSON to a collector stand-in on loopback. The batch processor's
- * delay is ten minutes, so every span arrives through the flush that SIGTERM makes.
+ * exported over OTLP/HTTP to a collector stand-in on loopback: the spans of five requests
+ * (JSON, read back), then the exporter as an operator meets it (the protobuf default, a
+ * collector that never answers).
  */
 
 const SERVER_KIND = 2;
@@ -62,38 +64,45 @@ const attemptsOf = (children: CollectedSpan[]) => children.filter((span) => span
 beforeAll(async () => {
   database = await createTestDatabase();
   mocks = await startAllMockUpstreams({ apiKey: MOCK_KEY });
-  collector = await startOtlpCollector();
-  server = await spawnServerOnMocks(mocks, {
-    DATABASE_URL: database.url,
-    ADMIN_TOKEN: "op",
-    OTEL_TRACES_EXPORTER: "otlp",
-    OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
-    OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
-    OTEL_SERVICE_NAME: "switchyard-under-test",
-    OTEL_BSP_SCHEDULE_DELAY: "600000",
-  });
-  funded = await createAccount(server.url, 100_000_000);
-  const broke = await createAccount(server.url, 0);
-  await chat("sync", funded, { model: "mock-openai/gpt-4o-mini" }, { traceparent: `00-${CLIENT_TRACE_ID}-${CLIENT_SPAN_ID}-01` });
-  await chat("stream", funded, { model: "mock-anthropic/claude-sonnet-4-5", stream: true, stream_options: { include_usage: true } });
-  await chat("refused", broke, { model: "mock-openai/gpt-4o-mini" });
-  await chat("fallback", funded, { model: "ignored/by-models", models: ["mock-openai/gpt-4o-mini@error500", "mock-google/gemini-2.5-flash"] });
-  await chat("unauthenticated", "sk-not-a-key", { model: "mock-openai/gpt-4o-mini" });
-  // Nothing is exported before the flush SIGTERM makes (the schedule delay is ten minutes).
-  expect(collector.received).toEqual([]);
-  server.process.kill("SIGTERM");
-  expect(await server.exited).toBe(0);
-  spans = collector.spans();
-}, 60_000);
+});
 
 afterAll(async () => {
-  server?.process.kill("SIGKILL");
-  await collector?.close();
-  await mocks?.close();
-  await database?.drop();
+  await mocks.close();
+  await database.drop();
 });
 
 describe("request traces over OTLP/HTTP", () => {
+  // The batch processor's delay is ten minutes: every span arrives through the flush SIGTERM makes.
+  beforeAll(async () => {
+    collector = await startOtlpCollector();
+    server = await spawnServerOnMocks(mocks, {
+      DATABASE_URL: database.url,
+      ADMIN_TOKEN: "op",
+      OTEL_TRACES_EXPORTER: "otlp",
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+      OTEL_SERVICE_NAME: "switchyard-under-test",
+      OTEL_BSP_SCHEDULE_DELAY: "600000",
+    });
+    funded = await createAccount(server.url, 100_000_000);
+    const broke = await createAccount(server.url, 0);
+    await chat("sync", funded, { model: "mock-openai/gpt-4o-mini" }, { traceparent: `00-${CLIENT_TRACE_ID}-${CLIENT_SPAN_ID}-01` });
+    await chat("stream", funded, { model: "mock-anthropic/claude-sonnet-4-5", stream: true, stream_options: { include_usage: true } });
+    await chat("refused", broke, { model: "mock-openai/gpt-4o-mini" });
+    await chat("fallback", funded, { model: "ignored/by-models", models: ["mock-openai/gpt-4o-mini@error500", "mock-google/gemini-2.5-flash"] });
+    await chat("unauthenticated", "sk-not-a-key", { model: "mock-openai/gpt-4o-mini" });
+    // Nothing is exported before the flush SIGTERM makes (the schedule delay is ten minutes).
+    expect(collector.received).toEqual([]);
+    server.process.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
+    spans = collector.spans();
+  }, 60_000);
+
+  afterAll(async () => {
+    server.process.kill("SIGKILL");
+    await collector.close();
+  });
+
   test("the requests were answered as the scenario says", () => {
     expect(Object.fromEntries(Object.entries(responses).map(([name, response]) => [name, response.status]))).toEqual({
       sync: 200,
@@ -210,4 +219,76 @@ describe("request traces over OTLP/HTTP", () => {
     expect(exported.length).toBeGreaterThan(0);
     for (const secret of [PROMPT, "tracing-canary", DEFAULT_TEXT, MOCK_KEY, funded, "sk-not-a-key"]) expect(exported).not.toContain(secret);
   });
+});
+
+describe("the exporter", () => {
+  const prompt = "exporter-canary-prompt 52e1";
+  const ask = (on: SpawnedServer, apiKey: string) =>
+    fetch(`${on.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "mock-openai/gpt-4o-mini", messages: [{ role: "user", content: prompt }] }),
+    });
+
+  test("by default spans go as OTLP protobuf to the traces endpoint as written", async () => {
+    const sink = await startOtlpCollector();
+    const traced = await spawnServerOnMocks(mocks, {
+      DATABASE_URL: database.url,
+      ADMIN_TOKEN: "op",
+      OTEL_TRACES_EXPORTER: "otlp",
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${sink.url}/custom/traces`,
+    });
+    try {
+      const response = await ask(traced, await createAccount(traced.url, 100_000_000));
+      expect(response.status).toBe(200);
+      const requestId = response.headers.get("x-request-id")!;
+      traced.process.kill("SIGTERM");
+      expect(await traced.exited).toBe(0);
+      expect(sink.received.length).toBeGreaterThan(0);
+      for (const body of sink.received) {
+        expect(body.path).toBe("/custom/traces");
+        expect(body.contentType).toBe("application/x-protobuf");
+      }
+      // Protobuf carries strings as their UTF-8 bytes: the attributes are there, the prompt is not.
+      const bytes = sink.received.map((body) => Buffer.from(body.bytes).toString("latin1")).join("");
+      expect(bytes).toContain(requestId);
+      expect(bytes).toContain("gen_ai.usage.output_tokens");
+      expect(bytes).not.toContain(prompt);
+    } finally {
+      traced.process.kill("SIGKILL");
+      await sink.close();
+    }
+  }, 60_000);
+
+  test("a collector that accepts connections and never answers: requests are served, and SIGTERM still ends the process", async () => {
+    const held: Socket[] = [];
+    const silent: Server = createServer((socket) => void held.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const port = (silent.address() as { port: number }).port;
+    const traced = await spawnServerOnMocks(mocks, {
+      DATABASE_URL: database.url,
+      ADMIN_TOKEN: "op",
+      OTEL_TRACES_EXPORTER: "otlp",
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+      // Export at once, a tiny queue, and deadlines that would outlast the test: only the
+      // gateway's own bounds keep requests and the exit from waiting on the collector.
+      OTEL_BSP_SCHEDULE_DELAY: "0",
+      OTEL_BSP_MAX_QUEUE_SIZE: "4",
+      OTEL_BSP_EXPORT_TIMEOUT: "600000",
+      OTEL_EXPORTER_OTLP_TIMEOUT: "600000",
+      LOG_LEVEL: "silent",
+    });
+    try {
+      const apiKey = await createAccount(traced.url, 100_000_000);
+      const statuses = await Promise.all(Array.from({ length: 20 }, () => ask(traced, apiKey).then((response) => response.status)));
+      expect(statuses).toEqual(Array(20).fill(200));
+      expect(held.length).toBeGreaterThan(0);
+      traced.process.kill("SIGTERM");
+      expect(await traced.exited).toBe(0);
+    } finally {
+      traced.process.kill("SIGKILL");
+      for (const socket of held) socket.destroy();
+      silent.close();
+    }
+  }, 60_000);
 });
