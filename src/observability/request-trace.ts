@@ -30,7 +30,7 @@ export interface TracedAttempt {
     customerSuppliedBase?: boolean;
   };
   outcome: string;
-  /** The upstream's status, when it answered with an error. */
+  /** The upstream's HTTP status, when it answered. */
   status?: number;
   error?: { kind: IrErrorKind };
   signals: readonly { finish?: IrFinish }[];

@@ -148,6 +148,7 @@ describe("request traces over OTLP/HTTP", () => {
       "switchyard.attempt": 1,
       "switchyard.attempt_outcome": "success",
       "server.address": "127.0.0.1",
+      "http.response.status_code": 200,
     });
     // Every child lies within the request's span.
     for (const child of children) {
@@ -202,7 +203,7 @@ describe("request traces over OTLP/HTTP", () => {
     expect(typeof first!.attributes["error.type"]).toBe("string");
     expect(second!.status).not.toBe(ERROR);
     expect(second!.name).toBe("generate_content gemini-2.5-flash");
-    expect(second!.attributes).toMatchObject({ "switchyard.attempt": 2, "gen_ai.provider.name": "mock-google", "switchyard.attempt_outcome": "success" });
+    expect(second!.attributes).toMatchObject({ "switchyard.attempt": 2, "gen_ai.provider.name": "mock-google", "switchyard.attempt_outcome": "success", "http.response.status_code": 200 });
     expect(second!.startNs).toBeGreaterThanOrEqual(first!.endNs);
   });
 
