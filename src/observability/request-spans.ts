@@ -34,9 +34,9 @@ function known(entries: Record<string, string | number | boolean | string[] | un
  * for the request (its parent the client's traceparent, when sent), an INTERNAL child per
  * stage (each from the end of the one before; a refused request's last is the stage that
  * refused it), a `relay` child for a served stream from its head to its end, and a CLIENT
- * child per upstream attempt. Attributes follow the GenAI semantic
- * conventions (gen_ai.*), HTTP's (http.*, url.path, server.*) and ours (switchyard.*);
- * none carries a prompt, an answer, an error's message, a key or a query string.
+ * child per upstream attempt. Attributes follow the GenAI semantic conventions (gen_ai.*),
+ * HTTP's (http.*, url.path, server.*) and ours (switchyard.*); none carries a prompt, an
+ * answer, an error's message, a key or a query string.
  */
 export class SpanningTrace implements RequestTrace {
   private readonly stages: { name: TraceStage; endedAt: number }[] = [];
