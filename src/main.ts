@@ -3,6 +3,8 @@ import { loadConfig } from "./config";
 import { installConnectionLossGuard } from "./db/connection-loss-guard";
 import { serverProcessNumber, superviseServerProcesses } from "./server-processes";
 import { log, setLogLevel } from "./observability/log";
+import { startTracing } from "./observability/tracing";
+import type { RequestTracing } from "./observability/request-trace";
 
 /** Startup errors (a bad PROVIDERS_FILE entry, an unreachable database) end the process with their own words. */
 function cannotStart(error: unknown): never {
@@ -27,8 +29,10 @@ if (processes > 1 && serverProcessNumber() === undefined) {
 installConnectionLossGuard();
 
 let server: Awaited<ReturnType<typeof startServer>>;
+let tracing: RequestTracing;
 try {
-  server = await startServer();
+  tracing = await startTracing(process.env);
+  server = await startServer({}, { tracing });
 } catch (error) {
   cannotStart(error);
 }
@@ -43,7 +47,8 @@ for (const signal of signals) {
     received++;
     if (received > 1) process.exit(1); // a second signal means "now"
     log.info("shutting down", { signal });
-    server.shutdown().then(
+    // The spans of requests that ended while draining are exported last (bounded: otel-tracing.ts).
+    server.shutdown().then(() => tracing.shutdown()).then(
       () => process.exit(0),
       (error) => {
         log.error("shutdown failed", { error: String(error) });

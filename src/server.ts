@@ -16,6 +16,8 @@ import { rememberClientAddress } from "./http/client-address";
 import { AuthThrottle } from "./auth/auth-throttle";
 import { ApiError, errorResponse } from "./errors/api-error";
 import { log, setLogLevel } from "./observability/log";
+import { TRACING_OFF } from "./observability/tracing";
+import type { RequestTracing } from "./observability/request-trace";
 import type { Services } from "./services";
 import { loadCatalog } from "./providers/catalog";
 import { EndpointStats } from "./routing/endpoint-stats";
@@ -70,6 +72,8 @@ export interface ServerParts {
   resolveHost?: HostResolver;
   /** The folder of named queries checked at boot (else sql/queries). */
   namedQueriesDir?: string;
+  /** Request traces (main.ts starts them from the environment); the caller shuts them down. Else none. */
+  tracing?: RequestTracing;
 }
 
 /** Builds every service, migrates, and listens. Used by main.ts and by in-process tests. */
@@ -132,6 +136,7 @@ export async function startServer(overrides: Partial<Config> = {}, parts: Server
     byokKeys,
     throttle: new AuthThrottle(db.sql),
     egress,
+    tracing: parts.tracing ?? TRACING_OFF,
     funding: new AccountKeysThenPlatform(byokKeys, new PlatformKeys(catalog)),
     // Guardrails first (pure CPU), then the counters, then the wallet: a refusal undoes as
     // little as possible. METERING=off records and charges nothing, so there is no charge

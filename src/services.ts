@@ -21,6 +21,7 @@ import type { KekStore } from "./byok/kek-store";
 import type { ByokKeyStore } from "./byok/byok-key-store";
 import type { AuthThrottle } from "./auth/auth-throttle";
 import type { EgressGuard } from "./egress/egress-guard";
+import type { RequestTracing } from "./observability/request-trace";
 
 /** The long-lived parts a route needs; built once in server.ts (or a test) and passed down. */
 export interface Services {
@@ -56,4 +57,6 @@ export interface Services {
   throttle: AuthThrottle;
   /** The gate for every outbound call a customer can steer (BYOK `api_base`): checked when stored and before each connection. */
   egress: EgressGuard;
+  /** Request traces: TRACING_OFF unless main.ts started them from the OTEL_* variables. */
+  tracing: RequestTracing;
 }

@@ -167,5 +167,6 @@ export function inferenceDeps(services: Services): InferenceDeps {
     // METERING=off (benchmarks): nothing is recorded or charged (README "Metering").
     records: config.meteringEnabled ? { sink: services.meteringSink, writeBuffer: services.writeBuffer, pending: services.pendingSettlements } : undefined,
     overhead: metrics.gatewayOverhead,
+    tracing: services.tracing,
   };
 }

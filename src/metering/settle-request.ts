@@ -1,6 +1,6 @@
 import type { IrFinish } from "../ir";
 import { buildUsageEvidence, type AttemptUsage } from "./usage-evidence";
-import { computeCharge, type ChargeResult } from "./compute-charge";
+import { computeCharge, type ChargeResult, type NormalisedUsage } from "./compute-charge";
 import { isoTimestamp } from "./iso-timestamp";
 import type { MeteringSink } from "./metering-rows";
 import { finishText, type RequestOutcome } from "./request-outcome";
@@ -13,6 +13,8 @@ export interface Settlement {
   uncappedMicroUsd?: number;
   /** Whether the usage priced was the upstream's report (else an estimate). */
   reported: boolean;
+  /** The usage priced (the request record's token counts). */
+  usage: NormalisedUsage;
 }
 
 const round = (ms: number | undefined) => (ms === undefined ? null : Math.max(0, Math.round(ms)));
@@ -138,5 +140,5 @@ export function settleRequest(outcome: RequestOutcome, sink: MeteringSink, now =
     });
   }
   const reported = evidence.source === "provider_reported";
-  return capped && uncapped !== null ? { charge, chargeMicroUsd, uncappedMicroUsd: uncapped, reported } : { charge, chargeMicroUsd, reported };
+  return capped && uncapped !== null ? { charge, chargeMicroUsd, uncappedMicroUsd: uncapped, reported, usage } : { charge, chargeMicroUsd, reported, usage };
 }

@@ -20,6 +20,7 @@ import { responseCheckFor } from "./response-check";
 import { RequestSettlement, type RecordDeps } from "./settle";
 import { withServerTiming, type OverheadHistogram } from "./server-timing";
 import type { AttemptRecord } from "../routing/attempt-record";
+import type { RequestTracing } from "../observability/request-trace";
 
 /** What each stage is given: only what it uses. */
 export interface InferenceDeps {
@@ -34,6 +35,8 @@ export interface InferenceDeps {
   records: RecordDeps | undefined;
   /** Where every response's Server-Timing `gateway` part is observed. */
   overhead: OverheadHistogram;
+  /** Request traces (README "Traces"); TRACING_OFF unless the OTEL_* variables turn them on. */
+  tracing: RequestTracing;
 }
 
 /**
@@ -50,14 +53,21 @@ export async function runInference(deps: InferenceDeps, input: InferenceInput): 
   // Every way out carries Server-Timing, taken as its head goes out (server-timing.ts).
   const timed = (response: Response, attempts?: readonly AttemptRecord[]) => withServerTiming(deps.overhead, protocol, startedAt, attempts, response);
   const fail = (error: IrError, attempts?: readonly AttemptRecord[]) => timed(errorInProtocol(protocol, error, requestId), attempts);
+  const trace = deps.tracing.start(request, protocol, requestId, startedAt);
 
   const caller = await authenticate(deps.auth, request.headers, requestId);
-  if ("error" in caller) return fail(caller.error);
+  trace.stage("authenticate");
+  if ("error" in caller) {
+    trace.failed(caller.error);
+    trace.end();
+    return fail(caller.error);
+  }
   const principal = caller.principal;
   const context: RequestContext = { requestId, protocol, principal, request };
-  const settlement = new RequestSettlement(deps.records, arrivingRequest({ requestId, principal, clientProtocol: protocol, createdAt, startedAt }));
+  const settlement = new RequestSettlement(deps.records, arrivingRequest({ requestId, principal, clientProtocol: protocol, createdAt, startedAt }), trace);
   const outcome = settlement.outcome;
   const failAndSettle = async (error: IrError) => {
+    trace.failed(error);
     // Refused before admission attributed it (a body that does not decode, an unknown
     // model): an account-wide credential's record still belongs to the namespace `me`
     // means, so the namespace's request history lists it.
@@ -67,11 +77,13 @@ export async function runInference(deps: InferenceDeps, input: InferenceInput): 
   };
 
   const decoded = await decode(deps.decode, input, requestId);
+  trace.stage("decode");
   if (!decoded.ok) return decoded.closeConnection ? closingConnection(await failAndSettle(decoded.error)) : failAndSettle(decoded.error);
   outcome.warnings.push(...decoded.warnings);
   settlement.describe(decoded.ir);
 
   const resolved = await resolvePresets(deps.resolve, principal, decoded.ir);
+  trace.stage("resolve");
   if (!resolved.ok) return failAndSettle(resolved.error);
   // From here on the request is the one its routing preset (if any) made of it.
   const ir = resolved.ir;
@@ -79,13 +91,16 @@ export async function runInference(deps: InferenceDeps, input: InferenceInput): 
   if (ir !== decoded.ir) settlement.describe(ir);
 
   const plan = planAttempts(deps.plan, ir, tokensFromChars(outcome.promptChars), resolved.targets);
+  trace.stage("plan");
   if (!plan.ok) return failAndSettle(plan.error);
 
   const funded = await fund(deps.funding, principal, plan.byModel);
+  trace.stage("fund");
   if (!funded.ok) return failAndSettle(funded.error);
   outcome.routingProfile = funded.candidates[0]?.routingProfile;
 
   const admitted = await admit(deps.admission, { principal, requestId, ir, candidates: funded.candidates, record: outcome });
+  trace.stage("admit");
   if (!admitted.ok) return failAndSettle(admitted.error);
   settlement.hold(admitted.grant);
   const candidates = admitted.candidates;
@@ -108,6 +123,7 @@ export async function runInference(deps: InferenceDeps, input: InferenceInput): 
     settlement.settle("failed", 500);
     throw error;
   }
+  trace.stage("attempt");
   switch (result.kind) {
     case "answer": {
       settlement.serve(result.attempt);

@@ -8,6 +8,8 @@ import { settleRequest, type Settlement } from "../metering/settle-request";
 import { promptChars } from "../metering/estimate-tokens";
 import type { AttemptRecord } from "../routing/attempt-record";
 import { log } from "../observability/log";
+import { NO_TRACE } from "../observability/tracing";
+import type { RequestTrace } from "../observability/request-trace";
 
 /** Where a recorded request's rows go; absent when nothing is recorded (METERING=off). */
 export interface RecordDeps {
@@ -31,6 +33,8 @@ export class RequestSettlement {
   constructor(
     private readonly deps: RecordDeps | undefined,
     readonly outcome: RequestOutcome,
+    /** Ended with the request's settlement (a stream's when the stream ends). */
+    private readonly trace: RequestTrace = NO_TRACE,
   ) {
     deps?.pending.add(outcome);
   }
@@ -60,14 +64,15 @@ export class RequestSettlement {
     if (this.settled) return this.settlement;
     this.settled = true;
     const deps = this.deps;
-    if (deps === undefined) {
-      // Nothing is recorded or charged: the charge of a request that reached an upstream is unknown.
-      this.endGrant(null);
-      return undefined;
-    }
     const outcome = this.outcome;
     outcome.status = status;
     outcome.statusCode = statusCode;
+    if (deps === undefined) {
+      // Nothing is recorded or charged: the charge of a request that reached an upstream is unknown.
+      this.endGrant(null);
+      this.trace.end(outcome);
+      return undefined;
+    }
     const settlement = settleRequest(outcome, deps.sink);
     this.settlement = settlement;
     // An estimate above the ceiling (characters of an abandoned stream) is the estimator's
@@ -77,6 +82,7 @@ export class RequestSettlement {
     }
     deps.writeBuffer.onWritten(outcome.principal.accountId, () => deps.pending.done(outcome));
     this.endGrant(settlement.chargeMicroUsd);
+    this.trace.end(outcome, settlement);
     return settlement;
   }
 

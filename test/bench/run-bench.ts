@@ -8,7 +8,8 @@
  * Processes: the mock upstreams (openai-chat, anthropic-messages), the bare proxy and
  * two Switchyards (pool and inline, on one throwaway PostgreSQL) are children; this
  * process only generates load. BENCH_SERVER_PROCESSES=2 adds the default served by two
- * server processes (SERVER_PROCESSES=2). Latency loops interleave their targets request by request
+ * server processes (SERVER_PROCESSES=2); BENCH_TRACING=1 adds it with request traces exported
+ * to a collector stand-in (otlp-sink.ts). Latency loops interleave their targets request by request
  * and throughput runs in interleaved slices, so drift on the machine hits all alike.
  */
 import { spawnSync } from "node:child_process";
@@ -87,6 +88,14 @@ async function main(): Promise<number> {
     const processes = process.env.BENCH_SERVER_PROCESSES;
     if (processes !== undefined && processes !== "" && processes !== "1") {
       variants.push({ mode: `auto, ${processes} processes`, env: { TRANSLATION_MODE: "auto", SERVER_PROCESSES: processes } });
+    }
+    // BENCH_TRACING=1 (off by default): the default again with request traces on, exported
+    // over OTLP/HTTP (protobuf, the SDK's default batching) to a collector stand-in, side by
+    // side with the default, whose tracing is off (README "Traces").
+    if (process.env.BENCH_TRACING === "1") {
+      const sink = spawnChild("OTLP collector stand-in", [process.execPath, join(HERE, "otlp-sink.ts")]);
+      const endpoint = await firstLineWithin(sink, 30_000);
+      variants.push({ mode: "auto, tracing on", env: { TRANSLATION_MODE: "auto", OTEL_TRACES_EXPORTER: "otlp", OTEL_EXPORTER_OTLP_ENDPOINT: endpoint } });
     }
     for (const variant of variants) {
       switchyards.push(await startSwitchyard({ ...variant, database, mocks, mockKey: MOCK_KEY }));
