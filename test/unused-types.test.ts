@@ -19,13 +19,16 @@ function tsFiles(dir: string): string[] {
 test("every exported type and interface in src/ is named somewhere besides its declaration", () => {
   const files = [...tsFiles(join(ROOT, "src")), ...tsFiles(join(ROOT, "test"))];
   const texts = new Map(files.map((file) => [file, readFileSync(file, "utf8")]));
-  const everything = [...texts.values()].join("\n");
+  // Every word counted once, in one pass: a regular expression per exported name over the
+  // whole tree took seconds on a loaded machine.
+  const words = new Map<string, number>();
+  for (const text of texts.values()) for (const [word] of text.matchAll(/\w+/g)) words.set(word, (words.get(word) ?? 0) + 1);
   const unused: string[] = [];
   for (const [file, text] of texts) {
     if (!file.startsWith(join(ROOT, "src"))) continue;
     for (const match of text.matchAll(/^export (?:type|interface) (\w+)/gm)) {
       const name = match[1]!;
-      const uses = everything.match(new RegExp(`\\b${name}\\b`, "g"))?.length ?? 0;
+      const uses = words.get(name) ?? 0;
       if (uses <= 1) unused.push(`${relative(ROOT, file)}: ${name}`);
     }
   }
