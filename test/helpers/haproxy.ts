@@ -16,8 +16,9 @@ import { freePort } from "./spawn-server";
  *
  * Each backend is health-checked with `GET /ready` every `checkIntervalMs`, marked down
  * after `fall` failed checks and up after `rise` good ones, as deploy/haproxy.cfg does in
- * production (with a faster interval). No retries to another server (`option redispatch`
- * is off), so what a test measures is what the instances do, not what HAProxy hides.
+ * production (with a faster interval). By default a request whose connection fails is not
+ * tried again, on that server or another (`retries 0`, unlike deploy/haproxy.cfg), so what
+ * a test measures is what the instances do, not what HAProxy hides.
  */
 export const HAPROXY_BIN = "/usr/sbin/haproxy";
 
@@ -28,6 +29,8 @@ export interface HaproxyOptions {
   fall?: number;
   /** Good checks before a server is marked up (`rise`); 2 by default. */
   rise?: number;
+  /** Connection attempts tried again after a failed one, on another server (`retries`, `option redispatch`); 0 by default. */
+  retries?: number;
 }
 
 /** What HAProxy says of a server: "UP", "DOWN", "MAINT", or a transition such as "UP 1/2". */
@@ -58,6 +61,8 @@ export function haproxyConfig(port: number, backendPorts: readonly number[], sta
     "  timeout connect 2s",
     "  timeout client 60s",
     "  timeout server 60s",
+    `  retries ${options.retries ?? 0}`,
+    ...(options.retries ? ["  option redispatch"] : []),
     "frontend switchyard",
     `  bind 127.0.0.1:${port}`,
     "  default_backend instances",
