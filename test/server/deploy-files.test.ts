@@ -50,7 +50,7 @@ describe("deploy/compose.yaml", () => {
       expect(instance.environment!.DATABASE_URL).toBe(services.migrate!.environment!.DATABASE_URL);
     }
     expect(services.haproxy!.build!.dockerfile).toBe("haproxy.Containerfile");
-    expect(services.haproxy!.ports).toEqual(["8080:8080"]);
+    expect(services.haproxy!.ports).toEqual(["${SWITCHYARD_PORT:-8080}:8080"]);
   });
 
   test("an instance is stopped with SIGKILL only after its drain delay and grace period have passed", () => {
