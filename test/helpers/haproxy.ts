@@ -61,6 +61,8 @@ export function haproxyConfig(port: number, backendPorts: readonly number[], sta
     "  timeout connect 2s",
     "  timeout client 60s",
     "  timeout server 60s",
+    // A check answered slowly by a busy machine is not a failed one: only a non-200 is.
+    "  timeout check 2s",
     `  retries ${options.retries ?? 0}`,
     ...(options.retries ? ["  option redispatch"] : []),
     "frontend switchyard",
