@@ -42,6 +42,14 @@ export interface Config {
   /** Time SIGTERM gives in-flight requests before the process exits anyway. */
   shutdownGraceMs: number;
   /**
+   * The drain delay (SHUTDOWN_DELAY_MS): after SIGTERM, `/ready` answers 503 at once and the
+   * listener keeps accepting and serving for this long, so a balancer checking `/ready` sees
+   * the 503 and moves away before any connection is refused; then the grace period starts.
+   * Only a process that has answered a `/ready` probe waits: one nothing routes by
+   * readiness stops accepting at once. 0: never wait.
+   */
+  shutdownDelayMs: number;
+  /**
    * A committed stream whose client has read nothing for this long (its buffer full) is
    * ended: the upstream is aborted and the request settled as cancelled. 0: never.
    */
@@ -160,6 +168,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxManagementBodyBytes: integer("MAX_MANAGEMENT_BODY_BYTES", 256 * 1024, env),
     serverProcesses: serverProcesses(env, port),
     shutdownGraceMs: integer("SHUTDOWN_GRACE_MS", 20_000, env),
+    // A balancer checking every 1-2 s that marks a server down after 2 failed checks
+    // (HAProxy `inter 1s fall 2`, a Kubernetes readiness probe at periodSeconds 2) has
+    // moved away within about 4 s.
+    shutdownDelayMs: integer("SHUTDOWN_DELAY_MS", 5_000, env),
     streamStallTimeoutMs: integer("STREAM_STALL_TIMEOUT_MS", 30_000, env),
     databasePoolSize: integer("DATABASE_POOL_SIZE", 10, env),
     logLevel,

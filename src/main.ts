@@ -5,6 +5,8 @@ import { serverProcessNumber, superviseServerProcesses } from "./server-processe
 import { log, setLogLevel } from "./observability/log";
 import { startTracing } from "./observability/tracing";
 import type { RequestTracing } from "./observability/request-trace";
+import { connectDatabase } from "./db/connect-database";
+import { migrate } from "./db/migrate";
 
 /** Startup errors (a bad PROVIDERS_FILE entry, an unreachable database) end the process with their own words. */
 function cannotStart(error: unknown): never {
@@ -12,14 +14,33 @@ function cannotStart(error: unknown): never {
   process.exit(1);
 }
 
-let processes: number;
+let config: ReturnType<typeof loadConfig>;
 try {
-  const config = loadConfig();
+  config = loadConfig();
   setLogLevel(config.logLevel);
-  processes = config.serverProcesses;
 } catch (error) {
   cannotStart(error);
 }
+
+// `bun src/main.ts migrate`: apply the pending migrations (under the same advisory lock
+// as a starting server) and exit, as a deployment's one-shot migration step (README "Deployment").
+if (process.argv[2] === "migrate") {
+  try {
+    const db = await connectDatabase(config);
+    try {
+      const applied = await migrate(db.sql);
+      log.info("migrations up to date", { applied });
+    } finally {
+      await db.close();
+    }
+  } catch (error) {
+    cannotStart(error);
+  }
+  process.exit(0);
+}
+if (process.argv[2] !== undefined) cannotStart(new Error(`unknown command "${process.argv[2]}"; the only one is "migrate"`));
+
+const processes = config.serverProcesses;
 
 if (processes > 1 && serverProcessNumber() === undefined) {
   // The primary: it only runs the server processes (src/server-processes.ts).
@@ -48,7 +69,7 @@ for (const signal of signals) {
     if (received > 1) process.exit(1); // a second signal means "now"
     log.info("shutting down", { signal });
     // The spans of requests that ended while draining are exported last (bounded: otel-tracing.ts).
-    server.shutdown().then(() => tracing.shutdown()).then(
+    server.shutdown({ delayMs: server.services.config.shutdownDelayMs }).then(() => tracing.shutdown()).then(
       () => process.exit(0),
       (error) => {
         log.error("shutdown failed", { error: String(error) });

@@ -1,7 +1,7 @@
 import { loadConfig, meteringWriteConnections, type Config } from "./config";
-import { connectDatabase } from "./db/connect-database";
+import { connectDatabase, type Database } from "./db/connect-database";
 import { makeDataDirPrivate } from "./db/private-data-dir";
-import { migrate } from "./db/migrate";
+import { loadMigrations, migrate } from "./db/migrate";
 import { prepareNamedQueries } from "./db/named-queries";
 import { CredentialResolver } from "./auth/credential-resolver";
 import { LastUsedTracker } from "./auth/last-used-tracker";
@@ -45,6 +45,8 @@ import { loadMasterKey } from "./byok/master-key";
 import { EgressGuard, type HostResolver } from "./egress/egress-guard";
 import { parseAllowList } from "./egress/allow-list";
 import { reportListening, serverProcessNumber } from "./server-processes";
+import { Readiness, type DatabaseProbe } from "./observability/readiness";
+import { pendingMigrationVersions } from "./db/queries/health";
 
 const TRANSLATE_WORKER = new URL("../workers/translate.worker.ts", import.meta.url);
 
@@ -56,6 +58,11 @@ async function createTranslator(config: Config): Promise<Translator> {
   return config.translationMode === "pool" ? pooled : new AutoTranslator(pooled, config.translationInlineMaxBytes);
 }
 
+/** The database half of GET /ready: it answers, and has applied every migration this code knows. */
+function readinessProbe(sql: Database["sql"], knownVersions: readonly number[]): DatabaseProbe {
+  return async () => ((await pendingMigrationVersions(sql, knownVersions)).length === 0 ? undefined : "migrations_pending");
+}
+
 /** How long streams ended at the grace limit get to settle, and then to deliver their error frame, before connections close. */
 const STREAM_END_FLUSH_MS = 1_000;
 
@@ -63,8 +70,18 @@ export interface RunningServer {
   url: string;
   port: number;
   services: Services;
-  /** Graceful stop: stop accepting, let in-flight requests finish (bounded), flush buffers, close the database. */
-  shutdown(): Promise<void>;
+  /**
+   * Graceful stop: `/ready` answers 503 at once; with `delayMs` (and a process something
+   * has probed for readiness) the listener keeps serving that long so a balancer moves
+   * away; then stop accepting, let in-flight requests finish (bounded), flush buffers,
+   * close the database.
+   */
+  shutdown(options?: ShutdownOptions): Promise<void>;
+}
+
+export interface ShutdownOptions {
+  /** The drain delay (SHUTDOWN_DELAY_MS); none when absent, as for in-process tests. */
+  delayMs?: number;
 }
 
 /** Parts a test replaces: the name resolver the egress guard asks (else the system's), the named queries' folder. */
@@ -84,7 +101,8 @@ export async function startServer(overrides: Partial<Config> = {}, parts: Server
   const catalog = loadCatalog(config.providersFile);
   const egress = new EgressGuard(parseAllowList(config.byokApiBaseAllow), parts.resolveHost, config.upstreamTimeouts.connectMs);
   const db = await connectDatabase(config);
-  await migrate(db.sql);
+  const migrations = loadMigrations();
+  await migrate(db.sql, migrations);
   // Every named query is prepared once now: a broken one stops the start, named.
   try {
     await prepareNamedQueries(db.sql, parts.namedQueriesDir);
@@ -116,6 +134,7 @@ export async function startServer(overrides: Partial<Config> = {}, parts: Server
   const services: Services = {
     config,
     db,
+    readiness: new Readiness(readinessProbe(db.sql, migrations.map((migration) => migration.version))),
     lastUsed,
     credentials: new CredentialResolver(db.sql, config.credentialCacheTtlMs, lastUsed),
     metrics,
@@ -173,9 +192,17 @@ export async function startServer(overrides: Partial<Config> = {}, parts: Server
   reportListening();
 
   let stopping: Promise<void> | undefined;
-  const shutdown = () =>
+  const shutdown = (options: ShutdownOptions = {}) =>
     (stopping ??= (async () => {
-      // Closing the listener first frees the port at once; open connections finish.
+      services.readiness.markStopping();
+      // A balancer checking /ready now sees 503; until it has moved away, keep serving
+      // what it still sends, so that no connection is refused (README "Deployment").
+      const delayMs = services.readiness.probed ? (options.delayMs ?? 0) : 0;
+      if (delayMs > 0) {
+        log.info("not ready; serving until the drain delay ends", { delay_ms: delayMs });
+        await Bun.sleep(delayMs);
+      }
+      // Closing the listener frees the port at once; open connections finish.
       const drained = server.stop(false);
       const deadline = new Promise<void>((resolve) => setTimeout(resolve, config.shutdownGraceMs).unref?.());
       await Promise.race([drained, deadline]);

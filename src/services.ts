@@ -22,11 +22,14 @@ import type { ByokKeyStore } from "./byok/byok-key-store";
 import type { AuthThrottle } from "./auth/auth-throttle";
 import type { EgressGuard } from "./egress/egress-guard";
 import type { RequestTracing } from "./observability/request-trace";
+import type { Readiness } from "./observability/readiness";
 
 /** The long-lived parts a route needs; built once in server.ts (or a test) and passed down. */
 export interface Services {
   config: Config;
   db: Database;
+  /** What GET /ready answers: the database answers with every migration applied, and no SIGTERM yet. */
+  readiness: Readiness;
   credentials: CredentialResolver;
   lastUsed: LastUsedTracker;
   metrics: Metrics;

@@ -1,7 +1,8 @@
 /**
  * The whole test suite against a throwaway, real PostgreSQL:
  *   1. find PostgreSQL server binaries (install Debian's `postgresql` if absent) and
- *      Debian's chromium for the browser tests (installed the same way if absent),
+ *      Debian's chromium for the browser tests and haproxy for the load-balancer tests
+ *      (each installed the same way if absent),
  *   2. initdb + start a private cluster on a free loopback port (as the `postgres`
  *      user when invoked as root: PostgreSQL refuses to run as root),
  *   3. run `bun test` with TEST_DATABASE_URL pointing at it,
@@ -65,6 +66,14 @@ function ensureChromium(): void {
   if (!existsSync("/usr/bin/chromium")) throw new Error("chromium installed, but /usr/bin/chromium is missing");
 }
 
+/** The load-balancer tests run Debian's haproxy (test/helpers/haproxy.ts), installed the same way. */
+function ensureHaproxy(): void {
+  if (existsSync("/usr/sbin/haproxy")) return;
+  console.log("haproxy not found: installing Debian's haproxy package");
+  aptInstall("haproxy");
+  if (!existsSync("/usr/sbin/haproxy")) throw new Error("haproxy installed, but /usr/sbin/haproxy is missing");
+}
+
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -80,6 +89,7 @@ function freePort(): Promise<number> {
 async function main(): Promise<number> {
   const bin = ensurePostgres();
   ensureChromium();
+  ensureHaproxy();
   const dir = mkdtempSync(join(tmpdir(), "switchyard-pg-"));
   chmodSync(dir, 0o777);
   const dataDir = join(dir, "data");

@@ -7,6 +7,20 @@ export function publicRoutes(services: Services) {
   return new Elysia({ name: "public", normalize: false })
     .get("/ping", () => new Response(null, { status: 200 }), { detail: { summary: "Liveness probe: 200, empty body", tags: ["public"] } })
     .get(
+      "/ready",
+      async () => {
+        const state = await services.readiness.check();
+        const body = state.ready ? { status: "ready" } : { status: "not_ready", reason: state.reason };
+        return Response.json(body, { status: state.ready ? 200 : 503, headers: { "cache-control": "no-store" } });
+      },
+      {
+        detail: {
+          summary: 'Readiness probe: 200 {"status":"ready"} while the database answers with every migration applied; 503 {"status":"not_ready","reason"} otherwise, and from SIGTERM on',
+          tags: ["public"],
+        },
+      },
+    )
+    .get(
       "/health",
       async ({ set }) => {
         if (await databaseAnswers(services)) return { status: "ok", database: "ok" };

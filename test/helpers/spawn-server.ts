@@ -21,11 +21,11 @@ export interface SpawnedServer {
   output(): string;
 }
 
-/** `bun src/main.ts` as its own process, as an operator would run it; waits for /ping. */
+/** `bun src/main.ts` as its own process, as an operator would run it; waits for /ping. On `env.PORT` when given (a replacement on its predecessor's port), else on a free port. */
 export async function spawnServer(env: Record<string, string | undefined>, timeoutMs = 30_000): Promise<SpawnedServer> {
-  const port = await freePort();
+  const port = env.PORT ? Number(env.PORT) : await freePort();
   const child = Bun.spawn([process.execPath, "src/main.ts"], {
-    env: { ...process.env, HOST: "127.0.0.1", PORT: String(port), LOG_LEVEL: "info", ...env },
+    env: { ...process.env, HOST: "127.0.0.1", LOG_LEVEL: "info", ...env, PORT: String(port) },
     stdout: "pipe",
     stderr: "pipe",
   });

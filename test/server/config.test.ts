@@ -26,6 +26,16 @@ describe("stream stall timeout", () => {
   });
 });
 
+describe("shutdown delay", () => {
+  test("5 s by default (a balancer checking every 1-2 s has moved away), SHUTDOWN_DELAY_MS to change it, 0 for none", () => {
+    expect(loadConfig({}).shutdownDelayMs).toBe(5_000);
+    expect(loadConfig({ SHUTDOWN_DELAY_MS: "1500" }).shutdownDelayMs).toBe(1_500);
+    expect(loadConfig({ SHUTDOWN_DELAY_MS: "0" }).shutdownDelayMs).toBe(0);
+    expect(() => loadConfig({ SHUTDOWN_DELAY_MS: "-1" })).toThrow("SHUTDOWN_DELAY_MS must be a non-negative integer");
+    expect(() => loadConfig({ SHUTDOWN_DELAY_MS: "5s" })).toThrow("SHUTDOWN_DELAY_MS must be a non-negative integer");
+  });
+});
+
 describe("server processes", () => {
   test("1 by default, a positive integer or auto (one per core), more than one only with DATABASE_URL and a fixed PORT", () => {
     const shared = { DATABASE_URL: "postgres://db.example.test/switchyard" };
