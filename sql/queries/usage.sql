@@ -4,7 +4,7 @@
 -- name: listNamespaceRequests
 -- Newest first; (created_at, id) descending is served by requests_namespace_created.
 -- $1 account, $2 namespace, $3 limit, $4 offset.
-select id, request_id, billing_status, created_at, completed_at, prompt_tokens, completion_tokens,
+select id, request_id, api_key_id, oauth_token_id, billing_status, created_at, completed_at, prompt_tokens, completion_tokens,
        final_charge_micro_usd, finish_reason, first_token_kind, funding_source,
        generation_duration_ms, request_duration_ms, upstream_duration_ms, ttft_ms,
        model_id, provider_id, routing_profile, status, status_code, streamed,

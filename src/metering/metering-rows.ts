@@ -6,7 +6,10 @@ export interface RequestRow {
   request_id: string;
   account_id: string;
   namespace_id: string | null;
+  /** The API key that made the request (api_keys.id), or null. */
   api_key_id: string | null;
+  /** The OAuth grant whose access token made the request (oauth_tokens.id), or null. */
+  oauth_token_id: string | null;
   status: string;
   status_code: number;
   billing_status: string;

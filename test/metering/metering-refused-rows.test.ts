@@ -49,7 +49,7 @@ function requestRows(id: string, account: string, text: (field: string) => strin
   const usage = { cache_read_tokens: 0, cache_write_tokens: 0, completion_tokens: 7, prompt_tokens: 11, reasoning_tokens: 0, web_search_count: 0 };
   const frame = { account_label: "platform", attempt_ordinal: 1, frame_kind: text("usage"), frame_ordinal: 1, provider_id: text("provider"), provider_model_id: text("provider-model"), usage } as unknown as UsageFrameRecord;
   const request: RequestRow = {
-    id, request_id: text("client-request-id"), account_id: account, namespace_id: text("ns"), api_key_id: text("key"), status: "failed", status_code: 502,
+    id, request_id: text("client-request-id"), account_id: account, namespace_id: text("ns"), api_key_id: text("key"), oauth_token_id: null, status: "failed", status_code: 502,
     billing_status: "computed", model_id: text("provider/model"), provider_id: text("provider"), provider_model_id: text("provider-model"), routing_profile: text("balanced"),
     funding_source: "cloud_credit", streamed: true, finish_reason: `other(${text("raw finish")})`, first_token_kind: text("text"), prompt_tokens: 11, completion_tokens: 7,
     reasoning_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, final_charge_micro_usd: CHARGE, request_duration_ms: 12, upstream_duration_ms: 10,

@@ -6,6 +6,10 @@ import { runQuery, runQueryRow } from "./run-query";
 export interface RequestRecordRow {
   id: string;
   request_id: string;
+  /** The API key that made the request; null for an OAuth token's request and for records older than attribution. */
+  api_key_id: string | null;
+  /** The OAuth grant whose access token made the request, or null. */
+  oauth_token_id: string | null;
   billing_status: string;
   created_at: Date;
   completed_at: Date;

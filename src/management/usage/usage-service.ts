@@ -34,6 +34,8 @@ export function requestRecordEnvelope(row: RequestRecordRow): RequestRecordEnvel
   return {
     id: row.id,
     request_id: row.request_id,
+    api_key_id: row.api_key_id,
+    oauth_token_id: row.oauth_token_id,
     billing_status: row.billing_status,
     created_at: row.created_at.toISOString(),
     completed_at: row.completed_at.toISOString(),
