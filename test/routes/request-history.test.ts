@@ -90,3 +90,139 @@ describe("request attribution", () => {
     expect(listed.body.data.find((r: any) => r.id === id)).toMatchObject({ api_key_id: null, oauth_token_id: null });
   });
 });
+
+interface Row {
+  status?: string;
+  model?: string;
+  key?: string | null;
+  streamed?: boolean;
+  createdAt: string;
+}
+
+/** Inserts request records with chosen values into the account's namespace; returns their ids in order. */
+async function insertRows(account: TestAccount, rows: Row[]): Promise<string[]> {
+  const ids: string[] = [];
+  for (const row of rows) {
+    const id = `rq_filter_${crypto.randomUUID().replaceAll("-", "")}`;
+    ids.push(id);
+    await sql`insert into requests (id, request_id, account_id, namespace_id, api_key_id, status, status_code, billing_status, model_id, provider_id,
+        funding_source, streamed, final_charge_micro_usd, usage_evidence, created_at, completed_at)
+      values (${id}, ${id}, ${account.accountId}, ${account.namespaceId}, ${row.key ?? null}, ${row.status ?? "succeeded"}, ${row.status === "failed" ? 502 : 200},
+        'computed', ${row.model ?? "mock-openai/gpt-4o-mini"}, 'mock-openai', 'cloud_credit', ${row.streamed ?? false}, 1, '{}'::jsonb,
+        ${row.createdAt}::timestamptz, ${row.createdAt}::timestamptz)`;
+  }
+  return ids;
+}
+
+describe("GET /v1/namespaces/{nsid}/requests filters", () => {
+  let account: TestAccount;
+  let ids: string[];
+  const list = async (query: string) => {
+    const response = await api("GET", `/v1/namespaces/${account.namespaceId}/requests?${query}`, account.apiKey);
+    expect(response.status).toBe(200);
+    return (response.body.data as any[]).map((r) => r.id);
+  };
+  /** The ids of the inserted rows at these positions, newest first (as the history lists them). */
+  const rowsAt = (...positions: number[]) => positions.sort((a, b) => b - a).map((i) => ids[i]);
+
+  beforeAll(async () => {
+    account = await harness.server.createAccount();
+    ids = await insertRows(account, [
+      { createdAt: "2026-03-01T10:00:00Z", key: "k_alpha", model: "mock-openai/gpt-4o-mini" },
+      { createdAt: "2026-03-01T11:00:00Z", key: "k_alpha", model: "mock-anthropic/claude-sonnet-4-5", streamed: true },
+      { createdAt: "2026-03-02T00:00:00Z", key: "k_beta", status: "failed" },
+      { createdAt: "2026-03-02T12:00:00Z", key: "k_alpha", status: "failed", streamed: true },
+      { createdAt: "2026-03-03T09:30:00Z", key: null, model: "mock-anthropic/claude-sonnet-4-5" },
+    ]);
+  });
+
+  test("without filters, every record newest first", async () => {
+    expect(await list("")).toEqual(rowsAt(0, 1, 2, 3, 4));
+  });
+
+  test("each filter narrows on its own field", async () => {
+    expect(await list("status=failed")).toEqual(rowsAt(2, 3));
+    expect(await list("model_id=mock-anthropic/claude-sonnet-4-5")).toEqual(rowsAt(1, 4));
+    expect(await list("api_key_id=k_alpha")).toEqual(rowsAt(0, 1, 3));
+    expect(await list("streamed=true")).toEqual(rowsAt(1, 3));
+    expect(await list("streamed=false")).toEqual(rowsAt(0, 2, 4));
+  });
+
+  test("from is inclusive and to exclusive, at the exact instant", async () => {
+    expect(await list("from=2026-03-02T00:00:00Z")).toEqual(rowsAt(2, 3, 4));
+    expect(await list("to=2026-03-02T00:00:00Z")).toEqual(rowsAt(0, 1));
+    expect(await list("from=2026-03-01T11:00:00Z&to=2026-03-02T12:00:00Z")).toEqual(rowsAt(1, 2));
+    // An offset names the same instant.
+    expect(await list(`from=${encodeURIComponent("2026-03-02T01:00:00+01:00")}`)).toEqual(rowsAt(2, 3, 4));
+  });
+
+  test("filters combine with AND: the one failed request of a key", async () => {
+    expect(await list("api_key_id=k_alpha&status=failed")).toEqual(rowsAt(3));
+    expect(await list("api_key_id=k_alpha&streamed=true&from=2026-03-02T00:00:00Z")).toEqual(rowsAt(3));
+    expect(await list("api_key_id=k_beta&streamed=true")).toEqual([]);
+  });
+
+  test("an unknown value matches nothing rather than failing", async () => {
+    expect(await list("status=exploded")).toEqual([]);
+    expect(await list("model_id=nobody/nothing")).toEqual([]);
+    expect(await list("api_key_id=k_unknown")).toEqual([]);
+  });
+
+  test("paging works within a filter: limit and offset count filtered records", async () => {
+    const first = await api("GET", `/v1/namespaces/${account.namespaceId}/requests?api_key_id=k_alpha&limit=2`, account.apiKey);
+    expect(first.body).toMatchObject({ limit: 2, offset: 0 });
+    expect(first.body.data.map((r: any) => r.id)).toEqual(rowsAt(1, 3));
+    expect(await list("api_key_id=k_alpha&limit=2&offset=2")).toEqual(rowsAt(0));
+    expect(await list("status=succeeded&limit=1&offset=1")).toEqual(rowsAt(1));
+  });
+
+  test("the flat /v1/requests takes the same filters", async () => {
+    const flat = await api("GET", "/v1/requests?api_key_id=k_alpha&status=failed", account.apiKey);
+    expect(flat.body.data.map((r: any) => r.id)).toEqual(rowsAt(3));
+  });
+
+  test("a malformed filter is 400 bad_request naming the parameter", async () => {
+    const cases: [string, string][] = [
+      ["streamed=yes", "streamed"],
+      ["streamed=", "streamed"],
+      ["from=yesterday", "from"],
+      ["to=2026-02-30T00:00:00Z", "to"],
+      ["from=2026-03-02T00:00:00Z&to=2026-03-01T00:00:00Z", "from"],
+      ["status=", "status"],
+      ["model_id=", "model_id"],
+      [`api_key_id=${"k".repeat(600)}`, "api_key_id"],
+    ];
+    for (const [query, name] of cases) {
+      const response = await api("GET", `/v1/namespaces/${account.namespaceId}/requests?${query}`, account.apiKey);
+      expect({ query, status: response.status, error: response.body.error }).toEqual({ query, status: 400, error: "bad_request" });
+      expect(response.body.error_description).toContain(name);
+    }
+  });
+
+  test("another account's key id finds nothing of theirs", async () => {
+    const other = await harness.server.createAccount();
+    await insertRows(other, [{ createdAt: "2026-03-01T10:00:00Z", key: "k_alpha" }]);
+    expect(await list("api_key_id=k_alpha")).toEqual(rowsAt(0, 1, 3));
+  });
+});
+
+describe("the key filter's plan", () => {
+  test("reads the (namespace, api_key_id, created_at) index range, not the whole namespace", async () => {
+    const account = await harness.server.createAccount();
+    // A busy namespace: 4,000 records of other keys, 3 of the one asked for.
+    await sql`insert into requests (id, request_id, account_id, namespace_id, api_key_id, status, status_code, billing_status, streamed, usage_evidence, created_at, completed_at)
+      select 'rq_bulk_' || g || '_' || ${account.accountId}, 'bulk', ${account.accountId}, ${account.namespaceId}, 'k_busy_' || (g % 20), 'succeeded', 200, 'computed', false, '{}'::jsonb,
+             now() - make_interval(secs => g), now() - make_interval(secs => g)
+        from generate_series(1, 4000) g`;
+    await insertRows(account, [{ createdAt: "2026-01-01T00:00:00Z", key: "k_rare" }, { createdAt: "2026-01-02T00:00:00Z", key: "k_rare" }, { createdAt: "2026-01-03T00:00:00Z", key: "k_rare" }]);
+    await sql`analyze requests`;
+    const { query } = await import("../../src/db/named-queries");
+    const params = [account.accountId, account.namespaceId, 25, 0, null, null, null, null, null, "k_rare"];
+    const plan = (await sql.unsafe(`explain ${query("listKeyRequests")}`, params as never[])).map((row: any) => row["QUERY PLAN"]).join("\n");
+    expect(plan).toContain("requests_namespace_api_key_created");
+    expect(plan).not.toContain("requests_namespace_created");
+    expect(plan).not.toMatch(/Seq Scan on requests/);
+    const listed = await api("GET", `/v1/namespaces/${account.namespaceId}/requests?api_key_id=k_rare`, account.apiKey);
+    expect(listed.body.data).toHaveLength(3);
+  });
+});

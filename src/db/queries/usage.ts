@@ -78,8 +78,32 @@ export interface TimeWindow {
   to: Date;
 }
 
-export function listNamespaceRequests(sql: Sql, accountId: string, namespaceId: string, limit: number, offset: number): Promise<RequestRecordRow[]> {
-  return runQuery<RequestRecordRow>(sql, "listNamespaceRequests", [accountId, namespaceId, limit, offset]);
+/** The history filters, AND-combined; an absent one does not narrow. */
+export interface RequestHistoryFilters {
+  status?: string;
+  modelId?: string;
+  apiKeyId?: string;
+  streamed?: boolean;
+  /** Inclusive. */
+  from?: Date;
+  /** Exclusive. */
+  to?: Date;
+}
+
+export function listNamespaceRequests(sql: Sql, accountId: string, namespaceId: string, limit: number, offset: number, filters: RequestHistoryFilters = {}): Promise<RequestRecordRow[]> {
+  const params = [
+    accountId,
+    namespaceId,
+    limit,
+    offset,
+    filters.status ?? null,
+    filters.modelId ?? null,
+    filters.streamed ?? null,
+    filters.from?.toISOString() ?? null,
+    filters.to?.toISOString() ?? null,
+  ];
+  if (filters.apiKeyId === undefined) return runQuery<RequestRecordRow>(sql, "listNamespaceRequests", params);
+  return runQuery<RequestRecordRow>(sql, "listKeyRequests", [...params, filters.apiKeyId]);
 }
 
 export async function namespaceUsage(sql: Sql, accountId: string, namespaceId: string, window: TimeWindow): Promise<NamespaceUsageRow> {

@@ -96,7 +96,8 @@ export function parseWindow(query: QueryParams, now = new Date()): UsageWindow {
   return window;
 }
 
-function dateParam(query: QueryParams, name: string): Date | undefined {
+/** An optional RFC 3339 query parameter: undefined when absent, a 400 naming it when unparsable. */
+export function dateParam(query: QueryParams, name: string): Date | undefined {
   const raw = query[name];
   if (raw === undefined) return undefined;
   const parsed = parseRfc3339(raw);

@@ -5,6 +5,7 @@ import type { Services } from "../../services";
 import { assertAddressablePathIds } from "../../auth/path-ids";
 import { resolveTenant, type Tenant } from "../tenant";
 import { parsePagination, parseWindow, type QueryParams } from "./query-params";
+import { parseRequestFilters } from "./request-filters";
 import { accountUsageAggregate, findSettlementReceipt, listRequests, namespaceUsageAggregate } from "./usage-service";
 
 /** An OpenAPI 3 parameter object, narrowed to what these routes document. */
@@ -34,6 +35,9 @@ const WINDOW_PARAMETERS: ParameterDoc[] = [
  */
 export const PAGINATION_DESCRIPTION = "Query: limit (integer, default 25, clamped to [1, 100]; not an integer → 400), offset (integer ≥ 0, default 0).";
 const WINDOW_DESCRIPTION = "Query: from (RFC 3339, inclusive; default 30 days before `to`), to (RFC 3339, exclusive; default now); unparsable or from ≥ to → 400.";
+
+const FILTER_DESCRIPTION =
+  "Filters, AND-combined, each optional: status, model_id, api_key_id, streamed (true|false), from (RFC 3339, inclusive), to (RFC 3339, exclusive). An unknown value matches nothing; a malformed one (empty, streamed not true|false, an unparsable date, from ≥ to) → 400 naming it.";
 
 const NAMESPACE_USAGE_DETAIL = {
   summary: "Usage of the namespace over [from, to): requests, tokens, spend (billing-audit charges first), capability counts, billing anomalies",
@@ -75,7 +79,7 @@ export function usageRoutes(services: Services) {
         : "Request history of the caller's own namespace (`me`), newest first",
       tags: ["usage"],
       "x-scope": "usage:read",
-      description: `${namespaced ? "{nsid} is a namespace id or `me`. " : ""}${PAGINATION_DESCRIPTION} Response: { data: RequestRecord[], limit, offset }.`,
+      description: `${namespaced ? "{nsid} is a namespace id or `me`. " : ""}${PAGINATION_DESCRIPTION} ${FILTER_DESCRIPTION} Response: { data: RequestRecord[], limit, offset }.`,
       ...(namespaced ? {} : { parameters: PAGINATION_PARAMETERS }),
     };
     routes.get(
@@ -84,7 +88,8 @@ export function usageRoutes(services: Services) {
         const nsid = (params as Record<string, string | undefined> | undefined)?.nsid ?? "me";
         const tenant = await authorizeNamespace(request, nsid, "usage:read");
         const page = parsePagination(query as QueryParams);
-        return listRequests(services, tenant, page);
+        const filters = parseRequestFilters(query as QueryParams);
+        return listRequests(services, tenant, page, filters);
       },
       { detail },
     );

@@ -3,6 +3,7 @@ import {
   findSettlement,
   listNamespaceRequests,
   namespaceUsage,
+  type RequestHistoryFilters,
   type RequestRecordRow,
   type SettlementRow,
 } from "../../db/queries/usage";
@@ -62,8 +63,9 @@ export function requestRecordEnvelope(row: RequestRecordRow): RequestRecordEnvel
   };
 }
 
-export async function listRequests(deps: UsageServiceDeps, tenant: Tenant, page: Pagination) {
-  const rows = await listNamespaceRequests(deps.db.sql, tenant.accountId, tenant.namespaceId, page.limit, page.offset);
+/** One page of the namespace's history, newest first, narrowed by the filters (none: every record). */
+export async function listRequests(deps: UsageServiceDeps, tenant: Tenant, page: Pagination, filters: RequestHistoryFilters = {}) {
+  const rows = await listNamespaceRequests(deps.db.sql, tenant.accountId, tenant.namespaceId, page.limit, page.offset, filters);
   return { data: rows.map(requestRecordEnvelope), limit: page.limit, offset: page.offset };
 }
 
