@@ -71,6 +71,24 @@ select count(*)::bigint as request_count,
        coalesce((select jsonb_object_agg(capability, request_count) from capabilities), '{}'::jsonb) as capability_request_counts
   from window_requests;
 
+-- name: dailyNamespaceUsage
+-- One namespace over [$3, $4) by UTC day, and by $5 (model, api_key, provider; null:
+-- no grouping, the group is null). The charges are namespaceUsage's (the billing-audit
+-- charge, else the row's; an unknown one adds nothing), so the rows sum to it for the
+-- same window. Days without requests have no row.
+select to_char((r.created_at at time zone 'UTC')::date, 'YYYY-MM-DD') as date,
+       case $5::text when 'model' then r.model_id when 'api_key' then r.api_key_id when 'provider' then r.provider_id end as "group",
+       count(*)::bigint as request_count,
+       coalesce(sum(r.prompt_tokens), 0)::bigint as prompt_tokens,
+       coalesce(sum(r.completion_tokens), 0)::bigint as completion_tokens,
+       coalesce(sum(coalesce(a.charge_micro_usd, r.final_charge_micro_usd)), 0)::bigint as spend_micro_usd
+  from requests r
+  left join billing_audit a on a.request_record_id = r.id and a.account_id = r.account_id
+ where r.account_id = $1 and r.namespace_id = $2
+   and r.created_at >= $3::timestamptz and r.created_at < $4::timestamptz
+ group by 1, 2
+ order by 1, 2 nulls last;
+
 -- name: accountUsage
 -- The whole account over [$3, $4) ($2 null), or one namespace for a namespace-bound
 -- credential ($2 set). Request rows give counts and tokens; the wallet ledger's

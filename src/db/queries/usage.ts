@@ -46,6 +46,20 @@ export interface NamespaceUsageRow {
   capability_request_counts: Record<string, number>;
 }
 
+/** One UTC day (and group) of a namespace's usage. */
+export interface DailyUsageRow {
+  /** YYYY-MM-DD, UTC. */
+  date: string;
+  group: string | null;
+  request_count: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  spend_micro_usd: number;
+}
+
+/** What daily usage is split by; null: nothing (one row per day). */
+export type DailyUsageGrouping = "model" | "api_key" | "provider" | null;
+
 export interface AccountUsageRow {
   request_count: number;
   prompt_tokens: number;
@@ -109,6 +123,11 @@ export function listNamespaceRequests(sql: Sql, accountId: string, namespaceId: 
 export async function namespaceUsage(sql: Sql, accountId: string, namespaceId: string, window: TimeWindow): Promise<NamespaceUsageRow> {
   const [row] = await runQuery<NamespaceUsageRow>(sql, "namespaceUsage", [accountId, namespaceId, window.from.toISOString(), window.to.toISOString()]);
   return row!;
+}
+
+/** Days without requests have no row; ordered by day, then group. */
+export function dailyNamespaceUsage(sql: Sql, accountId: string, namespaceId: string, window: TimeWindow, groupBy: DailyUsageGrouping): Promise<DailyUsageRow[]> {
+  return runQuery<DailyUsageRow>(sql, "dailyNamespaceUsage", [accountId, namespaceId, window.from.toISOString(), window.to.toISOString(), groupBy]);
 }
 
 /** `namespaceId` null = the whole account. */

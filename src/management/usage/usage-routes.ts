@@ -4,9 +4,9 @@ import { badRequest } from "../../errors/api-error";
 import type { Services } from "../../services";
 import { assertAddressablePathIds } from "../../auth/path-ids";
 import { resolveTenant, type Tenant } from "../tenant";
-import { parsePagination, parseWindow, type QueryParams } from "./query-params";
+import { MAX_DAILY_WINDOW_DAYS, parseDailyWindow, parseGroupBy, parsePagination, parseWindow, type QueryParams } from "./query-params";
 import { parseRequestFilters } from "./request-filters";
-import { accountUsageAggregate, findSettlementReceipt, listRequests, namespaceUsageAggregate } from "./usage-service";
+import { accountUsageAggregate, dailyUsage, findSettlementReceipt, listRequests, namespaceUsageAggregate } from "./usage-service";
 
 /** An OpenAPI 3 parameter object, narrowed to what these routes document. */
 export interface ParameterDoc {
@@ -46,10 +46,18 @@ const NAMESPACE_USAGE_DETAIL = {
   description: WINDOW_DESCRIPTION,
 };
 
+const DAILY_USAGE_DETAIL = {
+  summary: "Usage of the namespace by UTC day over [from, to), optionally split by model, API key or provider; days without requests omitted",
+  tags: ["usage"],
+  "x-scope": "usage:read",
+  description: `${WINDOW_DESCRIPTION} At most ${MAX_DAILY_WINDOW_DAYS} days apart, else 400. group_by: model | api_key | provider (absent: one row per day, group null; anything else → 400). Response: { from, to, group_by, data: [{ date (YYYY-MM-DD, UTC), group, request_count, prompt_tokens, completion_tokens, spend_micro_usd }] }; the sums over data equal GET …/usage for the same window.`,
+};
+
 /**
  * Request history and usage:
  *   GET /v1/namespaces/{nsid}/requests, flat /v1/requests (= `me`)   request records, newest first
  *   GET /v1/namespaces/{nsid}/usage                                   namespace usage aggregate
+ *   GET /v1/namespaces/{nsid}/usage/daily                             the same by UTC day (and model, key or provider)
  *   GET /v1/usage                                                     account usage aggregate (NOT the flat
  *                                                                     form of the namespace one)
  *   GET /v1/requests/{request_id}/settlement                          settlement receipt
@@ -104,6 +112,16 @@ export function usageRoutes(services: Services) {
         return namespaceUsageAggregate(services, tenant, window);
       },
       { detail: NAMESPACE_USAGE_DETAIL },
+    )
+    .get(
+      "/v1/namespaces/:nsid/usage/daily",
+      async ({ request, params, query }) => {
+        const tenant = await authorizeNamespace(request, params.nsid, "usage:read");
+        const window = parseDailyWindow(query as QueryParams);
+        const groupBy = parseGroupBy(query as QueryParams);
+        return dailyUsage(services, tenant, window, groupBy);
+      },
+      { detail: DAILY_USAGE_DETAIL },
     )
     .get(
       "/v1/usage",

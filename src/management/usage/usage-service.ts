@@ -1,8 +1,11 @@
 import {
   accountUsage,
+  dailyNamespaceUsage,
   findSettlement,
   listNamespaceRequests,
   namespaceUsage,
+  type DailyUsageGrouping,
+  type DailyUsageRow,
   type RequestHistoryFilters,
   type RequestRecordRow,
   type SettlementRow,
@@ -97,6 +100,25 @@ export async function namespaceUsageAggregate(deps: UsageServiceDeps, tenant: Te
     capability_request_counts: row.capability_request_counts,
     billing_anomalies: row.billing_anomalies,
   };
+}
+
+/** GET …/usage/daily (DESIGN.md "Daily usage"). */
+export interface DailyUsageEnvelope {
+  from: string;
+  to: string;
+  group_by: DailyUsageGrouping;
+  data: DailyUsageRow[];
+}
+
+/**
+ * The namespace's usage by UTC day over [from, to), split by model, API key or
+ * provider (the group; null without group_by, and for requests without one: an OAuth
+ * token's request has no API key). Days without requests are left out. Its charges are
+ * the namespace aggregate's, so the sums over `data` equal it for the same window.
+ */
+export async function dailyUsage(deps: UsageServiceDeps, tenant: Tenant, window: UsageWindow, groupBy: DailyUsageGrouping): Promise<DailyUsageEnvelope> {
+  const data = await dailyNamespaceUsage(deps.db.sql, tenant.accountId, tenant.namespaceId, window, groupBy);
+  return { from: window.from.toISOString(), to: window.to.toISOString(), group_by: groupBy, data };
 }
 
 /**
