@@ -89,4 +89,10 @@ describe("the operator-issued account key", () => {
     const [row] = await server.server.services.db.sql.unsafe("select revoked_at from api_keys where id = $1", [id]);
     expect(row!.revoked_at).toBeInstanceOf(Date);
   });
+
+  test("the OpenAPI document lists both routes with their scopes", async () => {
+    const spec = await server.api("GET", "/openapi/json");
+    expect(spec.body.paths["/v1/account/keys"].get["x-scope"]).toBe("keys:read");
+    expect(spec.body.paths["/v1/account/keys/{id}"].delete["x-scope"]).toBe("keys:write");
+  });
 });
