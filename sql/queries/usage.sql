@@ -47,6 +47,20 @@ select id, request_id, api_key_id, oauth_token_id, billing_status, created_at, c
  order by created_at desc, id desc
  limit $3 offset $4;
 
+-- name: findNamespaceRequest
+-- One record of the namespace by its record id ($3), with what the detail adds to the
+-- history's fields: every warning and every attempt (null before 0028).
+select id, request_id, api_key_id, oauth_token_id, billing_status, created_at, completed_at, prompt_tokens, completion_tokens,
+       final_charge_micro_usd, finish_reason, first_token_kind, funding_source,
+       generation_duration_ms, request_duration_ms, upstream_duration_ms, ttft_ms,
+       model_id, provider_id, routing_profile, status, status_code, streamed,
+       used_capabilities, usage_evidence::json as usage_evidence,
+       (select w from json_array_elements(warnings::json) w where w->>'code' = 'refused_by_policy' limit 1) as refusal,
+       (select w->>'field' from json_array_elements(warnings::json) w where w->>'code' = 'routing_preset' limit 1) as routing_preset,
+       warnings::json as warnings, attempts::json as attempts
+  from requests
+ where account_id = $1 and namespace_id = $2 and id = $3;
+
 -- name: namespaceUsage
 -- One namespace over [$3, $4). A request's charge is its immutable billing-audit
 -- charge when one exists, else the legacy charge on the request row; a request

@@ -226,3 +226,76 @@ describe("the key filter's plan", () => {
     expect(listed.body.data).toHaveLength(3);
   });
 });
+
+describe("GET /v1/namespaces/{nsid}/requests/{id}", () => {
+  let account: TestAccount;
+  const detail = (id: string, token = account.apiKey, nsid = account.namespaceId) => api("GET", `/v1/namespaces/${nsid}/requests/${encodeURIComponent(id)}`, token);
+
+  beforeAll(async () => {
+    account = await harness.server.createAccount(undefined, 50_000_000);
+  });
+
+  test("a fallback's record: the history's fields, plus each attempt with its provider, outcome and timing", async () => {
+    const requestId = unique("fallback");
+    harness.mocks.anthropic.queueScenarios({ kind: "error", status: 503 });
+    harness.mocks.openai.queueScenarios({ kind: "text", usage: { prompt: 30, completion: 7 } });
+    expect(await chat(account.apiKey, requestId, { model: "x/y", models: ["mock-anthropic/claude-sonnet-4-5", "mock-openai/gpt-4o-mini"] })).toBe(200);
+    await flush();
+    const listed = (await api("GET", `/v1/namespaces/${account.namespaceId}/requests`, account.apiKey)).body.data.find((r: any) => r.request_id === requestId);
+    const response = await detail(listed.id);
+    expect(response.status).toBe(200);
+    const { warnings, attempts, ...record } = response.body;
+    expect(record).toEqual(listed);
+    expect(Array.isArray(warnings)).toBe(true);
+    expect(attempts).toHaveLength(2);
+    expect(attempts[0]).toMatchObject({ ordinal: 1, provider_id: "mock-anthropic", model_id: "mock-anthropic/claude-sonnet-4-5", funding_source: "cloud_credit", outcome: "provider_error", status_code: 503, ttft_ms: null });
+    expect(typeof attempts[0].error).toBe("string");
+    expect(attempts[1]).toMatchObject({ ordinal: 2, provider_id: "mock-openai", model_id: "mock-openai/gpt-4o-mini", outcome: "success", status_code: 200, error: null });
+    expect(Number.isInteger(attempts[1].duration_ms)).toBe(true);
+    expect(attempts[1].ttft_ms).toBeLessThanOrEqual(attempts[1].duration_ms);
+    expect(Object.keys(attempts[1]).sort()).toEqual(["duration_ms", "error", "funding_source", "model_id", "ordinal", "outcome", "provider_id", "status_code", "ttft_ms"]);
+  });
+
+  test("a refused request's record names the policy, in refused_by and in its warnings, and has no attempt", async () => {
+    const key = await mintKey(account, "refused");
+    const policy = await harness.server.api("POST", `/v1/namespaces/${account.namespaceId}/policies`, {
+      token: account.apiKey,
+      body: { name: "no streams", kind: "guardrail", spec: { allow_streaming: false } },
+    });
+    await harness.server.api("POST", `/v1/namespaces/${account.namespaceId}/policies/${policy.body.id}/bind`, { token: account.apiKey, body: { principal_type: "api_key", principal_id: key.id } });
+    const requestId = unique("refused");
+    expect(await chat(key.token, requestId, { stream: true })).toBe(403);
+    await flush();
+    const listed = (await api("GET", `/v1/namespaces/${account.namespaceId}/requests?api_key_id=${key.id}`, account.apiKey)).body.data[0];
+    expect(listed.request_id).toBe(requestId);
+    const body = (await detail(listed.id)).body;
+    expect(body.refused_by.policy_id).toBe(policy.body.id);
+    expect(body.warnings).toContainEqual(expect.objectContaining({ code: "refused_by_policy", field: policy.body.id }));
+    expect(body.attempts).toEqual([]);
+  });
+
+  test("a record written before attempts were kept has attempts null", async () => {
+    const id = `rq_old_${crypto.randomUUID().replaceAll("-", "")}`;
+    await sql`insert into requests (id, request_id, account_id, namespace_id, status, status_code, billing_status, streamed, usage_evidence, created_at, completed_at)
+      values (${id}, 'old', ${account.accountId}, ${account.namespaceId}, 'succeeded', 200, 'computed', false, '{}', now(), now())`;
+    const body = (await detail(id)).body;
+    expect(body).toMatchObject({ id, warnings: [], attempts: null, api_key_id: null, oauth_token_id: null });
+  });
+
+  test("another tenant's record, another namespace's and an unknown id are the same 404; `me` works", async () => {
+    const [own] = (await api("GET", `/v1/namespaces/${account.namespaceId}/requests?limit=1`, account.apiKey)).body.data;
+    expect((await detail(own.id, account.apiKey, "me")).status).toBe(200);
+    const missing = await detail("rq_missing");
+    expect(missing.status).toBe(404);
+    const other = await harness.server.createAccount();
+    const theirs = await detail(own.id, other.apiKey, "me");
+    expect(theirs.status).toBe(404);
+    expect(theirs.text).toBe(missing.text);
+    const second = await harness.server.api("POST", "/v1/namespaces", { token: account.apiKey, body: { name: `other-${crypto.randomUUID().slice(0, 8)}` } });
+    const elsewhere = await detail(own.id, account.apiKey, second.body.id);
+    expect(elsewhere.status).toBe(404);
+    expect(elsewhere.text).toBe(missing.text);
+    const noScope = await harness.server.mintKey(account.apiKey, ["keys:read"]);
+    expect((await detail(own.id, noScope)).status).toBe(403);
+  });
+});

@@ -1,5 +1,6 @@
 import type { Sql } from "../connect-database";
 import type { UsageEvidence } from "../usage-evidence-shape";
+import type { AttemptSummary } from "../attempt-summary-shape";
 import { runQuery, runQueryRow } from "./run-query";
 
 /** A stored request record as the history lists it: metadata only, no prompt or response. */
@@ -35,6 +36,12 @@ export interface RequestRecordRow {
   refusal: { field?: string; message: string } | null;
   /** The name of the routing preset the request named (its `routing_preset` warning), or null. */
   routing_preset: string | null;
+}
+
+/** A record with what the request detail adds: every warning, every attempt (null on records older than 0028). */
+export interface RequestDetailRow extends RequestRecordRow {
+  warnings: { code: string; field?: string; message: string }[];
+  attempts: AttemptSummary[] | null;
 }
 
 export interface NamespaceUsageRow {
@@ -118,6 +125,10 @@ export function listNamespaceRequests(sql: Sql, accountId: string, namespaceId: 
   ];
   if (filters.apiKeyId === undefined) return runQuery<RequestRecordRow>(sql, "listNamespaceRequests", params);
   return runQuery<RequestRecordRow>(sql, "listKeyRequests", [...params, filters.apiKeyId]);
+}
+
+export function findNamespaceRequest(sql: Sql, accountId: string, namespaceId: string, recordId: string): Promise<RequestDetailRow | undefined> {
+  return runQueryRow<RequestDetailRow>(sql, "findNamespaceRequest", [accountId, namespaceId, recordId]);
 }
 
 export async function namespaceUsage(sql: Sql, accountId: string, namespaceId: string, window: TimeWindow): Promise<NamespaceUsageRow> {

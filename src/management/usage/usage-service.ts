@@ -1,11 +1,13 @@
 import {
   accountUsage,
   dailyNamespaceUsage,
+  findNamespaceRequest,
   findSettlement,
   listNamespaceRequests,
   namespaceUsage,
   type DailyUsageGrouping,
   type DailyUsageRow,
+  type RequestDetailRow,
   type RequestHistoryFilters,
   type RequestRecordRow,
   type SettlementRow,
@@ -70,6 +72,16 @@ export function requestRecordEnvelope(row: RequestRecordRow): RequestRecordEnvel
 export async function listRequests(deps: UsageServiceDeps, tenant: Tenant, page: Pagination, filters: RequestHistoryFilters = {}) {
   const rows = await listNamespaceRequests(deps.db.sql, tenant.accountId, tenant.namespaceId, page.limit, page.offset, filters);
   return { data: rows.map(requestRecordEnvelope), limit: page.limit, offset: page.offset };
+}
+
+/** GET …/requests/{id}: the history's record, plus every warning and every attempt. */
+export type RequestDetailEnvelope = RequestRecordEnvelope & Pick<RequestDetailRow, "warnings" | "attempts">;
+
+/** One record of the namespace by its record id (`rq_…`); another namespace's or tenant's is the 404 of a missing one. */
+export async function requestDetail(deps: UsageServiceDeps, tenant: Tenant, recordId: string): Promise<RequestDetailEnvelope> {
+  const row = await findNamespaceRequest(deps.db.sql, tenant.accountId, tenant.namespaceId, recordId);
+  if (!row) throw notFound("request");
+  return { ...requestRecordEnvelope(row), warnings: row.warnings, attempts: row.attempts };
 }
 
 /**
