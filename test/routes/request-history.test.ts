@@ -217,7 +217,7 @@ describe("the key filter's plan", () => {
     await insertRows(account, [{ createdAt: "2026-01-01T00:00:00Z", key: "k_rare" }, { createdAt: "2026-01-02T00:00:00Z", key: "k_rare" }, { createdAt: "2026-01-03T00:00:00Z", key: "k_rare" }]);
     await sql`analyze requests`;
     const { query } = await import("../../src/db/named-queries");
-    const params = [account.accountId, account.namespaceId, 25, 0, null, null, null, null, null, "k_rare"];
+    const params = [account.accountId, account.namespaceId, 25, 0, null, null, null, null, null, null, null, "k_rare"];
     const plan = (await sql.unsafe(`explain ${query("listKeyRequests")}`, params as never[])).map((row: any) => row["QUERY PLAN"]).join("\n");
     expect(plan).toContain("requests_namespace_api_key_created");
     expect(plan).not.toContain("requests_namespace_created");
@@ -297,5 +297,36 @@ describe("GET /v1/namespaces/{nsid}/requests/{id}", () => {
     expect(elsewhere.text).toBe(missing.text);
     const noScope = await harness.server.mintKey(account.apiKey, ["keys:read"]);
     expect((await detail(own.id, noScope)).status).toBe(403);
+  });
+});
+
+describe("eachRequestPage (the export of a whole filtered history)", () => {
+  test("reads every matching record once, newest first, page after page from where the last ended", async () => {
+    const account = await harness.server.createAccount();
+    // Ties on created_at, and instants a microsecond apart (a millisecond Date would merge them).
+    await sql`insert into requests (id, request_id, account_id, namespace_id, api_key_id, status, status_code, billing_status, streamed, usage_evidence, created_at, completed_at)
+      select 'rq_page_' || lpad(g::text, 3, '0'), 'page', ${account.accountId}, ${account.namespaceId}, case when g % 3 = 0 then 'k_third' else 'k_other' end,
+             'succeeded', 200, 'computed', g % 2 = 0, '{}',
+             '2026-05-01T00:00:00Z'::timestamptz + make_interval(secs => (g / 4) * 0.000001), now()
+        from generate_series(1, 23) g`;
+    const { eachRequestPage } = await import("../../src/management/usage/usage-service");
+    const services = harness.server.server.services;
+    const tenant = { accountId: account.accountId, namespaceId: account.namespaceId };
+    const read = async (filters = {}) => {
+      const pages: string[][] = [];
+      for await (const page of eachRequestPage(services, tenant, filters, 4)) pages.push(page.map((r) => r.id));
+      return pages;
+    };
+    const all = await read();
+    const listed = (await api("GET", `/v1/namespaces/${account.namespaceId}/requests?limit=100`, account.apiKey)).body.data.map((r: any) => r.id);
+    expect(listed).toHaveLength(23);
+    expect(all.flat()).toEqual(listed);
+    expect(all.map((page) => page.length)).toEqual([4, 4, 4, 4, 4, 3]);
+    // With filters, on both statements (the key filter has its own).
+    const third = (await read({ apiKeyId: "k_third" })).flat();
+    expect(third).toEqual(listed.filter((id: string) => Number(id.slice(-3)) % 3 === 0));
+    const streamedThird = (await read({ apiKeyId: "k_third", streamed: true })).flat();
+    expect(streamedThird).toEqual(listed.filter((id: string) => Number(id.slice(-3)) % 6 === 0));
+    expect(await read({ status: "failed" })).toEqual([]);
   });
 });

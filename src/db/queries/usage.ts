@@ -36,6 +36,8 @@ export interface RequestRecordRow {
   refusal: { field?: string; message: string } | null;
   /** The name of the routing preset the request named (its `routing_preset` warning), or null. */
   routing_preset: string | null;
+  /** created_at as PostgreSQL's text, microseconds kept: a listing's position (ListingPosition). */
+  keyset_created_at?: string;
 }
 
 /** A record with what the request detail adds: every warning, every attempt (null on records older than 0028). */
@@ -111,7 +113,22 @@ export interface RequestHistoryFilters {
   to?: Date;
 }
 
-export function listNamespaceRequests(sql: Sql, accountId: string, namespaceId: string, limit: number, offset: number, filters: RequestHistoryFilters = {}): Promise<RequestRecordRow[]> {
+/** Where the previous page of a listing ended: its last record's exact created_at (keyset_created_at) and id. */
+export interface ListingPosition {
+  createdAt: string;
+  id: string;
+}
+
+/** Newest first; `after`: only records older than that position (the offset then counts from it). */
+export function listNamespaceRequests(
+  sql: Sql,
+  accountId: string,
+  namespaceId: string,
+  limit: number,
+  offset: number,
+  filters: RequestHistoryFilters = {},
+  after?: ListingPosition,
+): Promise<RequestRecordRow[]> {
   const params = [
     accountId,
     namespaceId,
@@ -122,6 +139,8 @@ export function listNamespaceRequests(sql: Sql, accountId: string, namespaceId: 
     filters.streamed ?? null,
     filters.from?.toISOString() ?? null,
     filters.to?.toISOString() ?? null,
+    after?.createdAt ?? null,
+    after?.id ?? null,
   ];
   if (filters.apiKeyId === undefined) return runQuery<RequestRecordRow>(sql, "listNamespaceRequests", params);
   return runQuery<RequestRecordRow>(sql, "listKeyRequests", [...params, filters.apiKeyId]);
