@@ -1,4 +1,5 @@
 import type { UsageCounts, UsageEvidence } from "../db/usage-evidence-shape";
+import type { AttemptSummary } from "../db/attempt-summary-shape";
 
 /** Row shapes written by the metering batches (sql/queries/metering.sql), snake_case as stored. */
 export interface RequestRow {
@@ -6,7 +7,10 @@ export interface RequestRow {
   request_id: string;
   account_id: string;
   namespace_id: string | null;
+  /** The API key that made the request (api_keys.id), or null. */
   api_key_id: string | null;
+  /** The OAuth grant whose access token made the request (oauth_tokens.id), or null. */
+  oauth_token_id: string | null;
   status: string;
   status_code: number;
   billing_status: string;
@@ -31,6 +35,8 @@ export interface RequestRow {
   used_capabilities: string[];
   usage_evidence: UsageEvidence;
   warnings: unknown[];
+  /** Every attempt, in order (attempt-summary.ts). */
+  attempts: AttemptSummary[];
   created_at: string;
   completed_at: string;
 }

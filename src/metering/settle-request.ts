@@ -3,6 +3,7 @@ import { buildUsageEvidence, type AttemptUsage } from "./usage-evidence";
 import { computeCharge, type ChargeResult, type NormalisedUsage } from "./compute-charge";
 import { isoTimestamp } from "./iso-timestamp";
 import type { MeteringSink } from "./metering-rows";
+import { attemptSummaries } from "./attempt-summary";
 import { finishText, type RequestOutcome } from "./request-outcome";
 
 export interface Settlement {
@@ -74,7 +75,8 @@ export function settleRequest(outcome: RequestOutcome, sink: MeteringSink, now =
     request_id: outcome.requestId,
     account_id: account,
     namespace_id: outcome.namespaceId,
-    api_key_id: outcome.principal.id,
+    api_key_id: outcome.principal.kind === "api_key" ? outcome.principal.id : null,
+    oauth_token_id: outcome.principal.kind === "oauth_token" ? outcome.principal.id : null,
     status: outcome.status,
     status_code: outcome.statusCode,
     billing_status: charge.status,
@@ -99,6 +101,7 @@ export function settleRequest(outcome: RequestOutcome, sink: MeteringSink, now =
     used_capabilities: outcome.usedCapabilities,
     usage_evidence: evidence,
     warnings,
+    attempts: attemptSummaries(outcome.attempts),
     created_at: isoTimestamp(outcome.createdAt.getTime()),
     completed_at: isoTimestamp(now),
   });

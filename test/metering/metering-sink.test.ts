@@ -30,7 +30,7 @@ function rowsFor(id: string, account = "acct_sink") {
   // Awkward bytes where the gateway copies them from outside: a provider model id with a tab, quote and backslash.
   const frame: UsageFrameRecord = { account_label: "platform", attempt_ordinal: 1, frame_kind: "usage", frame_ordinal: 1, provider_id: "p", provider_model_id: 'm\tx"\\é', usage };
   const request: RequestRow = {
-    id, request_id: `client "id"\\${id}`, account_id: account, namespace_id: null, api_key_id: "k_1", status: "succeeded", status_code: 200,
+    id, request_id: `client "id"\\${id}`, account_id: account, namespace_id: null, api_key_id: null, oauth_token_id: "og_1", status: "succeeded", status_code: 200,
     billing_status: "computed", model_id: "p/m", provider_id: "p", provider_model_id: "m\tx", routing_profile: "balanced", funding_source: "cloud_credit",
     streamed: true, finish_reason: "stop", first_token_kind: "text", prompt_tokens: 11, completion_tokens: 7, reasoning_tokens: 3,
     cache_read_tokens: 2, cache_write_tokens: 0, final_charge_micro_usd: 25, request_duration_ms: 12, upstream_duration_ms: 10,
@@ -43,6 +43,10 @@ function rowsFor(id: string, account = "acct_sink") {
       raw_usage_frames: [frame],
     },
     warnings: [{ code: "dropped_field", field: "seed\nnote" }],
+    attempts: [
+      { ordinal: 1, provider_id: "q", model_id: "q/m", funding_source: "byok", outcome: "timeout", status_code: null, error: "upstream_timeout", duration_ms: 30_000, ttft_ms: null },
+      { ordinal: 2, provider_id: "p", model_id: "p/m", funding_source: "cloud_credit", outcome: "success", status_code: 200, error: null, duration_ms: 10, ttft_ms: 4 },
+    ],
     created_at: "2026-11-22T10:00:00.000Z", completed_at: "2026-11-22T10:00:01.000Z",
   };
   const usageFrame: UsageFrameRow = { request_record_id: id, ...frame, account_id: account };

@@ -110,6 +110,7 @@ async function insertLedger(account: TestAccount, kind: string, amount: number, 
 }
 
 const RECORD_FIELDS = [
+  "api_key_id",
   "billing_status",
   "completed_at",
   "completion_tokens",
@@ -121,6 +122,7 @@ const RECORD_FIELDS = [
   "generation_duration_ms",
   "id",
   "model_id",
+  "oauth_token_id",
   "prompt_tokens",
   "provider_id",
   "request_duration_ms",

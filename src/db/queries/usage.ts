@@ -1,11 +1,16 @@
 import type { Sql } from "../connect-database";
 import type { UsageEvidence } from "../usage-evidence-shape";
+import type { AttemptSummary } from "../attempt-summary-shape";
 import { runQuery, runQueryRow } from "./run-query";
 
 /** A stored request record as the history lists it: metadata only, no prompt or response. */
 export interface RequestRecordRow {
   id: string;
   request_id: string;
+  /** The API key that made the request; null for an OAuth token's request and for records older than attribution. */
+  api_key_id: string | null;
+  /** The OAuth grant whose access token made the request, or null. */
+  oauth_token_id: string | null;
   billing_status: string;
   created_at: Date;
   completed_at: Date;
@@ -31,6 +36,14 @@ export interface RequestRecordRow {
   refusal: { field?: string; message: string } | null;
   /** The name of the routing preset the request named (its `routing_preset` warning), or null. */
   routing_preset: string | null;
+  /** created_at as PostgreSQL's text, microseconds kept: a listing's position (ListingPosition). */
+  keyset_created_at?: string;
+}
+
+/** A record with what the request detail adds: every warning, every attempt (null on records older than 0028). */
+export interface RequestDetailRow extends RequestRecordRow {
+  warnings: { code: string; field?: string; message: string }[];
+  attempts: AttemptSummary[] | null;
 }
 
 export interface NamespaceUsageRow {
@@ -41,6 +54,20 @@ export interface NamespaceUsageRow {
   billing_anomalies: number;
   capability_request_counts: Record<string, number>;
 }
+
+/** One UTC day (and group) of a namespace's usage. */
+export interface DailyUsageRow {
+  /** YYYY-MM-DD, UTC. */
+  date: string;
+  group: string | null;
+  request_count: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  spend_micro_usd: number;
+}
+
+/** What daily usage is split by; null: nothing (one row per day). */
+export type DailyUsageGrouping = "model" | "api_key" | "provider" | null;
 
 export interface AccountUsageRow {
   request_count: number;
@@ -74,13 +101,63 @@ export interface TimeWindow {
   to: Date;
 }
 
-export function listNamespaceRequests(sql: Sql, accountId: string, namespaceId: string, limit: number, offset: number): Promise<RequestRecordRow[]> {
-  return runQuery<RequestRecordRow>(sql, "listNamespaceRequests", [accountId, namespaceId, limit, offset]);
+/** The history filters, AND-combined; an absent one does not narrow. */
+export interface RequestHistoryFilters {
+  status?: string;
+  modelId?: string;
+  apiKeyId?: string;
+  streamed?: boolean;
+  /** Inclusive. */
+  from?: Date;
+  /** Exclusive. */
+  to?: Date;
+}
+
+/** Where the previous page of a listing ended: its last record's exact created_at (keyset_created_at) and id. */
+export interface ListingPosition {
+  createdAt: string;
+  id: string;
+}
+
+/** Newest first; `after`: only records older than that position (the offset then counts from it). */
+export function listNamespaceRequests(
+  sql: Sql,
+  accountId: string,
+  namespaceId: string,
+  limit: number,
+  offset: number,
+  filters: RequestHistoryFilters = {},
+  after?: ListingPosition,
+): Promise<RequestRecordRow[]> {
+  const params = [
+    accountId,
+    namespaceId,
+    limit,
+    offset,
+    filters.status ?? null,
+    filters.modelId ?? null,
+    filters.streamed ?? null,
+    filters.from?.toISOString() ?? null,
+    filters.to?.toISOString() ?? null,
+    after?.createdAt ?? null,
+    after?.id ?? null,
+  ];
+  if (filters.apiKeyId === undefined) return runQuery<RequestRecordRow>(sql, "listNamespaceRequests", params);
+  return runQuery<RequestRecordRow>(sql, "listKeyRequests", [...params, filters.apiKeyId]);
+}
+
+export function findNamespaceRequest(sql: Sql, accountId: string, namespaceId: string, recordId: string): Promise<RequestDetailRow | undefined> {
+  return runQueryRow<RequestDetailRow>(sql, "findNamespaceRequest", [accountId, namespaceId, recordId]);
 }
 
 export async function namespaceUsage(sql: Sql, accountId: string, namespaceId: string, window: TimeWindow): Promise<NamespaceUsageRow> {
   const [row] = await runQuery<NamespaceUsageRow>(sql, "namespaceUsage", [accountId, namespaceId, window.from.toISOString(), window.to.toISOString()]);
   return row!;
+}
+
+/** Days without requests have no row; ordered by day, then group. */
+export function dailyNamespaceUsage(sql: Sql, accountId: string, namespaceId: string, window: TimeWindow, groupBy: DailyUsageGrouping): Promise<DailyUsageRow[]> {
+  return runQuery<DailyUsageRow>(sql, "dailyNamespaceUsage", [accountId, namespaceId, window.from.toISOString(), window.to.toISOString(), groupBy]);
 }
 
 /** `namespaceId` null = the whole account. */

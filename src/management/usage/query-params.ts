@@ -1,4 +1,5 @@
 import { badRequest } from "../../errors/api-error";
+import type { DailyUsageGrouping } from "../../db/queries/usage";
 
 /** Query strings as Elysia hands them over (the last of repeated keys wins). */
 export type QueryParams = Record<string, string | undefined>;
@@ -96,7 +97,30 @@ export function parseWindow(query: QueryParams, now = new Date()): UsageWindow {
   return window;
 }
 
-function dateParam(query: QueryParams, name: string): Date | undefined {
+/** The longest window daily usage answers for. */
+export const MAX_DAILY_WINDOW_DAYS = 400;
+
+/** parseWindow, and a window longer than MAX_DAILY_WINDOW_DAYS is 400. */
+export function parseDailyWindow(query: QueryParams, now = new Date()): UsageWindow {
+  const window = parseWindow(query, now);
+  if (window.to.getTime() - window.from.getTime() > MAX_DAILY_WINDOW_DAYS * 24 * 60 * 60 * 1000) {
+    throw badRequest(`from and to may be at most ${MAX_DAILY_WINDOW_DAYS} days apart`);
+  }
+  return window;
+}
+
+const GROUPINGS: ReadonlySet<string> = new Set(["model", "api_key", "provider"]);
+
+/** `group_by` of daily usage: model, api_key, provider, or absent (null); anything else is 400. */
+export function parseGroupBy(query: QueryParams): DailyUsageGrouping {
+  const raw = query.group_by;
+  if (raw === undefined) return null;
+  if (!GROUPINGS.has(raw)) throw badRequest('group_by must be one of "model", "api_key", "provider"');
+  return raw as DailyUsageGrouping;
+}
+
+/** An optional RFC 3339 query parameter: undefined when absent, a 400 naming it when unparsable. */
+export function dateParam(query: QueryParams, name: string): Date | undefined {
   const raw = query[name];
   if (raw === undefined) return undefined;
   const parsed = parseRfc3339(raw);

@@ -4,8 +4,9 @@ import { badRequest } from "../../errors/api-error";
 import type { Services } from "../../services";
 import { assertAddressablePathIds } from "../../auth/path-ids";
 import { resolveTenant, type Tenant } from "../tenant";
-import { parsePagination, parseWindow, type QueryParams } from "./query-params";
-import { accountUsageAggregate, findSettlementReceipt, listRequests, namespaceUsageAggregate } from "./usage-service";
+import { MAX_DAILY_WINDOW_DAYS, parseDailyWindow, parseGroupBy, parsePagination, parseWindow, type QueryParams } from "./query-params";
+import { parseRequestFilters } from "./request-filters";
+import { accountUsageAggregate, dailyUsage, findSettlementReceipt, listRequests, namespaceUsageAggregate, requestDetail } from "./usage-service";
 
 /** An OpenAPI 3 parameter object, narrowed to what these routes document. */
 export interface ParameterDoc {
@@ -35,6 +36,9 @@ const WINDOW_PARAMETERS: ParameterDoc[] = [
 export const PAGINATION_DESCRIPTION = "Query: limit (integer, default 25, clamped to [1, 100]; not an integer → 400), offset (integer ≥ 0, default 0).";
 const WINDOW_DESCRIPTION = "Query: from (RFC 3339, inclusive; default 30 days before `to`), to (RFC 3339, exclusive; default now); unparsable or from ≥ to → 400.";
 
+const FILTER_DESCRIPTION =
+  "Filters, AND-combined, each optional: status, model_id, api_key_id, streamed (true|false), from (RFC 3339, inclusive), to (RFC 3339, exclusive). An unknown value matches nothing; a malformed one (empty, streamed not true|false, an unparsable date, from ≥ to) → 400 naming it.";
+
 const NAMESPACE_USAGE_DETAIL = {
   summary: "Usage of the namespace over [from, to): requests, tokens, spend (billing-audit charges first), capability counts, billing anomalies",
   tags: ["usage"],
@@ -42,10 +46,27 @@ const NAMESPACE_USAGE_DETAIL = {
   description: WINDOW_DESCRIPTION,
 };
 
+const REQUEST_DETAIL = {
+  summary: "One request record of the namespace by its id (rq_…): the history's fields, every warning, and every attempt (provider, model, funding, outcome, status, error kind, duration, time to first token)",
+  tags: ["usage"],
+  "x-scope": "usage:read",
+  description:
+    "{nsid} is a namespace id or `me`; {id} is the record's `id` as the history lists it. Response: RequestRecord & { warnings: [{code, field?, message}], attempts: [{ordinal, provider_id, model_id, funding_source, outcome, status_code, error, duration_ms, ttft_ms}] | null (null on records written before attempts were kept) }. Another namespace's record is the 404 of a missing one.",
+};
+
+const DAILY_USAGE_DETAIL = {
+  summary: "Usage of the namespace by UTC day over [from, to), optionally split by model, API key or provider; days without requests omitted",
+  tags: ["usage"],
+  "x-scope": "usage:read",
+  description: `${WINDOW_DESCRIPTION} At most ${MAX_DAILY_WINDOW_DAYS} days apart, else 400. group_by: model | api_key | provider (absent: one row per day, group null; anything else → 400). Response: { from, to, group_by, data: [{ date (YYYY-MM-DD, UTC), group, request_count, prompt_tokens, completion_tokens, spend_micro_usd }] }; the sums over data equal GET …/usage for the same window.`,
+};
+
 /**
  * Request history and usage:
  *   GET /v1/namespaces/{nsid}/requests, flat /v1/requests (= `me`)   request records, newest first
+ *   GET /v1/namespaces/{nsid}/requests/{id}                           one record, its warnings and attempts
  *   GET /v1/namespaces/{nsid}/usage                                   namespace usage aggregate
+ *   GET /v1/namespaces/{nsid}/usage/daily                             the same by UTC day (and model, key or provider)
  *   GET /v1/usage                                                     account usage aggregate (NOT the flat
  *                                                                     form of the namespace one)
  *   GET /v1/requests/{request_id}/settlement                          settlement receipt
@@ -75,7 +96,7 @@ export function usageRoutes(services: Services) {
         : "Request history of the caller's own namespace (`me`), newest first",
       tags: ["usage"],
       "x-scope": "usage:read",
-      description: `${namespaced ? "{nsid} is a namespace id or `me`. " : ""}${PAGINATION_DESCRIPTION} Response: { data: RequestRecord[], limit, offset }.`,
+      description: `${namespaced ? "{nsid} is a namespace id or `me`. " : ""}${PAGINATION_DESCRIPTION} ${FILTER_DESCRIPTION} Response: { data: RequestRecord[], limit, offset }.`,
       ...(namespaced ? {} : { parameters: PAGINATION_PARAMETERS }),
     };
     routes.get(
@@ -84,13 +105,25 @@ export function usageRoutes(services: Services) {
         const nsid = (params as Record<string, string | undefined> | undefined)?.nsid ?? "me";
         const tenant = await authorizeNamespace(request, nsid, "usage:read");
         const page = parsePagination(query as QueryParams);
-        return listRequests(services, tenant, page);
+        const filters = parseRequestFilters(query as QueryParams);
+        return listRequests(services, tenant, page, filters);
       },
       { detail },
     );
   }
 
   return routes
+    .get(
+      "/v1/namespaces/:nsid/requests/:id",
+      async ({ request, params }) => {
+        const tenant = await authorizeNamespace(request, params.nsid, "usage:read");
+        // Elysia percent-decodes the segment; a malformed escape arrives as null.
+        const id: unknown = params.id;
+        if (typeof id !== "string" || id.length === 0) throw badRequest("id must be a percent-encoded path segment");
+        return requestDetail(services, tenant, id);
+      },
+      { detail: REQUEST_DETAIL },
+    )
     .get(
       "/v1/namespaces/:nsid/usage",
       async ({ request, params, query }) => {
@@ -99,6 +132,16 @@ export function usageRoutes(services: Services) {
         return namespaceUsageAggregate(services, tenant, window);
       },
       { detail: NAMESPACE_USAGE_DETAIL },
+    )
+    .get(
+      "/v1/namespaces/:nsid/usage/daily",
+      async ({ request, params, query }) => {
+        const tenant = await authorizeNamespace(request, params.nsid, "usage:read");
+        const window = parseDailyWindow(query as QueryParams);
+        const groupBy = parseGroupBy(query as QueryParams);
+        return dailyUsage(services, tenant, window, groupBy);
+      },
+      { detail: DAILY_USAGE_DETAIL },
     )
     .get(
       "/v1/usage",

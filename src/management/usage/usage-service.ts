@@ -1,8 +1,15 @@
 import {
   accountUsage,
+  dailyNamespaceUsage,
+  findNamespaceRequest,
   findSettlement,
   listNamespaceRequests,
   namespaceUsage,
+  type DailyUsageGrouping,
+  type DailyUsageRow,
+  type ListingPosition,
+  type RequestDetailRow,
+  type RequestHistoryFilters,
   type RequestRecordRow,
   type SettlementRow,
 } from "../../db/queries/usage";
@@ -21,7 +28,7 @@ export type UsageServiceDeps = Pick<Services, "db" | "pendingSettlements">;
  * response. The stored row with its timestamps as RFC 3339 strings; final_charge_micro_usd is null
  * while the charge is unknown (never reported as 0).
  */
-export type RequestRecordEnvelope = Omit<RequestRecordRow, "created_at" | "completed_at" | "refusal" | "routing_preset"> & {
+export type RequestRecordEnvelope = Omit<RequestRecordRow, "created_at" | "completed_at" | "refusal" | "routing_preset" | "keyset_created_at"> & {
   created_at: string;
   completed_at: string;
   /** Only on a request a policy refused (README "Policies"): which one, and why. Other records carry exactly the spec's fields. */
@@ -34,6 +41,8 @@ export function requestRecordEnvelope(row: RequestRecordRow): RequestRecordEnvel
   return {
     id: row.id,
     request_id: row.request_id,
+    api_key_id: row.api_key_id,
+    oauth_token_id: row.oauth_token_id,
     billing_status: row.billing_status,
     created_at: row.created_at.toISOString(),
     completed_at: row.completed_at.toISOString(),
@@ -60,9 +69,38 @@ export function requestRecordEnvelope(row: RequestRecordRow): RequestRecordEnvel
   };
 }
 
-export async function listRequests(deps: UsageServiceDeps, tenant: Tenant, page: Pagination) {
-  const rows = await listNamespaceRequests(deps.db.sql, tenant.accountId, tenant.namespaceId, page.limit, page.offset);
+/** One page of the namespace's history, newest first, narrowed by the filters (none: every record). */
+export async function listRequests(deps: UsageServiceDeps, tenant: Tenant, page: Pagination, filters: RequestHistoryFilters = {}) {
+  const rows = await listNamespaceRequests(deps.db.sql, tenant.accountId, tenant.namespaceId, page.limit, page.offset, filters);
   return { data: rows.map(requestRecordEnvelope), limit: page.limit, offset: page.offset };
+}
+
+/**
+ * Every record of the namespace matching the filters, newest first, a page at a time: for
+ * an export of a whole filtered history (the console's CSV), streamed as it is read. Each
+ * page starts where the previous one ended (keyset, never an offset), so the thousandth
+ * page costs what the first does, and records written meanwhile do not shift it.
+ */
+export async function* eachRequestPage(deps: UsageServiceDeps, tenant: Tenant, filters: RequestHistoryFilters = {}, pageSize = 500): AsyncGenerator<RequestRecordEnvelope[]> {
+  let after: ListingPosition | undefined;
+  for (;;) {
+    const rows = await listNamespaceRequests(deps.db.sql, tenant.accountId, tenant.namespaceId, pageSize, 0, filters, after);
+    if (rows.length === 0) return;
+    yield rows.map(requestRecordEnvelope);
+    if (rows.length < pageSize) return;
+    const last = rows.at(-1)!;
+    after = { createdAt: last.keyset_created_at!, id: last.id };
+  }
+}
+
+/** GET …/requests/{id}: the history's record, plus every warning and every attempt. */
+export type RequestDetailEnvelope = RequestRecordEnvelope & Pick<RequestDetailRow, "warnings" | "attempts">;
+
+/** One record of the namespace by its record id (`rq_…`); another namespace's or tenant's is the 404 of a missing one. */
+export async function requestDetail(deps: UsageServiceDeps, tenant: Tenant, recordId: string): Promise<RequestDetailEnvelope> {
+  const row = await findNamespaceRequest(deps.db.sql, tenant.accountId, tenant.namespaceId, recordId);
+  if (!row) throw notFound("request");
+  return { ...requestRecordEnvelope(row), warnings: row.warnings, attempts: row.attempts };
 }
 
 /**
@@ -93,6 +131,25 @@ export async function namespaceUsageAggregate(deps: UsageServiceDeps, tenant: Te
     capability_request_counts: row.capability_request_counts,
     billing_anomalies: row.billing_anomalies,
   };
+}
+
+/** GET …/usage/daily (DESIGN.md "Daily usage"). */
+export interface DailyUsageEnvelope {
+  from: string;
+  to: string;
+  group_by: DailyUsageGrouping;
+  data: DailyUsageRow[];
+}
+
+/**
+ * The namespace's usage by UTC day over [from, to), split by model, API key or
+ * provider (the group; null without group_by, and for requests without one: an OAuth
+ * token's request has no API key). Days without requests are left out. Its charges are
+ * the namespace aggregate's, so the sums over `data` equal it for the same window.
+ */
+export async function dailyUsage(deps: UsageServiceDeps, tenant: Tenant, window: UsageWindow, groupBy: DailyUsageGrouping): Promise<DailyUsageEnvelope> {
+  const data = await dailyNamespaceUsage(deps.db.sql, tenant.accountId, tenant.namespaceId, window, groupBy);
+  return { from: window.from.toISOString(), to: window.to.toISOString(), group_by: groupBy, data };
 }
 
 /**
