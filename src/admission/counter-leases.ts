@@ -7,7 +7,7 @@ import { log } from "../observability/log";
  * Leases of room on hot budget and rate-limit keys (README "Leases"). While one set of
  * clauses is busy (`hotAdmissionsPerSecond` admissions within a second) and far from its
  * limits, the instance takes a chunk of each clause in one database call
- * (admission_lease_take, migration 0025) and admits the requests that fit in it without
+ * (admission_lease_take, migration 0029) and admits the requests that fit in it without
  * one: `requests` requests, that many times the cost ceiling and the output ceiling of the
  * request that took it, for `lifeMs`. A budget's chunk is one hold, renewed and swept
  * like a request's; a rate limit's is one admission row counting `requests` requests,

@@ -119,7 +119,7 @@ export async function pruneBudgetSpend(sql: Sql, olderThanSecs: number): Promise
   await runQuery(sql, "pruneBudgetSpend", [olderThanSecs]);
 }
 
-/** A lease's size and the clauses it is taken on (admission_lease_take, migration 0025). */
+/** A lease's size and the clauses it is taken on (admission_lease_take, migration 0029). */
 export interface LeaseToTake {
   leaseId: string;
   /** Reserved on every budget. */
