@@ -2,7 +2,8 @@
 # `npm run image`: builds the server image localhost/switchyard:latest (README "Image").
 #
 #   scripts/build-image.sh            build (or reuse, when its inputs are unchanged)
-#   scripts/build-image.sh --force    build even when an image of these inputs exists
+#   scripts/build-image.sh --force    build from nothing: no reuse, no layer cache (picks up
+#                                     Debian updates and a fresh npm download)
 #
 # With a docker engine that answers (`docker info`), a plain `docker build` from the public
 # debian image. Otherwise podman, from a Debian base built locally by
@@ -13,7 +14,11 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 FORCE=0
-[[ "${1:-}" == "--force" ]] && FORCE=1
+NO_CACHE=()
+if [[ "${1:-}" == "--force" ]]; then
+  FORCE=1
+  NO_CACHE=(--no-cache)
+fi
 
 IMAGE="localhost/switchyard"
 
@@ -36,7 +41,7 @@ if command -v docker >/dev/null 2>&1 && docker info >/dev/null 2>&1; then
   if [[ $FORCE == 0 ]] && docker image inspect "$TAG" >/dev/null 2>&1; then
     echo "reusing $TAG (inputs unchanged)" >&2
   else
-    DOCKER_BUILDKIT=1 docker build "${SECRET[@]}" -f Containerfile -t "$TAG" . >&2
+    DOCKER_BUILDKIT=1 docker build "${NO_CACHE[@]}" "${SECRET[@]}" -f Containerfile -t "$TAG" . >&2
   fi
   docker tag "$TAG" "$IMAGE:latest"
   echo "$TAG"
@@ -59,7 +64,7 @@ else
     scripts/build-base-image.sh "$BASE" >/dev/null
   fi
   podman_run build --runtime runc --network host --pull=never --format docker \
-    "${SECRET[@]}" --build-arg "BASE_IMAGE=$BASE" -f Containerfile -t "$TAG" . >&2
+    "${NO_CACHE[@]}" "${SECRET[@]}" --build-arg "BASE_IMAGE=$BASE" -f Containerfile -t "$TAG" . >&2
 fi
 podman_run tag "$TAG" "$IMAGE:latest"
 echo "$TAG"
