@@ -148,6 +148,27 @@ describe.skipIf(typeof tool === "string")("the container image", () => {
     expect((await probe("/data/written-by-the-test")).code).toBe(0);
   });
 
+  test("it carries production dependencies only: no devDependency, no Node.js or npm, and Bun at the pinned version", async () => {
+    const manifest = (await Bun.file(join(ROOT, "package.json")).json()) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+    // The packages installed in the image, and every peer dependency they declare: npm
+    // installs a production package's peers as production dependencies (typescript, a
+    // peer of @elysiajs/openapi, is one), so a devDependency that is also such a peer stays.
+    const survey = `
+      const fs = require("fs");
+      const root = "/app/node_modules";
+      const names = fs.readdirSync(root).flatMap((name) => name.startsWith("@") ? fs.readdirSync(root + "/" + name).map((inner) => name + "/" + inner) : [name]);
+      const installed = names.filter((name) => fs.existsSync(root + "/" + name + "/package.json"));
+      const peers = installed.flatMap((name) => Object.keys(JSON.parse(fs.readFileSync(root + "/" + name + "/package.json", "utf8")).peerDependencies ?? {}));
+      console.log(JSON.stringify({ installed, peers }));`;
+    const { installed, peers } = JSON.parse(await mustRun(container, ["exec", name, "/usr/local/bin/bun", "-e", survey])) as { installed: string[]; peers: string[] };
+    for (const dependency of Object.keys(manifest.dependencies)) expect(installed).toContain(dependency);
+    const devOnly = Object.keys(manifest.devDependencies).filter((dependency) => !peers.includes(dependency));
+    expect(devOnly).toContain("bun");
+    expect(installed.filter((name) => devOnly.includes(name))).toEqual([]);
+    for (const tool of ["node", "npm"]) expect((await run(container, ["exec", name, "sh", "-c", `command -v ${tool}`])).code).not.toBe(0);
+    expect(await mustRun(container, ["exec", name, "/usr/local/bin/bun", "--version"])).toBe(manifest.devDependencies.bun!);
+  });
+
   test("the image's HEALTHCHECK command passes against the running server", async () => {
     type Healthcheck = { Test: string[] };
     const [inspected] = JSON.parse(await mustRun(container, ["image", "inspect", image])) as { Config: { Healthcheck?: Healthcheck; StopSignal?: string }; Healthcheck?: Healthcheck }[];
