@@ -12,10 +12,20 @@ export interface Config {
   providersFile: string | undefined;
   adminToken: string | undefined;
   /**
+   * A second operator token accepted alongside ADMIN_TOKEN while a new one is rolled out
+   * (README "Rotating ADMIN_TOKEN"); unset outside a rotation.
+   */
+  adminTokenPrevious: string | undefined;
+  /**
    * Base64 of 32 bytes wrapping the BYOK key-encryption keys stored in the database; every
    * instance sharing the database needs the same one. Unset: generated once into DATA_DIR.
    */
   byokMasterKey: string | undefined;
+  /**
+   * The master key being retired during a rotation: KEKs it wrapped still unwrap, new KEKs
+   * are wrapped with BYOK_MASTER_KEY (README "Rotating BYOK_MASTER_KEY"); unset outside one.
+   */
+  byokMasterKeyPrevious: string | undefined;
   publicUrl: string;
   /**
    * Private destinations a customer-supplied upstream address (a BYOK `api_base`) may name:
@@ -148,6 +158,13 @@ function serverProcesses(env: Record<string, string | undefined>, port: number):
   return count;
 }
 
+/** A `…_PREVIOUS` secret only means something next to the one it precedes. */
+function previousOf(name: string, env: Record<string, string | undefined>): string | undefined {
+  const previous = env[`${name}_PREVIOUS`] || undefined;
+  if (previous !== undefined && !env[name]) throw new Error(`${name}_PREVIOUS is set but ${name} is not: set the new value in ${name}`);
+  return previous;
+}
+
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const port = integer("PORT", 8080, env);
   const logLevel = (env.LOG_LEVEL ?? "info") as Config["logLevel"];
@@ -159,7 +176,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir: env.DATA_DIR || "./.data",
     providersFile: env.PROVIDERS_FILE || undefined,
     adminToken: env.ADMIN_TOKEN || undefined,
+    adminTokenPrevious: previousOf("ADMIN_TOKEN", env),
     byokMasterKey: env.BYOK_MASTER_KEY || undefined,
+    byokMasterKeyPrevious: previousOf("BYOK_MASTER_KEY", env),
     byokApiBaseAllow: (env.BYOK_API_BASE_ALLOW ?? "").split(",").map((entry) => entry.trim()).filter((entry) => entry !== ""),
     publicUrl: (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, ""),
     trustedProxyHops: integer("TRUSTED_PROXY_HOPS", 0, env),

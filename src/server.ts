@@ -41,7 +41,7 @@ import { DEFAULT_LEASE_SETTINGS } from "./admission/counter-leases";
 import { PolicyCounters } from "./admission/policy-counters";
 import { KekStore } from "./byok/kek-store";
 import { ByokKeyStore } from "./byok/byok-key-store";
-import { loadMasterKey } from "./byok/master-key";
+import { decodeMasterKey, loadMasterKey } from "./byok/master-key";
 import { EgressGuard, type HostResolver } from "./egress/egress-guard";
 import { parseAllowList } from "./egress/allow-list";
 import { reportListening, serverProcessNumber } from "./server-processes";
@@ -129,7 +129,8 @@ export async function startServer(overrides: Partial<Config> = {}, parts: Server
   };
   // A malformed BYOK_MASTER_KEY stops the start; an unset one is generated on first BYOK use.
   if (config.byokMasterKey !== undefined) masterKey();
-  const keks = new KekStore(db.sql, masterKey);
+  const previousMasterKey = config.byokMasterKeyPrevious === undefined ? undefined : decodeMasterKey(config.byokMasterKeyPrevious, "BYOK_MASTER_KEY_PREVIOUS");
+  const keks = new KekStore(db.sql, masterKey, previousMasterKey);
   const byokKeys = new ByokKeyStore(db.sql, keks, config.credentialCacheTtlMs);
   const services: Services = {
     config,

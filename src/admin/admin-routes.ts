@@ -33,13 +33,18 @@ const validateCredit = bodyValidator(
 export function adminRoutes(services: Services) {
   const adminToken = services.config.adminToken;
   if (!adminToken) return new Elysia({ name: "admin", normalize: false });
-  const expected = sha256(adminToken);
+  // During a rotation the outgoing token (ADMIN_TOKEN_PREVIOUS) is accepted too, so
+  // instances can be restarted with the new one one at a time (README "Rotating ADMIN_TOKEN").
+  const accepted = [adminToken, services.config.adminTokenPrevious].filter((token) => token !== undefined).map(sha256);
   return new Elysia({ name: "admin", normalize: false })
     .onBeforeHandle(({ request, path, params }) => {
       if (!path.startsWith("/admin")) return;
       const presented = extractCredential(request.headers);
       // Hash both sides so the comparison is constant-time whatever the lengths.
-      if (!presented || !constantTimeEqual(sha256(presented), expected)) throw unauthorized("invalid operator token");
+      const hashed = presented && sha256(presented);
+      // Every accepted token is compared, so the time taken says nothing about which matched.
+      const matches = hashed ? accepted.map((token) => constantTimeEqual(hashed, token)) : [];
+      if (!matches.includes(true)) throw unauthorized("invalid operator token");
       assertAddressablePathIds(params);
     })
     .post(

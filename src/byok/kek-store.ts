@@ -26,6 +26,15 @@ function kekIdOf(publicKey: Uint8Array): string {
   return "kek_" + createHash("sha256").update(publicKey).digest("hex").slice(0, 32);
 }
 
+/** A KEK's private key unwrapped with `masterKey`, or undefined when that key did not wrap it. */
+function unwrap(masterKey: Uint8Array, kekId: string, wrapped: Uint8Array): Uint8Array | undefined {
+  try {
+    return xchacha20poly1305(masterKey, wrapped.subarray(0, NONCE_BYTES), new TextEncoder().encode(kekId)).decrypt(wrapped.subarray(NONCE_BYTES));
+  } catch {
+    return undefined;
+  }
+}
+
 const infoOf = (row: CurrentKekRow): KekInfo => ({
   kek_id: row.kek_id,
   public_key: Buffer.from(row.public_key).toString("base64"),
@@ -42,10 +51,16 @@ export class KekStore {
   private readonly unwrapped = new Map<string, Kek>();
   private master: Uint8Array | undefined;
 
-  /** `masterKey` is called once, on first need: a server that never touches BYOK never creates one. */
+  /**
+   * `masterKey` is called once, on first need: a server that never touches BYOK never
+   * creates one. `previousMasterKey` (BYOK_MASTER_KEY_PREVIOUS, during a master-key
+   * rotation) only unwraps: a KEK the current key does not open is tried with it, and
+   * every new KEK is wrapped with the current key.
+   */
   constructor(
     private readonly sql: Sql,
     private readonly masterKey: () => Uint8Array,
+    private readonly previousMasterKey?: Uint8Array,
   ) {}
 
   private get masterKeyBytes(): Uint8Array {
@@ -101,13 +116,9 @@ export class KekStore {
     const row = await findKek(this.sql, kekId);
     if (!row) return undefined;
     const wrapped = new Uint8Array(row.wrapped_private_key);
-    let secretKey: Uint8Array;
-    try {
-      secretKey = xchacha20poly1305(this.masterKeyBytes, wrapped.subarray(0, NONCE_BYTES), new TextEncoder().encode(row.kek_id)).decrypt(wrapped.subarray(NONCE_BYTES));
-    } catch {
-      // Not a customer's fault: this instance's BYOK_MASTER_KEY is not the one that wrapped the KEK.
-      throw new Error(`KEK ${row.kek_id} does not unwrap with this BYOK_MASTER_KEY`);
-    }
+    const secretKey = unwrap(this.masterKeyBytes, row.kek_id, wrapped) ?? (this.previousMasterKey && unwrap(this.previousMasterKey, row.kek_id, wrapped));
+    // Not a customer's fault: neither configured master key is the one that wrapped the KEK.
+    if (!secretKey) throw new Error(`KEK ${row.kek_id} does not unwrap with this BYOK_MASTER_KEY${this.previousMasterKey ? " nor BYOK_MASTER_KEY_PREVIOUS" : ""}`);
     const kek = { kekId: row.kek_id, publicKey: new Uint8Array(row.public_key), secretKey };
     this.unwrapped.set(kekId, kek);
     return kek;

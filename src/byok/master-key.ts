@@ -6,7 +6,8 @@ import { log } from "../observability/log";
 const MASTER_KEY_BYTES = 32;
 export const MASTER_KEY_FILE = "byok-master-key";
 
-function decode(base64: string, source: string): Uint8Array {
+/** The 32 bytes of a master key given as standard base64; `source` names it in the error. */
+export function decodeMasterKey(base64: string, source: string): Uint8Array {
   const text = base64.trim();
   // 32 bytes are 43 base64 characters and one "=" of padding.
   if (!/^[A-Za-z0-9+/]{43}=$/.test(text)) throw new Error(`${source} must be the standard base64 of exactly ${MASTER_KEY_BYTES} bytes`);
@@ -19,9 +20,9 @@ function decode(base64: string, source: string): Uint8Array {
  * database must share this key, so production sets the variable.
  */
 export function loadMasterKey(configured: string | undefined, dataDir: string): Uint8Array {
-  if (configured !== undefined) return decode(configured, "BYOK_MASTER_KEY");
+  if (configured !== undefined) return decodeMasterKey(configured, "BYOK_MASTER_KEY");
   const path = join(dataDir, MASTER_KEY_FILE);
-  if (existsSync(path)) return decode(readFileSync(path, "utf8"), path);
+  if (existsSync(path)) return decodeMasterKey(readFileSync(path, "utf8"), path);
   mkdirSync(dataDir, { recursive: true });
   // Written whole to a private temporary file, then linked into place: link refuses an
   // existing name, so of two processes starting at once one key wins and the other reads
@@ -37,5 +38,5 @@ export function loadMasterKey(configured: string | undefined, dataDir: string): 
   } finally {
     unlinkSync(temporary);
   }
-  return decode(readFileSync(path, "utf8"), path);
+  return decodeMasterKey(readFileSync(path, "utf8"), path);
 }
