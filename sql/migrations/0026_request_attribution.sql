@@ -1,3 +1,4 @@
+-- two-step: not needed. The index build blocks writes to requests while it runs, not reads; the version still running keeps serving and its write buffer holds the records and retries them. On a very large table, build it by hand first with CREATE INDEX CONCURRENTLY: IF NOT EXISTS then skips it here.
 -- Request attribution: which credential made each request. A record carries the API
 -- key's id (`api_key_id`, as GET …/keys lists it) or the OAuth grant's id
 -- (`oauth_token_id`, as GET …/oauth/tokens lists it), the other null.
