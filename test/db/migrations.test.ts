@@ -45,7 +45,6 @@ describe("migrations", () => {
       "billing_audit.billing_audit_pkey",
       "ledger_entries.ledger_entries_account_created",
       "ledger_entries.ledger_entries_pkey",
-      "requests.requests_account_created",
       "requests.requests_account_request_id",
       "requests.requests_created_brin",
       "requests.requests_namespace_created",
