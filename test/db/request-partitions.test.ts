@@ -11,6 +11,8 @@ import { WriteBuffer } from "../../src/db/batch/write-buffer";
 import { createMeteringSink } from "../../src/metering/metering-sink";
 import type { RequestRow } from "../../src/metering/metering-rows";
 import { createTestDatabase } from "../helpers/test-database";
+import { startTestServer } from "../helpers/test-server";
+import { loadConfig } from "../../src/config";
 import { insertSyntheticRequests } from "./synthetic-requests";
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -205,4 +207,36 @@ describe("the request table, partitioned by month (migration 0025)", () => {
     const [count] = await sql.unsafe("select count(*)::int as n from requests where id = 'future_true'");
     expect(count!.n).toBe(1);
   }, 30_000);
+
+  test("a starting server creates the months ahead that are missing and applies REQUEST_RETENTION_MONTHS, without holding up its start", async () => {
+    const created = await createTestDatabase();
+    cleanups.push(created.drop);
+    const sql = client(created.url);
+    await migrate(sql);
+    const now = new Date();
+    const ahead = monthNames(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)).toISOString(), REQUEST_PARTITIONS_AHEAD + 1);
+    await sql.unsafe(`drop table ${ahead.at(-1)}`);
+    expect(await ensureRequestPartitions(sql, new Date("2020-01-01T00:00:00Z"), 0)).toEqual(["requests_p2020_01"]);
+    const server = await startTestServer({ requestRetentionMonths: 6 }, { url: created.url, drop: async () => {} });
+    try {
+      const state = async () => {
+        const [row] = await sql.unsafe("select to_regclass($1) is not null as ahead, to_regclass('requests_p2020_01') is not null as expired", [ahead.at(-1)!]);
+        return { ...row };
+      };
+      // Maintenance runs beside the start, not before it: wait for its first run.
+      for (let tries = 0; tries < 300 && JSON.stringify(await state()) !== JSON.stringify({ ahead: true, expired: false }); tries++) await Bun.sleep(100);
+      expect(await state()).toEqual({ ahead: true, expired: false });
+    } finally {
+      await server.server.shutdown();
+    }
+  }, 60_000);
+
+  test("REQUEST_RETENTION_MONTHS is a positive whole number of months, or unset to keep every record", () => {
+    expect(loadConfig({}).requestRetentionMonths).toBeUndefined();
+    expect(loadConfig({ REQUEST_RETENTION_MONTHS: "" }).requestRetentionMonths).toBeUndefined();
+    expect(loadConfig({ REQUEST_RETENTION_MONTHS: "13" }).requestRetentionMonths).toBe(13);
+    for (const bad of ["0", "-1", "1.5", "abc", "12 months"]) {
+      expect(() => loadConfig({ REQUEST_RETENTION_MONTHS: bad })).toThrow(`REQUEST_RETENTION_MONTHS must be a positive number of months (unset keeps every record), got "${bad}"`);
+    }
+  });
 });
