@@ -6,6 +6,7 @@ import { query } from "../../src/db/named-queries";
 import { ensureRequestPartitions } from "../../src/db/queries/request-partitions";
 import { createTestDatabase } from "../helpers/test-database";
 import { insertSyntheticRequests } from "./synthetic-requests";
+import { listNamespaceRequests, namespaceUsage } from "../../src/db/queries/usage";
 
 /**
  * The plans PostgreSQL makes for the statements that read the request table, on a table of
@@ -25,6 +26,8 @@ beforeAll(async () => {
   await migrate(sql);
   await ensureRequestPartitions(sql, new Date("2025-01-01T00:00:00Z"), 3);
   await insertSyntheticRequests(sql, { count: 100_000, from: new Date("2025-01-01T00:00:00Z"), to: new Date("2025-05-01T00:00:00Z"), accounts: 50, namespaces: 200 });
+  // One large namespace (acct_0's ns_0_0): 30,000 more records.
+  await insertSyntheticRequests(sql, { count: 30_000, from: new Date("2025-01-01T00:00:00Z"), to: new Date("2025-05-01T00:00:00Z"), accounts: 1, namespaces: 1, idPrefix: "big_" });
   await sql.unsafe("insert into ledger_entries (id, account_id, namespace_id, request_record_id, kind, amount_micro_usd, created_at) select 'le_' || id, account_id, namespace_id, id, 'usage', -final_charge_micro_usd, completed_at from requests where account_id = 'acct_7'");
   // What autovacuum does to an insert-only table: statistics, and BRIN ranges summarised.
   await sql.unsafe("vacuum analyze requests").simple();
@@ -94,4 +97,23 @@ describe("plans over the partitioned request table", () => {
       });
     }
   }
+
+  test("history of a large namespace (30,000 records), planned with its values: the page of 50 reads about 50 records through each month's index, not the namespace", async () => {
+    const text = await plan("listNamespaceRequests", ["acct_0", "ns_0_0", 50, 0], "force_custom_plan");
+    const read = [...text.matchAll(/Scan (?:Backward )?using \S+ on requests_p2025_\d\d \S+ \(actual rows=(\d+)/g)].reduce((sum, match) => sum + Number(match[1]), 0);
+    expect({ read, plan: text }).toEqual({ read: expect.any(Number), plan: text });
+    expect(read).toBeGreaterThanOrEqual(50);
+    expect(read).toBeLessThan(200);
+  });
+
+  test("the history statement is planned per call on the server's connections, never from a cached generic plan (the usage statements stay prepared)", async () => {
+    for (let i = 0; i < 8; i++) {
+      await listNamespaceRequests(sql, "acct_7", "ns_7_1", 50, 0);
+      await namespaceUsage(sql, "acct_7", "ns_7_1", { from: new Date("2025-02-01T00:00:00Z"), to: new Date("2025-03-01T00:00:00Z") });
+    }
+    const cached = await sql.unsafe<{ history: number; usage: number }[]>(
+      "select count(*) filter (where statement like '%refused_by_policy%')::int as history, count(*) filter (where statement like '%capability_request_counts%')::int as usage from pg_prepared_statements",
+    );
+    expect({ ...cached[0] }).toEqual({ history: 0, usage: 1 });
+  });
 });

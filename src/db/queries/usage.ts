@@ -1,6 +1,6 @@
 import type { Sql } from "../connect-database";
 import type { UsageEvidence } from "../usage-evidence-shape";
-import { runQuery, runQueryRow } from "./run-query";
+import { runQuery, runQueryPlannedPerCall, runQueryRow } from "./run-query";
 
 /** A stored request record as the history lists it: metadata only, no prompt or response. */
 export interface RequestRecordRow {
@@ -75,7 +75,7 @@ export interface TimeWindow {
 }
 
 export function listNamespaceRequests(sql: Sql, accountId: string, namespaceId: string, limit: number, offset: number): Promise<RequestRecordRow[]> {
-  return runQuery<RequestRecordRow>(sql, "listNamespaceRequests", [accountId, namespaceId, limit, offset]);
+  return runQueryPlannedPerCall<RequestRecordRow>(sql, "listNamespaceRequests", [accountId, namespaceId, limit, offset]);
 }
 
 export async function namespaceUsage(sql: Sql, accountId: string, namespaceId: string, window: TimeWindow): Promise<NamespaceUsageRow> {
