@@ -79,6 +79,12 @@ export interface Config {
    */
   meteringWriteConnections: number;
   /**
+   * REQUEST_RETENTION_MONTHS: request records are kept at least this many months, and a
+   * month's partition is dropped whole once it is older (src/db/request-partitions.ts).
+   * Undefined (unset, the default): every record is kept.
+   */
+  requestRetentionMonths: number | undefined;
+  /**
    * Where protocol translation runs: "auto" (small payloads inline, large ones in the
    * worker pool — the benchmark's answer), "pool" (always workers) or "inline".
    */
@@ -146,6 +152,15 @@ function translationMode(raw: string | undefined): Config["translationMode"] {
   throw new Error(`TRANSLATION_MODE must be "auto", "pool" or "inline", got "${raw}"`);
 }
 
+/** REQUEST_RETENTION_MONTHS: a positive whole number of months, or unset to keep every record. */
+function retentionMonths(raw: string | undefined): number | undefined {
+  if (raw === undefined || raw === "") return undefined;
+  if (!/^[0-9]+$/.test(raw) || Number(raw) < 1 || !Number.isSafeInteger(Number(raw))) {
+    throw new Error(`REQUEST_RETENTION_MONTHS must be a positive number of months (unset keeps every record), got "${raw}"`);
+  }
+  return Number(raw);
+}
+
 /** SERVER_PROCESSES: a positive integer or `auto` (one per core); more than one needs a database they can share and a fixed port. */
 function serverProcesses(env: Record<string, string | undefined>, port: number): number {
   const raw = env.SERVER_PROCESSES;
@@ -198,6 +213,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     admissionLeases: env.ADMISSION_LEASES !== "off",
     meteringFlushIntervalMs: integer("METERING_FLUSH_INTERVAL_MS", 25, env),
     meteringWriteConnections: integer("METERING_WRITE_CONNECTIONS", 2, env),
+    requestRetentionMonths: retentionMonths(env.REQUEST_RETENTION_MONTHS),
     translationMode: translationMode(env.TRANSLATION_MODE),
     translationInlineMaxBytes: integer("TRANSLATION_INLINE_MAX_BYTES", 16 * 1024, env),
     workerPoolSize: integer("WORKER_POOL_SIZE", 2, env),

@@ -3,6 +3,7 @@ import { connectDatabase, type Database } from "./db/connect-database";
 import { makeDataDirPrivate } from "./db/private-data-dir";
 import { loadMigrations, migrate } from "./db/migrate";
 import { prepareNamedQueries } from "./db/named-queries";
+import { startRequestPartitionMaintenance } from "./db/request-partitions";
 import { CredentialResolver } from "./auth/credential-resolver";
 import { LastUsedTracker } from "./auth/last-used-tracker";
 import { startEventLoopDelayProbe } from "./observability/event-loop-delay";
@@ -112,6 +113,7 @@ export async function startServer(overrides: Partial<Config> = {}, parts: Server
   }
   const lastUsed = new LastUsedTracker(db.sql);
   lastUsed.start();
+  startRequestPartitionMaintenance(db.sql, config.requestRetentionMonths);
   const metrics = new Metrics();
   // Which process answered a scrape: with SERVER_PROCESSES > 1 each has its own /metrics.
   const processNumber = serverProcessNumber();

@@ -1,5 +1,6 @@
 -- name: insertRequestRecords
--- A batch of request records as one JSON array parameter; idempotent on the record id.
+-- A batch of request records as one JSON array parameter; idempotent on the record id
+-- (with its created_at: the partitioned table's key, migration 0025).
 -- (The first attempt of a flush writes requests, usage_frames and billing_audit with
 -- COPY instead: src/metering/metering-sink.ts. These statements are the retry path.)
 insert into requests (
@@ -24,7 +25,7 @@ from json_to_recordset($1::text::json) as r(
   request_duration_ms integer, upstream_duration_ms integer, generation_duration_ms integer,
   ttft_ms integer, used_capabilities json, usage_evidence json, warnings json, attempts json,
   created_at timestamptz, completed_at timestamptz)
-on conflict (id) do nothing;
+on conflict (id, created_at) do nothing;
 
 -- name: insertUsageFrames
 insert into usage_frames (request_record_id, attempt_ordinal, frame_ordinal, account_id, account_label, frame_kind, provider_id, provider_model_id, usage)

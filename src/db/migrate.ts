@@ -25,9 +25,6 @@ const HISTORICAL_GAPS: ReadonlyMap<number, string> = new Map([
   [3, "reserved in parallel development, never shipped"],
   [13, "reserved in parallel development, never shipped"],
   [20, "reserved in parallel development, never shipped"],
-  // The partitioned request table, developed in parallel with 0026: until it lands, a
-  // database applies 0026 without it; once it lands it runs in its place like any other.
-  [25, "reserved for the partitioned request table, developed in parallel"],
 ]);
 
 /** Throws unless the versions run 1, 2, 3, … with no repeat and no gap but the historical ones. */

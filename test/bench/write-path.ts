@@ -24,12 +24,10 @@ import type { Sql } from "../../src/db/connect-database";
 import { migrate } from "../../src/db/migrate";
 import { createMeteringSink } from "../../src/metering/metering-sink";
 import type { MeteringSink } from "../../src/metering/metering-rows";
-import { arrivingRequest, type RequestOutcome } from "../../src/metering/request-outcome";
 import { settleRequest } from "../../src/metering/settle-request";
 import { ShardedWriteBuffer } from "../../src/db/batch/sharded-write-buffer";
 import { loadConfig } from "../../src/config";
-import type { AttemptRecord } from "../../src/routing/attempt-record";
-import type { AttemptCandidate } from "../../src/routing/attempt-candidate";
+import { outcomeFor } from "./settled-outcome";
 import { cleanupAll } from "./children";
 import { startDatabase } from "./switchyard-process";
 
@@ -43,60 +41,6 @@ const TARGET_PER_SECOND = 50_000;
 const ACCOUNTS = 50;
 /** ONLY="COPY, 1 connection as fast": run the shapes and loads whose name contains it. */
 const ONLY = process.env.ONLY;
-
-const candidate: AttemptCandidate = {
-  protocol: "openai-chat",
-  baseUrl: "https://api.openai.example/v1",
-  providerModelId: "gpt-4.1-mini",
-  apiKey: "unused",
-  modelId: "openai/gpt-4.1-mini",
-  providerId: "openai",
-  statsKey: "openai/gpt-4.1-mini",
-  pricing: { input: 0.4, output: 1.6, cacheRead: 0.1, contextTiers: [] },
-  limits: {},
-  funding: "cloud_credit",
-  routingProfile: "balanced",
-};
-
-/** A finished single-attempt request as the pipeline hands it to settleRequest. */
-function outcomeFor(i: number): RequestOutcome {
-  const now = performance.now();
-  const prompt = 200 + (i % 1_800);
-  const completion = 20 + (i % 700);
-  const attempt: AttemptRecord = {
-    ordinal: 1,
-    candidate,
-    outcome: "success",
-    status: 200,
-    signals: [
-      {
-        usageFrames: [{ promptTokens: prompt, completionTokens: completion, cacheReadTokens: i % 7 === 0 ? 128 : 0 }],
-        outputChars: completion * 4,
-        toolCalls: 0,
-        firstToken: "text",
-        finish: { reason: "stop" },
-      },
-    ],
-    startedAt: now - 900,
-    firstTokenAt: now - 400,
-    endedAt: now - 5,
-  };
-  const account = `acct_bench_${i % ACCOUNTS}`;
-  const principal = { kind: "api_key" as const, id: `k_bench_${i % ACCOUNTS}`, accountId: account, namespaceId: null, scopes: ["inference:invoke"], oauthClientId: null, expiresAt: null };
-  return {
-    ...arrivingRequest({ requestId: Bun.randomUUIDv7(), principal, clientProtocol: "openai-chat", createdAt: new Date(), startedAt: now - 1_000 }),
-    namespaceId: `ns_bench_${i % ACCOUNTS}`,
-    streamed: i % 2 === 0,
-    status: "succeeded",
-    statusCode: 200,
-    requestedModel: "openai/gpt-4.1-mini",
-    routingProfile: "balanced",
-    attempts: [attempt],
-    serving: attempt,
-    promptChars: prompt * 4,
-    usedCapabilities: i % 5 === 0 ? ["tools"] : [],
-  };
-}
 
 interface Result {
   requestsPerSecond: number;
@@ -154,7 +98,7 @@ function clusterTicks(postmaster: number): number {
 async function measure(sql: Sql, postmaster: number, copy: boolean, connections: number, perTick: number, tickMs: number, requests = REQUESTS): Promise<Result> {
   const writes = new ShardedWriteBuffer(sql, connections);
   const sink: MeteringSink = createMeteringSink(writes, { copy });
-  const outcomes = Array.from({ length: requests }, (_, i) => outcomeFor(i));
+  const outcomes = Array.from({ length: requests }, (_, i) => outcomeFor(i, ACCOUNTS));
   const [before] = await sql.unsafe("select count(*)::int as n from requests");
   let maxBuffered = 0;
   // Every write connection open before the first sample (see clusterTicks).

@@ -219,9 +219,13 @@ describe("the key filter's plan", () => {
     const { query } = await import("../../src/db/named-queries");
     const params = [account.accountId, account.namespaceId, 25, 0, null, null, null, null, null, null, null, "k_rare"];
     const plan = (await sql.unsafe(`explain ${query("listKeyRequests")}`, params as never[])).map((row: any) => row["QUERY PLAN"]).join("\n");
-    expect(plan).toContain("requests_namespace_api_key_created");
-    expect(plan).not.toContain("requests_namespace_created");
-    expect(plan).not.toMatch(/Seq Scan on requests/);
+    // The request table is partitioned by month (migration 0025): the month holding the busy
+    // namespace is read through its partition of the (namespace, api_key_id, created_at)
+    // index; months with next to nothing in them may be read whole.
+    const busy = /Index Scan using \S*namespace_id_api_key_id_created_at\S* on (requests_p\d{4}_\d{2})/.exec(plan)?.[1];
+    expect(busy).toBeDefined();
+    expect(plan).not.toContain(`Seq Scan on ${busy}`);
+    expect(plan).not.toMatch(/namespace_id_created_at\S* on /);
     const listed = await api("GET", `/v1/namespaces/${account.namespaceId}/requests?api_key_id=k_rare`, account.apiKey);
     expect(listed.body.data).toHaveLength(3);
   });

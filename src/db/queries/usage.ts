@@ -1,7 +1,7 @@
 import type { Sql } from "../connect-database";
 import type { UsageEvidence } from "../usage-evidence-shape";
 import type { AttemptSummary } from "../attempt-summary-shape";
-import { runQuery, runQueryRow } from "./run-query";
+import { runQuery, runQueryPlannedPerCall, runQueryRow } from "./run-query";
 
 /** A stored request record as the history lists it: metadata only, no prompt or response. */
 export interface RequestRecordRow {
@@ -142,8 +142,10 @@ export function listNamespaceRequests(
     after?.createdAt ?? null,
     after?.id ?? null,
   ];
-  if (filters.apiKeyId === undefined) return runQuery<RequestRecordRow>(sql, "listNamespaceRequests", params);
-  return runQuery<RequestRecordRow>(sql, "listKeyRequests", [...params, filters.apiKeyId]);
+  // Planned on every call: a generic plan cannot see which months the range keeps, and
+  // sorts a large namespace whole (src/db/README.md, "Partitions").
+  if (filters.apiKeyId === undefined) return runQueryPlannedPerCall<RequestRecordRow>(sql, "listNamespaceRequests", params);
+  return runQueryPlannedPerCall<RequestRecordRow>(sql, "listKeyRequests", [...params, filters.apiKeyId]);
 }
 
 export function findNamespaceRequest(sql: Sql, accountId: string, namespaceId: string, recordId: string): Promise<RequestDetailRow | undefined> {
