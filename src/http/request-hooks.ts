@@ -1,6 +1,7 @@
 import type { Metrics } from "../observability/metrics";
 import { closingConnection } from "./request-body";
 import { BodyBudget, enrolRequest, finishRequest } from "./body-budget";
+import type { IdleCollector } from "./idle-collector";
 
 /** What the server does around every request, whichever router serves it (app.ts, or Bun's own for the inference paths). */
 export interface RequestHooks {
@@ -21,17 +22,20 @@ export interface BodyLimit {
  * for the inference paths): the body limit from Content-Length, before anything reads
  * the body (a body without one is held to the same limit while it is read, see
  * request-body.ts), the budget of large bodies held at once (body-budget.ts: a request
- * holds its share from its body's read until its answer), and the HTTP metrics. The routes' limits come from `bodyLimitOf`
+ * holds its share from its body's read until its answer), the collection once the server
+ * falls quiet (idle-collector.ts), and the HTTP metrics. The routes' limits come from `bodyLimitOf`
  * (src/inference/body-limits.ts), so this layer knows no route.
  */
 export function createRequestHooks(
   metrics: Pick<Metrics, "inFlight" | "httpRequests" | "httpDuration">,
   bodyLimitOf: (path: string) => BodyLimit,
   bodyBudget: BodyBudget = new BodyBudget(0),
+  idleCollector?: IdleCollector,
 ): RequestHooks {
   return {
     before(request, path) {
       metrics.inFlight.inc();
+      idleCollector?.requestStarted();
       enrolRequest(request, bodyBudget);
       const length = Number(request.headers.get("content-length") ?? 0);
       if (length <= 0) return undefined;
@@ -41,6 +45,7 @@ export function createRequestHooks(
     },
     after(route, method, status, startedAt, request) {
       finishRequest(request);
+      idleCollector?.requestEnded();
       metrics.inFlight.dec();
       metrics.httpRequests.inc([route, method, String(status)]);
       metrics.httpDuration.observe([route, method], (performance.now() - startedAt) / 1000);

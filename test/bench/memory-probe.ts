@@ -6,7 +6,7 @@
  * heaps of their own, not seen here: their cost shows as RSS beyond these figures.
  */
 import { appendFileSync } from "node:fs";
-import { heapStats } from "bun:jsc";
+import { heapStats, memoryUsage } from "bun:jsc";
 
 const file = process.env.MEMORY_PROBE_FILE;
 const mb = (bytes: number) => Math.round(bytes / 1048576);
@@ -14,6 +14,8 @@ const mb = (bytes: number) => Math.round(bytes / 1048576);
 function line(label: string): string {
   const usage = process.memoryUsage();
   const heap = heapStats();
+  // The native allocator's figures (mimalloc): what it hands out, and what it holds from the system.
+  const native = memoryUsage();
   const figures = {
     rss: mb(usage.rss),
     heapSize: mb(heap.heapSize),
@@ -21,6 +23,8 @@ function line(label: string): string {
     extraMemory: mb(heap.extraMemorySize),
     arrayBuffers: mb(usage.arrayBuffers),
     objects: heap.objectCount,
+    nativeInUse: mb(native.current),
+    nativeCommitted: mb(native.currentCommit),
   };
   return `  ${label}: ${JSON.stringify(figures)}\n`;
 }
