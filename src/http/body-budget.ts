@@ -52,7 +52,7 @@ export class BodyBudget {
   release(bytes: number): void {
     if (this.capacity === 0) return;
     this.held = Math.max(0, this.held - bytes);
-    this.collectGarbage();
+    this.collectGarbage(bytes >= this.capacity / 4);
     while (this.waiting.length > 0 && this.fits(this.waiting[0]!.bytes)) {
       const next = this.waiting.shift()!;
       this.held += next.bytes;
@@ -69,13 +69,14 @@ export class BodyBudget {
    * A large body's request leaves garbage several times the body's size (its text, parsed
    * value, IR, upstream body) that the collector would only find once allocation pressure
    * grows the heap further: collected before the next large body is admitted, the next
-   * one's copies take its place instead of adding to it. At most once every
-   * COLLECTION_INTERVAL_MS, so a stream of bodies just over the threshold cannot turn the
-   * request thread into a collector.
+   * one's copies take its place instead of adding to it. After a body of a quarter of the
+   * budget or more, always (its handling cost far more than a collection of the live
+   * heap); after smaller ones at most once every COLLECTION_INTERVAL_MS, so a stream of
+   * bodies just over the threshold cannot turn the request thread into a collector.
    */
-  private collectGarbage(): void {
+  private collectGarbage(always: boolean): void {
     const now = performance.now();
-    if (now - this.lastCollection < COLLECTION_INTERVAL_MS) return;
+    if (!always && now - this.lastCollection < COLLECTION_INTERVAL_MS) return;
     this.lastCollection = now;
     this.collect();
   }

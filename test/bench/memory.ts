@@ -4,6 +4,7 @@
  * process), in four figures:
  *
  *   idle            after start, one request and 2 s of quiet
+ *   idle, warm      after 3 s of the load below and 5 s of quiet (compiled code, caches kept for good)
  *   peak under load 64 connections of same-protocol chat completions for LOAD_MS (the bench's load generator)
  *   10 s after      the last sample of the 10 s after the load stopped
  *   peak, heavy     the fuzz suite's heavy bodies (test/fuzz/heavy-bodies.ts), HEAVY_LANES at a time
@@ -100,6 +101,28 @@ async function sendHeavy(url: string, apiKey: string, heavy: HeavyCase): Promise
 
 const mb = (kb: number) => (kb / 1024).toFixed(0);
 
+/** The most rows the server's write buffers held (switchyard_buffered_rows, all tables), read from /metrics every 500 ms. */
+function sampleBacklog(url: string) {
+  let most = 0;
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const text = await fetch(`${url}/metrics`).then((r) => r.text(), () => "");
+      let sum = 0;
+      for (const match of text.matchAll(/^switchyard_buffered_rows\{[^}]*\} (\d+)/gm)) sum += Number(match[1]);
+      most = Math.max(most, sum);
+      await Bun.sleep(500);
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return most;
+    },
+  };
+}
+
 /** Asks the probe in the server for its heap figures (SIGUSR2) and returns what it wrote. */
 async function probe(server: SwitchyardProcess, file: string, label: string): Promise<string> {
   const before = readFileSync(file, "utf8").length;
@@ -145,16 +168,30 @@ async function main(): Promise<number> {
     say(`idle ${mb(idleKb)} MB`);
     if (probing) probes.push(await probe(server, probeFile, "idle"));
 
+    // Warm: what a server that has served keeps for good (compiled code, caches, prepared
+    // statements, a grown allocator), after 3 s of the same load and 5 s of quiet.
+    let warmIdleKb = Number.NaN;
+    if (!flag("--skip-load")) {
+      const warm = await runLanes(target, LANES, 3_000);
+      if (warm.errors.count > 0) errors.push(`warm-up: ${warm.errors.count} errors, first: ${warm.errors.first}`);
+      await Bun.sleep(5_000);
+      warmIdleKb = statusKb(server.pid, "VmRSS");
+      say(`idle after a warm-up ${mb(warmIdleKb)} MB`);
+    }
+
     let loadPeakKb = Number.NaN;
     let afterKb = Number.NaN;
     let afterMinKb = Number.NaN;
     let rps = Number.NaN;
     let afterBySecond = "";
+    let mostBuffered = Number.NaN;
     if (!flag("--skip-load")) {
       say(`load: ${LANES} connections for ${LOAD_MS / 1000} s`);
       const phase = samplePhase(server.pid);
+      const backlog = sampleBacklog(server.url);
       const run = await runLanes(target, LANES, LOAD_MS);
       loadPeakKb = phase.stop().peakKb;
+      mostBuffered = await backlog.stop();
       rps = run.completed / run.seconds;
       if (run.errors.count > 0) errors.push(`load: ${run.errors.count} errors, first: ${run.errors.first}`);
       say(`load: ${rps.toFixed(0)} rps, peak ${mb(loadPeakKb)} MB; sampling ${AFTER_MS / 1000} s after`);
@@ -208,10 +245,10 @@ async function main(): Promise<number> {
 
     const env = Object.entries(extraEnv).map(([k, v]) => `${k}=${v}`).join(" ") || "defaults";
     console.log(`Switchyard memory (${env}; ${database.kind}; Bun ${Bun.version}; ${new Date().toISOString().slice(0, 16)}Z)\n`);
-    console.log("| idle | peak under load (64 conn.) | 10 s after (lowest) | peak, heavy input | 10 s after heavy | load rps |");
-    console.log("|--:|--:|--:|--:|--:|--:|");
-    console.log(`| ${mb(idleKb)} MB | ${mb(loadPeakKb)} MB | ${mb(afterKb)} MB (${mb(afterMinKb)}) | ${mb(heavyPeakKb)} MB | ${mb(heavyAfterKb)} MB | ${rps.toFixed(0)} |`);
-    if (afterBySecond !== "") console.log(`\nRSS each second after the load (MB): ${afterBySecond}`);
+    console.log("| idle | idle, warm | peak under load (64 conn.) | 10 s after (lowest) | peak, heavy input | 10 s after heavy | load rps |");
+    console.log("|--:|--:|--:|--:|--:|--:|--:|");
+    console.log(`| ${mb(idleKb)} MB | ${mb(warmIdleKb)} MB | ${mb(loadPeakKb)} MB | ${mb(afterKb)} MB (${mb(afterMinKb)}) | ${mb(heavyPeakKb)} MB | ${mb(heavyAfterKb)} MB | ${rps.toFixed(0)} |`);
+    if (afterBySecond !== "") console.log(`\nRSS each second after the load (MB): ${afterBySecond}; most metering rows buffered during the load: ${mostBuffered}`);
     if (perCase.length > 0) console.log(`\n| heavy case, alone | RSS before | peak | after |\n|---|--:|--:|--:|\n${perCase.join("\n")}`);
     if (probes.length > 0) console.log(`\nprobe (MB):\n${probes.join("\n")}`);
     if (errors.length > 0) console.log(`\nerrors:\n${errors.slice(0, 10).join("\n")}`);

@@ -66,7 +66,7 @@ describe("BodyBudget", () => {
     expect(await settled(budget.acquire(100 * MiB))).toBe(true);
   });
 
-  test("a release collects the heap's garbage, at most once in a short interval", () => {
+  test("a release collects the heap's garbage: after bodies under a quarter of the budget at most once in a short interval", () => {
     let collections = 0;
     const budget = new BodyBudget(10 * MiB, () => collections++);
     void budget.acquire(2 * MiB);
@@ -74,6 +74,16 @@ describe("BodyBudget", () => {
     budget.release(2 * MiB);
     budget.release(2 * MiB);
     expect(collections).toBe(1);
+  });
+
+  test("after a body of a quarter of the budget or more, every release collects", () => {
+    let collections = 0;
+    const budget = new BodyBudget(8 * MiB, () => collections++);
+    void budget.acquire(2 * MiB);
+    void budget.acquire(4 * MiB);
+    budget.release(2 * MiB);
+    budget.release(4 * MiB);
+    expect(collections).toBe(2);
   });
 });
 
