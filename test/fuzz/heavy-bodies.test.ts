@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { MOCK_KEY, spawnServerOnMocks } from "../helpers/inference-harness";
-import { startAllMockUpstreams, type MockUpstreamSet } from "../helpers/mock-upstreams";
-import { createTestDatabase } from "../helpers/test-database";
+import type { MockUpstreamSet } from "../helpers/mock-upstreams";
 import type { SpawnedServer } from "../helpers/spawn-server";
+import { startFuzzServer, stopFuzzServer, type FuzzServer } from "./fuzz-server";
 import { chunkedBody, rawHttp } from "../helpers/raw-http";
 import { heavyCases, type HeavyCase } from "./heavy-bodies";
 
@@ -22,14 +21,13 @@ const LIMIT = 32 * 1024 * 1024;
 /** Far above the figure measured (test/bench/HISTORY.md), far below the figure before the budget. */
 const PEAK_RSS_CEILING_MB = 640;
 
-let db: Awaited<ReturnType<typeof createTestDatabase>>;
-let mocks: MockUpstreamSet;
+let running: FuzzServer | undefined;
 let server: SpawnedServer;
+let mocks: MockUpstreamSet;
 let apiKey: string;
 beforeAll(async () => {
-  db = await createTestDatabase();
-  mocks = await startAllMockUpstreams({ apiKey: MOCK_KEY });
-  server = await spawnServerOnMocks(mocks, { DATABASE_URL: db.url, ADMIN_TOKEN: "heavy-operator", LOG_LEVEL: "warn", SHUTDOWN_GRACE_MS: "2000" });
+  running = await startFuzzServer({ ADMIN_TOKEN: "heavy-operator" });
+  ({ server, mocks } = running);
   const created = await fetch(`${server.url}/admin/accounts`, {
     method: "POST",
     headers: { authorization: "Bearer heavy-operator", "content-type": "application/json" },
@@ -37,14 +35,7 @@ beforeAll(async () => {
   });
   apiKey = ((await created.json()) as { api_key: string }).api_key;
 });
-afterAll(async () => {
-  const killer = setTimeout(() => server?.process.kill("SIGKILL"), 5_000);
-  server?.process.kill("SIGTERM");
-  await server?.exited;
-  clearTimeout(killer);
-  await mocks?.close();
-  await db?.drop();
-}, 20_000);
+afterAll(() => stopFuzzServer(running), 20_000);
 
 function peakRssMb(pid: number): number {
   const match = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
