@@ -1,13 +1,18 @@
 /**
  * `npx bun test/bench/memory.ts`: the resident memory of one Switchyard process (default
  * configuration, metered, on a throwaway PostgreSQL, the mock upstreams in another
- * process), in four figures:
+ * process), in these figures:
  *
  *   idle            after start, one request and 2 s of quiet
  *   idle, warm      after 3 s of the load below and 5 s of quiet (compiled code, caches kept for good)
  *   peak under load 64 connections of same-protocol chat completions for LOAD_MS (the bench's load generator)
  *   10 s after      the last sample of the 10 s after the load stopped
  *   peak, heavy     the fuzz suite's heavy bodies (test/fuzz/heavy-bodies.ts), HEAVY_LANES at a time
+ *   10 s after heavy
+ *
+ * plus the RSS each second after the load, and the most metering rows the write buffers
+ * held during it (switchyard_buffered_rows). The machine's other load moves the peak under
+ * load with the rps it allows; the idle and after figures repeat within a few MB.
  *
  * RSS is sampled every 100 ms from /proc/<pid>/status (VmRSS); each phase's peak is the
  * kernel's VmHWM, reset between phases through /proc/<pid>/clear_refs (so a spike between
@@ -17,9 +22,10 @@
  * `--probe` preloads memory-probe.ts into the server, which writes its JavaScript heap
  * figures at each phase's end (before and after a full collection; `--probe-peak` also as
  * the load stops); `--bun-flag F` (repeatable) passes a flag to the server's bun (e.g.
- * `--smol`); `--skip-load` and
- * `--skip-heavy` leave a phase out; `--load-ms N` changes the load's length; `--per-case`
- * first sends each heavy case alone and prints the peak each one reaches.
+ * `--smol`); `--skip-load` and `--skip-heavy` leave a phase out; `--load-ms N` changes the
+ * load's length; `--per-case` first sends each heavy case alone and prints the peak each
+ * one reaches. `--env SWITCHYARD_ROOT=<dir>` runs another checkout (an earlier commit) for
+ * a before/after comparison.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
