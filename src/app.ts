@@ -85,7 +85,7 @@ export function createApp(services: Services, hooks: RequestHooks) {
     )
     .onAfterResponse(({ request, route, set }) => {
       const status = typeof set.status === "number" ? set.status : 200;
-      hooks.after(route || "unmatched", request.method, status, startTimes.get(request) ?? performance.now());
+      hooks.after(route || "unmatched", request.method, status, startTimes.get(request) ?? performance.now(), request);
     })
     .onError(({ code, error, request }) => {
       if (error instanceof ApiError) return errorResponse(error);

@@ -45,6 +45,11 @@ export interface Config {
   /** Largest accepted request body for management endpoints. */
   maxManagementBodyBytes: number;
   /**
+   * Bytes of large request bodies (over 1 MiB each) held at once, summed over the requests
+   * in progress; one that does not fit waits its turn (src/http/body-budget.ts). 0: no budget.
+   */
+  bodyMemoryBudgetBytes: number;
+  /**
    * Server processes sharing the port (SERVER_PROCESSES; `auto`: one per core). More than
    * one needs DATABASE_URL, the only thing they share, and a fixed PORT (src/server-processes.ts).
    */
@@ -200,6 +205,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     credentialCacheTtlMs: integer("CREDENTIAL_CACHE_TTL_MS", 5_000, env),
     maxInferenceBodyBytes: integer("MAX_INFERENCE_BODY_BYTES", 32 * 1024 * 1024, env),
     maxManagementBodyBytes: integer("MAX_MANAGEMENT_BODY_BYTES", 256 * 1024, env),
+    bodyMemoryBudgetBytes: integer("BODY_MEMORY_BUDGET_BYTES", 32 * 1024 * 1024, env),
     serverProcesses: serverProcesses(env, port),
     shutdownGraceMs: integer("SHUTDOWN_GRACE_MS", 20_000, env),
     // A balancer checking every 1-2 s that marks a server down after 2 failed checks

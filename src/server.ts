@@ -10,6 +10,8 @@ import { startEventLoopDelayProbe } from "./observability/event-loop-delay";
 import { Gauge, Metrics } from "./observability/metrics";
 import { createApp } from "./app";
 import { createRequestHooks } from "./http/request-hooks";
+import { BodyBudget } from "./http/body-budget";
+import { IdleCollector } from "./http/idle-collector";
 import { inferenceServeRoutes } from "./inference/inference-routes";
 import { bodyLimits } from "./inference/body-limits";
 import { withRoutableUrl } from "./http/request-path";
@@ -165,7 +167,7 @@ export async function startServer(overrides: Partial<Config> = {}, parts: Server
     // for the wallet to guard (README "Metering"); policies still apply.
     admission: new AdmissionChain([new GuardrailCheck(), policyCounters], config.meteringEnabled ? [new WalletCheck(walletLeases)] : []),
   };
-  const hooks = createRequestHooks(services.metrics, bodyLimits(config));
+  const hooks = createRequestHooks(services.metrics, bodyLimits(config), new BodyBudget(config.bodyMemoryBudgetBytes), new IdleCollector());
   const app = createApp(services, hooks);
   // Everything that is not an inference path goes to Elysia, with the peer's address noted
   // for the sign-in and user-code throttles.

@@ -1,3 +1,5 @@
+import { LARGE_BODY_BYTES, holdBodyBytes } from "./body-budget";
+
 /** A request body past its route's limit, found while reading it. */
 export class BodyTooLargeError extends Error {
   constructor(readonly limit: number) {
@@ -12,12 +14,15 @@ export class BodyTooLargeError extends Error {
  * holds the client to) Bun's native text() reads it in one go; without one (chunked)
  * the stream is read chunk by chunk and abandoned at the first byte past the limit,
  * so a client cannot make the server buffer more than the limit whatever it sends.
+ * A large body of a request under a BodyBudget (body-budget.ts) first waits for room.
  * Invalid UTF-8 becomes U+FFFD, as with text().
  */
 export async function readBodyWithin(request: Request, limit: number): Promise<string> {
   const declared = request.headers.get("content-length");
   if (declared !== null) {
-    if (Number(declared) > limit) throw new BodyTooLargeError(limit);
+    const length = Number(declared);
+    if (length > limit) throw new BodyTooLargeError(limit);
+    await holdBodyBytes(request, length);
     return request.text();
   }
   const body = request.body;
@@ -25,6 +30,7 @@ export async function readBodyWithin(request: Request, limit: number): Promise<s
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
+  let held = false;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
@@ -34,6 +40,11 @@ export async function readBodyWithin(request: Request, limit: number): Promise<s
       throw new BodyTooLargeError(limit);
     }
     chunks.push(value);
+    // Its size unknown until the end, a large chunked body holds room for the largest it may become.
+    if (!held && total > LARGE_BODY_BYTES) {
+      held = true;
+      await holdBodyBytes(request, limit);
+    }
   }
   return new TextDecoder().decode(Buffer.concat(chunks, total));
 }

@@ -134,7 +134,7 @@ export function inferenceServeRoutes(
           response ??= await endpoint.serve(deps, request, prefixLength === -1 ? "" : path.slice(prefixLength));
           return response;
         } finally {
-          hooks.after(endpoint.path, "POST", response?.status ?? 500, startedAt);
+          hooks.after(endpoint.path, "POST", response?.status ?? 500, startedAt, request);
         }
       },
     };

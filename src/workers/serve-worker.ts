@@ -35,6 +35,10 @@ export function serveWorker(handler: WorkerHandler): void {
     if (typeof result === "string") scope.postMessage({ id, ok: true, body: result });
     else answerError(id, new TypeError(`worker handler returned ${typeof result}, expected a string`));
   };
+  const reply = (id: number, payload: string, result: string) => {
+    scope.postMessage({ id, ok: true, body: result });
+    collectAfterLargeCall(payload.length + result.length);
+  };
 
   scope.onmessage = (event: MessageEvent) => {
     const message: unknown = event.data;
@@ -47,8 +51,9 @@ export function serveWorker(handler: WorkerHandler): void {
       answerError(id, error);
       return;
     }
-    if (typeof result === "string") scope.postMessage({ id, ok: true, body: result });
-    else if (isPromiseLike(result)) result.then((value) => answer(id, value), (error: unknown) => answerError(id, error));
+    const payload = message.payload;
+    if (typeof result === "string") reply(id, payload, result);
+    else if (isPromiseLike(result)) result.then((value) => (typeof value === "string" ? reply(id, payload, value) : answer(id, value)), (error: unknown) => answerError(id, error));
     else answer(id, result);
   };
   scope.postMessage(READY_SIGNAL);
@@ -65,4 +70,21 @@ function describeError(error: unknown): string {
   } catch {
     return "worker handler threw a value that cannot be converted to a string";
   }
+}
+
+/**
+ * Calls whose payload and answer together reach this many characters (a body of megabytes
+ * translated) are followed by a full collection of the worker's heap.
+ */
+const LARGE_CALL_CHARS = 1 << 20;
+
+/**
+ * A worker's heap is its own: the copies of a large body it parsed and wrote are garbage
+ * once the answer is posted, but an idle worker allocates nothing more, so its collector
+ * would not run and the process kept them (hundreds of MB after a few 32 MiB bodies,
+ * test/bench/HISTORY.md). A full collection of a worker's small live heap takes a few ms,
+ * against the tens of ms the large call itself took.
+ */
+function collectAfterLargeCall(chars: number): void {
+  if (chars >= LARGE_CALL_CHARS) Bun.gc(true);
 }

@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { MOCK_KEY, spawnServerOnMocks } from "../helpers/inference-harness";
-import { startAllMockUpstreams, type MockUpstreamSet } from "../helpers/mock-upstreams";
-import { createTestDatabase } from "../helpers/test-database";
 import type { SpawnedServer } from "../helpers/spawn-server";
+import { startFuzzServer, stopFuzzServer, type FuzzServer } from "./fuzz-server";
 import { chunkedBody, rawHttp } from "../helpers/raw-http";
 import { Fuzzer, HOSTILE_KEYS, hostileModelId, invalidUtf8, mutateBody, mutateHeaders, mutatePath, pathId, seededRandom } from "./fuzz-inputs";
 import { CHAT_MODEL, routes, type ErrorShape, type RouteCase } from "./fuzz-routes";
@@ -34,29 +32,17 @@ const ADMIN_TOKEN = "fuzz-operator";
 /** The runtime answers a request head above this by itself (431, empty body): out of our hands, see the README. */
 const RUNTIME_HEADER_LIMIT = 16 * 1024;
 
-let db: Awaited<ReturnType<typeof createTestDatabase>>;
-let mocks: MockUpstreamSet;
+let running: FuzzServer | undefined;
 let server: SpawnedServer;
 beforeAll(async () => {
-  db = await createTestDatabase();
-  mocks = await startAllMockUpstreams({ apiKey: MOCK_KEY });
-  server = await spawnServerOnMocks(mocks, {
-    DATABASE_URL: db.url,
+  running = await startFuzzServer({
     ADMIN_TOKEN,
-    LOG_LEVEL: "warn",
     // Most bodies go through the worker pool, where a stack overflow would surface differently.
     TRANSLATION_INLINE_MAX_BYTES: "1024",
-    SHUTDOWN_GRACE_MS: "2000",
   });
+  server = running.server;
 });
-afterAll(async () => {
-  const killer = setTimeout(() => server?.process.kill("SIGKILL"), 5_000);
-  server?.process.kill("SIGTERM");
-  await server?.exited;
-  clearTimeout(killer);
-  await mocks?.close();
-  await db?.drop();
-}, 20_000);
+afterAll(() => stopFuzzServer(running), 20_000);
 
 interface Account {
   accountId: string;

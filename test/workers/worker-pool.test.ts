@@ -242,3 +242,21 @@ describe("WorkerPool lifecycle", () => {
     expect(await run("call")).toEqual({ stdout: "reply slept 300\n", exitCode: 0 });
   }, 25_000);
 });
+
+describe("memory after a large call", () => {
+  const WEAK_REF = new URL("./fixtures/weak-ref.worker.ts", import.meta.url);
+
+  test("a worker's garbage is collected right after a call of a megabyte or more, though the worker then idles", async () => {
+    const pool = openPool(1, WEAK_REF);
+    expect(await pool.call("grow")).toBe("grown");
+    expect(await pool.call(`hold${"x".repeat(1 << 20)}`)).toBe(String(4 + (1 << 20)));
+    expect(await pool.call("check")).toBe("collected");
+  });
+
+  test("after a small call the worker's heap is left to its collector (no collection per call)", async () => {
+    const pool = openPool(1, WEAK_REF);
+    expect(await pool.call("grow")).toBe("grown");
+    expect(await pool.call("hold-small")).toBe("10");
+    expect(await pool.call("check")).toBe("alive");
+  });
+});

@@ -1,0 +1,135 @@
+/**
+ * Bodies above this many bytes are large: they wait for room in the budget. Smaller ones
+ * (every ordinary request) never wait and are not counted.
+ */
+export const LARGE_BODY_BYTES = 1024 * 1024;
+
+/** Fewest milliseconds between two collections after large bodies. */
+const COLLECTION_INTERVAL_MS = 250;
+
+interface Waiter {
+  bytes: number;
+  grant: () => void;
+}
+
+/**
+ * How many bytes of large request bodies the server holds at once, summed over the
+ * requests in progress. A body costs several times its size while it is handled (the text,
+ * the parsed value, the IR, the upstream body, their copies in a worker): a few 32 MiB
+ * bodies at once took the process past 1.5 GB (test/bench/HISTORY.md). A request whose
+ * body does not fit waits its turn, in arrival order, before its body is read (the unread
+ * upload waits in the connection); a body larger than the whole budget is admitted when
+ * nothing else is held, so every body is served eventually.
+ */
+export class BodyBudget {
+  private held = 0;
+  private readonly waiting: Waiter[] = [];
+
+  private lastCollection = Number.NEGATIVE_INFINITY;
+
+  /**
+   * `capacity` 0: no budget, nothing ever waits. `collect` runs a full collection of the
+   * thread's heap (Bun.gc(true); replaced in tests).
+   */
+  constructor(
+    readonly capacity: number,
+    private readonly collect: () => void = () => Bun.gc(true),
+  ) {}
+
+  /** Waits until `bytes` fit, then counts them as held; resolves at once when they fit now. */
+  acquire(bytes: number): Promise<void> {
+    if (this.capacity === 0) return Promise.resolve();
+    if (this.waiting.length === 0 && this.fits(bytes)) {
+      this.held += bytes;
+      return Promise.resolve();
+    }
+    const { promise, resolve } = Promise.withResolvers<void>();
+    this.waiting.push({ bytes, grant: resolve });
+    return promise;
+  }
+
+  /** Gives back what an `acquire` of `bytes` took, and admits whoever waits and now fits. */
+  release(bytes: number): void {
+    if (this.capacity === 0) return;
+    this.held = Math.max(0, this.held - bytes);
+    this.collectGarbage(bytes >= this.capacity / 4);
+    while (this.waiting.length > 0 && this.fits(this.waiting[0]!.bytes)) {
+      const next = this.waiting.shift()!;
+      this.held += next.bytes;
+      next.grant();
+    }
+  }
+
+  /** Bytes held and requests waiting (for /metrics and tests). */
+  stats(): { heldBytes: number; waiting: number } {
+    return { heldBytes: this.held, waiting: this.waiting.length };
+  }
+
+  /**
+   * A large body's request leaves garbage several times the body's size (its text, parsed
+   * value, IR, upstream body) that the collector would only find once allocation pressure
+   * grows the heap further: collected before the next large body is admitted, the next
+   * one's copies take its place instead of adding to it. After a body of a quarter of the
+   * budget or more, always (its handling cost far more than a collection of the live
+   * heap); after smaller ones at most once every COLLECTION_INTERVAL_MS, so a stream of
+   * bodies just over the threshold cannot turn the request thread into a collector.
+   */
+  private collectGarbage(always: boolean): void {
+    const now = performance.now();
+    if (!always && now - this.lastCollection < COLLECTION_INTERVAL_MS) return;
+    this.lastCollection = now;
+    this.collect();
+  }
+
+  private fits(bytes: number): boolean {
+    return this.held === 0 || this.held + bytes <= this.capacity;
+  }
+}
+
+/** One request's share of the budget, from its body's read until its answer (RequestHooks.after). */
+class RequestShare {
+  /** Bytes granted to this request. */
+  bytes = 0;
+  finished = false;
+
+  constructor(readonly budget: BodyBudget) {}
+
+  /** Holds `bytes` for this request (once; a finished request takes nothing). */
+  async take(bytes: number): Promise<void> {
+    if (this.finished || this.bytes > 0) return;
+    await this.budget.acquire(bytes);
+    if (this.finished) {
+      // The request ended (its client left) while it waited: give the room straight back.
+      this.budget.release(bytes);
+      return;
+    }
+    this.bytes = bytes;
+  }
+
+  finish(): void {
+    this.finished = true;
+    if (this.bytes > 0) this.budget.release(this.bytes);
+    this.bytes = 0;
+  }
+}
+
+const shares = new WeakMap<Request, RequestShare>();
+
+/** Puts `request` under `budget`: its large body, when read (request-body.ts), waits for room. */
+export function enrolRequest(request: Request, budget: BodyBudget): void {
+  if (budget.capacity > 0) shares.set(request, new RequestShare(budget));
+}
+
+/** Holds `bytes` of the budget for `request` until it finishes; nothing for small bodies or requests under no budget. */
+export function holdBodyBytes(request: Request, bytes: number): Promise<void> | undefined {
+  if (bytes <= LARGE_BODY_BYTES) return undefined;
+  return shares.get(request)?.take(bytes);
+}
+
+/** The request has its answer: what its body held goes back to the budget. */
+export function finishRequest(request: Request): void {
+  const share = shares.get(request);
+  if (share === undefined) return;
+  shares.delete(request);
+  share.finish();
+}

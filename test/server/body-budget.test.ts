@@ -1,0 +1,154 @@
+import { describe, expect, test } from "bun:test";
+import { BodyBudget, enrolRequest, finishRequest, LARGE_BODY_BYTES } from "../../src/http/body-budget";
+import { readBodyWithin } from "../../src/http/request-body";
+
+const MiB = 1024 * 1024;
+
+/** Whether `promise` has settled, once every microtask queued so far has run. */
+async function settled(promise: Promise<unknown>): Promise<boolean> {
+  let done = false;
+  void promise.then(
+    () => (done = true),
+    () => (done = true),
+  );
+  for (let i = 0; i < 10; i++) await Promise.resolve();
+  return done;
+}
+
+function postWithLength(bytes: number): Request {
+  return new Request("http://gateway.test/v1/chat/completions", {
+    method: "POST",
+    headers: { "content-length": String(bytes) },
+    body: "x".repeat(bytes),
+  });
+}
+
+/** A request without a Content-Length whose body arrives as a stream of `chunks` pieces of `chunkBytes`. */
+function postChunked(chunks: number, chunkBytes: number): Request {
+  let sent = 0;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sent++ === chunks) return controller.close();
+      controller.enqueue(new Uint8Array(chunkBytes).fill(120));
+    },
+  });
+  return new Request("http://gateway.test/v1/chat/completions", { method: "POST", body });
+}
+
+describe("BodyBudget", () => {
+  test("bytes that fit are granted at once; the rest wait, in arrival order, until enough is released", async () => {
+    const budget = new BodyBudget(10 * MiB, () => {});
+    expect(await settled(budget.acquire(6 * MiB))).toBe(true);
+    const second = budget.acquire(6 * MiB);
+    const third = budget.acquire(1 * MiB);
+    expect(await settled(second)).toBe(false);
+    // The third would fit, but it arrived after the second: no overtaking.
+    expect(await settled(third)).toBe(false);
+    expect(budget.stats()).toEqual({ heldBytes: 6 * MiB, waiting: 2 });
+    budget.release(6 * MiB);
+    expect(await settled(second)).toBe(true);
+    expect(await settled(third)).toBe(true);
+    expect(budget.stats()).toEqual({ heldBytes: 7 * MiB, waiting: 0 });
+  });
+
+  test("a body larger than the whole budget is admitted alone, so every body is served eventually", async () => {
+    const budget = new BodyBudget(4 * MiB, () => {});
+    expect(await settled(budget.acquire(2 * MiB))).toBe(true);
+    const huge = budget.acquire(32 * MiB);
+    expect(await settled(huge)).toBe(false);
+    budget.release(2 * MiB);
+    expect(await settled(huge)).toBe(true);
+  });
+
+  test("a budget of 0 never makes anything wait", async () => {
+    const budget = new BodyBudget(0, () => {});
+    expect(await settled(budget.acquire(100 * MiB))).toBe(true);
+    expect(await settled(budget.acquire(100 * MiB))).toBe(true);
+  });
+
+  test("a release collects the heap's garbage: after bodies under a quarter of the budget at most once in a short interval", () => {
+    let collections = 0;
+    const budget = new BodyBudget(10 * MiB, () => collections++);
+    void budget.acquire(2 * MiB);
+    void budget.acquire(2 * MiB);
+    budget.release(2 * MiB);
+    budget.release(2 * MiB);
+    expect(collections).toBe(1);
+  });
+
+  test("after a body of a quarter of the budget or more, every release collects", () => {
+    let collections = 0;
+    const budget = new BodyBudget(8 * MiB, () => collections++);
+    void budget.acquire(2 * MiB);
+    void budget.acquire(4 * MiB);
+    budget.release(2 * MiB);
+    budget.release(4 * MiB);
+    expect(collections).toBe(2);
+  });
+});
+
+describe("a request's large body waits for room in the budget before it is read", () => {
+  test("a second large body waits until the first request has its answer, then is read", async () => {
+    const budget = new BodyBudget(3 * MiB, () => {});
+    const first = postWithLength(2 * MiB);
+    const second = postWithLength(2 * MiB);
+    enrolRequest(first, budget);
+    enrolRequest(second, budget);
+    expect((await readBodyWithin(first, 32 * MiB)).length).toBe(2 * MiB);
+    const secondBody = readBodyWithin(second, 32 * MiB);
+    expect(await settled(secondBody)).toBe(false);
+    expect(budget.stats().waiting).toBe(1);
+    finishRequest(first);
+    expect((await secondBody).length).toBe(2 * MiB);
+    finishRequest(second);
+    expect(budget.stats()).toEqual({ heldBytes: 0, waiting: 0 });
+  });
+
+  test("small bodies never wait, even with the budget full", async () => {
+    const budget = new BodyBudget(2 * MiB, () => {});
+    const large = postWithLength(2 * MiB);
+    enrolRequest(large, budget);
+    await readBodyWithin(large, 32 * MiB);
+    const small = postWithLength(LARGE_BODY_BYTES);
+    enrolRequest(small, budget);
+    expect(await settled(readBodyWithin(small, 32 * MiB))).toBe(true);
+  });
+
+  test("a chunked body holds room for the route's limit once it passes the large-body size", async () => {
+    const budget = new BodyBudget(8 * MiB, () => {});
+    const other = postWithLength(2 * MiB);
+    enrolRequest(other, budget);
+    await readBodyWithin(other, 8 * MiB);
+    const chunked = postChunked(3, MiB);
+    enrolRequest(chunked, budget);
+    const body = readBodyWithin(chunked, 8 * MiB);
+    // 8 MiB (its limit) do not fit next to the 2 MiB held: it waits for them.
+    for (let i = 0; i < 5 && budget.stats().waiting === 0; i++) await Bun.sleep(0);
+    expect(budget.stats().waiting).toBe(1);
+    finishRequest(other);
+    expect((await body).length).toBe(3 * MiB);
+    expect(budget.stats().heldBytes).toBe(8 * MiB);
+    finishRequest(chunked);
+    expect(budget.stats().heldBytes).toBe(0);
+  });
+
+  test("a request that ends while it waits gives its room straight back when its turn comes", async () => {
+    const budget = new BodyBudget(3 * MiB, () => {});
+    const first = postWithLength(2 * MiB);
+    const gone = postWithLength(2 * MiB);
+    const third = postWithLength(2 * MiB);
+    for (const request of [first, gone, third]) enrolRequest(request, budget);
+    await readBodyWithin(first, 32 * MiB);
+    const goneBody = readBodyWithin(gone, 32 * MiB);
+    const thirdBody = readBodyWithin(third, 32 * MiB);
+    finishRequest(gone);
+    finishRequest(first);
+    await goneBody;
+    expect((await thirdBody).length).toBe(2 * MiB);
+    expect(budget.stats()).toEqual({ heldBytes: 2 * MiB, waiting: 0 });
+  });
+
+  test("a request under no budget reads as before", async () => {
+    expect((await readBodyWithin(postWithLength(2 * MiB), 32 * MiB)).length).toBe(2 * MiB);
+  });
+});
