@@ -5,6 +5,7 @@ import { html, type SafeHtml } from "./html";
 export const CONSOLE_PAGES: readonly { path: string; label: string }[] = [
   { path: "/console", label: "Overview" },
   { path: "/console/requests", label: "Requests" },
+  { path: "/console/models", label: "Models" },
   { path: "/console/keys", label: "API keys" },
   { path: "/console/byok", label: "Provider keys" },
   { path: "/console/policies", label: "Policies" },
