@@ -1,0 +1,256 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
+import { getPage, signedInUser, type ConsoleUser } from "../helpers/console-session";
+import { createTestDatabase } from "../helpers/test-database";
+import { spawnServer } from "../helpers/spawn-server";
+import { csvCell, requestsCsvResponse } from "../../src/console/requests-csv";
+import { stackedSeries } from "../../src/console/overview-series";
+import type { RequestRecordEnvelope } from "../../src/management/usage/usage-service";
+
+let harness: InferenceHarness;
+beforeAll(async () => {
+  harness = await startInferenceHarness();
+}, 60_000);
+afterAll(() => harness?.close());
+beforeEach(async () => {
+  await harness.server.server.services.db.sql`delete from auth_throttle`;
+});
+
+const server = () => harness.server;
+const MODEL = "mock-openai/gpt-4o-mini";
+
+async function chat(token: string, model = MODEL) {
+  return server().api("POST", "/v1/chat/completions", { token, body: { model, messages: [{ role: "user", content: "Hi" }] } });
+}
+
+/** A key of the user's namespace (inference and reading), its id and token. */
+async function key(user: ConsoleUser, name: string) {
+  const made = await server().api("POST", "/v1/keys", { token: user.apiKey, body: { display_name: name, scopes: ["inference:invoke", "usage:read"] } });
+  expect(made.status).toBe(200);
+  return { id: made.body.id as string, token: made.body.token as string };
+}
+
+/** Waits until the namespace's history holds `count` records (they are written in batches). */
+async function historyHolds(user: ConsoleUser, count: number) {
+  for (let tries = 0; tries < 100; tries++) {
+    const listed = await server().api("GET", `/v1/namespaces/${user.namespaceId}/requests?limit=100`, { token: user.apiKey });
+    if (listed.body.data.length >= count) return listed.body.data;
+    await Bun.sleep(50);
+  }
+  throw new Error(`the history never held ${count} records`);
+}
+
+describe("arrival", () => {
+  test("/ sends a browser to the console and still answers an API client with the JSON 404", async () => {
+    const browser = await fetch(`${server().url}/`, { headers: { accept: "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8" }, redirect: "manual" });
+    expect(browser.status).toBe(303);
+    expect(browser.headers.get("location")).toBe("/console");
+    expect(browser.headers.get("content-security-policy")).toContain("default-src 'none'");
+    for (const accept of ["application/json", "*/*", undefined]) {
+      const client = await fetch(`${server().url}/`, { headers: accept ? { accept } : {}, redirect: "manual" });
+      expect(client.status).toBe(404);
+      expect(client.headers.get("content-type")).toContain("application/json");
+      expect(await client.json()).toEqual({ error: "not_found", error_description: "route not found" });
+    }
+  });
+
+  test("the sign-in page says how an operator creates an account", async () => {
+    const page = await (await fetch(`${server().url}/console`)).text();
+    expect(page).toContain("npm run admin -- create-account --email");
+  });
+
+  test("the startup log names the console's address", async () => {
+    const database = await createTestDatabase();
+    try {
+      const spawned = await spawnServer({ DATABASE_URL: database.url, PUBLIC_URL: "https://gateway.example" });
+      spawned.process.kill();
+      await spawned.exited;
+      const line = spawned.output().split("\n").find((entry) => entry.includes("https://gateway.example/console"));
+      expect(line).toBeDefined();
+    } finally {
+      await database.drop();
+    }
+  }, 60_000);
+
+  test("an account without requests gets the three commands of a first request, with this server's address", async () => {
+    const user = await signedInUser(server(), 1_000_000);
+    const page = await getPage(server(), user, "/console");
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('id="first-run"');
+    const base = server().server.services.config.publicUrl;
+    expect(page.text).toContain(`curl ${base}/v1/chat/completions`);
+    expect(page.text).toContain(`OpenAI(base_url="${base}/v1"`);
+    expect(page.text).toContain("keys create --name my-app");
+    await chat(user.apiKey);
+    await historyHolds(user, 1);
+    expect((await getPage(server(), user, "/console")).text).not.toContain('id="first-run"');
+  });
+});
+
+describe("the overview", () => {
+  test("charts are SVG with a title, a description and a table; split by key they name the keys, markup in a name stays text", async () => {
+    const user = await signedInUser(server(), 50_000_000);
+    const alpha = await key(user, "alpha <script>alert(1)</script>");
+    const beta = await key(user, "beta");
+    await chat(alpha.token);
+    await chat(beta.token);
+    await chat(beta.token);
+    await historyHolds(user, 3);
+    const byKey = await getPage(server(), user, "/console?days=30&by=key");
+    expect(byKey.status).toBe(200);
+    for (const id of ["spend-chart", "requests-chart", "tokens-chart"]) {
+      expect(byKey.text).toContain(`<title id="${id}-title">`);
+      expect(byKey.text).toContain(`<desc id="${id}-desc">`);
+    }
+    expect(byKey.text).toContain("alpha &lt;script&gt;alert(1)&lt;/script&gt;");
+    expect(byKey.text).not.toContain("<script>alert(1)");
+    // The requests chart's table: today, alpha 1 and beta 2 (beta first: it has more).
+    const requestsTable = byKey.text.slice(byKey.text.indexOf('id="requests-chart"'));
+    expect(requestsTable).toMatch(/<th scope="col">beta<\/th><th scope="col">alpha &lt;script&gt;alert\(1\)&lt;\/script&gt;<\/th>/);
+    expect(requestsTable).toMatch(/<th scope="row">\d{4}-\d{2}-\d{2}<\/th><td>2<\/td><td>1<\/td>/);
+    const byModel = await getPage(server(), user, "/console?days=7&by=model");
+    expect(byModel.text).toContain(`<th scope="col">${MODEL}</th>`);
+    expect(byModel.text).toContain("last 7 days");
+    expect(byModel.text).toMatch(/<a href="[^"]*by=model"[^>]*aria-current="true">Model<\/a>/);
+    // Anything else in the query is the default, never an error.
+    expect((await getPage(server(), user, "/console?days=abc&by=%3Cb%3E")).status).toBe(200);
+  });
+
+  test("refusals are counted by kind, BYOK use is apart from wallet spend, and a key's failures link to its failed requests", async () => {
+    const user = await signedInUser(server(), 50_000_000);
+    const capped = await key(user, "capped");
+    const budget = await server().api("POST", "/v1/budgets", { token: user.apiKey, body: { name: "tiny", window: "day", limit_micro_usd: 1 } });
+    await server().api("POST", `/v1/policies/${budget.body.id}/bind`, { token: user.apiKey, body: { principal_type: "api_key", principal_id: capped.id } });
+    expect((await chat(capped.token)).status).toBe(402);
+    expect((await chat(user.apiKey)).status).toBe(200);
+    await historyHolds(user, 2);
+    const page = (await getPage(server(), user, "/console")).text;
+    expect(page).toMatch(/<td data-label="Kind">Refused: budget<\/td><td data-label="Requests" class="num">1<\/td>/);
+    expect(page).toContain(`/console/requests?ns=${user.namespaceId}&amp;api_key_id=${capped.id}&amp;status=failed`);
+    expect(page).toMatch(/id="byok-usage">0 requests/);
+  });
+});
+
+describe("the requests page", () => {
+  test("filters live in the URL and narrow the table; a malformed one is a 400 page naming it", async () => {
+    const user = await signedInUser(server(), 50_000_000);
+    const one = await key(user, "one");
+    await chat(one.token);
+    await chat(user.apiKey);
+    await chat(user.apiKey, "mock-openai/no-such-model");
+    await historyHolds(user, 3);
+    const all = await getPage(server(), user, "/console/requests");
+    expect(all.text.match(/<tr(?: class="failed")?>\n<td data-label="Time">/g)?.length).toBe(3);
+    const ofKey = await getPage(server(), user, `/console/requests?api_key_id=${one.id}`);
+    expect(ofKey.text.match(/<td data-label="Key">one<\/td>/g)?.length).toBe(1);
+    expect(ofKey.text.match(/<td data-label="Time">/g)?.length).toBe(1);
+    expect(ofKey.text).toContain(`<option value="${one.id}" selected>one</option>`);
+    const today = new Date().toISOString().slice(0, 10);
+    const dated = await getPage(server(), user, `/console/requests?from=${today}&to=${today}&streamed=false`);
+    expect(dated.text.match(/<td data-label="Time">/g)?.length).toBe(3);
+    const before = await getPage(server(), user, `/console/requests?to=2020-01-01`);
+    expect(before.text).toContain("No request matches these filters.");
+    for (const [query, words] of [
+      ["from=2026-02-30", "From must be a date"],
+      ["streamed=maybe", "Streamed must be true or false"],
+      ["from=2026-02-02&to=2026-02-01", "From must not be after To"],
+    ] as const) {
+      const refused = await getPage(server(), user, `/console/requests?${query}`);
+      expect(refused.status).toBe(400);
+      expect(refused.text).toContain(words);
+    }
+  });
+
+  test("a request's detail shows its evidence and the refusing policy; another account's request is the 404 of a missing one", async () => {
+    const user = await signedInUser(server(), 50_000_000);
+    const budget = await server().api("POST", "/v1/budgets", { token: user.apiKey, body: { name: "none left", window: "day", limit_micro_usd: 1 } });
+    await server().api("POST", `/v1/policies/${budget.body.id}/bind`, { token: user.apiKey, body: { principal_type: "namespace", principal_id: user.namespaceId } });
+    expect((await chat(user.apiKey)).status).toBe(402);
+    const [record] = await historyHolds(user, 1);
+    const detail = await getPage(server(), user, `/console/requests/${record.request_id}`);
+    expect(detail.status).toBe(200);
+    expect(detail.text).toContain("Refused by a policy");
+    expect(detail.text).toContain(budget.body.id);
+    expect(detail.text).toContain("Usage evidence");
+    const stranger = await signedInUser(server());
+    const theirs = await getPage(server(), stranger, `/console/requests/${record.request_id}`);
+    const missing = await getPage(server(), stranger, `/console/requests/req_does_not_exist`);
+    expect(theirs.status).toBe(404);
+    expect(theirs.text).toBe(missing.text);
+  });
+
+  test("the CSV export streams the filtered set with spreadsheet formulas defused", async () => {
+    const user = await signedInUser(server(), 50_000_000);
+    const formula = await key(user, "=HYPERLINK(\"https://evil.example\",\"x\")");
+    await chat(formula.token);
+    await chat(user.apiKey);
+    await historyHolds(user, 2);
+    const response = await fetch(`${server().url}/console/requests.csv?ns=${user.namespaceId}&api_key_id=${formula.id}`, { headers: { cookie: user.cookie } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+    expect(response.headers.get("content-disposition")).toContain("attachment");
+    expect(response.headers.get("content-security-policy")).toContain("default-src 'none'");
+    const lines = (await response.text()).trimEnd().split("\r\n");
+    expect(lines[0]!).toStartWith("created_at,request_id,key,");
+    expect(lines.length).toBe(2);
+    expect(lines[1]).toContain(`"'=HYPERLINK(""https://evil.example"",""x"")"`);
+  });
+
+  test("a CSV cell that a spreadsheet would run is prefixed, and one with a comma or quote is quoted", () => {
+    for (const start of ["=", "+", "-", "@", "\t", "\r"]) expect(csvCell(`${start}1+1`).includes(`'${start}1+1`)).toBe(true);
+    expect(csvCell("plain")).toBe("plain");
+    expect(csvCell('a,"b"')).toBe('"a,""b"""');
+    expect(csvCell(-5)).toBe("-5");
+    expect(csvCell(null)).toBe("");
+  });
+
+  test("the CSV body reads a page of rows only when the reader has taken the previous one", async () => {
+    const reads: number[] = [];
+    const row = (index: number) => ({ created_at: `2026-01-01T00:00:${String(index % 60).padStart(2, "0")}Z`, request_id: `req_${index}`, status: "succeeded", status_code: 200 }) as unknown as RequestRecordEnvelope;
+    const response = requestsCsvResponse(
+      async (offset, limit) => {
+        reads.push(offset);
+        return offset >= 1_000 ? [] : Array.from({ length: limit }, (_, i) => row(offset + i));
+      },
+      new Map(),
+      "x.csv",
+    );
+    const reader = response.body!.getReader();
+    await reader.read(); // the header line
+    await reader.read(); // the first page
+    expect(reads).toEqual([0]);
+    let lines = 0;
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      lines += new TextDecoder().decode(value).split("\r\n").length - 1;
+    }
+    expect(lines).toBe(900);
+    expect(reads).toEqual([0, 100, 200, 300, 400, 500, 600, 700, 800, 900, 1_000]);
+  });
+});
+
+describe("the models page", () => {
+  test("lists every catalog model with its prices and context, and every provider with its live figures", async () => {
+    const user = await signedInUser(server(), 10_000_000);
+    await chat(user.apiKey);
+    const page = await getPage(server(), user, "/console/models");
+    expect(page.status).toBe(200);
+    const models = (await server().api("GET", "/v1/models")).body.data as { id: string }[];
+    const providers = (await server().api("GET", "/v1/providers")).body.data as { id: string; aggregate: { request_count: number } }[];
+    for (const model of models) expect(page.text).toContain(`<strong>${model.id}</strong>`);
+    for (const provider of providers) expect(page.text).toContain(`<span class="hint">${provider.id}</span>`);
+    const openai = providers.find((provider) => provider.id === "mock-openai")!;
+    expect(openai.aggregate.request_count).toBeGreaterThan(0);
+    expect(page.text).toMatch(new RegExp(`${openai.id}</span></td>\\n<td data-label="Own key \\(BYOK\\)">[a-z]+</td>\\n<td data-label="Attempts" class="num">${openai.aggregate.request_count}</td>`));
+    expect(page.text).toMatch(/<a href="\/console\/models\?ns=[^"]+" aria-current="page">Models<\/a>/);
+  });
+});
+
+test("a chart keeps the five biggest groups and folds the rest into Other", () => {
+  const days = ["2026-01-01", "2026-01-02"];
+  const rows = ["a", "b", "c", "d", "e", "f", "g"].map((group, index) => ({ date: days[index % 2]!, group, request_count: 10 - index, prompt_tokens: 0, completion_tokens: 0, spend_micro_usd: 0 }));
+  const series = stackedSeries(rows, days, (row) => row.request_count, (group) => group ?? "none");
+  expect(series.map((entry) => entry.label)).toEqual(["a", "b", "c", "d", "e", "Other"]);
+  expect(series.at(-1)!.values).toEqual([4, 5]);
+});
