@@ -113,3 +113,38 @@ select b.principal_type, b.principal_id, p.id, p.name, p.kind, p.spec, p.disable
 -- An API key as a binding target: the account's key, with the namespace it is baked into
 -- (null for an account-wide key).
 select id, namespace_id from api_keys where id = $1 and account_id = $2;
+
+-- name: budgetCounterStatus
+-- What admission reads of budget counters $1 (each one policy's budget as bound to one
+-- principal; keys built by policyCounterKey), in the order given: the holds of requests
+-- in flight, and the spend of the window ($2 seconds: the spend buckets ending inside
+-- it, as admission_admit_batch sums them; 0: the `total` counter). The keys belong to
+-- policy $3, which must be the tenant's ($4 namespace, $5 account): no row otherwise.
+-- A key no request has reached yet has no counter row: nothing reserved, nothing spent.
+select k.counter_key,
+       coalesce(c.reserved_micro_usd, 0)::bigint as reserved_micro_usd,
+       (case when $2::int > 0
+             then coalesce((select sum(s.spent_micro_usd) from budget_spend s
+                             where s.counter_key = k.counter_key collate "C"
+                               and s.bucket_end > clock_timestamp() - make_interval(secs => $2::int)), 0)
+             else coalesce(c.spent_micro_usd, 0) end)::bigint as spent_micro_usd
+  from unnest($1::text[]) with ordinality as k(counter_key, ordinal)
+  left join admission_counters c on c.counter_key = k.counter_key collate "C"
+ where exists (select 1 from policies p where p.id = $3 and p.namespace_id = $4 and p.account_id = $5)
+ order by k.ordinal;
+
+-- name: rateLimitCounterStatus
+-- What admission counts of rate-limit counters $1 (in the order given) over the window
+-- of $2 seconds: the admissions still inside it (admission prunes those at or before
+-- now - window), their tokens, and the whole seconds until the oldest of them leaves
+-- (null: none inside). Tenant check as budgetCounterStatus ($3 policy, $4 namespace, $5 account).
+select k.counter_key,
+       count(a.grant_id)::bigint as used_requests,
+       coalesce(sum(a.tokens), 0)::bigint as used_tokens,
+       ceil(extract(epoch from (min(a.admitted_at) + make_interval(secs => $2::int) - clock_timestamp())))::int as resets_in_secs
+  from unnest($1::text[]) with ordinality as k(counter_key, ordinal)
+  left join rate_limit_admissions a
+    on a.counter_key = k.counter_key collate "C" and a.admitted_at > clock_timestamp() - make_interval(secs => $2::int)
+ where exists (select 1 from policies p where p.id = $3 and p.namespace_id = $4 and p.account_id = $5)
+ group by k.counter_key, k.ordinal
+ order by k.ordinal;

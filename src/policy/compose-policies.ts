@@ -1,8 +1,16 @@
 import type { BudgetSpec, GuardrailSpec, RateLimitSpec } from "./policy-spec";
-import type { BoundPolicy, EffectiveGuardrail, EffectivePolicy, PolicySource } from "./effective-policy";
+import type { BoundPolicy, EffectiveGuardrail, EffectivePolicy, PolicySource, PrincipalRef } from "./effective-policy";
 
 /** The effective policy of principals with no enabled policy: shared, never mutated. */
 export const NO_POLICY: EffectivePolicy = Object.freeze({ budgets: Object.freeze([]) as never[], rateLimits: Object.freeze([]) as never[], guardrail: null });
+
+/**
+ * The admission counter of one clause of a policy as bound to one principal (see
+ * BudgetClause.counterKey). Policy status reads the same counters by this name.
+ */
+export function policyCounterKey(policyId: string, clause: "budget" | "rate_limit", principal: PrincipalRef): string {
+  return `${policyId}/${clause}/${principal.type}/${principal.id}`;
+}
 
 /**
  * Composes the policies bound to a request's principals into its effective policy.
@@ -26,7 +34,7 @@ export function composePolicies(bound: readonly BoundPolicy[]): EffectivePolicy 
   for (const { policy, principal } of bound) {
     if (policy.disabled) continue;
     const source: PolicySource = { policyId: policy.id, policyName: policy.name, principal };
-    const counterKey = (clause: string) => `${policy.id}/${clause}/${principal.type}/${principal.id}`;
+    const counterKey = (clause: "budget" | "rate_limit") => policyCounterKey(policy.id, clause, principal);
     const addBudget = (spec: BudgetSpec) => (budgets ??= []).push({ spec, source, counterKey: counterKey("budget") });
     const addRateLimit = (spec: RateLimitSpec) => (rateLimits ??= []).push({ spec, source, counterKey: counterKey("rate_limit") });
     const addGuardrail = (spec: GuardrailSpec) => (guardrail = mergeGuardrail(guardrail ?? emptyGuardrail(), spec, policy.compiledPatterns, source));

@@ -157,3 +157,29 @@ export async function findKeyPrincipal(sql: Sql, keyId: string, accountId: strin
   const [row] = await runQuery<{ id: string; namespace_id: string | null }>(sql, "findKeyPrincipal", [keyId, accountId]);
   return row;
 }
+
+/** A budget counter as admission reads it. */
+export interface BudgetCounterStatusRow {
+  counter_key: string;
+  reserved_micro_usd: number;
+  spent_micro_usd: number;
+}
+
+/** A rate-limit counter's window as admission counts it. */
+export interface RateLimitCounterStatusRow {
+  counter_key: string;
+  used_requests: number;
+  used_tokens: number;
+  /** Whole seconds until the oldest admission in the window leaves it; null when none is inside. */
+  resets_in_secs: number | null;
+}
+
+/** The counters of `policyId`'s budget (keys in order; `windowSecs` 0 = total); none unless the policy is the tenant's. */
+export function budgetCounterStatus(sql: Sql, tenant: TenantIds, policyId: string, keys: readonly string[], windowSecs: number): Promise<BudgetCounterStatusRow[]> {
+  return runQuery<BudgetCounterStatusRow>(sql, "budgetCounterStatus", [keys, windowSecs, policyId, tenant.namespaceId, tenant.accountId]);
+}
+
+/** The counters of `policyId`'s rate limit over its window (keys in order); none unless the policy is the tenant's. */
+export function rateLimitCounterStatus(sql: Sql, tenant: TenantIds, policyId: string, keys: readonly string[], windowSecs: number): Promise<RateLimitCounterStatusRow[]> {
+  return runQuery<RateLimitCounterStatusRow>(sql, "rateLimitCounterStatus", [keys, windowSecs, policyId, tenant.namespaceId, tenant.accountId]);
+}

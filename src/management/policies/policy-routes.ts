@@ -122,6 +122,14 @@ export function policyRoutes(services: Services) {
         routeDoc("policy:write", "Remove one binding"),
       )
       .get(
+        `${base}/policies/:id/status`,
+        async ({ principal, params }) => service.policyStatus(services, await scopeOf(services, principal, params), params.id),
+        routeDoc(
+          "policy:read",
+          "How much of the policy is used, from the counters admission decides by (every instance's): a budget's spent, reserved and remaining micro-USD in its window; a rate limit's requests and tokens in its window and the seconds until its oldest admission leaves it; a preset each clause it bundles; a guardrail only its kind. Bound to several principals, each has its own counter: the top level is the one nearest its limit, `principals` lists each",
+        ),
+      )
+      .get(
         `${base}/policies/:id/bindings`,
         async ({ principal, params }) => ({
           data: (await service.bindingsOf(services, await scopeOf(services, principal, params), params.id)).map(bindingEnvelope),

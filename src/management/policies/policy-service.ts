@@ -2,6 +2,7 @@ import type { Caller } from "../../auth/principal";
 import { newId } from "../../ids";
 import {
   bindPolicy,
+  budgetCounterStatus,
   deletePolicy,
   findPolicy,
   insertPolicy,
@@ -9,6 +10,7 @@ import {
   listNamespaceBindings,
   listPolicies,
   listPrincipalPolicies,
+  rateLimitCounterStatus,
   setPolicyDisabled,
   unbindPolicy,
   updatePolicyWith,
@@ -18,7 +20,10 @@ import {
 import { ApiError, notFound } from "../../errors/api-error";
 import type { PrincipalRef } from "../../policy/effective-policy";
 import { effectivePolicyView, type EffectivePolicyView } from "../../policy/effective-policy-view";
-import type { PolicyKind, PolicySpec } from "../../policy/policy-spec";
+import type { BudgetSpec, PolicyKind, PolicySpec, PresetSpec, RateLimitSpec } from "../../policy/policy-spec";
+import { BUDGET_WINDOWS } from "../../admission/budget-windows";
+import { policyCounterKey } from "../../policy/compose-policies";
+import { budgetStatus, rateLimitStatus, type BoundPrincipal, type BudgetStatus, type PolicyStatus, type RateLimitStatus } from "./policy-status";
 import { requestPrincipals } from "../../policy/request-principals";
 import type { Services } from "../../services";
 import type { Tenant } from "../tenant";
@@ -157,4 +162,42 @@ export async function policiesOfPrincipal(deps: PolicyServiceDeps, scope: Policy
 export async function effectiveOf(deps: PolicyServiceDeps, scope: PolicyScope, principal: PrincipalRef): Promise<EffectivePolicyView> {
   const target = await resolvePrincipalTarget(deps, scope.caller, scope.namespaceId, principal);
   return effectivePolicyView(await deps.policies.effectivePolicy(scope.accountId, principalsOfTarget(target)));
+}
+
+/**
+ * How much of a budget or rate limit is used (policy-status.ts), read from the counters
+ * admission decides by, so every instance sharing the database reports the same figures.
+ * Guardrails have nothing to count: `{ kind }`. Another tenant's policy is the 404 of a
+ * missing one.
+ */
+export async function policyStatus(deps: PolicyServiceDeps, scope: PolicyScope, policyId: string): Promise<PolicyStatus> {
+  const policy = await getPolicy(deps, scope, policyId);
+  const bindings = await listBindings(deps.db.sql, scope, policyId);
+  const principals: BoundPrincipal[] = bindings.map((b) => ({ principal_type: b.principal_type, principal_id: b.principal_id }));
+  const budget = async (spec: BudgetSpec): Promise<BudgetStatus> => {
+    const keys = principals.map((p) => policyCounterKey(policyId, "budget", { type: p.principal_type as PrincipalRef["type"], id: p.principal_id }));
+    const counters = keys.length === 0 ? [] : await budgetCounterStatus(deps.db.sql, scope, policyId, keys, BUDGET_WINDOWS[spec.window].windowSecs);
+    return budgetStatus(spec, principals, counters);
+  };
+  const rateLimit = async (spec: RateLimitSpec): Promise<RateLimitStatus> => {
+    const keys = principals.map((p) => policyCounterKey(policyId, "rate_limit", { type: p.principal_type as PrincipalRef["type"], id: p.principal_id }));
+    const counters = keys.length === 0 ? [] : await rateLimitCounterStatus(deps.db.sql, scope, policyId, keys, spec.window_secs);
+    return rateLimitStatus(spec, principals, counters);
+  };
+  switch (policy.kind) {
+    case "budget":
+      return budget(policy.spec as BudgetSpec);
+    case "rate_limit":
+      return rateLimit(policy.spec as RateLimitSpec);
+    case "preset": {
+      const spec = policy.spec as PresetSpec;
+      return {
+        kind: "preset",
+        ...(spec.budget ? { budget: await budget(spec.budget) } : {}),
+        ...(spec.rate_limit ? { rate_limit: await rateLimit(spec.rate_limit) } : {}),
+      };
+    }
+    default:
+      return { kind: policy.kind };
+  }
 }
