@@ -99,13 +99,15 @@ function charts(data: OverviewData): SafeHtml {
   const rows = data.split === "key" ? data.byKey : data.byModel;
   const label = data.split === "key" ? (group: string | null) => keyLabel(data, group) : (group: string | null) => group ?? "(no model)";
   const splitWords = data.split === "key" ? "API key" : "model";
+  // Biggest spender first (then most requests): one order, so one colour per group, for every chart.
+  const order = groupSums(rows).map((sum) => sum.group);
   const chart = (id: string, title: string, metric: DailyMetric, format: (value: number) => string) =>
     stackedBarChart({
       id,
       title,
       description: `${title} over the last ${data.period === 1 ? "day" : `${data.period} days`}, one bar per UTC day, stacked by ${splitWords}. The same figures follow as a table.`,
       days,
-      series: stackedSeries(rows, days, metric, label),
+      series: stackedSeries(rows, days, metric, label, order),
       format,
     });
   return html`<div class="grid two">

@@ -15,13 +15,6 @@ export function daysBetween(from: Date, to: Date): string[] {
   return days;
 }
 
-/** Each group's total of `metric` over the rows, biggest first. */
-export function groupTotals(rows: readonly DailyUsageRow[], metric: DailyMetric): { group: string | null; total: number }[] {
-  const totals = new Map<string | null, number>();
-  for (const row of rows) totals.set(row.group, (totals.get(row.group) ?? 0) + metric(row));
-  return [...totals].map(([group, total]) => ({ group, total })).sort((a, b) => b.total - a.total);
-}
-
 export interface GroupSums {
   group: string | null;
   requests: number;
@@ -43,11 +36,12 @@ export function groupSums(rows: readonly DailyUsageRow[]): GroupSums[] {
 }
 
 /**
- * The rows as chart series, one per group, biggest first: at most six, the smaller groups
- * summed as "Other" so a long tail never hides the main ones. `label` names a group.
+ * The rows as chart series, one per group in `order` (the same order, so the same colour,
+ * in every chart of a page): at most six, the groups after the fifth summed as "Other" so
+ * a long tail never hides the main ones. `label` names a group.
  */
-export function stackedSeries(rows: readonly DailyUsageRow[], days: readonly string[], metric: DailyMetric, label: (group: string | null) => string): ChartSeries[] {
-  const ranked = groupTotals(rows, metric).filter((entry) => entry.total > 0);
+export function stackedSeries(rows: readonly DailyUsageRow[], days: readonly string[], metric: DailyMetric, label: (group: string | null) => string, order: readonly (string | null)[]): ChartSeries[] {
+  const ranked = order.map((group) => ({ group }));
   const shown = ranked.length > MAX_SERIES ? ranked.slice(0, MAX_SERIES - 1) : ranked;
   const position = new Map(days.map((day, index) => [day, index]));
   const series = shown.map((entry) => ({ group: entry.group, label: label(entry.group), values: days.map(() => 0) }));

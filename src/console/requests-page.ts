@@ -27,7 +27,7 @@ export function requestsUrl(path: string, namespaceId: string, filters: RequestF
 function requestRow(req: ManagementRequest, record: RequestRecordEnvelope, keys: KeyNames) {
   const detail = `/console/requests/${encodeURIComponent(record.request_id)}?ns=${encodeURIComponent(req.namespace.id)}`;
   return html`<tr${record.status === "succeeded" ? "" : html` class="failed"`}>
-<td data-label="Time"><a href="${detail}">${formatTime(new Date(record.created_at))}</a></td>
+<td data-label="Time" class="time"><a href="${detail}">${formatTime(new Date(record.created_at))}</a></td>
 <td data-label="Key">${credentialText(record, keys)}</td>
 <td data-label="Model">${record.model_id ?? "—"}${record.routing_preset ? html` <span class="hint">via @${record.routing_preset}</span>` : ""}</td>
 <td data-label="Provider">${record.provider_id ?? "—"}</td>
@@ -43,7 +43,7 @@ function requestRow(req: ManagementRequest, record: RequestRecordEnvelope, keys:
 
 function filterForm(req: ManagementRequest, view: RequestsView) {
   const { filters } = view;
-  return html`<form class="card filters-card" method="get" action="/console/requests" aria-labelledby="filters-heading">
+  return html`<form class="card wide" method="get" action="/console/requests" aria-labelledby="filters-heading">
 <h2 id="filters-heading">Filter</h2>
 <input type="hidden" name="ns" value="${req.namespace.id}">
 <div class="filters">

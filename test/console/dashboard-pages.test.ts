@@ -140,14 +140,14 @@ describe("the requests page", () => {
     await chat(user.apiKey, "mock-openai/no-such-model");
     await historyHolds(user, 3);
     const all = await getPage(server(), user, "/console/requests");
-    expect(all.text.match(/<tr(?: class="failed")?>\n<td data-label="Time">/g)?.length).toBe(3);
+    expect(all.text.match(/<tr(?: class="failed")?>\n<td data-label="Time" class="time">/g)?.length).toBe(3);
     const ofKey = await getPage(server(), user, `/console/requests?api_key_id=${one.id}`);
     expect(ofKey.text.match(/<td data-label="Key">one<\/td>/g)?.length).toBe(1);
-    expect(ofKey.text.match(/<td data-label="Time">/g)?.length).toBe(1);
+    expect(ofKey.text.match(/<td data-label="Time" class="time">/g)?.length).toBe(1);
     expect(ofKey.text).toContain(`<option value="${one.id}" selected>one</option>`);
     const today = new Date().toISOString().slice(0, 10);
     const dated = await getPage(server(), user, `/console/requests?from=${today}&to=${today}&streamed=false`);
-    expect(dated.text.match(/<td data-label="Time">/g)?.length).toBe(3);
+    expect(dated.text.match(/<td data-label="Time" class="time">/g)?.length).toBe(3);
     const before = await getPage(server(), user, `/console/requests?to=2020-01-01`);
     expect(before.text).toContain("No request matches these filters.");
     for (const [query, words] of [
@@ -247,10 +247,10 @@ describe("the models page", () => {
   });
 });
 
-test("a chart keeps the five biggest groups and folds the rest into Other", () => {
+test("a chart keeps the first five groups of its order and folds the rest into Other", () => {
   const days = ["2026-01-01", "2026-01-02"];
   const rows = ["a", "b", "c", "d", "e", "f", "g"].map((group, index) => ({ date: days[index % 2]!, group, request_count: 10 - index, prompt_tokens: 0, completion_tokens: 0, spend_micro_usd: 0 }));
-  const series = stackedSeries(rows, days, (row) => row.request_count, (group) => group ?? "none");
+  const series = stackedSeries(rows, days, (row) => row.request_count, (group) => group ?? "none", ["a", "b", "c", "d", "e", "f", "g"]);
   expect(series.map((entry) => entry.label)).toEqual(["a", "b", "c", "d", "e", "Other"]);
   expect(series.at(-1)!.values).toEqual([4, 5]);
 });
