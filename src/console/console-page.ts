@@ -29,7 +29,7 @@ nav a[aria-current=page]{color:#1b1f24;font-weight:700;text-decoration:none;bord
 form.card,.narrow{max-width:48rem}
 .grid{display:grid;gap:1rem;grid-template-columns:minmax(0,1fr);margin:0 0 1rem}
 .grid>*{margin:0}
-@media (min-width:64rem){.grid.two{grid-template-columns:minmax(0,1fr) minmax(0,1fr)}.grid.aside{grid-template-columns:minmax(0,3fr) minmax(0,2fr)}}
+@media (min-width:64rem){.grid.two{grid-template-columns:minmax(0,1fr) minmax(0,1fr)}.grid.aside{grid-template-columns:minmax(0,3fr) minmax(0,2fr)}.grid.form-first{grid-template-columns:minmax(0,2fr) minmax(0,3fr)}}
 figure.chart-card{background:#fff;border:1px solid #d0d7de;border-radius:.5rem;padding:1rem}
 svg.chart{display:block;width:100%;height:auto}
 svg.bar{display:block;width:100%;height:.8rem;margin:.25rem 0}
@@ -39,7 +39,12 @@ th,td{text-align:left;padding:.3rem .5rem;border-bottom:1px solid #d0d7de;vertic
 .num{text-align:right}
 .scroll{overflow-x:auto}
 table.dense{font-size:.875rem}
-table.dense td,table.dense th{white-space:nowrap}
+table.dense th,table.dense td.num,table.dense td.time{white-space:nowrap}
+form.card.picker{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;max-width:none;padding:.5rem 1rem}
+.picker label{margin:0}
+.picker select{width:auto;flex:0 1 20rem}
+.picker button{margin:0}
+form.card.wide{max-width:none}
 table.dense tr.failed td{background:#fef3f2}
 .stats{display:grid;grid-template-columns:repeat(auto-fit,minmax(11rem,1fr));gap:1rem;margin:0 0 1rem}
 .stats>div{background:#fff;border:1px solid #d0d7de;border-radius:.5rem;padding:.75rem 1rem}
@@ -51,7 +56,7 @@ table.dense tr.failed td{background:#fef3f2}
 .choices a[aria-current]{background:#1b1f24;border-color:#1b1f24;color:#fff}
 .filters{display:grid;grid-template-columns:repeat(auto-fit,minmax(10rem,1fr));gap:0 1rem;align-items:end}
 pre{background:#f0f2f5;padding:.75rem;border-radius:.35rem;white-space:pre-wrap;overflow-wrap:anywhere;font-size:.9rem}
-@media (max-width:47.99rem){table.dense thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}table.dense tr{display:block;border-bottom:2px solid #d0d7de;padding:.25rem 0}table.dense td{display:flex;justify-content:space-between;gap:1rem;white-space:normal;border:0;padding:.1rem .25rem;overflow-wrap:anywhere}table.dense td::before{content:attr(data-label);font-weight:600;color:#57606a}}
+@media (max-width:47.99rem){table.dense thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}table.dense tr{display:block;border-bottom:2px solid #d0d7de;padding:.25rem 0}table.dense td{display:flex;justify-content:space-between;gap:1rem;white-space:normal;border:0;padding:.1rem .25rem;overflow-wrap:anywhere}table.dense td::before{content:attr(data-label);font-weight:600;color:#57606a;flex:0 0 auto}}
 dl{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:.25rem 1rem;margin:0}
 dt{color:#57606a}
 dd{margin:0;font-variant-numeric:tabular-nums;overflow-wrap:anywhere}
@@ -68,6 +73,10 @@ form.inline{display:inline}
 .items{list-style:none;padding:0;margin:0}
 .items>li{border-top:1px solid #d0d7de;padding:.75rem 0}
 h3{font-size:1rem;margin:0 0 .5rem;overflow-wrap:anywhere}
+h4{font-size:.95rem;margin:.75rem 0 .25rem}
+.key-policies{list-style:none;padding:0;margin:0}
+.key-policies>li{margin:.25rem 0 .75rem}
+.policy-status p{margin:.25rem 0 0}
 input.secret{font-family:ui-monospace,monospace}
 p,li,dd,h1,h2,.who{overflow-wrap:anywhere}
 `.replace(/\n/g, "");
