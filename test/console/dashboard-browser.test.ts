@@ -7,9 +7,10 @@ import { startInferenceHarness, type InferenceHarness } from "../helpers/inferen
 import { CONSOLE_PASSWORD } from "../helpers/console-session";
 import { createAccountWithPassword } from "../helpers/console-http";
 
-/** Screenshots each run writes (git-ignored: test/console/.gitignore); docs/ keeps two of them for the README. */
+/** Screenshots each run writes (git-ignored: test/console/.gitignore). */
 const SCREENSHOTS = join(import.meta.dir, "screenshots");
-const DOCS = join(import.meta.dir, "..", "..", "docs");
+/** The README's two: written to docs/ only when asked (CONSOLE_DOC_SCREENSHOTS=1), so a test run changes no tracked file. */
+const DOCS = process.env.CONSOLE_DOC_SCREENSHOTS === "1" ? join(import.meta.dir, "..", "..", "docs") : SCREENSHOTS;
 const WIDE = { width: 1440, height: 900 };
 const NARROW = { width: 375, height: 812 };
 

@@ -230,6 +230,44 @@ describe("the requests page", () => {
   });
 });
 
+describe("limits, visible", () => {
+  test("the policies page shows a rate limit's window use and a budget's spend; the keys page shows each key's own figures", async () => {
+    const user = await signedInUser(server(), 50_000_000);
+    const one = await key(user, "one");
+    const other = await key(user, "other");
+    const rate = await server().api("POST", "/v1/policies", { token: user.apiKey, body: { name: "five a minute", kind: "rate_limit", spec: { window_secs: 60, max_requests: 5 } } });
+    const budget = await server().api("POST", "/v1/budgets", { token: user.apiKey, body: { name: "ten dollars", window: "month", limit_micro_usd: 10_000_000 } });
+    for (const policy of [rate.body.id, budget.body.id]) {
+      for (const principal of [one.id, other.id]) {
+        expect((await server().api("POST", `/v1/policies/${policy}/bind`, { token: user.apiKey, body: { principal_type: "api_key", principal_id: principal } })).status).toBe(200);
+      }
+    }
+    for (let i = 0; i < 2; i++) expect((await chat(one.token)).status).toBe(200);
+    expect((await chat(other.token)).status).toBe(200);
+    await historyHolds(user, 3);
+    const status = (await server().api("GET", `/v1/policies/${budget.body.id}/status`, { token: user.apiKey })).body;
+    const ofOne = status.principals.find((entry: { principal_id: string }) => entry.principal_id === one.id);
+    const dollars = (micro: number) => new Intl.NumberFormat("en-US", { style: "currency", currency: "USD", minimumFractionDigits: 2, maximumFractionDigits: 6 }).format(micro / 1e6);
+    const policiesPage = (await getPage(server(), user, "/console/policies")).text;
+    // The top level is the binding nearest its limit: the key with two requests.
+    expect(policiesPage).toContain("2 of 5 requests in the last 1 minute");
+    expect(policiesPage).toContain(`${dollars(status.spent_micro_usd)} spent`);
+    expect(policiesPage).toContain(`of $10.00: ${dollars(status.remaining_micro_usd)} left`);
+    expect(policiesPage).toMatch(/<svg class="bar"[^>]*role="img" aria-label="2 of 5 requests/);
+    const keysPage = (await getPage(server(), user, "/console/keys")).text;
+    // A key's item runs from its heading to the next key's.
+    const section = (name: string) => {
+      const start = keysPage.indexOf(`>${name}</h3>`);
+      const next = keysPage.indexOf('<h3 id="key-', start);
+      return keysPage.slice(start, next < 0 ? undefined : next);
+    };
+    expect(section("one")).toContain("2 of 5 requests");
+    expect(section("one")).toContain(`${dollars(ofOne.spent_micro_usd)} spent`);
+    expect(section("one")).toContain("bound to this key, enabled");
+    expect(section("other")).toContain("1 of 5 requests");
+  });
+});
+
 describe("the models page", () => {
   test("lists every catalog model with its prices and context, and every provider with its live figures", async () => {
     const user = await signedInUser(server(), 10_000_000);
