@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
-import { launchBrowser } from "../helpers/browser";
+import { firstLoad, launchBrowser } from "../helpers/browser";
 import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
 import { CONSOLE_PASSWORD } from "../helpers/console-session";
 import { createAccountWithPassword } from "../helpers/console-http";
@@ -93,19 +93,11 @@ describe("the dashboard in a browser", () => {
     try {
       await signIn(page, account.email);
       // The first load of a month's overview: every byte from this origin, well under 200,000.
-      const requested: string[] = [];
-      let bytes = 0;
-      page.on("request", (request) => requested.push(request.url()));
-      page.on("response", async (response) => {
-        bytes += (await response.body().catch(() => Buffer.alloc(0))).length;
-      });
-      await page.goto(url("/console"), { waitUntil: "networkidle" });
+      const { requested, bytes } = await firstLoad(page, url("/console"));
       for (const address of requested) expect(new URL(address).origin).toBe(new URL(harness.server.url).origin);
       expect(bytes).toBeGreaterThan(0);
       expect(bytes).toBeLessThan(200_000);
       console.log(`overview with a month of three keys' traffic, first load: ${bytes} bytes in ${requested.length} request(s)`);
-      page.removeAllListeners("request");
-      page.removeAllListeners("response");
       // A month of spend, split by key, is what the overview shows first.
       const spend = page.locator("#spend-chart");
       expect(await spend.locator("svg title").first().textContent()).toBe("Spend per day");
