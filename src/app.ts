@@ -6,7 +6,7 @@ import type { Services } from "./services";
 import { publicRoutes } from "./public/public-routes";
 import { adminRoutes } from "./admin/admin-routes";
 import { namespaceRoutes } from "./management/namespaces/namespace-routes";
-import { keyRoutes } from "./management/keys/key-routes";
+import { accountKeyRoutes, keyRoutes } from "./management/keys/key-routes";
 import { inferenceRoutes, isInferenceRoute } from "./inference/inference-routes";
 import type { RequestHooks } from "./http/request-hooks";
 import { pathOf } from "./http/request-path";
@@ -112,6 +112,7 @@ export function createApp(services: Services, hooks: RequestHooks) {
     .use(adminRoutes(services))
     .use(namespaceRoutes(services))
     .use(keyRoutes(services))
+    .use(accountKeyRoutes(services))
     .use(usageRoutes(services))
     .use(billingRoutes(services))
     .use(policyRoutes(services))

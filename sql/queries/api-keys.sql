@@ -38,6 +38,19 @@ select id, display_name, key_prefix, scopes, expires_at, last_used_at, revoked_a
  where namespace_id = $1 and account_id = $2
  order by created_at, id;
 
+-- name: listAccountWideKeys
+-- The account's keys bound to no namespace (the one POST /admin/accounts issues), which
+-- act in every namespace of the account.
+select id, display_name, key_prefix, scopes, expires_at, last_used_at, revoked_at, created_at
+  from api_keys
+ where account_id = $1 and namespace_id is null
+ order by created_at, id;
+
+-- name: revokeAccountWideKey
+update api_keys set revoked_at = coalesce(revoked_at, now())
+ where id = $1 and account_id = $2 and namespace_id is null
+returning id;
+
 -- name: revokeNamespaceKey
 update api_keys set revoked_at = coalesce(revoked_at, now())
  where id = $1 and namespace_id = $2 and account_id = $3

@@ -219,4 +219,9 @@ describe("GET /v1/namespaces/{nsid}/usage/daily", () => {
     expect(theirs.text).toBe(missing.text);
     expect((await api(`/v1/namespaces/me/usage/daily?${WINDOW}`, other.apiKey)).body.data).toEqual([]);
   });
+
+  test("the OpenAPI document lists the route with its scope", async () => {
+    const spec = await harness.server.api("GET", "/openapi/json");
+    expect(spec.body.paths["/v1/namespaces/{nsid}/usage/daily"].get["x-scope"]).toBe("usage:read");
+  });
 });

@@ -180,4 +180,10 @@ describe("other kinds and access", () => {
     const refused = await harness.server.api("GET", `${ns()}/policies/${policy.id}/status`, { token: noScope });
     expect(refused.status).toBe(403);
   });
+
+  test("the OpenAPI document lists the route and its flat form with their scope", async () => {
+    const spec = await harness.server.api("GET", "/openapi/json");
+    expect(spec.body.paths["/v1/namespaces/{nsid}/policies/{id}/status"].get["x-scope"]).toBe("policy:read");
+    expect(spec.body.paths["/v1/policies/{id}/status"].get["x-scope"]).toBe("policy:read");
+  });
 });

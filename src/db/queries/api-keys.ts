@@ -68,6 +68,17 @@ export function listNamespaceKeys(sql: Sql, namespaceId: string, accountId: stri
   return runQuery<ApiKeyRow>(sql, "listNamespaceKeys", [namespaceId, accountId]);
 }
 
+/** The account's keys bound to no namespace, revoked and expired ones included, oldest first. */
+export function listAccountWideKeys(sql: Sql, accountId: string): Promise<ApiKeyRow[]> {
+  return runQuery<ApiKeyRow>(sql, "listAccountWideKeys", [accountId]);
+}
+
+/** False when the key is not an account-wide key of the account. */
+export async function revokeAccountWideKey(sql: Sql, keyId: string, accountId: string): Promise<boolean> {
+  const rows = await runQuery(sql, "revokeAccountWideKey", [keyId, accountId]);
+  return rows.length > 0;
+}
+
 export async function revokeNamespaceKey(sql: Sql, keyId: string, namespaceId: string, accountId: string): Promise<boolean> {
   const rows = await runQuery(sql, "revokeNamespaceKey", [keyId, namespaceId, accountId]);
   return rows.length > 0;

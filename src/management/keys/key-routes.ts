@@ -4,7 +4,9 @@ import type { Services } from "../../services";
 import { routeDocs } from "../route-doc";
 import { namespaceScopedRoutes } from "../namespace-scoped-routes";
 import { tenantOfPath } from "../tenant";
-import { createKey, keyEnvelope, listKeys, revokeKey } from "./key-service";
+import { createKey, keyEnvelope, listAccountKeys, listKeys, revokeAccountKey, revokeKey } from "./key-service";
+import { Elysia } from "elysia";
+import { authPlugin } from "../../auth/auth-plugin";
 import { markNoStore } from "../../auth/tokens";
 
 const validateCreate = bodyValidator(
@@ -52,4 +54,24 @@ export function keyRoutes(services: Services) {
         routeDoc("keys:write", "Revoke an API key"),
       ),
   );
+}
+
+/**
+ * The account-wide keys (bound to no namespace, like the one POST /admin/accounts
+ * returns): GET /v1/account/keys and DELETE /v1/account/keys/{id}, for account-wide
+ * callers.
+ */
+export function accountKeyRoutes(services: Services) {
+  return new Elysia({ name: "account-keys", normalize: false })
+    .use(authPlugin(services))
+    .get(
+      "/v1/account/keys",
+      async ({ principal }) => ({ data: (await listAccountKeys(services, principal)).map(keyEnvelope) }),
+      routeDoc("keys:read", "List the account-wide API keys (the operator-issued one included; never the secret); a namespace-bound credential gets 403"),
+    )
+    .delete(
+      "/v1/account/keys/:id",
+      ({ principal, params }) => revokeAccountKey(services, principal, params.id),
+      routeDoc("keys:write", "Revoke an account-wide API key, and the keys minted with it; a namespace-bound credential gets 403"),
+    );
 }

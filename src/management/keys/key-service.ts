@@ -2,7 +2,7 @@ import type { Caller, Principal } from "../../auth/principal";
 import { ALL_SCOPES, firstScopeNotHeld, hasScope, isControlPlaneScope, isValidScope } from "../../auth/scopes";
 import { mintApiKeyToken } from "../../auth/tokens";
 import { ApiError, badRequest } from "../../errors/api-error";
-import { insertApiKey, listNamespaceKeys, revokeNamespaceKey, type ApiKeyRow } from "../../db/queries/api-keys";
+import { insertApiKey, listAccountWideKeys, listNamespaceKeys, revokeAccountWideKey, revokeNamespaceKey, type ApiKeyRow } from "../../db/queries/api-keys";
 import type { Services } from "../../services";
 import { revokeCredential } from "../credential-revocation";
 import { isoOrNull } from "../serialize";
@@ -102,4 +102,30 @@ export function listKeys(deps: KeyServiceDeps, tenant: Tenant): Promise<ApiKeyRo
 /** Revokes one of the namespace's keys; another tenant's is the 404 of a missing one. */
 export function revokeKey(deps: KeyServiceDeps, tenant: Tenant, keyId: string): Promise<{ revoked: true }> {
   return revokeCredential(deps, keyId, "key", () => revokeNamespaceKey(deps.db.sql, keyId, tenant.namespaceId, tenant.accountId));
+}
+
+/**
+ * Account-wide keys (bound to no namespace: the one `POST /admin/accounts` issues with
+ * each account) act in every namespace, so they are listed and revoked at the account,
+ * by an account-wide caller only (an account-wide key, a person signed in to the
+ * console); a namespace-bound credential is refused.
+ */
+function requireAccountWide(caller: Pick<Caller, "namespaceId">): void {
+  if (caller.namespaceId !== null) throw new ApiError("forbidden", "a namespace-bound credential cannot reach the account-wide keys");
+}
+
+/** The account's account-wide keys, revoked ones included, oldest first. */
+export function listAccountKeys(deps: KeyServiceDeps, caller: Pick<Caller, "accountId" | "namespaceId">): Promise<ApiKeyRow[]> {
+  requireAccountWide(caller);
+  return listAccountWideKeys(deps.db.sql, caller.accountId);
+}
+
+/**
+ * Revokes an account-wide key like any other key: it stops working at once here (within
+ * CREDENTIAL_CACHE_TTL_MS elsewhere) and takes the keys minted with it along. Another
+ * account's key, or a namespace's, is the 404 of a missing one.
+ */
+export async function revokeAccountKey(deps: KeyServiceDeps, caller: Pick<Caller, "accountId" | "namespaceId">, keyId: string): Promise<{ revoked: true }> {
+  requireAccountWide(caller);
+  return revokeCredential(deps, keyId, "key", () => revokeAccountWideKey(deps.db.sql, keyId, caller.accountId));
 }

@@ -1,8 +1,10 @@
+import { UsageError } from "../cli-error";
 import type { Command } from "../command";
+import { dateOption } from "../date-option";
 import { formatMicroUsd, formatTimestamp } from "../format-table";
 import { withQuery } from "../http-client";
 import { printListing } from "../output";
-import { integerOption } from "../parse-args";
+import { integerOption, optionValue } from "../parse-args";
 import { Session } from "../session";
 
 interface RequestRecord {
@@ -21,20 +23,35 @@ interface RequestRecord {
 
 export const requestsCommand: Command = {
   path: ["requests"],
-  summary: "the namespace's latest requests, newest first (metadata only)",
-  synopsis: "[--limit <n>] [--offset <n>]",
+  summary: "the namespace's latest requests, newest first (metadata only), filtered",
+  synopsis: "[--limit <n>] [--offset <n>] [--status <status>] [--model <id>] [--key <key id>] [--streamed true|false] [--from <date>] [--to <date>]",
   arguments: [],
   options: [
     { name: "limit", value: "<n>", description: "how many, 1 to 100 (default 25)" },
     { name: "offset", value: "<n>", description: "skip this many of the newest (default 0)" },
+    { name: "status", value: "<status>", description: "only requests with this status: succeeded, failed, cancelled" },
+    { name: "model", value: "<id>", description: "only requests for this model id (provider/model)" },
+    { name: "key", value: "<key id>", description: "only requests made with this API key (its id, k_…, as `keys list` shows)" },
+    { name: "streamed", value: "<true|false>", description: "only streamed (true) or only unstreamed (false) requests" },
+    { name: "from", value: "<date>", description: "created at or after: 2026-11-01 (midnight UTC) or RFC 3339" },
+    { name: "to", value: "<date>", description: "created before (exclusive)" },
   ],
+  notes: ["Filters combine: `switchyard requests --key k_… --status failed` is that key's failed requests."],
   async run(context) {
-    const page = {
+    const streamed = optionValue(context.args, "streamed");
+    if (streamed !== undefined && streamed !== "true" && streamed !== "false") throw new UsageError("--streamed must be true or false", context.usage);
+    const query = {
       limit: integerOption(context.args, "limit", context.usage, 1, 100),
       offset: integerOption(context.args, "offset", context.usage, 0),
+      status: optionValue(context.args, "status"),
+      model_id: optionValue(context.args, "model"),
+      api_key_id: optionValue(context.args, "key"),
+      streamed,
+      from: dateOption(context, "from"),
+      to: dateOption(context, "to"),
     };
     const session = Session.open(context.env);
-    printListing<RequestRecord>(context, await session.call("GET", session.namespacePath(withQuery("/requests", page))), {
+    printListing<RequestRecord>(context, await session.call("GET", session.namespacePath(withQuery("/requests", query))), {
       empty: "No requests.",
       headers: ["created", "request id", "model", "provider", "status", "in", "out", "charge", "funding"],
       row: (record) => [
