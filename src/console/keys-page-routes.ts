@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import { badRequest } from "../errors/api-error";
-import { createKey, listKeys, revokeKey } from "../management/keys/key-service";
+import { createKey, listAccountKeys, listKeys, revokeAccountKey, revokeKey } from "../management/keys/key-service";
 import { listPolicyRows, namespaceBindings, policyStatus } from "../management/policies/policy-service";
 import type { ConsoleContext } from "./console-context";
 import { checkedValues, endOfDayField, idField, oneLineField, submittedValues } from "./form-input";
@@ -19,7 +19,12 @@ export function keysPageRoutes(context: ConsoleContext) {
    */
   const show = async (req: ManagementRequest, state: FormState, created?: NewKey) => {
     const scope = { caller: req.caller, ...req.tenant };
-    const [keys, policies, bindings] = await Promise.all([listKeys(services, req.tenant), listPolicyRows(services, scope, null), namespaceBindings(services, scope)]);
+    const [keys, accountKeys, policies, bindings] = await Promise.all([
+      listKeys(services, req.tenant),
+      listAccountKeys(services, req.caller),
+      listPolicyRows(services, scope, null),
+      namespaceBindings(services, scope),
+    ]);
     const relevant = bindings.filter((binding) => binding.principal_type === "api_key" || binding.principal_type === "namespace");
     const bound = policies.filter((policy) => relevant.some((binding) => binding.policy_id === policy.id));
     const statuses = new Map(await Promise.all(bound.map(async (policy) => [policy.id, await policyStatus(services, scope, policy.id)] as const)));
@@ -30,7 +35,7 @@ export function keysPageRoutes(context: ConsoleContext) {
           const policy = bound.find((row) => row.id === binding.policy_id);
           return policy ? [{ policy, boundTo: binding.principal_type === "namespace" ? ("namespace" as const) : ("key" as const), status: statuses.get(policy.id)! }] : [];
         });
-    return keysPage(req, keys, policiesOf, state, created);
+    return keysPage(req, keys, accountKeys, policiesOf, state, created);
   };
 
   return new Elysia({ name: "console-keys", normalize: false })
@@ -53,6 +58,12 @@ export function keysPageRoutes(context: ConsoleContext) {
     .post("/console/keys/revoke", ({ request, body }) =>
       managementForm(context, request, body, "keys-revoke", async (req) => {
         await revokeKey(services, req.tenant, idField(body, "key"));
+        return backTo(req, "/console/keys", "revoked");
+      }),
+    )
+    .post("/console/keys/revoke-account", ({ request, body }) =>
+      managementForm(context, request, body, "keys-revoke-account", async (req) => {
+        await revokeAccountKey(services, req.caller, idField(body, "key"));
         return backTo(req, "/console/keys", "revoked");
       }),
     );

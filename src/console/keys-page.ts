@@ -37,7 +37,12 @@ ${entry.policy.disabled_at ? "" : policyStatusView(entry.status, focus(entry))}<
   )}</ul>`;
 }
 
-function keyItem(req: ManagementRequest, key: ApiKeyRow, policies: readonly KeyPolicy[]) {
+/** Where a key's Revoke button posts: a namespace key, or one of the account-wide keys. */
+type RevokeForm = { action: string; purpose: string };
+const NAMESPACE_KEY_REVOKE: RevokeForm = { action: "/console/keys/revoke", purpose: "keys-revoke" };
+const ACCOUNT_KEY_REVOKE: RevokeForm = { action: "/console/keys/revoke-account", purpose: "keys-revoke-account" };
+
+function keyItem(req: ManagementRequest, key: ApiKeyRow, policies: readonly KeyPolicy[], revoke: RevokeForm = NAMESPACE_KEY_REVOKE) {
   const state = key.revoked_at ? `revoked ${formatTime(key.revoked_at)}` : key.expires_at && key.expires_at.getTime() <= Date.now() ? "expired" : "active";
   return html`<li><h3 id="key-${key.id}">${key.display_name}</h3>
 <dl><dt>Prefix</dt><dd><code>${key.key_prefix}</code></dd><dt>Status</dt><dd>${state}</dd>
@@ -45,11 +50,11 @@ function keyItem(req: ManagementRequest, key: ApiKeyRow, policies: readonly KeyP
 <dt>Expires</dt><dd>${key.expires_at ? formatTime(key.expires_at) : "never"}</dd>
 <dt>Last used</dt><dd>${key.last_used_at ? formatTime(key.last_used_at) : "never"}</dd></dl>
 ${key.revoked_at ? "" : keyPolicies(req, key, policies)}
-${key.revoked_at ? "" : buttonForm(req, "/console/keys/revoke", "keys-revoke", key.id, "Revoke", { danger: true, describedBy: `key-${key.id}` })}</li>`;
+${key.revoked_at ? "" : buttonForm(req, revoke.action, revoke.purpose, key.id, "Revoke", { danger: true, describedBy: `key-${key.id}` })}</li>`;
 }
 
 /** The namespace's API keys (never a secret), the form to create one, and a new key's token, once. */
-export function keysPage(req: ManagementRequest, keys: readonly ApiKeyRow[], policiesOf: (key: ApiKeyRow) => readonly KeyPolicy[], state: FormState, created?: NewKey): Response {
+export function keysPage(req: ManagementRequest, keys: readonly ApiKeyRow[], accountKeys: readonly ApiKeyRow[], policiesOf: (key: ApiKeyRow) => readonly KeyPolicy[], state: FormState, created?: NewKey): Response {
   const submitted = state.values !== undefined;
   const scopeBoxes = NAMESPACE_KEY_SCOPES.map((scope) => {
     const checked = submitted ? valueOf(state, `scope.${scope}`) !== "" : DEFAULT_SCOPES.has(scope);
@@ -79,6 +84,9 @@ ${formFields(req, "keys-create")}
 </form>
 <section aria-labelledby="keys-heading"><h2 id="keys-heading">Keys of ${req.namespace.name}</h2>
 ${keys.length === 0 ? html`<p>No keys yet.</p>` : html`<ul class="items">${keys.map((key) => keyItem(req, key, policiesOf(key)))}</ul>`}</section>
+<section aria-labelledby="account-keys-heading"><h2 id="account-keys-heading">Account-wide keys</h2>
+<p class="hint">Bound to no namespace: they act in every namespace of the account, with every scope. The operator's <code>POST /admin/accounts</code> issues one with each account.</p>
+${accountKeys.length === 0 ? html`<p>None.</p>` : html`<ul class="items">${accountKeys.map((key) => keyItem(req, key, policiesOf(key), ACCOUNT_KEY_REVOKE))}</ul>`}</section>
 </div>`;
   return managementLayout(req, { path: "/console/keys", title: "API keys", state, body });
 }

@@ -1,5 +1,4 @@
 import { walletBalance } from "../management/billing/billing-service";
-import { listKeys } from "../management/keys/key-service";
 import { parseRequestFilters } from "../management/usage/request-filters";
 import { dailyUsage, listRequests, namespaceUsageAggregate } from "../management/usage/usage-service";
 import type { Services } from "../services";
@@ -7,6 +6,7 @@ import type { PickedNamespace } from "./console-namespace";
 import type { QueryFields } from "./management-request";
 import { OVERVIEW_PERIODS, type OverviewData, type OverviewPeriod, type OverviewSplit } from "./overview-page";
 import { requestBreakdown } from "./request-breakdown";
+import { requestKeys } from "./request-keys";
 
 /** Requests read at most to count refusals, errors and BYOK use (ten pages of the history). */
 const BREAKDOWN_ROWS = 1_000;
@@ -36,7 +36,7 @@ export async function overviewData(services: Services, accountId: string, picked
     namespaceUsageAggregate(services, tenant, window),
     dailyUsage(services, tenant, window, "model"),
     dailyUsage(services, tenant, window, "api_key"),
-    listKeys(services, tenant),
+    requestKeys(services, tenant),
     requestBreakdown((offset, limit) => listRequests(services, tenant, { offset, limit }, historyQuery).then((listing) => listing.data), BREAKDOWN_ROWS),
     listRequests(services, tenant, { offset: 0, limit: 1 }),
   ]);

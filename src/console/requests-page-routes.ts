@@ -1,5 +1,4 @@
 import { Elysia } from "elysia";
-import { listKeys } from "../management/keys/key-service";
 import { findRequestDetail } from "../management/usage/request-detail-service";
 import { parsePagination, type QueryParams } from "../management/usage/query-params";
 import { parseRequestFilters } from "../management/usage/request-filters";
@@ -8,6 +7,7 @@ import type { ConsoleContext } from "./console-context";
 import { managementPage, type ManagementRequest, type QueryFields } from "./management-request";
 import { requestDetailPage } from "./request-detail-page";
 import { apiFilterQuery, requestFilters } from "./request-filters";
+import { requestKeys } from "./request-keys";
 import { requestsCsvResponse } from "./requests-csv";
 import { requestsPage, requestsUrl } from "./requests-page";
 
@@ -21,14 +21,14 @@ export function requestsPageRoutes(context: ConsoleContext) {
   /** A page of the history, narrowed by the JSON API's own query parameters. */
   const list = (req: ManagementRequest, apiQuery: Record<string, string>, offset: number, limit: number) =>
     listRequests(services, req.tenant, { offset, limit }, parseRequestFilters(apiQuery)).then((listing) => listing.data);
-  const keyNames = async (req: ManagementRequest) => new Map((await listKeys(services, req.tenant)).map((key) => [key.id, key.display_name]));
+  const keyNames = async (req: ManagementRequest) => new Map((await requestKeys(services, req.tenant)).map((key) => [key.id, key.display_name]));
 
   return new Elysia({ name: "console-requests", normalize: false })
     .get("/console/requests", ({ request, query }) =>
       managementPage(context, request, query as QueryFields, async (req) => {
         const page = parsePagination(query as QueryParams);
         const filters = requestFilters(query as QueryFields);
-        const [records, keys] = await Promise.all([list(req, apiFilterQuery(filters), page.offset, page.limit), listKeys(services, req.tenant)]);
+        const [records, keys] = await Promise.all([list(req, apiFilterQuery(filters), page.offset, page.limit), requestKeys(services, req.tenant)]);
         const models = services.catalog.listModels().map((model) => model.id);
         return requestsPage(req, { records, page, filters, keys, models });
       }),
@@ -44,7 +44,7 @@ export function requestsPageRoutes(context: ConsoleContext) {
     )
     .get("/console/requests/:requestId", ({ request, query, params }) =>
       managementPage(context, request, query as QueryFields, async (req) => {
-        const [detail, keys] = await Promise.all([findRequestDetail(services, req.tenant, params.requestId), listKeys(services, req.tenant)]);
+        const [detail, keys] = await Promise.all([findRequestDetail(services, req.tenant, params.requestId), requestKeys(services, req.tenant)]);
         return requestDetailPage(req, detail, keys, requestsUrl("/console/requests", req.namespace.id, requestFilters(query as QueryFields)));
       }),
     );

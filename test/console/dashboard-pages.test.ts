@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
-import { getPage, signedInUser, type ConsoleUser } from "../helpers/console-session";
+import { getPage, postForm, signedInUser, submitForm, type ConsoleUser } from "../helpers/console-session";
 import { createTestDatabase } from "../helpers/test-database";
 import { spawnServer } from "../helpers/spawn-server";
 import { csvCell, requestsCsvResponse } from "../../src/console/requests-csv";
@@ -245,7 +245,12 @@ describe("limits, visible", () => {
     for (let i = 0; i < 2; i++) expect((await chat(one.token)).status).toBe(200);
     expect((await chat(other.token)).status).toBe(200);
     await historyHolds(user, 3);
-    const status = (await server().api("GET", `/v1/policies/${budget.body.id}/status`, { token: user.apiKey })).body;
+    // Budget spend is settled after the response: wait until all three requests are counted and nothing is reserved.
+    let status = (await server().api("GET", `/v1/policies/${budget.body.id}/status`, { token: user.apiKey })).body;
+    for (let tries = 0; tries < 100 && (status.principals.some((entry: { spent_micro_usd: number }) => entry.spent_micro_usd === 0) || status.reserved_micro_usd > 0); tries++) {
+      await Bun.sleep(50);
+      status = (await server().api("GET", `/v1/policies/${budget.body.id}/status`, { token: user.apiKey })).body;
+    }
     const ofOne = status.principals.find((entry: { principal_id: string }) => entry.principal_id === one.id);
     const dollars = (micro: number) => new Intl.NumberFormat("en-US", { style: "currency", currency: "USD", minimumFractionDigits: 2, maximumFractionDigits: 6 }).format(micro / 1e6);
     const policiesPage = (await getPage(server(), user, "/console/policies")).text;
@@ -265,6 +270,27 @@ describe("limits, visible", () => {
     expect(section("one")).toContain(`${dollars(ofOne.spent_micro_usd)} spent`);
     expect(section("one")).toContain("bound to this key, enabled");
     expect(section("other")).toContain("1 of 5 requests");
+  });
+});
+
+describe("the operator's account key", () => {
+  test("is listed on the keys page with the others, names its requests, and is revoked from there (a forged form changes nothing)", async () => {
+    const user = await signedInUser(server(), 10_000_000);
+    expect((await chat(user.apiKey)).status).toBe(200);
+    await historyHolds(user, 1);
+    const [accountKey] = (await server().api("GET", "/v1/account/keys", { token: user.apiKey })).body.data;
+    const page = await getPage(server(), user, "/console/keys");
+    expect(page.text).toContain('id="account-keys-heading"');
+    expect(page.text).toContain(`<h3 id="key-${accountKey.id}">`);
+    const requests = await getPage(server(), user, `/console/requests?api_key_id=${accountKey.id}`);
+    expect(requests.text).toContain(`<td data-label="Key">${accountKey.display_name}</td>`);
+    const forged = await postForm(server(), user, "/console/keys/revoke-account", { csrf_token: "forged", ns: user.namespaceId, id: accountKey.id });
+    expect(forged.status).toBe(403);
+    expect((await server().api("GET", "/v1/account", { token: user.apiKey })).status).toBe(200);
+    const revoked = await submitForm(server(), user, "/console/keys", "/console/keys/revoke-account", { id: accountKey.id });
+    expect(revoked.status).toBe(303);
+    expect((await server().api("GET", "/v1/account", { token: user.apiKey })).status).toBe(401);
+    expect((await getPage(server(), user, "/console/keys")).text).toMatch(new RegExp(`<h3 id="key-${accountKey.id}">[^<]*</h3>\\n<dl><dt>Prefix</dt><dd><code>[^<]*</code></dd><dt>Status</dt><dd>revoked`));
   });
 });
 
