@@ -46,7 +46,7 @@ form.card.picker{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;m
 .picker button{margin:0}
 form.card.wide{max-width:none}
 table.dense tr.failed td{background:#fef3f2}
-.stats{display:grid;grid-template-columns:repeat(auto-fit,minmax(11rem,1fr));gap:1rem;margin:0 0 1rem}
+.stats{display:grid;grid-template-columns:repeat(auto-fit,minmax(9.5rem,1fr));gap:.75rem;margin:0 0 1rem}
 .stats>div{background:#fff;border:1px solid #d0d7de;border-radius:.5rem;padding:.75rem 1rem}
 .stats dt,.stats dd{display:block}
 .stats dd{font-size:1.4rem;font-weight:700}

@@ -6,7 +6,7 @@ import { renderPage } from "./console-page";
 import { consoleNav, namespacePicker } from "./console-nav";
 import type { ConsoleSession } from "./console-sessions";
 import { firstRunPanel, type FirstRun } from "./first-run";
-import { formatCount, formatUsd } from "./format";
+import { countOf, formatCount, formatUsd } from "./format";
 import { html, type SafeHtml } from "./html";
 import { daysBetween, groupSums, stackedSeries, type DailyMetric, type GroupSums } from "./overview-series";
 import type { RequestBreakdown } from "./request-breakdown";
@@ -89,8 +89,8 @@ function outcomes(data: OverviewData): SafeHtml {
   }
 <h2 id="funding-heading">Who paid</h2>
 <dl id="funding">
-<dt>Wallet</dt><dd>${formatCount(breakdown.wallet.requests)} requests, ${formatUsd(breakdown.wallet.spendMicroUsd)}</dd>
-<dt>Own provider keys (BYOK)</dt><dd id="byok-usage">${formatCount(breakdown.byok.requests)} requests, ${formatCount(breakdown.byok.promptTokens + breakdown.byok.completionTokens)} tokens, not charged</dd>
+<dt>Wallet</dt><dd>${countOf(breakdown.wallet.requests, "request")}, ${formatUsd(breakdown.wallet.spendMicroUsd)}</dd>
+<dt>Own provider keys (BYOK)</dt><dd id="byok-usage">${countOf(breakdown.byok.requests, "request")}, ${countOf(breakdown.byok.promptTokens + breakdown.byok.completionTokens, "token")}, not charged</dd>
 </dl>${sample}</section>`;
 }
 

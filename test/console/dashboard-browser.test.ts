@@ -134,6 +134,9 @@ describe("the dashboard in a browser", () => {
       expect(await item.textContent()).toContain("support bot monthly");
       expect(await item.textContent()).toMatch(/left/);
       await page.screenshot({ path: join(SCREENSHOTS, "keys-1440.png"), fullPage: true });
+      await page.click("nav >> text=Policies");
+      expect(await page.textContent(`#policy-${budgetId} ~ .policy-status`)).toMatch(/left/);
+      await page.screenshot({ path: join(SCREENSHOTS, "policies-1440.png"), fullPage: true });
     } finally {
       await context.close();
     }

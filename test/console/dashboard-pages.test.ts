@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
+import sodium from "libsodium-wrappers";
+import { MOCK_KEY, startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
 import { getPage, postForm, signedInUser, submitForm, type ConsoleUser } from "../helpers/console-session";
 import { createTestDatabase } from "../helpers/test-database";
 import { spawnServer } from "../helpers/spawn-server";
@@ -9,7 +10,7 @@ import type { RequestRecordEnvelope } from "../../src/management/usage/usage-ser
 
 let harness: InferenceHarness;
 beforeAll(async () => {
-  harness = await startInferenceHarness();
+  [harness] = await Promise.all([startInferenceHarness(), sodium.ready]);
 }, 60_000);
 afterAll(() => harness?.close());
 beforeEach(async () => {
@@ -129,6 +130,26 @@ describe("the overview", () => {
     expect(page).toContain(`/console/requests?ns=${user.namespaceId}&amp;api_key_id=${capped.id}&amp;status=failed`);
     expect(page).toMatch(/id="byok-usage">0 requests/);
   });
+});
+
+test("the overview shows requests served with the account's own provider key apart from wallet spend", async () => {
+  const user = await signedInUser(server(), 50_000_000);
+  const { kek_id, public_key } = (await server().api("GET", "/v1/byok/encryption-pubkey")).body;
+  // The mock provider's own key, stored as the account's: its requests are BYOK-funded.
+  const box = sodium.crypto_box_seal(sodium.from_string(MOCK_KEY), sodium.from_base64(public_key, sodium.base64_variants.ORIGINAL));
+  const stored = await server().api("POST", "/v1/byok/keys", { token: user.apiKey, body: { provider_name: "mock-openai", kek_id, ciphertext_b64: sodium.to_base64(box, sodium.base64_variants.ORIGINAL), key_prefix: "moc" } });
+  expect(stored.status).toBe(200);
+  for (let i = 0; i < 2; i++) expect((await chat(user.apiKey)).status).toBe(200);
+  expect((await chat(user.apiKey, "mock-anthropic/claude-sonnet-4-5")).status).toBe(200);
+  const records = await historyHolds(user, 3);
+  const byok = records.filter((record: { funding_source: string }) => record.funding_source === "byok");
+  expect(byok.length).toBe(2);
+  const tokens = byok.reduce((sum: number, record: { prompt_tokens: number; completion_tokens: number }) => sum + record.prompt_tokens + record.completion_tokens, 0);
+  const wallet = records.find((record: { funding_source: string }) => record.funding_source === "cloud_credit");
+  const dollars = (micro: number) => new Intl.NumberFormat("en-US", { style: "currency", currency: "USD", minimumFractionDigits: 2, maximumFractionDigits: 6 }).format(micro / 1e6);
+  const page = (await getPage(server(), user, "/console")).text;
+  expect(page).toContain(`id="byok-usage">2 requests, ${tokens} tokens, not charged</dd>`);
+  expect(page).toContain(`<dt>Wallet</dt><dd>1 request, ${dollars(wallet.final_charge_micro_usd)}</dd>`);
 });
 
 describe("the requests page", () => {
