@@ -29,6 +29,7 @@ nav a[aria-current=page]{color:#1b1f24;font-weight:700;text-decoration:none;bord
 form.card,.narrow{max-width:48rem}
 .grid{display:grid;gap:1rem;grid-template-columns:minmax(0,1fr);margin:0 0 1rem}
 .grid>*{margin:0}
+.grid.aside,.grid.form-first{align-items:start}
 @media (min-width:64rem){.grid.two{grid-template-columns:minmax(0,1fr) minmax(0,1fr)}.grid.aside{grid-template-columns:minmax(0,3fr) minmax(0,2fr)}.grid.form-first{grid-template-columns:minmax(0,2fr) minmax(0,3fr)}}
 figure.chart-card{background:#fff;border:1px solid #d0d7de;border-radius:.5rem;padding:1rem}
 svg.chart{display:block;width:100%;height:auto}

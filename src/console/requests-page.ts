@@ -24,8 +24,9 @@ export function requestsUrl(path: string, namespaceId: string, filters: RequestF
   return `${path}?${query}`;
 }
 
-function requestRow(req: ManagementRequest, record: RequestRecordEnvelope, keys: KeyNames) {
-  const detail = `/console/requests/${encodeURIComponent(record.request_id)}?ns=${encodeURIComponent(req.namespace.id)}`;
+function requestRow(req: ManagementRequest, record: RequestRecordEnvelope, keys: KeyNames, filters: RequestFilterFields) {
+  // The filters ride along, so the request's page leads back to the same list.
+  const detail = requestsUrl(`/console/requests/${encodeURIComponent(record.request_id)}`, req.namespace.id, filters);
   return html`<tr${record.status === "succeeded" ? "" : html` class="failed"`}>
 <td data-label="Time" class="time"><a href="${detail}">${formatTime(new Date(record.created_at))}</a></td>
 <td data-label="Key">${credentialText(record, keys)}</td>
@@ -97,7 +98,7 @@ ${
 <a href="${requestsUrl("/console/requests.csv", req.namespace.id, filters)}" download>Download all ${filtered ? "matching " : ""}requests as CSV</a></p>
 <div class="scroll"><table class="dense" id="requests-table">
 <thead><tr><th scope="col">Time</th><th scope="col">Key</th><th scope="col">Model</th><th scope="col">Provider</th><th scope="col">Status</th><th scope="col" class="num">Tokens in</th><th scope="col" class="num">Tokens out</th><th scope="col" class="num">Cost</th><th scope="col" class="num">Latency</th><th scope="col" class="num">First token</th><th scope="col">Paid by</th></tr></thead>
-<tbody>${records.map((record) => requestRow(req, record, keys))}</tbody></table></div>`
+<tbody>${records.map((record) => requestRow(req, record, keys, filters))}</tbody></table></div>`
 }
 ${newer || older ? html`<nav aria-label="Pages"><ul><li>${newer}</li><li>${older}</li></ul></nav>` : ""}</section>`;
   return managementLayout(req, { path: "/console/requests", title: "Requests", state: {}, body });

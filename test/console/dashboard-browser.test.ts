@@ -124,6 +124,7 @@ describe("the dashboard in a browser", () => {
       await Promise.all([page.waitForURL(/\/console\/requests\/[^?]+\?/), rows.first().locator("td[data-label=Time] a").click()]);
       expect(await page.textContent("#refusal")).toContain(budgetId);
       expect(await page.textContent("#request-status")).toBe("failed 402");
+      expect(await page.getAttribute("text=Back to the requests", "href")).toContain("status=failed");
       await page.screenshot({ path: join(SCREENSHOTS, "request-detail-1440.png"), fullPage: true });
       // The table of every request, for the README.
       await page.goto(url(`/console/requests?ns=${account.namespaceId}&limit=15`));
