@@ -24,9 +24,17 @@ function dayField(fields: QueryFields, name: "from" | "to", label: string): stri
  */
 export function requestFilters(fields: QueryFields): RequestFilterFields {
   const filters: RequestFilterFields = {};
-  for (const name of ["status", "model_id", "api_key_id"] as const) {
+  for (const [name, label] of [
+    ["status", "Status"],
+    ["model_id", "Model"],
+    ["api_key_id", "Key"],
+  ] as const) {
     const value = fields[name];
-    if (value !== undefined && value !== "") filters[name] = value;
+    if (value === undefined || value === "") continue;
+    // No id, status or model id holds a control character or half a surrogate pair, and
+    // PostgreSQL refuses NUL in text: such a value is a malformed filter, not a search.
+    if (!value.isWellFormed() || /[\u0000-\u001f\u007f]/.test(value)) throw badRequest(`${label} is not a valid value.`);
+    filters[name] = value;
   }
   const streamed = fields.streamed;
   if (streamed !== undefined && streamed !== "") {

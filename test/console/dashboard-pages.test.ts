@@ -217,6 +217,26 @@ describe("the requests page", () => {
     expect(lines[1]).toContain(`"'=HYPERLINK(""https://evil.example"",""x"")"`);
   });
 
+  test("hostile filters, request ids and overview choices are 4xx pages or empty results, never a 500, and never markup", async () => {
+    const user = await signedInUser(server(), 1_000_000);
+    const hostile = ["%00", "%3Cscript%3Ealert(1)%3C%2Fscript%3E", "%ED%A0%80", "x".repeat(5_000), "..%2F..%2Fetc", "%27%3B%20drop%20table%20requests%3B--"];
+    for (const value of hostile) {
+      for (const path of [
+        `/console/requests?status=${value}`,
+        `/console/requests?model_id=${value}`,
+        `/console/requests?api_key_id=${value}`,
+        `/console/requests?from=${value}`,
+        `/console/requests.csv?api_key_id=${value}`,
+        `/console/requests/${value}`,
+        `/console?days=${value}&by=${value}`,
+      ]) {
+        const page = await getPage(server(), user, path);
+        expect({ path: path.slice(0, 60), ok: page.status < 500 }).toEqual({ path: path.slice(0, 60), ok: true });
+        expect(page.text).not.toContain("<script>alert(1)");
+      }
+    }
+  });
+
   test("a CSV cell that a spreadsheet would run is prefixed, and one with a comma or quote is quoted", () => {
     for (const start of ["=", "+", "-", "@", "\t", "\r"]) expect(csvCell(`${start}1+1`).includes(`'${start}1+1`)).toBe(true);
     expect(csvCell("plain")).toBe("plain");

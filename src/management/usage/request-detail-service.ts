@@ -4,6 +4,8 @@ import { notFound } from "../../errors/api-error";
 import type { Tenant } from "../tenant";
 import { requestRecordEnvelope, type RequestRecordEnvelope, type UsageServiceDeps } from "./usage-service";
 
+const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
+
 /** One request of the history with the warnings its record kept (dropped fields, fallbacks, the refusing policy). */
 export type RequestDetail = RequestRecordEnvelope & { warnings: IrWarning[] };
 
@@ -12,6 +14,8 @@ export type RequestDetail = RequestRecordEnvelope & { warnings: IrWarning[] };
  * another namespace or account is the same 404 as one never seen.
  */
 export async function findRequestDetail(deps: UsageServiceDeps, tenant: Tenant, requestId: string): Promise<RequestDetail> {
+  // Request ids are at most 128 printable ASCII characters (pipeline/request-id.ts): anything else was never one.
+  if (!REQUEST_ID.test(requestId)) throw notFound("request");
   const row = await findNamespaceRequest(deps.db.sql, tenant.accountId, tenant.namespaceId, requestId);
   if (!row) throw notFound("request");
   return { ...requestRecordEnvelope(row), warnings: row.warnings };
