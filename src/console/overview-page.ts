@@ -123,10 +123,6 @@ ${outcomes(data)}
 /** The overview: the wallet, then the picked namespace's spend, requests and tokens per day, who spent it, and what failed. */
 export function overviewPage(session: ConsoleSession, data: OverviewData): Response {
   const { balance, usage } = data;
-  const failedOf = (row: GroupSums) => {
-    const failed = row.group === null ? 0 : (data.breakdown.failedByKey.get(row.group) ?? 0);
-    return failed === 0 ? "0" : requestsLink(data, { api_key_id: row.group!, status: "failed" }, `${formatCount(failed)} failed`);
-  };
   const body = html`<h1>Overview</h1>
 ${consoleNav("/console", data.namespace.id)}
 ${namespacePicker("/console", data.namespaces, data.namespace.id)}
@@ -140,8 +136,23 @@ ${namespacePicker("/console", data.namespaces, data.namespace.id)}
 ${usage.billing_anomalies > 0 ? html`<div><dt>Requests with an unknown charge</dt><dd>${formatCount(usage.billing_anomalies)}</dd></div>` : ""}
 </dl>
 <h2 id="usage-heading">Usage of ${data.namespace.name}, last ${data.period === 1 ? "day" : `${data.period} days`}</h2>
-${data.firstRun ? firstRunPanel(data.firstRun) : ""}
-${choices(data)}
+${data.firstRun ? firstRunPanel(data.firstRun) : dashboard(data)}`;
+  return renderPage({
+    title: "Overview",
+    body,
+    signedInAs: session.email,
+    signOutToken: session.csrfToken("sign-out"),
+    cookies: session.cookies,
+  });
+}
+
+/** The charts and tables of a namespace that has had requests (one that never had any gets the first-run panel instead). */
+function dashboard(data: OverviewData): SafeHtml {
+  const failedOf = (row: GroupSums) => {
+    const failed = row.group === null ? 0 : (data.breakdown.failedByKey.get(row.group) ?? 0);
+    return failed === 0 ? "0" : requestsLink(data, { api_key_id: row.group!, status: "failed" }, `${formatCount(failed)} failed`);
+  };
+  return html`${choices(data)}
 ${charts(data)}
 <div class="grid two">
 ${topTable("top-keys", "Top API keys", groupSums(data.byKey), (row) => (row.group === null ? keyLabel(data, null) : requestsLink(data, { api_key_id: row.group }, keyLabel(data, row.group))), {
@@ -150,11 +161,4 @@ ${topTable("top-keys", "Top API keys", groupSums(data.byKey), (row) => (row.grou
 })}
 ${topTable("top-models", "Top models", groupSums(data.byModel), (row) => (row.group === null ? "(no model)" : requestsLink(data, { model_id: row.group }, row.group)))}
 </div>`;
-  return renderPage({
-    title: "Overview",
-    body,
-    signedInAs: session.email,
-    signOutToken: session.csrfToken("sign-out"),
-    cookies: session.cookies,
-  });
 }

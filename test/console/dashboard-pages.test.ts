@@ -82,9 +82,13 @@ describe("arrival", () => {
     expect(page.text).toContain(`curl ${base}/v1/chat/completions`);
     expect(page.text).toContain(`OpenAI(base_url="${base}/v1"`);
     expect(page.text).toContain("keys create --name my-app");
+    // Nothing to chart yet: the panel stands in for the charts.
+    expect(page.text).not.toContain('id="spend-chart"');
     await chat(user.apiKey);
     await historyHolds(user, 1);
-    expect((await getPage(server(), user, "/console")).text).not.toContain('id="first-run"');
+    const after = (await getPage(server(), user, "/console")).text;
+    expect(after).not.toContain('id="first-run"');
+    expect(after).toContain('id="spend-chart"');
   });
 });
 
