@@ -14,6 +14,7 @@ header{background:#1b1f24;color:#fff;padding:.75rem 1rem;display:flex;flex-wrap:
 header a,header .who{color:#fff}
 h1{font-size:1.5rem;margin:.5rem 0 1rem}
 h2{font-size:1.15rem;margin:1.5rem 0 .5rem}
+section>h2:first-child,.card>h2:first-child,figure h3{margin-top:0}
 section,form.card{background:#fff;border:1px solid #d0d7de;border-radius:.5rem;padding:1rem;margin:0 0 1rem}
 label{display:block;font-weight:600;margin:.75rem 0 .25rem}
 input,select,button{font:inherit;max-width:100%}
@@ -39,8 +40,9 @@ table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}
 th,td{text-align:left;padding:.3rem .5rem;border-bottom:1px solid #d0d7de;vertical-align:top}
 .num{text-align:right}
 .scroll{overflow-x:auto}
-table.dense{font-size:.875rem}
-table.dense th,table.dense td.num,table.dense td.time{white-space:nowrap}
+table.dense{font-size:.85rem}
+table.dense th,table.dense td{white-space:nowrap;padding:.25rem .45rem}
+table.dense td.wrap{white-space:normal}
 form.card.picker{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;max-width:none;padding:.5rem 1rem}
 .picker label{margin:0}
 .picker select{width:auto;flex:0 1 20rem}

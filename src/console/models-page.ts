@@ -20,12 +20,12 @@ function milliseconds(value: number | null | undefined): string {
 function modelRow(model: ModelBody) {
   const metrics = model.metrics;
   return html`<tr>
-<td data-label="Model"><strong>${model.id}</strong><br><span class="hint">${model.name}</span></td>
+<td data-label="Model" class="wrap"><strong>${model.id}</strong><br><span class="hint">${model.name}</span></td>
 <td data-label="Input /1M" class="num">${perMillion(model.pricing.input_tokens.no_cache)}</td>
 <td data-label="Output /1M" class="num">${perMillion(model.pricing.output_tokens.text)}</td>
 <td data-label="Cache read /1M" class="num">${perMillion(model.pricing.input_tokens.cache_read)}</td>
 <td data-label="Context" class="num">${model.max_input_tokens === undefined ? "—" : formatCount(model.max_input_tokens)}</td>
-<td data-label="Capabilities">${[...model.input_modalities.map((modality) => `${modality} in`), ...model.capabilities].join(", ") || "—"}</td>
+<td data-label="Capabilities" class="wrap">${[...model.input_modalities.map((modality) => `${modality} in`), ...model.capabilities].join(", ") || "—"}</td>
 <td data-label="Providers" class="num">${model.providers.total_online}</td>
 <td data-label="Success" class="num">${metrics ? percent(metrics.success_rate) : "—"}</td>
 <td data-label="p50 latency" class="num">${milliseconds(metrics?.p50_latency_ms)}</td>

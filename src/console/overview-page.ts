@@ -69,7 +69,7 @@ function topTable(id: string, heading: string, rows: readonly GroupSums[], name:
           extra ? html`<th scope="col" class="num">${extra.heading}</th>` : ""
         }</tr></thead>
 <tbody>${rows.slice(0, 10).map(
-          (row) => html`<tr><td data-label="Name">${name(row)}</td><td data-label="Requests" class="num">${formatCount(row.requests)}</td><td data-label="Tokens" class="num">${formatCount(row.tokens)}</td><td data-label="Spend" class="num">${formatUsd(row.spendMicroUsd)}</td>${
+          (row) => html`<tr><td data-label="Name" class="wrap">${name(row)}</td><td data-label="Requests" class="num">${formatCount(row.requests)}</td><td data-label="Tokens" class="num">${formatCount(row.tokens)}</td><td data-label="Spend" class="num">${formatUsd(row.spendMicroUsd)}</td>${
             extra ? html`<td data-label="${extra.heading}" class="num">${extra.cell(row)}</td>` : ""
           }</tr>`,
         )}</tbody></table></div>`

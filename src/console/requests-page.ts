@@ -30,9 +30,9 @@ function requestRow(req: ManagementRequest, record: RequestRecordEnvelope, keys:
   return html`<tr${record.status === "succeeded" ? "" : html` class="failed"`}>
 <td data-label="Time" class="time"><a href="${detail}">${formatTime(new Date(record.created_at))}</a></td>
 <td data-label="Key">${credentialText(record, keys)}</td>
-<td data-label="Model">${record.model_id ?? "—"}${record.routing_preset ? html` <span class="hint">via @${record.routing_preset}</span>` : ""}</td>
+<td data-label="Model" class="wrap">${record.model_id ?? "—"}${record.routing_preset ? html` <span class="hint">via @${record.routing_preset}</span>` : ""}</td>
 <td data-label="Provider">${record.provider_id ?? "—"}</td>
-<td data-label="Status">${statusText(record)}${record.refused_by ? html` <span class="hint">refused by policy</span>` : ""}</td>
+<td data-label="Status">${statusText(record)}${record.refused_by ? html` <span class="hint">(policy)</span>` : ""}</td>
 <td data-label="Tokens in" class="num">${formatCount(record.prompt_tokens)}</td>
 <td data-label="Tokens out" class="num">${formatCount(record.completion_tokens)}</td>
 <td data-label="Cost" class="num">${chargeText(record)}</td>

@@ -127,7 +127,13 @@ describe("the dashboard in a browser", () => {
       expect(await page.getAttribute("text=Back to the requests", "href")).toContain("status=failed");
       await page.screenshot({ path: join(SCREENSHOTS, "request-detail-1440.png"), fullPage: true });
       // The table of every request, for the README.
-      await page.goto(url(`/console/requests?ns=${account.namespaceId}&limit=15`));
+      await page.goto(url(`/console/requests?ns=${account.namespaceId}&limit=25`));
+      // Dense: a row is about one line of text at 1440 px (the old list took ~180 px per request).
+      const table = (await page.locator("#requests-table tbody").boundingBox())!;
+      const perRow = table.height / (await rows.count());
+      console.log(`requests table at 1440 px: ${await rows.count()} rows in ${Math.round(table.height)} px, ${perRow.toFixed(1)} px per request`);
+      expect(await rows.count()).toBe(25);
+      expect(perRow).toBeLessThan(60);
       await page.screenshot({ path: join(DOCS, "console-requests.png"), fullPage: false });
       // The budget bound to the key: how much of it is left, on the keys page.
       await page.click("nav >> text=API keys");
