@@ -197,6 +197,17 @@ describe("the requests page", () => {
     expect(detail.text).toContain("Refused by a policy");
     expect(detail.text).toContain(budget.body.id);
     expect(detail.text).toContain("Usage evidence");
+    // A served request's page: its figures as the history lists them.
+    const paying = await signedInUser(server(), 50_000_000);
+    expect((await chat(paying.apiKey)).status).toBe(200);
+    const [served] = await historyHolds(paying, 1);
+    const dollars = new Intl.NumberFormat("en-US", { style: "currency", currency: "USD", minimumFractionDigits: 2, maximumFractionDigits: 6 }).format(served.final_charge_micro_usd / 1e6);
+    const servedPage = (await getPage(server(), paying, `/console/requests/${served.request_id}`)).text;
+    expect(servedPage).toContain(`<dt>Cost</dt><dd>${dollars} <span class="hint">(computed)</span></dd>`);
+    expect(servedPage).toContain(`<dt>Tokens in / out</dt><dd>${served.prompt_tokens} / ${served.completion_tokens}</dd>`);
+    expect(servedPage).toContain(`<dt>Provider</dt><dd>${served.provider_id}</dd>`);
+    expect(servedPage).toContain(`Source: <strong>${served.usage_evidence.source}</strong>`);
+    expect(servedPage).not.toContain('id="refusal"');
     const stranger = await signedInUser(server());
     const theirs = await getPage(server(), stranger, `/console/requests/${record.request_id}`);
     const missing = await getPage(server(), stranger, `/console/requests/req_does_not_exist`);
