@@ -26,7 +26,7 @@ function attempts(detail: RequestDetail) {
   if (frames.length === 0) return html`<p>No attempt reported usage${detail.provider_id ? "" : ": the request never reached a provider"}.</p>`;
   return html`<div class="scroll"><table class="dense"><thead><tr><th scope="col">Attempt</th><th scope="col">Provider</th><th scope="col">Key</th><th scope="col" class="num">Prompt</th><th scope="col" class="num">Completion</th><th scope="col" class="num">Reasoning</th><th scope="col" class="num">Cache reads</th></tr></thead>
 <tbody>${frames.map(
-    (frame) => html`<tr><td data-label="Attempt">${frame.attempt_ordinal + 1}</td><td data-label="Provider">${frame.provider_id} <span class="hint">${frame.provider_model_id}</span></td>
+    (frame) => html`<tr><td data-label="Attempt">${frame.attempt_ordinal}</td><td data-label="Provider">${frame.provider_id} <span class="hint">${frame.provider_model_id}</span></td>
 <td data-label="Key">${frame.account_label === "byok" ? "Own key (BYOK)" : "Platform"}</td><td data-label="Prompt" class="num">${formatCount(frame.usage.prompt_tokens)}</td>
 <td data-label="Completion" class="num">${formatCount(frame.usage.completion_tokens)}</td><td data-label="Reasoning" class="num">${formatCount(frame.usage.reasoning_tokens)}</td>
 <td data-label="Cache reads" class="num">${formatCount(frame.usage.cache_read_tokens)}</td></tr>`,

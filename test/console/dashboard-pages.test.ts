@@ -208,6 +208,9 @@ describe("the requests page", () => {
     expect(servedPage).toContain(`<dt>Provider</dt><dd>${served.provider_id}</dd>`);
     expect(servedPage).toContain(`Source: <strong>${served.usage_evidence.source}</strong>`);
     expect(servedPage).not.toContain('id="refusal"');
+    // Attempts are numbered from 1, as the record's frames number them.
+    expect(servedPage).toContain(`<td data-label="Attempt">${served.usage_evidence.raw_usage_frames[0].attempt_ordinal}</td>`);
+    expect(served.usage_evidence.raw_usage_frames[0].attempt_ordinal).toBe(1);
     const stranger = await signedInUser(server());
     const theirs = await getPage(server(), stranger, `/console/requests/${record.request_id}`);
     const missing = await getPage(server(), stranger, `/console/requests/req_does_not_exist`);
