@@ -8,13 +8,13 @@ insert into requests (
   finish_reason, first_token_kind, prompt_tokens, completion_tokens, reasoning_tokens,
   cache_read_tokens, cache_write_tokens, final_charge_micro_usd, request_duration_ms,
   upstream_duration_ms, generation_duration_ms, ttft_ms, used_capabilities, usage_evidence,
-  warnings, created_at, completed_at)
+  warnings, attempts, created_at, completed_at)
 select id, request_id, account_id, namespace_id, api_key_id, oauth_token_id, status, status_code, billing_status,
   model_id, provider_id, provider_model_id, routing_profile, funding_source, streamed,
   finish_reason, first_token_kind, prompt_tokens, completion_tokens, reasoning_tokens,
   cache_read_tokens, cache_write_tokens, final_charge_micro_usd, request_duration_ms,
   upstream_duration_ms, generation_duration_ms, ttft_ms,
-  array(select json_array_elements_text(used_capabilities)), usage_evidence::text, warnings::text, created_at, completed_at
+  array(select json_array_elements_text(used_capabilities)), usage_evidence::text, warnings::text, attempts::text, created_at, completed_at
 from json_to_recordset($1::text::json) as r(
   id text, request_id text, account_id text, namespace_id text, api_key_id text, oauth_token_id text, status text,
   status_code integer, billing_status text, model_id text, provider_id text, provider_model_id text,
@@ -22,7 +22,7 @@ from json_to_recordset($1::text::json) as r(
   first_token_kind text, prompt_tokens integer, completion_tokens integer, reasoning_tokens integer,
   cache_read_tokens integer, cache_write_tokens integer, final_charge_micro_usd bigint,
   request_duration_ms integer, upstream_duration_ms integer, generation_duration_ms integer,
-  ttft_ms integer, used_capabilities json, usage_evidence json, warnings json,
+  ttft_ms integer, used_capabilities json, usage_evidence json, warnings json, attempts json,
   created_at timestamptz, completed_at timestamptz)
 on conflict (id) do nothing;
 

@@ -4,12 +4,15 @@
 -- name: listNamespaceRequests
 -- Newest first; (created_at, id) descending is served by requests_namespace_created.
 -- $1 account, $2 namespace, $3 limit, $4 offset; the history filters, each null when
--- absent: $5 status, $6 model_id, $7 streamed, $8 from (inclusive), $9 to (exclusive).
+-- absent: $5 status, $6 model_id, $7 streamed, $8 from (inclusive), $9 to (exclusive);
+-- $10/$11 (null: from the newest) the position of the last record of the previous page,
+-- its exact created_at (keyset_created_at; text both ways, since a Date would drop the
+-- microseconds) and id, for reading a long listing page after page without an offset.
 select id, request_id, api_key_id, oauth_token_id, billing_status, created_at, completed_at, prompt_tokens, completion_tokens,
        final_charge_micro_usd, finish_reason, first_token_kind, funding_source,
        generation_duration_ms, request_duration_ms, upstream_duration_ms, ttft_ms,
        model_id, provider_id, routing_profile, status, status_code, streamed,
-       used_capabilities, usage_evidence::json as usage_evidence,
+       used_capabilities, usage_evidence::json as usage_evidence, created_at::text as keyset_created_at,
        -- The policy that refused the request, kept as a warning of the record (README "Policies").
        (select w from json_array_elements(warnings::json) w where w->>'code' = 'refused_by_policy' limit 1) as refusal,
        -- The routing preset the request named (`@<name>`), kept the same way.
@@ -21,31 +24,47 @@ select id, request_id, api_key_id, oauth_token_id, billing_status, created_at, c
    and ($7::boolean is null or streamed = $7::boolean)
    and ($8::timestamptz is null or created_at >= $8::timestamptz)
    and ($9::timestamptz is null or created_at < $9::timestamptz)
+   and ($10::text is null or (created_at, id) < ($10::text::timestamptz, $11::text))
  order by created_at desc, id desc
  limit $3 offset $4;
 
 -- name: listKeyRequests
--- The same listing for one API key ($10), a separate statement so that its plan is
+-- The same listing for one API key ($12), a separate statement so that its plan is
 -- always the (namespace, api_key_id, created_at) range of requests_namespace_api_key_created,
 -- never a walk of the whole namespace. Same parameters as listNamespaceRequests otherwise.
 select id, request_id, api_key_id, oauth_token_id, billing_status, created_at, completed_at, prompt_tokens, completion_tokens,
        final_charge_micro_usd, finish_reason, first_token_kind, funding_source,
        generation_duration_ms, request_duration_ms, upstream_duration_ms, ttft_ms,
        model_id, provider_id, routing_profile, status, status_code, streamed,
-       used_capabilities, usage_evidence::json as usage_evidence,
+       used_capabilities, usage_evidence::json as usage_evidence, created_at::text as keyset_created_at,
        -- The policy that refused the request, kept as a warning of the record (README "Policies").
        (select w from json_array_elements(warnings::json) w where w->>'code' = 'refused_by_policy' limit 1) as refusal,
        -- The routing preset the request named (`@<name>`), kept the same way.
        (select w->>'field' from json_array_elements(warnings::json) w where w->>'code' = 'routing_preset' limit 1) as routing_preset
   from requests
- where account_id = $1 and namespace_id = $2 and api_key_id = $10
+ where account_id = $1 and namespace_id = $2 and api_key_id = $12
    and ($5::text is null or status = $5::text)
    and ($6::text is null or model_id = $6::text)
    and ($7::boolean is null or streamed = $7::boolean)
    and ($8::timestamptz is null or created_at >= $8::timestamptz)
    and ($9::timestamptz is null or created_at < $9::timestamptz)
+   and ($10::text is null or (created_at, id) < ($10::text::timestamptz, $11::text))
  order by created_at desc, id desc
  limit $3 offset $4;
+
+-- name: findNamespaceRequest
+-- One record of the namespace by its record id ($3), with what the detail adds to the
+-- history's fields: every warning and every attempt (null before 0028).
+select id, request_id, api_key_id, oauth_token_id, billing_status, created_at, completed_at, prompt_tokens, completion_tokens,
+       final_charge_micro_usd, finish_reason, first_token_kind, funding_source,
+       generation_duration_ms, request_duration_ms, upstream_duration_ms, ttft_ms,
+       model_id, provider_id, routing_profile, status, status_code, streamed,
+       used_capabilities, usage_evidence::json as usage_evidence,
+       (select w from json_array_elements(warnings::json) w where w->>'code' = 'refused_by_policy' limit 1) as refusal,
+       (select w->>'field' from json_array_elements(warnings::json) w where w->>'code' = 'routing_preset' limit 1) as routing_preset,
+       warnings::json as warnings, attempts::json as attempts
+  from requests
+ where account_id = $1 and namespace_id = $2 and id = $3;
 
 -- name: namespaceUsage
 -- One namespace over [$3, $4). A request's charge is its immutable billing-audit

@@ -1,4 +1,5 @@
 import type { UsageCounts, UsageEvidence } from "../db/usage-evidence-shape";
+import type { AttemptSummary } from "../db/attempt-summary-shape";
 
 /** Row shapes written by the metering batches (sql/queries/metering.sql), snake_case as stored. */
 export interface RequestRow {
@@ -34,6 +35,8 @@ export interface RequestRow {
   used_capabilities: string[];
   usage_evidence: UsageEvidence;
   warnings: unknown[];
+  /** Every attempt, in order (attempt-summary.ts). */
+  attempts: AttemptSummary[];
   created_at: string;
   completed_at: string;
 }

@@ -92,16 +92,16 @@ const REQUEST_COPY: CopyTarget<RequestRow> = {
     "finish_reason", "first_token_kind", "prompt_tokens", "completion_tokens", "reasoning_tokens",
     "cache_read_tokens", "cache_write_tokens", "final_charge_micro_usd", "request_duration_ms",
     "upstream_duration_ms", "generation_duration_ms", "ttft_ms", "used_capabilities", "usage_evidence",
-    "warnings", "created_at", "completed_at",
+    "warnings", "attempts", "created_at", "completed_at",
   ],
-  kinds: { used_capabilities: "text[]", usage_evidence: "json", warnings: "json" },
+  kinds: { used_capabilities: "text[]", usage_evidence: "json", warnings: "json", attempts: "json" },
   types: {
     id: "text", request_id: "text", account_id: "text", namespace_id: "text", api_key_id: "text", oauth_token_id: "text", status: "text", status_code: "int4", billing_status: "text",
     model_id: "text", provider_id: "text", provider_model_id: "text", routing_profile: "text", funding_source: "text", streamed: "bool",
     finish_reason: "text", first_token_kind: "text", prompt_tokens: "int4", completion_tokens: "int4", reasoning_tokens: "int4",
     cache_read_tokens: "int4", cache_write_tokens: "int4", final_charge_micro_usd: "int8", request_duration_ms: "int4",
     upstream_duration_ms: "int4", generation_duration_ms: "int4", ttft_ms: "int4", used_capabilities: "text[]", usage_evidence: "json",
-    warnings: "json", created_at: "timestamptz", completed_at: "timestamptz",
+    warnings: "json", attempts: "json", created_at: "timestamptz", completed_at: "timestamptz",
   },
 };
 

@@ -3,6 +3,7 @@ import { buildUsageEvidence, type AttemptUsage } from "./usage-evidence";
 import { computeCharge, type ChargeResult } from "./compute-charge";
 import { isoTimestamp } from "./iso-timestamp";
 import type { MeteringSink } from "./metering-rows";
+import { attemptSummaries } from "./attempt-summary";
 import { finishText, type RequestOutcome } from "./request-outcome";
 
 export interface Settlement {
@@ -98,6 +99,7 @@ export function settleRequest(outcome: RequestOutcome, sink: MeteringSink, now =
     used_capabilities: outcome.usedCapabilities,
     usage_evidence: evidence,
     warnings,
+    attempts: attemptSummaries(outcome.attempts),
     created_at: isoTimestamp(outcome.createdAt.getTime()),
     completed_at: isoTimestamp(now),
   });

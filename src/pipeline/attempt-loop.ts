@@ -140,13 +140,13 @@ export async function runAttempts(deps: AttemptDeps, input: AttemptInput): Promi
     }
 
     const { response } = call;
+    attempt.status = response.status;
     if (response.status < 200 || response.status >= 300) {
       const text = await response.text().catch(() => "");
       attempt.upstreamMs = performance.now() - calledAt;
       call.release();
       let error = codecFor(candidate.protocol).decodeUpstreamError(response.status, parseMaybeJson(text), Object.fromEntries(response.headers));
       if (opaque) error = opaqueUpstreamError(error, response.status);
-      attempt.status = response.status;
       const refusedKind = candidate.funding === "byok" ? REFUSED_KEY_KINDS.get(response.status) : undefined;
       if (refusedKind) {
         // The customer's own key was refused: noted on the key, and the next candidate (the

@@ -62,6 +62,7 @@ function requestRows(id: string, account: string, text: (field: string) => strin
       raw_usage_frames: [frame],
     },
     warnings: [{ code: text("dropped_field"), field: text("field"), message: text("upstream error: overloaded") }, { [text("key")]: text("value") }],
+    attempts: [{ ordinal: 1, provider_id: text("provider"), model_id: text("provider/model"), funding_source: "cloud_credit", outcome: "provider_error", status_code: 502, error: text("upstream_error"), duration_ms: 10, ttft_ms: null }],
     created_at: "2026-11-22T10:00:00.000Z", completed_at: "2026-11-22T10:00:01.000Z",
   };
   const usageFrame: UsageFrameRow = { request_record_id: id, ...frame, account_id: account };
@@ -99,10 +100,10 @@ async function countsFor(id: string) {
 /** Every text and JSON value stored for an account, as PostgreSQL reads it back — JSON as jsonb, which refuses \u0000. */
 async function storedText(account: string): Promise<string[]> {
   const rows = await sql.unsafe(
-    `select to_jsonb(r) - 'usage_evidence' - 'warnings' as plain, r.usage_evidence::jsonb as evidence, r.warnings::jsonb as warnings from requests r where account_id = $1
-     union all select to_jsonb(f) - 'usage', f.usage::jsonb, null from usage_frames f where account_id = $1
-     union all select to_jsonb(a) - 'pricing' - 'buckets', a.pricing::jsonb, a.buckets::jsonb from billing_audit a where account_id = $1
-     union all select to_jsonb(l), null, null from ledger_entries l where account_id = $1`,
+    `select to_jsonb(r) - 'usage_evidence' - 'warnings' - 'attempts' as plain, r.usage_evidence::jsonb as evidence, r.warnings::jsonb as warnings, r.attempts::jsonb as attempts from requests r where account_id = $1
+     union all select to_jsonb(f) - 'usage', f.usage::jsonb, null, null from usage_frames f where account_id = $1
+     union all select to_jsonb(a) - 'pricing' - 'buckets', a.pricing::jsonb, a.buckets::jsonb, null from billing_audit a where account_id = $1
+     union all select to_jsonb(l), null, null, null from ledger_entries l where account_id = $1`,
     [account],
   );
   const strings: string[] = [];
@@ -111,7 +112,7 @@ async function storedText(account: string): Promise<string[]> {
     else if (Array.isArray(value)) value.forEach(collect);
     else if (value !== null && typeof value === "object") for (const [key, item] of Object.entries(value)) (strings.push(key), collect(item));
   };
-  for (const row of rows) collect([row.plain, row.evidence, row.warnings]);
+  for (const row of rows) collect([row.plain, row.evidence, row.warnings, row.attempts]);
   return strings;
 }
 

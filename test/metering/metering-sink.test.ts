@@ -43,6 +43,10 @@ function rowsFor(id: string, account = "acct_sink") {
       raw_usage_frames: [frame],
     },
     warnings: [{ code: "dropped_field", field: "seed\nnote" }],
+    attempts: [
+      { ordinal: 1, provider_id: "q", model_id: "q/m", funding_source: "byok", outcome: "timeout", status_code: null, error: "upstream_timeout", duration_ms: 30_000, ttft_ms: null },
+      { ordinal: 2, provider_id: "p", model_id: "p/m", funding_source: "cloud_credit", outcome: "success", status_code: 200, error: null, duration_ms: 10, ttft_ms: 4 },
+    ],
     created_at: "2026-11-22T10:00:00.000Z", completed_at: "2026-11-22T10:00:01.000Z",
   };
   const usageFrame: UsageFrameRow = { request_record_id: id, ...frame, account_id: account };

@@ -13,6 +13,7 @@ const VALID_BODIES: Record<string, unknown> = {
   "GET /v1/namespaces/{nsid}/keys": undefined,
   "DELETE /v1/namespaces/{nsid}": undefined,
   "GET /v1/namespaces/{nsid}/requests": undefined,
+  "GET /v1/namespaces/{nsid}/requests/{id}": undefined,
   "GET /v1/namespaces/{nsid}/usage": undefined,
   "GET /v1/namespaces/{nsid}/usage/daily": undefined,
   "GET /v1/namespaces/{nsid}/policies": undefined,

@@ -74,6 +74,7 @@ async function write(account: TestAccount, rows: Written[]): Promise<void> {
       used_capabilities: [],
       usage_evidence: { source: "provider_reported", effective_usage: {}, raw_usage: {}, estimator: { chars_per_token: 4, version: "test" }, raw_usage_frames: [] } as never,
       warnings: [],
+      attempts: [],
       created_at: row.at,
       completed_at: row.at,
     };

@@ -217,12 +217,116 @@ describe("the key filter's plan", () => {
     await insertRows(account, [{ createdAt: "2026-01-01T00:00:00Z", key: "k_rare" }, { createdAt: "2026-01-02T00:00:00Z", key: "k_rare" }, { createdAt: "2026-01-03T00:00:00Z", key: "k_rare" }]);
     await sql`analyze requests`;
     const { query } = await import("../../src/db/named-queries");
-    const params = [account.accountId, account.namespaceId, 25, 0, null, null, null, null, null, "k_rare"];
+    const params = [account.accountId, account.namespaceId, 25, 0, null, null, null, null, null, null, null, "k_rare"];
     const plan = (await sql.unsafe(`explain ${query("listKeyRequests")}`, params as never[])).map((row: any) => row["QUERY PLAN"]).join("\n");
     expect(plan).toContain("requests_namespace_api_key_created");
     expect(plan).not.toContain("requests_namespace_created");
     expect(plan).not.toMatch(/Seq Scan on requests/);
     const listed = await api("GET", `/v1/namespaces/${account.namespaceId}/requests?api_key_id=k_rare`, account.apiKey);
     expect(listed.body.data).toHaveLength(3);
+  });
+});
+
+describe("GET /v1/namespaces/{nsid}/requests/{id}", () => {
+  let account: TestAccount;
+  const detail = (id: string, token = account.apiKey, nsid = account.namespaceId) => api("GET", `/v1/namespaces/${nsid}/requests/${encodeURIComponent(id)}`, token);
+
+  beforeAll(async () => {
+    account = await harness.server.createAccount(undefined, 50_000_000);
+  });
+
+  test("a fallback's record: the history's fields, plus each attempt with its provider, outcome and timing", async () => {
+    const requestId = unique("fallback");
+    harness.mocks.anthropic.queueScenarios({ kind: "error", status: 503 });
+    harness.mocks.openai.queueScenarios({ kind: "text", usage: { prompt: 30, completion: 7 } });
+    expect(await chat(account.apiKey, requestId, { model: "x/y", models: ["mock-anthropic/claude-sonnet-4-5", "mock-openai/gpt-4o-mini"] })).toBe(200);
+    await flush();
+    const listed = (await api("GET", `/v1/namespaces/${account.namespaceId}/requests`, account.apiKey)).body.data.find((r: any) => r.request_id === requestId);
+    const response = await detail(listed.id);
+    expect(response.status).toBe(200);
+    const { warnings, attempts, ...record } = response.body;
+    expect(record).toEqual(listed);
+    expect(Array.isArray(warnings)).toBe(true);
+    expect(attempts).toHaveLength(2);
+    expect(attempts[0]).toMatchObject({ ordinal: 1, provider_id: "mock-anthropic", model_id: "mock-anthropic/claude-sonnet-4-5", funding_source: "cloud_credit", outcome: "provider_error", status_code: 503, ttft_ms: null });
+    expect(typeof attempts[0].error).toBe("string");
+    expect(attempts[1]).toMatchObject({ ordinal: 2, provider_id: "mock-openai", model_id: "mock-openai/gpt-4o-mini", outcome: "success", status_code: 200, error: null });
+    expect(Number.isInteger(attempts[1].duration_ms)).toBe(true);
+    expect(attempts[1].ttft_ms).toBeLessThanOrEqual(attempts[1].duration_ms);
+    expect(Object.keys(attempts[1]).sort()).toEqual(["duration_ms", "error", "funding_source", "model_id", "ordinal", "outcome", "provider_id", "status_code", "ttft_ms"]);
+  });
+
+  test("a refused request's record names the policy, in refused_by and in its warnings, and has no attempt", async () => {
+    const key = await mintKey(account, "refused");
+    const policy = await harness.server.api("POST", `/v1/namespaces/${account.namespaceId}/policies`, {
+      token: account.apiKey,
+      body: { name: "no streams", kind: "guardrail", spec: { allow_streaming: false } },
+    });
+    await harness.server.api("POST", `/v1/namespaces/${account.namespaceId}/policies/${policy.body.id}/bind`, { token: account.apiKey, body: { principal_type: "api_key", principal_id: key.id } });
+    const requestId = unique("refused");
+    expect(await chat(key.token, requestId, { stream: true })).toBe(403);
+    await flush();
+    const listed = (await api("GET", `/v1/namespaces/${account.namespaceId}/requests?api_key_id=${key.id}`, account.apiKey)).body.data[0];
+    expect(listed.request_id).toBe(requestId);
+    const body = (await detail(listed.id)).body;
+    expect(body.refused_by.policy_id).toBe(policy.body.id);
+    expect(body.warnings).toContainEqual(expect.objectContaining({ code: "refused_by_policy", field: policy.body.id }));
+    expect(body.attempts).toEqual([]);
+  });
+
+  test("a record written before attempts were kept has attempts null", async () => {
+    const id = `rq_old_${crypto.randomUUID().replaceAll("-", "")}`;
+    await sql`insert into requests (id, request_id, account_id, namespace_id, status, status_code, billing_status, streamed, usage_evidence, created_at, completed_at)
+      values (${id}, 'old', ${account.accountId}, ${account.namespaceId}, 'succeeded', 200, 'computed', false, '{}', now(), now())`;
+    const body = (await detail(id)).body;
+    expect(body).toMatchObject({ id, warnings: [], attempts: null, api_key_id: null, oauth_token_id: null });
+  });
+
+  test("another tenant's record, another namespace's and an unknown id are the same 404; `me` works", async () => {
+    const [own] = (await api("GET", `/v1/namespaces/${account.namespaceId}/requests?limit=1`, account.apiKey)).body.data;
+    expect((await detail(own.id, account.apiKey, "me")).status).toBe(200);
+    const missing = await detail("rq_missing");
+    expect(missing.status).toBe(404);
+    const other = await harness.server.createAccount();
+    const theirs = await detail(own.id, other.apiKey, "me");
+    expect(theirs.status).toBe(404);
+    expect(theirs.text).toBe(missing.text);
+    const second = await harness.server.api("POST", "/v1/namespaces", { token: account.apiKey, body: { name: `other-${crypto.randomUUID().slice(0, 8)}` } });
+    const elsewhere = await detail(own.id, account.apiKey, second.body.id);
+    expect(elsewhere.status).toBe(404);
+    expect(elsewhere.text).toBe(missing.text);
+    const noScope = await harness.server.mintKey(account.apiKey, ["keys:read"]);
+    expect((await detail(own.id, noScope)).status).toBe(403);
+  });
+});
+
+describe("eachRequestPage (the export of a whole filtered history)", () => {
+  test("reads every matching record once, newest first, page after page from where the last ended", async () => {
+    const account = await harness.server.createAccount();
+    // Ties on created_at, and instants a microsecond apart (a millisecond Date would merge them).
+    await sql`insert into requests (id, request_id, account_id, namespace_id, api_key_id, status, status_code, billing_status, streamed, usage_evidence, created_at, completed_at)
+      select 'rq_page_' || lpad(g::text, 3, '0'), 'page', ${account.accountId}, ${account.namespaceId}, case when g % 3 = 0 then 'k_third' else 'k_other' end,
+             'succeeded', 200, 'computed', g % 2 = 0, '{}',
+             '2026-05-01T00:00:00Z'::timestamptz + make_interval(secs => (g / 4) * 0.000001), now()
+        from generate_series(1, 23) g`;
+    const { eachRequestPage } = await import("../../src/management/usage/usage-service");
+    const services = harness.server.server.services;
+    const tenant = { accountId: account.accountId, namespaceId: account.namespaceId };
+    const read = async (filters = {}) => {
+      const pages: string[][] = [];
+      for await (const page of eachRequestPage(services, tenant, filters, 4)) pages.push(page.map((r) => r.id));
+      return pages;
+    };
+    const all = await read();
+    const listed = (await api("GET", `/v1/namespaces/${account.namespaceId}/requests?limit=100`, account.apiKey)).body.data.map((r: any) => r.id);
+    expect(listed).toHaveLength(23);
+    expect(all.flat()).toEqual(listed);
+    expect(all.map((page) => page.length)).toEqual([4, 4, 4, 4, 4, 3]);
+    // With filters, on both statements (the key filter has its own).
+    const third = (await read({ apiKeyId: "k_third" })).flat();
+    expect(third).toEqual(listed.filter((id: string) => Number(id.slice(-3)) % 3 === 0));
+    const streamedThird = (await read({ apiKeyId: "k_third", streamed: true })).flat();
+    expect(streamedThird).toEqual(listed.filter((id: string) => Number(id.slice(-3)) % 6 === 0));
+    expect(await read({ status: "failed" })).toEqual([]);
   });
 });

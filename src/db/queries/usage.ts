@@ -1,5 +1,6 @@
 import type { Sql } from "../connect-database";
 import type { UsageEvidence } from "../usage-evidence-shape";
+import type { AttemptSummary } from "../attempt-summary-shape";
 import { runQuery, runQueryRow } from "./run-query";
 
 /** A stored request record as the history lists it: metadata only, no prompt or response. */
@@ -35,6 +36,14 @@ export interface RequestRecordRow {
   refusal: { field?: string; message: string } | null;
   /** The name of the routing preset the request named (its `routing_preset` warning), or null. */
   routing_preset: string | null;
+  /** created_at as PostgreSQL's text, microseconds kept: a listing's position (ListingPosition). */
+  keyset_created_at?: string;
+}
+
+/** A record with what the request detail adds: every warning, every attempt (null on records older than 0028). */
+export interface RequestDetailRow extends RequestRecordRow {
+  warnings: { code: string; field?: string; message: string }[];
+  attempts: AttemptSummary[] | null;
 }
 
 export interface NamespaceUsageRow {
@@ -104,7 +113,22 @@ export interface RequestHistoryFilters {
   to?: Date;
 }
 
-export function listNamespaceRequests(sql: Sql, accountId: string, namespaceId: string, limit: number, offset: number, filters: RequestHistoryFilters = {}): Promise<RequestRecordRow[]> {
+/** Where the previous page of a listing ended: its last record's exact created_at (keyset_created_at) and id. */
+export interface ListingPosition {
+  createdAt: string;
+  id: string;
+}
+
+/** Newest first; `after`: only records older than that position (the offset then counts from it). */
+export function listNamespaceRequests(
+  sql: Sql,
+  accountId: string,
+  namespaceId: string,
+  limit: number,
+  offset: number,
+  filters: RequestHistoryFilters = {},
+  after?: ListingPosition,
+): Promise<RequestRecordRow[]> {
   const params = [
     accountId,
     namespaceId,
@@ -115,9 +139,15 @@ export function listNamespaceRequests(sql: Sql, accountId: string, namespaceId: 
     filters.streamed ?? null,
     filters.from?.toISOString() ?? null,
     filters.to?.toISOString() ?? null,
+    after?.createdAt ?? null,
+    after?.id ?? null,
   ];
   if (filters.apiKeyId === undefined) return runQuery<RequestRecordRow>(sql, "listNamespaceRequests", params);
   return runQuery<RequestRecordRow>(sql, "listKeyRequests", [...params, filters.apiKeyId]);
+}
+
+export function findNamespaceRequest(sql: Sql, accountId: string, namespaceId: string, recordId: string): Promise<RequestDetailRow | undefined> {
+  return runQueryRow<RequestDetailRow>(sql, "findNamespaceRequest", [accountId, namespaceId, recordId]);
 }
 
 export async function namespaceUsage(sql: Sql, accountId: string, namespaceId: string, window: TimeWindow): Promise<NamespaceUsageRow> {

@@ -6,7 +6,7 @@ import { assertAddressablePathIds } from "../../auth/path-ids";
 import { resolveTenant, type Tenant } from "../tenant";
 import { MAX_DAILY_WINDOW_DAYS, parseDailyWindow, parseGroupBy, parsePagination, parseWindow, type QueryParams } from "./query-params";
 import { parseRequestFilters } from "./request-filters";
-import { accountUsageAggregate, dailyUsage, findSettlementReceipt, listRequests, namespaceUsageAggregate } from "./usage-service";
+import { accountUsageAggregate, dailyUsage, findSettlementReceipt, listRequests, namespaceUsageAggregate, requestDetail } from "./usage-service";
 
 /** An OpenAPI 3 parameter object, narrowed to what these routes document. */
 export interface ParameterDoc {
@@ -46,6 +46,14 @@ const NAMESPACE_USAGE_DETAIL = {
   description: WINDOW_DESCRIPTION,
 };
 
+const REQUEST_DETAIL = {
+  summary: "One request record of the namespace by its id (rq_…): the history's fields, every warning, and every attempt (provider, model, funding, outcome, status, error kind, duration, time to first token)",
+  tags: ["usage"],
+  "x-scope": "usage:read",
+  description:
+    "{nsid} is a namespace id or `me`; {id} is the record's `id` as the history lists it. Response: RequestRecord & { warnings: [{code, field?, message}], attempts: [{ordinal, provider_id, model_id, funding_source, outcome, status_code, error, duration_ms, ttft_ms}] | null (null on records written before attempts were kept) }. Another namespace's record is the 404 of a missing one.",
+};
+
 const DAILY_USAGE_DETAIL = {
   summary: "Usage of the namespace by UTC day over [from, to), optionally split by model, API key or provider; days without requests omitted",
   tags: ["usage"],
@@ -56,6 +64,7 @@ const DAILY_USAGE_DETAIL = {
 /**
  * Request history and usage:
  *   GET /v1/namespaces/{nsid}/requests, flat /v1/requests (= `me`)   request records, newest first
+ *   GET /v1/namespaces/{nsid}/requests/{id}                           one record, its warnings and attempts
  *   GET /v1/namespaces/{nsid}/usage                                   namespace usage aggregate
  *   GET /v1/namespaces/{nsid}/usage/daily                             the same by UTC day (and model, key or provider)
  *   GET /v1/usage                                                     account usage aggregate (NOT the flat
@@ -104,6 +113,17 @@ export function usageRoutes(services: Services) {
   }
 
   return routes
+    .get(
+      "/v1/namespaces/:nsid/requests/:id",
+      async ({ request, params }) => {
+        const tenant = await authorizeNamespace(request, params.nsid, "usage:read");
+        // Elysia percent-decodes the segment; a malformed escape arrives as null.
+        const id: unknown = params.id;
+        if (typeof id !== "string" || id.length === 0) throw badRequest("id must be a percent-encoded path segment");
+        return requestDetail(services, tenant, id);
+      },
+      { detail: REQUEST_DETAIL },
+    )
     .get(
       "/v1/namespaces/:nsid/usage",
       async ({ request, params, query }) => {

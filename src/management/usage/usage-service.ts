@@ -1,11 +1,14 @@
 import {
   accountUsage,
   dailyNamespaceUsage,
+  findNamespaceRequest,
   findSettlement,
   listNamespaceRequests,
   namespaceUsage,
   type DailyUsageGrouping,
   type DailyUsageRow,
+  type ListingPosition,
+  type RequestDetailRow,
   type RequestHistoryFilters,
   type RequestRecordRow,
   type SettlementRow,
@@ -25,7 +28,7 @@ export type UsageServiceDeps = Pick<Services, "db" | "pendingSettlements">;
  * response. The stored row with its timestamps as RFC 3339 strings; final_charge_micro_usd is null
  * while the charge is unknown (never reported as 0).
  */
-export type RequestRecordEnvelope = Omit<RequestRecordRow, "created_at" | "completed_at" | "refusal" | "routing_preset"> & {
+export type RequestRecordEnvelope = Omit<RequestRecordRow, "created_at" | "completed_at" | "refusal" | "routing_preset" | "keyset_created_at"> & {
   created_at: string;
   completed_at: string;
   /** Only on a request a policy refused (README "Policies"): which one, and why. Other records carry exactly the spec's fields. */
@@ -70,6 +73,34 @@ export function requestRecordEnvelope(row: RequestRecordRow): RequestRecordEnvel
 export async function listRequests(deps: UsageServiceDeps, tenant: Tenant, page: Pagination, filters: RequestHistoryFilters = {}) {
   const rows = await listNamespaceRequests(deps.db.sql, tenant.accountId, tenant.namespaceId, page.limit, page.offset, filters);
   return { data: rows.map(requestRecordEnvelope), limit: page.limit, offset: page.offset };
+}
+
+/**
+ * Every record of the namespace matching the filters, newest first, a page at a time: for
+ * an export of a whole filtered history (the console's CSV), streamed as it is read. Each
+ * page starts where the previous one ended (keyset, never an offset), so the thousandth
+ * page costs what the first does, and records written meanwhile do not shift it.
+ */
+export async function* eachRequestPage(deps: UsageServiceDeps, tenant: Tenant, filters: RequestHistoryFilters = {}, pageSize = 500): AsyncGenerator<RequestRecordEnvelope[]> {
+  let after: ListingPosition | undefined;
+  for (;;) {
+    const rows = await listNamespaceRequests(deps.db.sql, tenant.accountId, tenant.namespaceId, pageSize, 0, filters, after);
+    if (rows.length === 0) return;
+    yield rows.map(requestRecordEnvelope);
+    if (rows.length < pageSize) return;
+    const last = rows.at(-1)!;
+    after = { createdAt: last.keyset_created_at!, id: last.id };
+  }
+}
+
+/** GET …/requests/{id}: the history's record, plus every warning and every attempt. */
+export type RequestDetailEnvelope = RequestRecordEnvelope & Pick<RequestDetailRow, "warnings" | "attempts">;
+
+/** One record of the namespace by its record id (`rq_…`); another namespace's or tenant's is the 404 of a missing one. */
+export async function requestDetail(deps: UsageServiceDeps, tenant: Tenant, recordId: string): Promise<RequestDetailEnvelope> {
+  const row = await findNamespaceRequest(deps.db.sql, tenant.accountId, tenant.namespaceId, recordId);
+  if (!row) throw notFound("request");
+  return { ...requestRecordEnvelope(row), warnings: row.warnings, attempts: row.attempts };
 }
 
 /**

@@ -1,34 +1,8 @@
+import type { BudgetStatus, PolicyStatus, RateLimitStatus } from "../../../management/policies/policy-status";
 import type { Command } from "../command";
 import { formatMicroUsd, formatTable } from "../format-table";
 import { print, printJson } from "../output";
 import { Session } from "../session";
-
-interface BudgetStatus {
-  kind: "budget";
-  window: string;
-  limit_micro_usd: number;
-  spent_micro_usd: number;
-  reserved_micro_usd: number;
-  remaining_micro_usd: number;
-  principals: { principal_type: string; principal_id: string; spent_micro_usd: number; reserved_micro_usd: number; remaining_micro_usd: number }[];
-}
-
-interface RateLimitClause {
-  window_secs: number;
-  max_requests: number | null;
-  used_requests: number | null;
-  max_tokens: number | null;
-  used_tokens: number | null;
-  resets_in_secs: number;
-}
-
-interface RateLimitStatus {
-  kind: "rate_limit";
-  clauses: RateLimitClause[];
-  principals: { principal_type: string; principal_id: string; clauses: RateLimitClause[] }[];
-}
-
-type Status = BudgetStatus | RateLimitStatus | { kind: "preset"; budget?: BudgetStatus; rate_limit?: RateLimitStatus } | { kind: string };
 
 const used = (value: number | null, max: number | null) => (max === null ? "-" : `${value ?? 0} / ${max}`);
 
@@ -62,7 +36,7 @@ export const policyStatusCommand: Command = {
     const session = Session.open(context.env);
     const body = await session.call("GET", session.namespacePath(`/policies/${encodeURIComponent(id)}/status`));
     if (context.json) return printJson(context, body);
-    const status = body as Status;
+    const status = body as PolicyStatus;
     const parts: string[] = [];
     if (status.kind === "budget") parts.push(budgetLines(status as BudgetStatus));
     else if (status.kind === "rate_limit") parts.push(rateLimitLines(status as RateLimitStatus));
