@@ -1,6 +1,6 @@
 import type { ApiKeyRow } from "../db/queries/api-keys";
 import type { UsageCounts } from "../db/usage-evidence-shape";
-import type { RequestDetail } from "../management/usage/request-detail-service";
+import type { RequestDetailEnvelope } from "../management/usage/usage-service";
 import { formatCount, formatTime } from "./format";
 import { html } from "./html";
 import { managementLayout } from "./management-layout";
@@ -20,21 +20,37 @@ function countersList(usage: UsageCounts) {
   return html`<dl>${COUNTERS.map(([name, label]) => html`<dt>${label}</dt><dd>${formatCount(usage[name] ?? 0)}</dd>`)}</dl>`;
 }
 
-/** Each attempt with the usage frames its provider reported (a fallback's failed attempt included). */
-function attempts(detail: RequestDetail) {
+const OUTCOMES: Record<string, string> = { success: "answered", provider_error: "provider error", timeout: "timed out", client_error: "refused the request", aborted: "aborted" };
+
+/**
+ * Each attempt as the record keeps it (provider, funding, outcome, the upstream's status,
+ * the gateway's error kind, timings) with the usage its provider reported. Records older
+ * than attempts were kept show the usage frames alone.
+ */
+function attempts(detail: RequestDetailEnvelope) {
   const frames = detail.usage_evidence.raw_usage_frames ?? [];
-  if (frames.length === 0) return html`<p>No attempt reported usage${detail.provider_id ? "" : ": the request never reached a provider"}.</p>`;
-  return html`<div class="scroll"><table class="dense"><thead><tr><th scope="col">Attempt</th><th scope="col">Provider</th><th scope="col">Key</th><th scope="col" class="num">Prompt</th><th scope="col" class="num">Completion</th><th scope="col" class="num">Reasoning</th><th scope="col" class="num">Cache reads</th></tr></thead>
-<tbody>${frames.map(
-    (frame) => html`<tr><td data-label="Attempt">${frame.attempt_ordinal}</td><td data-label="Provider">${frame.provider_id} <span class="hint">${frame.provider_model_id}</span></td>
-<td data-label="Key">${frame.account_label === "byok" ? "Own key (BYOK)" : "Platform"}</td><td data-label="Prompt" class="num">${formatCount(frame.usage.prompt_tokens)}</td>
-<td data-label="Completion" class="num">${formatCount(frame.usage.completion_tokens)}</td><td data-label="Reasoning" class="num">${formatCount(frame.usage.reasoning_tokens)}</td>
-<td data-label="Cache reads" class="num">${formatCount(frame.usage.cache_read_tokens)}</td></tr>`,
+  const usageOf = (ordinal: number) => frames.filter((frame) => frame.attempt_ordinal === ordinal);
+  const tokens = (ordinal: number) => {
+    const reported = usageOf(ordinal);
+    if (reported.length === 0) return "—";
+    const sum = (pick: (usage: UsageCounts) => number) => reported.reduce((total, frame) => total + pick(frame.usage), 0);
+    return `${formatCount(sum((usage) => usage.prompt_tokens))} / ${formatCount(sum((usage) => usage.completion_tokens))}`;
+  };
+  if (detail.attempts === null || detail.attempts.length === 0) {
+    if (frames.length === 0) return html`<p>No attempt${detail.provider_id ? " was recorded" : ": the request never reached a provider"}.</p>`;
+    return html`<ul>${frames.map((frame) => html`<li>Attempt ${frame.attempt_ordinal}: ${frame.provider_id}, ${formatCount(frame.usage.prompt_tokens)} / ${formatCount(frame.usage.completion_tokens)} tokens</li>`)}</ul>`;
+  }
+  return html`<div class="scroll"><table class="dense" id="attempts-table"><thead><tr><th scope="col">Attempt</th><th scope="col">Provider</th><th scope="col">Paid by</th><th scope="col">Outcome</th><th scope="col" class="num">Upstream status</th><th scope="col" class="num">Duration</th><th scope="col" class="num">First token</th><th scope="col" class="num">Tokens in / out</th></tr></thead>
+<tbody>${detail.attempts.map(
+    (attempt) => html`<tr${attempt.outcome === "success" ? "" : html` class="failed"`}><td data-label="Attempt">${attempt.ordinal}</td><td data-label="Provider" class="wrap">${attempt.provider_id} <span class="hint">${attempt.model_id}</span></td>
+<td data-label="Paid by">${attempt.funding_source === "byok" ? "Own key (BYOK)" : "Wallet"}</td><td data-label="Outcome">${OUTCOMES[attempt.outcome] ?? attempt.outcome}${attempt.error ? html` <span class="hint">(${attempt.error})</span>` : ""}</td>
+<td data-label="Upstream status" class="num">${attempt.status_code ?? "—"}</td><td data-label="Duration" class="num">${durationText(attempt.duration_ms)}</td>
+<td data-label="First token" class="num">${durationText(attempt.ttft_ms)}</td><td data-label="Tokens in / out" class="num">${tokens(attempt.ordinal)}</td></tr>`,
   )}</tbody></table></div>`;
 }
 
 /** One request: what it asked for, how it ended, who paid, the usage evidence, the attempts, the warnings and the policy that refused it. */
-export function requestDetailPage(req: ManagementRequest, detail: RequestDetail, keys: readonly ApiKeyRow[], back: string): Response {
+export function requestDetailPage(req: ManagementRequest, detail: RequestDetailEnvelope, keys: readonly ApiKeyRow[], back: string): Response {
   const keyNames = new Map(keys.map((key) => [key.id, key.display_name]));
   const evidence = detail.usage_evidence;
   const warnings = detail.warnings.filter((warning) => warning.code !== "refused_by_policy" && warning.code !== "routing_preset");

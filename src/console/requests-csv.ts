@@ -2,11 +2,6 @@ import type { RequestRecordEnvelope } from "../management/usage/usage-service";
 import { consoleHeaders } from "./console-page";
 import { chargeText, credentialText, paidByText, type KeyNames } from "./request-columns";
 
-/** One page of the filtered history, newest first; an empty page ends the export. */
-export type RequestPageReader = (offset: number, limit: number) => Promise<readonly RequestRecordEnvelope[]>;
-
-const PAGE_ROWS = 100;
-
 const COLUMNS: readonly (readonly [string, (record: RequestRecordEnvelope, keys: KeyNames) => string | number | boolean | null])[] = [
   ["created_at", (r) => r.created_at],
   ["request_id", (r) => r.request_id],
@@ -47,28 +42,25 @@ export function csvLine(record: RequestRecordEnvelope, keys: KeyNames): string {
 }
 
 /**
- * The filtered history as CSV, streamed: one page of rows is read only when the client
- * has taken the previous one, so the export never holds the whole set in memory, and a
- * client that goes away stops the reading.
+ * The filtered history as CSV, streamed: `pages` (the history service's `eachRequestPage`,
+ * which continues each page where the last ended) is asked for the next page only when the
+ * client has taken the previous one, so the export never holds the whole set in memory,
+ * and a client that goes away stops the reading.
  */
-export function requestsCsvResponse(readPage: RequestPageReader, keys: KeyNames, filename: string): Response {
+export function requestsCsvResponse(pages: AsyncIterator<readonly RequestRecordEnvelope[]>, keys: KeyNames, filename: string): Response {
   const encoder = new TextEncoder();
-  let offset = 0;
-  let done = false;
   const body = new ReadableStream<Uint8Array>(
     {
       start(controller) {
         controller.enqueue(encoder.encode(`${COLUMNS.map(([name]) => name).join(",")}\r\n`));
       },
       async pull(controller) {
-        if (done) return;
-        const rows = await readPage(offset, PAGE_ROWS);
-        offset += rows.length;
-        if (rows.length > 0) controller.enqueue(encoder.encode(rows.map((row) => csvLine(row, keys)).join("")));
-        if (rows.length < PAGE_ROWS) {
-          done = true;
-          controller.close();
-        }
+        const next = await pages.next();
+        if (next.done) controller.close();
+        else controller.enqueue(encoder.encode(next.value.map((row) => csvLine(row, keys)).join("")));
+      },
+      async cancel() {
+        await pages.return?.(undefined);
       },
     },
     { highWaterMark: 0 },

@@ -1,8 +1,8 @@
 import { Elysia } from "elysia";
-import { findRequestDetail } from "../management/usage/request-detail-service";
 import { parsePagination, type QueryParams } from "../management/usage/query-params";
 import { parseRequestFilters } from "../management/usage/request-filters";
-import { listRequests } from "../management/usage/usage-service";
+import { eachRequestPage, listRequests, requestDetail } from "../management/usage/usage-service";
+import { notFound } from "../errors/api-error";
 import type { ConsoleContext } from "./console-context";
 import { managementPage, type ManagementRequest, type QueryFields } from "./management-request";
 import { requestDetailPage } from "./request-detail-page";
@@ -10,6 +10,10 @@ import { apiFilterQuery, requestFilters } from "./request-filters";
 import { requestKeys } from "./request-keys";
 import { requestsCsvResponse } from "./requests-csv";
 import { requestsPage, requestsUrl } from "./requests-page";
+
+/** Rows read from the history per page of the CSV export. */
+const CSV_PAGE_ROWS = 100;
+const RECORD_ID = /^[\x21-\x7e]{1,128}$/;
 
 /**
  * /console/requests: the history the JSON API lists under …/requests, through the same
@@ -36,15 +40,18 @@ export function requestsPageRoutes(context: ConsoleContext) {
     .get("/console/requests.csv", ({ request, query }) =>
       managementPage(context, request, query as QueryFields, async (req) => {
         const apiQuery = apiFilterQuery(requestFilters(query as QueryFields));
-        // Bounded by the moment the export starts, so rows written meanwhile do not shift its pages.
+        // Bounded by the moment the export starts, so rows written meanwhile do not join it.
         apiQuery.to ??= new Date().toISOString();
-        parseRequestFilters(apiQuery); // a malformed filter is the 400 page before any CSV is sent
-        return requestsCsvResponse((offset, limit) => list(req, apiQuery, offset, limit), await keyNames(req), `requests-${req.namespace.id}.csv`);
+        // A malformed filter is the 400 page here, before any CSV is sent.
+        const pages = eachRequestPage(services, req.tenant, parseRequestFilters(apiQuery), CSV_PAGE_ROWS);
+        return requestsCsvResponse(pages, await keyNames(req), `requests-${req.namespace.id}.csv`);
       }),
     )
-    .get("/console/requests/:requestId", ({ request, query, params }) =>
+    .get("/console/requests/:recordId", ({ request, query, params }) =>
       managementPage(context, request, query as QueryFields, async (req) => {
-        const [detail, keys] = await Promise.all([findRequestDetail(services, req.tenant, params.requestId), requestKeys(services, req.tenant)]);
+        // Record ids are short printable ASCII: anything else (a NUL, a lone surrogate) was never one.
+        if (!RECORD_ID.test(params.recordId)) throw notFound("request");
+        const [detail, keys] = await Promise.all([requestDetail(services, req.tenant, params.recordId), requestKeys(services, req.tenant)]);
         return requestDetailPage(req, detail, keys, requestsUrl("/console/requests", req.namespace.id, requestFilters(query as QueryFields)));
       }),
     );

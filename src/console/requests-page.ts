@@ -26,7 +26,7 @@ export function requestsUrl(path: string, namespaceId: string, filters: RequestF
 
 function requestRow(req: ManagementRequest, record: RequestRecordEnvelope, keys: KeyNames, filters: RequestFilterFields) {
   // The filters ride along, so the request's page leads back to the same list.
-  const detail = requestsUrl(`/console/requests/${encodeURIComponent(record.request_id)}`, req.namespace.id, filters);
+  const detail = requestsUrl(`/console/requests/${encodeURIComponent(record.id)}`, req.namespace.id, filters);
   return html`<tr${record.status === "succeeded" ? "" : html` class="failed"`}>
 <td data-label="Time" class="time"><a href="${detail}">${formatTime(new Date(record.created_at))}</a></td>
 <td data-label="Key">${credentialText(record, keys)}</td>

@@ -183,8 +183,8 @@ describe("the dashboard in a browser", () => {
     const sql = harness.server.server.services.db.sql;
     let requestId = "";
     for (let tries = 0; tries < 100 && requestId === ""; tries++) {
-      const [row] = await sql<{ request_id: string }[]>`select request_id from requests where namespace_id = ${account.namespaceId}`;
-      requestId = row?.request_id ?? "";
+      const [row] = await sql<{ id: string }[]>`select id from requests where namespace_id = ${account.namespaceId}`;
+      requestId = row?.id ?? "";
       if (requestId === "") await Bun.sleep(50);
     }
     const context = await browser.newContext({ viewport: NARROW });

@@ -192,7 +192,7 @@ describe("the requests page", () => {
     await server().api("POST", `/v1/policies/${budget.body.id}/bind`, { token: user.apiKey, body: { principal_type: "namespace", principal_id: user.namespaceId } });
     expect((await chat(user.apiKey)).status).toBe(402);
     const [record] = await historyHolds(user, 1);
-    const detail = await getPage(server(), user, `/console/requests/${record.request_id}`);
+    const detail = await getPage(server(), user, `/console/requests/${record.id}`);
     expect(detail.status).toBe(200);
     expect(detail.text).toContain("Refused by a policy");
     expect(detail.text).toContain(budget.body.id);
@@ -202,17 +202,18 @@ describe("the requests page", () => {
     expect((await chat(paying.apiKey)).status).toBe(200);
     const [served] = await historyHolds(paying, 1);
     const dollars = new Intl.NumberFormat("en-US", { style: "currency", currency: "USD", minimumFractionDigits: 2, maximumFractionDigits: 6 }).format(served.final_charge_micro_usd / 1e6);
-    const servedPage = (await getPage(server(), paying, `/console/requests/${served.request_id}`)).text;
+    const servedPage = (await getPage(server(), paying, `/console/requests/${served.id}`)).text;
     expect(servedPage).toContain(`<dt>Cost</dt><dd>${dollars} <span class="hint">(computed)</span></dd>`);
     expect(servedPage).toContain(`<dt>Tokens in / out</dt><dd>${served.prompt_tokens} / ${served.completion_tokens}</dd>`);
     expect(servedPage).toContain(`<dt>Provider</dt><dd>${served.provider_id}</dd>`);
     expect(servedPage).toContain(`Source: <strong>${served.usage_evidence.source}</strong>`);
     expect(servedPage).not.toContain('id="refusal"');
-    // Attempts are numbered from 1, as the record's frames number them.
-    expect(servedPage).toContain(`<td data-label="Attempt">${served.usage_evidence.raw_usage_frames[0].attempt_ordinal}</td>`);
-    expect(served.usage_evidence.raw_usage_frames[0].attempt_ordinal).toBe(1);
+    // Its one attempt, numbered as the record numbers it, with the provider's status and the tokens it reported.
+    expect(servedPage).toContain(`<td data-label="Attempt">1</td><td data-label="Provider" class="wrap">${served.provider_id} `);
+    expect(servedPage).toContain(`<td data-label="Upstream status" class="num">200</td>`);
+    expect(servedPage).toContain(`<td data-label="Tokens in / out" class="num">${served.prompt_tokens} / ${served.completion_tokens}</td>`);
     const stranger = await signedInUser(server());
-    const theirs = await getPage(server(), stranger, `/console/requests/${record.request_id}`);
+    const theirs = await getPage(server(), stranger, `/console/requests/${record.id}`);
     const missing = await getPage(server(), stranger, `/console/requests/req_does_not_exist`);
     expect(theirs.status).toBe(404);
     expect(theirs.text).toBe(missing.text);
@@ -263,21 +264,20 @@ describe("the requests page", () => {
     expect(csvCell(null)).toBe("");
   });
 
-  test("the CSV body reads a page of rows only when the reader has taken the previous one", async () => {
-    const reads: number[] = [];
-    const row = (index: number) => ({ created_at: `2026-01-01T00:00:${String(index % 60).padStart(2, "0")}Z`, request_id: `req_${index}`, status: "succeeded", status_code: 200 }) as unknown as RequestRecordEnvelope;
-    const response = requestsCsvResponse(
-      async (offset, limit) => {
-        reads.push(offset);
-        return offset >= 1_000 ? [] : Array.from({ length: limit }, (_, i) => row(offset + i));
-      },
-      new Map(),
-      "x.csv",
-    );
+  test("the CSV body asks for a page of rows only when the reader has taken the previous one", async () => {
+    const pulled: number[] = [];
+    const row = (index: number) => ({ created_at: "2026-01-01T00:00:00Z", request_id: `req_${index}`, status: "succeeded", status_code: 200 }) as unknown as RequestRecordEnvelope;
+    async function* pages() {
+      for (let page = 0; page < 10; page++) {
+        pulled.push(page);
+        yield Array.from({ length: 100 }, (_, i) => row(page * 100 + i));
+      }
+    }
+    const response = requestsCsvResponse(pages(), new Map(), "x.csv");
     const reader = response.body!.getReader();
     await reader.read(); // the header line
     await reader.read(); // the first page
-    expect(reads).toEqual([0]);
+    expect(pulled).toEqual([0]);
     let lines = 0;
     for (;;) {
       const { value, done } = await reader.read();
@@ -285,7 +285,28 @@ describe("the requests page", () => {
       lines += new TextDecoder().decode(value).split("\r\n").length - 1;
     }
     expect(lines).toBe(900);
-    expect(reads).toEqual([0, 100, 200, 300, 400, 500, 600, 700, 800, 900, 1_000]);
+    expect(pulled).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+
+  test("a CSV export the client abandons stops reading the history", async () => {
+    let pulled = 0;
+    let finished = false;
+    async function* pages() {
+      try {
+        for (;;) {
+          pulled++;
+          yield [{ created_at: "2026-01-01T00:00:00Z", request_id: "req", status: "succeeded", status_code: 200 } as unknown as RequestRecordEnvelope];
+        }
+      } finally {
+        finished = true;
+      }
+    }
+    const reader = requestsCsvResponse(pages(), new Map(), "x.csv").body!.getReader();
+    await reader.read();
+    await reader.read();
+    await reader.cancel();
+    expect(finished).toBe(true);
+    expect(pulled).toBe(1);
   });
 });
 
