@@ -1,6 +1,6 @@
 import { walletBalance } from "../management/billing/billing-service";
 import { parseRequestFilters } from "../management/usage/request-filters";
-import { dailyUsage, listRequests, namespaceUsageAggregate } from "../management/usage/usage-service";
+import { dailyUsage, eachRequestPage, listRequests, namespaceUsageAggregate } from "../management/usage/usage-service";
 import type { Services } from "../services";
 import type { PickedNamespace } from "./console-namespace";
 import type { QueryFields } from "./management-request";
@@ -10,6 +10,7 @@ import { requestKeys } from "./request-keys";
 
 /** Requests read at most to count refusals, errors and BYOK use (ten pages of the history). */
 const BREAKDOWN_ROWS = 1_000;
+const BREAKDOWN_PAGE_ROWS = 250;
 const DAY_MS = 86_400_000;
 
 /** `?days=` (1, 7, 30 or 90; else 30) and `?by=` (`model`; else `key`). */
@@ -37,7 +38,7 @@ export async function overviewData(services: Services, accountId: string, picked
     dailyUsage(services, tenant, window, "model"),
     dailyUsage(services, tenant, window, "api_key"),
     requestKeys(services, tenant),
-    requestBreakdown((offset, limit) => listRequests(services, tenant, { offset, limit }, historyQuery).then((listing) => listing.data), BREAKDOWN_ROWS),
+    requestBreakdown(eachRequestPage(services, tenant, historyQuery, BREAKDOWN_PAGE_ROWS), BREAKDOWN_ROWS),
     listRequests(services, tenant, { offset: 0, limit: 1 }),
   ]);
   const model = services.catalog.listModels()[0]?.id ?? "openai/gpt-4.1-mini";

@@ -1,8 +1,5 @@
 import type { RequestRecordEnvelope } from "../management/usage/usage-service";
 
-/** Reads one page of the window's history, newest first (the JSON API's listing). */
-export type HistoryPageReader = (offset: number, limit: number) => Promise<readonly RequestRecordEnvelope[]>;
-
 export interface RequestBreakdown {
   /** Requests counted, newest first. */
   counted: number;
@@ -15,8 +12,6 @@ export interface RequestBreakdown {
   wallet: { requests: number; spendMicroUsd: number };
   byok: { requests: number; promptTokens: number; completionTokens: number };
 }
-
-const PAGE_ROWS = 100;
 
 const REFUSALS: Record<number, string> = { 402: "Refused: budget", 429: "Refused: rate limit", 403: "Refused: guardrail" };
 
@@ -31,19 +26,19 @@ export function failureKind(record: RequestRecordEnvelope): string {
 }
 
 /**
- * Counts the window's requests by how they ended and who paid, reading the history a
- * page at a time up to `maxRows` (the newest ones; the page says when there were more).
+ * Counts the window's requests by how they ended and who paid, reading the history's pages
+ * (newest first) up to `maxRows` requests; past that it stops reading and says so.
  */
-export async function requestBreakdown(readPage: HistoryPageReader, maxRows: number): Promise<RequestBreakdown> {
+export async function requestBreakdown(pages: AsyncIterator<readonly RequestRecordEnvelope[]>, maxRows: number): Promise<RequestBreakdown> {
   const kinds = new Map<string, number>();
   const breakdown: RequestBreakdown = { counted: 0, complete: true, kinds: [], failedByKey: new Map(), wallet: { requests: 0, spendMicroUsd: 0 }, byok: { requests: 0, promptTokens: 0, completionTokens: 0 } };
-  for (let offset = 0; ; offset += PAGE_ROWS) {
-    if (offset >= maxRows) {
-      breakdown.complete = (await readPage(offset, 1)).length === 0;
-      break;
-    }
-    const rows = await readPage(offset, PAGE_ROWS);
-    for (const record of rows) {
+  reading: for (let page = await pages.next(); !page.done; page = await pages.next()) {
+    for (const record of page.value) {
+      if (breakdown.counted === maxRows) {
+        breakdown.complete = false;
+        await pages.return?.(undefined);
+        break reading;
+      }
       breakdown.counted++;
       if (record.status !== "succeeded") {
         kinds.set(failureKind(record), (kinds.get(failureKind(record)) ?? 0) + 1);
@@ -58,7 +53,6 @@ export async function requestBreakdown(readPage: HistoryPageReader, maxRows: num
         breakdown.wallet.spendMicroUsd += record.final_charge_micro_usd ?? 0;
       }
     }
-    if (rows.length < PAGE_ROWS) break;
   }
   breakdown.kinds = [...kinds].map(([kind, count]) => ({ kind, count })).sort((a, b) => b.count - a.count || a.kind.localeCompare(b.kind));
   return breakdown;

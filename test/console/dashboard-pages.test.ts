@@ -6,6 +6,7 @@ import { createTestDatabase } from "../helpers/test-database";
 import { spawnServer } from "../helpers/spawn-server";
 import { csvCell, requestsCsvResponse } from "../../src/console/requests-csv";
 import { stackedSeries } from "../../src/console/overview-series";
+import { requestBreakdown } from "../../src/console/request-breakdown";
 import type { RequestRecordEnvelope } from "../../src/management/usage/usage-service";
 
 let harness: InferenceHarness;
@@ -397,4 +398,28 @@ test("a chart keeps the first five groups of its order and folds the rest into O
   const series = stackedSeries(rows, days, (row) => row.request_count, (group) => group ?? "none", ["a", "b", "c", "d", "e", "f", "g"]);
   expect(series.map((entry) => entry.label)).toEqual(["a", "b", "c", "d", "e", "Other"]);
   expect(series.at(-1)!.values).toEqual([4, 5]);
+});
+
+test("the overview's breakdown stops reading the history at its bound and says the count is partial", async () => {
+  let pulled = 0;
+  let closed = false;
+  const record = (status: string, statusCode: number, funding: string) => ({ status, status_code: statusCode, funding_source: funding, api_key_id: "k_1", prompt_tokens: 1, completion_tokens: 2, final_charge_micro_usd: 5 }) as unknown as RequestRecordEnvelope;
+  async function* pages() {
+    try {
+      for (let page = 0; page < 3; page++) {
+        pulled++;
+        yield [record("failed", 502, "cloud_credit"), record("succeeded", 200, "byok")];
+      }
+    } finally {
+      closed = true;
+    }
+  }
+  const partial = await requestBreakdown(pages(), 3);
+  expect({ counted: partial.counted, complete: partial.complete, pulled, closed }).toEqual({ counted: 3, complete: false, pulled: 2, closed: true });
+  expect(partial.kinds).toEqual([{ kind: "Upstream or gateway error (502)", count: 2 }]);
+  expect(partial.failedByKey.get("k_1")).toBe(2);
+  expect(partial.byok).toEqual({ requests: 1, promptTokens: 1, completionTokens: 2 });
+  const whole = await requestBreakdown(pages(), 10);
+  expect({ counted: whole.counted, complete: whole.complete }).toEqual({ counted: 6, complete: true });
+  expect(whole.wallet).toEqual({ requests: 3, spendMicroUsd: 15 });
 });
