@@ -28,6 +28,7 @@ import { consoleSessionApprover } from "./console/session-approver";
 import { deviceRoutes } from "./console/device-routes";
 import { consentRoutes } from "./console/consent-routes";
 import { managementPageRoutes } from "./console/management-page-routes";
+import { rootRoute } from "./console/root-route";
 import { oauthClientRoutes } from "./management/oauth-clients/oauth-client-routes";
 import { oauthGrantRoutes } from "./management/oauth-clients/oauth-grant-routes";
 import { OAUTH_FORM_PATHS, oauthRoutes } from "./oauth/oauth-routes";
@@ -123,6 +124,7 @@ export function createApp(services: Services, hooks: RequestHooks) {
     .use(byokPubkeyRoutes(services))
     .use(byokKeyRoutes(services))
     .use(accountRoutes(services))
+    .use(rootRoute())
     .use(consoleRoutes(consoleContext))
     .use(deviceRoutes(consoleContext))
     .use(consentRoutes(consoleContext))

@@ -57,6 +57,7 @@ try {
 } catch (error) {
   cannotStart(error);
 }
+if ((serverProcessNumber() ?? 1) === 1) log.info("console", { url: `${server.services.config.publicUrl}/console` });
 
 // A server process stops on the primary's SIGTERM; a terminal's Ctrl-C (SIGINT to the
 // whole process group) reaches the primary, which passes it on as that SIGTERM.

@@ -5,6 +5,7 @@ import { html, type SafeHtml } from "./html";
 export const CONSOLE_PAGES: readonly { path: string; label: string }[] = [
   { path: "/console", label: "Overview" },
   { path: "/console/requests", label: "Requests" },
+  { path: "/console/models", label: "Models" },
   { path: "/console/keys", label: "API keys" },
   { path: "/console/byok", label: "Provider keys" },
   { path: "/console/policies", label: "Policies" },
@@ -23,7 +24,7 @@ export function consoleNav(currentPath: string, namespaceId: string | undefined)
 
 /** The namespace picker: a plain GET form, so it works without script. */
 export function namespacePicker(action: string, namespaces: readonly NamespaceRow[], selectedId: string): SafeHtml {
-  return html`<form class="card" method="get" action="${action}">
+  return html`<form class="card picker" method="get" action="${action}">
 <label for="ns">Namespace</label>
 <select id="ns" name="ns">${namespaces.map(
     (namespace) => html`<option value="${namespace.id}"${namespace.id === selectedId ? html` selected` : ""}>${namespace.name}</option>`,

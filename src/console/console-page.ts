@@ -9,11 +9,12 @@ import { html, SafeHtml } from "./html";
 const STYLESHEET = `
 *{box-sizing:border-box}
 body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1b1f24;background:#f6f7f9}
-main{max-width:44rem;margin:0 auto;padding:1rem}
+main{max-width:92rem;margin:0 auto;padding:1rem}
 header{background:#1b1f24;color:#fff;padding:.75rem 1rem;display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;justify-content:space-between}
 header a,header .who{color:#fff}
 h1{font-size:1.5rem;margin:.5rem 0 1rem}
 h2{font-size:1.15rem;margin:1.5rem 0 .5rem}
+section>h2:first-child,.card>h2:first-child,figure h3{margin-top:0}
 section,form.card{background:#fff;border:1px solid #d0d7de;border-radius:.5rem;padding:1rem;margin:0 0 1rem}
 label{display:block;font-weight:600;margin:.75rem 0 .25rem}
 input,select,button{font:inherit;max-width:100%}
@@ -25,6 +26,40 @@ header button{margin:0;padding:.25rem .75rem;background:transparent;border-color
 :focus-visible{outline:3px solid #f0b400;outline-offset:2px}
 a{color:#0a58ca}
 nav ul{list-style:none;padding:0;margin:0 0 1rem;display:flex;flex-wrap:wrap;gap:.5rem 1rem}
+nav a[aria-current=page]{color:#1b1f24;font-weight:700;text-decoration:none;border-bottom:3px solid #1f6feb}
+form.card,.narrow{max-width:48rem}
+.grid{display:grid;gap:1rem;grid-template-columns:minmax(0,1fr);margin:0 0 1rem}
+.grid>*{margin:0}
+.grid.aside,.grid.form-first{align-items:start}
+@media (min-width:64rem){.grid.two{grid-template-columns:minmax(0,1fr) minmax(0,1fr)}.grid.aside{grid-template-columns:minmax(0,3fr) minmax(0,2fr)}.grid.form-first{grid-template-columns:minmax(0,2fr) minmax(0,3fr)}}
+figure.chart-card{background:#fff;border:1px solid #d0d7de;border-radius:.5rem;padding:1rem}
+svg.chart{display:block;width:100%;height:auto}
+svg.bar{display:block;width:100%;height:.8rem;margin:.25rem 0}
+.legend{list-style:none;padding:0;margin:.5rem 0;display:flex;flex-wrap:wrap;gap:.25rem 1rem;font-size:.9rem}
+table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}
+th,td{text-align:left;padding:.3rem .5rem;border-bottom:1px solid #d0d7de;vertical-align:top}
+.num{text-align:right}
+.scroll{overflow-x:auto}
+table.dense{font-size:.85rem}
+table.dense th,table.dense td{white-space:nowrap;padding:.25rem .45rem}
+table.dense td.wrap{white-space:normal}
+form.card.picker{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;max-width:none;padding:.5rem 1rem}
+.picker label{margin:0}
+.picker select{width:auto;flex:0 1 20rem}
+.picker button{margin:0}
+form.card.wide{max-width:none}
+table.dense tr.failed td{background:#fef3f2}
+.stats{display:grid;grid-template-columns:repeat(auto-fit,minmax(9.5rem,1fr));gap:.75rem;margin:0 0 1rem}
+.stats>div{background:#fff;border:1px solid #d0d7de;border-radius:.5rem;padding:.75rem 1rem}
+.stats dt,.stats dd{display:block}
+.stats dd{font-size:1.4rem;font-weight:700}
+.choices{display:flex;flex-wrap:wrap;gap:.5rem 1.5rem;align-items:center;margin:0 0 1rem}
+.choices ul{list-style:none;display:flex;flex-wrap:wrap;gap:.25rem;padding:0;margin:0}
+.choices a{display:inline-block;padding:.2rem .6rem;border:1px solid #8c959f;border-radius:1rem;text-decoration:none}
+.choices a[aria-current]{background:#1b1f24;border-color:#1b1f24;color:#fff}
+.filters{display:grid;grid-template-columns:repeat(auto-fit,minmax(10rem,1fr));gap:0 1rem;align-items:end}
+pre{background:#f0f2f5;padding:.75rem;border-radius:.35rem;white-space:pre-wrap;overflow-wrap:anywhere;font-size:.9rem}
+@media (max-width:47.99rem){table.dense thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}table.dense tr{display:block;border-bottom:2px solid #d0d7de;padding:.25rem 0}table.dense td{display:flex;justify-content:space-between;gap:1rem;white-space:normal;border:0;padding:.1rem .25rem;overflow-wrap:anywhere}table.dense td::before{content:attr(data-label);font-weight:600;color:#57606a;flex:0 0 auto}}
 dl{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:.25rem 1rem;margin:0}
 dt{color:#57606a}
 dd{margin:0;font-variant-numeric:tabular-nums;overflow-wrap:anywhere}
@@ -41,6 +76,10 @@ form.inline{display:inline}
 .items{list-style:none;padding:0;margin:0}
 .items>li{border-top:1px solid #d0d7de;padding:.75rem 0}
 h3{font-size:1rem;margin:0 0 .5rem;overflow-wrap:anywhere}
+h4{font-size:.95rem;margin:.75rem 0 .25rem}
+.key-policies{list-style:none;padding:0;margin:0}
+.key-policies>li{margin:.25rem 0 .75rem}
+.policy-status p{margin:.25rem 0 0}
 input.secret{font-family:ui-monospace,monospace}
 p,li,dd,h1,h2,.who{overflow-wrap:anywhere}
 `.replace(/\n/g, "");

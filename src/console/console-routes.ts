@@ -1,6 +1,4 @@
 import { Elysia } from "elysia";
-import { walletBalance } from "../management/billing/billing-service";
-import { namespaceUsageAggregate } from "../management/usage/usage-service";
 import { findAccount, removeAccount, updateAccount } from "../management/account/account-service";
 import { accountNamespaces } from "../management/namespaces/namespace-service";
 import { signIn } from "../management/sessions/session-service";
@@ -11,11 +9,12 @@ import { asPage, field, forgedFormPage, signInFirst, waitText, type ConsoleConte
 import { redirect } from "./console-page";
 import type { ConsoleSession } from "./console-sessions";
 import { errorPage } from "./error-page";
+import { overviewData } from "./overview-data";
+import type { QueryFields } from "./management-request";
 import { overviewPage } from "./overview-page";
 import { safeNextPath } from "./safe-next-path";
 import { signInPage } from "./sign-in-page";
 
-const USAGE_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
 const DISPLAY_NAME = /^\S(.*\S)?$/;
 
 function queryValue(query: Record<string, unknown>, name: string): string | undefined {
@@ -49,13 +48,8 @@ export function consoleRoutes(context: ConsoleContext) {
       asPage(async () => {
         const session = await sessions.resolve(request);
         if (!session) return showSignIn(request, safeNextPath(queryValue(query, "next")));
-        const { namespaces, namespace } = await pickNamespace(session, queryValue(query, "ns"));
-        const to = new Date();
-        const [balance, usage] = await Promise.all([
-          walletBalance(services, session.accountId),
-          namespaceUsageAggregate(services, { accountId: session.accountId, namespaceId: namespace.id }, { from: new Date(to.getTime() - USAGE_WINDOW_MS), to }),
-        ]);
-        return overviewPage(session, { namespaces, namespace, balance, usage });
+        const picked = await pickNamespace(session, queryValue(query, "ns"));
+        return overviewPage(session, await overviewData(services, session.accountId, picked, query as QueryFields));
       }),
     )
     .post("/console/sign-in", ({ request, body }) =>

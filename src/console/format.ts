@@ -14,3 +14,8 @@ export function formatCount(value: number): string {
 export function formatTime(date: Date): string {
   return `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }
+
+/** A count with its noun: `1 request`, `2 requests`. */
+export function countOf(value: number, noun: string): string {
+  return `${formatCount(value)} ${value === 1 ? noun : `${noun}s`}`;
+}

@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import { byokPageRoutes } from "./byok-page-routes";
 import type { ConsoleContext } from "./console-context";
 import { keysPageRoutes } from "./keys-page-routes";
+import { modelsPageRoutes } from "./models-page-routes";
 import { oauthPageRoutes } from "./oauth-page-routes";
 import { policiesPageRoutes } from "./policies-page-routes";
 import { requestsPageRoutes } from "./requests-page-routes";
@@ -20,5 +21,6 @@ export function managementPageRoutes(context: ConsoleContext) {
     .use(byokPageRoutes(context))
     .use(policiesPageRoutes(context))
     .use(routingPresetsPageRoutes(context))
-    .use(oauthPageRoutes(context));
+    .use(oauthPageRoutes(context))
+    .use(modelsPageRoutes(context));
 }

@@ -54,7 +54,9 @@ export function policiesPageRoutes(context: ConsoleContext) {
       policies.namespaceBindings(services, scope),
       loadNamespacePrincipals(services, req.namespace, req.tenant),
     ]);
-    return policiesPage(req, { policies: rows, bindings, principals }, state, form);
+    const measured = rows.filter((row) => row.disabled_at === null && (row.kind === "budget" || row.kind === "rate_limit" || row.kind === "preset"));
+    const statuses = new Map(await Promise.all(measured.map(async (row) => [row.id, await policies.policyStatus(services, scope, row.id)] as const)));
+    return policiesPage(req, { policies: rows, bindings, principals, statuses }, state, form);
   };
 
   /** A create form: its refusals are shown in that form, with what was typed. */

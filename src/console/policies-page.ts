@@ -1,10 +1,12 @@
 import type { PolicyBindingRow, PolicyRow } from "../db/queries/policies";
+import type { PolicyStatus } from "../management/policies/policy-status";
 import { guardrailForm } from "./guardrail-form";
 import { html } from "./html";
 import { buttonForm, formFields, managementLayout, selectOptions, valueOf, type FormState } from "./management-layout";
 import type { ManagementRequest } from "./management-request";
 import type { NamespacePrincipals } from "./namespace-principals";
 import { policyBindings } from "./policy-bindings-view";
+import { policyStatusView } from "./policy-status-view";
 import { policySummary } from "./policy-summary";
 
 const KIND_NAMES: Record<string, string> = { budget: "Budget", rate_limit: "Rate limit", guardrail: "Guardrail", preset: "Policy preset" };
@@ -17,6 +19,8 @@ export interface PoliciesView {
   policies: readonly PolicyRow[];
   bindings: readonly PolicyBindingRow[];
   principals: NamespacePrincipals;
+  /** Current figures of each enabled budget, rate limit and preset (the binding nearest its limit). */
+  statuses: ReadonlyMap<string, PolicyStatus>;
 }
 
 function policyItem(req: ManagementRequest, policy: PolicyRow, view: PoliciesView) {
@@ -25,6 +29,7 @@ function policyItem(req: ManagementRequest, policy: PolicyRow, view: PoliciesVie
   return html`<li><h3 id="${headingId}">${policy.name}</h3>
 <dl><dt>Kind</dt><dd>${KIND_NAMES[policy.kind] ?? policy.kind}</dd><dt>State</dt><dd>${disabled ? "Disabled" : "Enabled"}</dd>
 <dt>Rules</dt><dd>${policySummary(policy.kind, policy.spec).map((line, index) => html`${index > 0 ? html`<br>` : ""}${line}`)}</dd></dl>
+${view.statuses.has(policy.id) ? policyStatusView(view.statuses.get(policy.id)!) : ""}
 ${
   disabled
     ? buttonForm(req, "/console/policies/enable", "policies-enable", policy.id, "Enable", { describedBy: headingId })
@@ -47,8 +52,9 @@ export function policiesPage(req: ManagementRequest, view: PoliciesView, state: 
   const budget = form === "budget" ? state : {};
   const rate = form === "rate_limit" ? state : {};
   const { policies } = view;
-  const body = html`<section aria-labelledby="policies-heading"><h2 id="policies-heading">Policies of ${req.namespace.name}</h2>
+  const body = html`<div class="grid aside"><section aria-labelledby="policies-heading"><h2 id="policies-heading">Policies of ${req.namespace.name}</h2>
 ${policies.length === 0 ? html`<p>No policies yet: requests are limited only by the wallet.</p>` : html`<ul class="items">${policies.map((policy) => policyItem(req, policy, view))}</ul>`}</section>
+<div>
 <form class="card" method="post" action="/console/policies/budget">
 <h2>Create a budget</h2>
 ${formFields(req, "policies-budget")}
@@ -83,6 +89,6 @@ ${formFields(req, "policies-rate-limit")}
 <button type="submit">Create rate limit</button>
 </form>
 ${guardrailForm(req, form === "guardrail" ? state : {})}
-<p class="hint">Policy presets (a budget, a rate limit and a guardrail in one policy) are created through the API.</p>`;
+<p class="hint">Policy presets (a budget, a rate limit and a guardrail in one policy) are created through the API.</p></div></div>`;
   return managementLayout(req, { path: "/console/policies", title: "Policies", state, body });
 }

@@ -1,17 +1,58 @@
 import { Elysia } from "elysia";
 import { parsePagination, type QueryParams } from "../management/usage/query-params";
-import { listRequests } from "../management/usage/usage-service";
+import { parseRequestFilters } from "../management/usage/request-filters";
+import { eachRequestPage, listRequests, requestDetail } from "../management/usage/usage-service";
+import { notFound } from "../errors/api-error";
 import type { ConsoleContext } from "./console-context";
-import { managementPage, type QueryFields } from "./management-request";
-import { requestsPage } from "./requests-page";
+import { managementPage, type ManagementRequest, type QueryFields } from "./management-request";
+import { requestDetailPage } from "./request-detail-page";
+import { apiFilterQuery, requestFilters } from "./request-filters";
+import { requestKeys } from "./request-keys";
+import { requestsCsvResponse } from "./requests-csv";
+import { requestsPage, requestsUrl } from "./requests-page";
 
-/** /console/requests: the history the JSON API lists under …/requests, through the same service. */
+/** Rows read from the history per page of the CSV export. */
+const CSV_PAGE_ROWS = 100;
+const RECORD_ID = /^[\x21-\x7e]{1,128}$/;
+
+/**
+ * /console/requests: the history the JSON API lists under …/requests, through the same
+ * service and the same filter parser (the page's fields become the API's query); one
+ * request's details; and the filtered set as CSV.
+ */
 export function requestsPageRoutes(context: ConsoleContext) {
-  return new Elysia({ name: "console-requests", normalize: false }).get("/console/requests", ({ request, query }) =>
-    managementPage(context, request, query as QueryFields, async (req) => {
-      const page = parsePagination(query as QueryParams);
-      const listing = await listRequests(context.services, req.tenant, page);
-      return requestsPage(req, listing.data, page);
-    }),
-  );
+  const { services } = context;
+  /** A page of the history, narrowed by the JSON API's own query parameters. */
+  const list = (req: ManagementRequest, apiQuery: Record<string, string>, offset: number, limit: number) =>
+    listRequests(services, req.tenant, { offset, limit }, parseRequestFilters(apiQuery)).then((listing) => listing.data);
+  const keyNames = async (req: ManagementRequest) => new Map((await requestKeys(services, req.tenant)).map((key) => [key.id, key.display_name]));
+
+  return new Elysia({ name: "console-requests", normalize: false })
+    .get("/console/requests", ({ request, query }) =>
+      managementPage(context, request, query as QueryFields, async (req) => {
+        const page = parsePagination(query as QueryParams);
+        const filters = requestFilters(query as QueryFields);
+        const [records, keys] = await Promise.all([list(req, apiFilterQuery(filters), page.offset, page.limit), requestKeys(services, req.tenant)]);
+        const models = services.catalog.listModels().map((model) => model.id);
+        return requestsPage(req, { records, page, filters, keys, models });
+      }),
+    )
+    .get("/console/requests.csv", ({ request, query }) =>
+      managementPage(context, request, query as QueryFields, async (req) => {
+        const apiQuery = apiFilterQuery(requestFilters(query as QueryFields));
+        // Bounded by the moment the export starts, so rows written meanwhile do not join it.
+        apiQuery.to ??= new Date().toISOString();
+        // A malformed filter is the 400 page here, before any CSV is sent.
+        const pages = eachRequestPage(services, req.tenant, parseRequestFilters(apiQuery), CSV_PAGE_ROWS);
+        return requestsCsvResponse(pages, await keyNames(req), `requests-${req.namespace.id}.csv`);
+      }),
+    )
+    .get("/console/requests/:recordId", ({ request, query, params }) =>
+      managementPage(context, request, query as QueryFields, async (req) => {
+        // Record ids are short printable ASCII: anything else (a NUL, a lone surrogate) was never one.
+        if (!RECORD_ID.test(params.recordId)) throw notFound("request");
+        const [detail, keys] = await Promise.all([requestDetail(services, req.tenant, params.recordId), requestKeys(services, req.tenant)]);
+        return requestDetailPage(req, detail, keys, requestsUrl("/console/requests", req.namespace.id, requestFilters(query as QueryFields)));
+      }),
+    );
 }

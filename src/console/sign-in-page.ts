@@ -23,6 +23,10 @@ ${options.error ? html`<p class="error" role="alert" id="sign-in-error">${option
 <input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button>
 </form>
-<p class="hint">No password yet? The operator of this Switchyard sets one for your account.</p>`;
+<section aria-labelledby="no-account-heading"><h2 id="no-account-heading">No account yet?</h2>
+<p>The operator of this Switchyard creates accounts on the server:</p>
+<pre><code>npm run admin -- create-account --email you@example.com --password-stdin</code></pre>
+<p class="hint">It reads the password from standard input and prints the account's id and an API key.
+An existing account gets a password with <code>npm run admin -- set-password &lt;account_id&gt;</code>.</p></section>`;
   return renderPage({ title: "Sign in", body, status: options.status, cookies: options.cookies });
 }

@@ -179,19 +179,43 @@ function providerBody(
   };
 }
 
+function metricsWindowSeconds(services: Services): number {
+  return Math.round(services.endpointStats.windowMs / 1000);
+}
+
+/** Every model of the catalog as GET /v1/models lists it (the console's models page shows the same). */
+export function modelBodies(services: Services, filters: ModelFilters = {}): ModelBody[] {
+  const windowSeconds = metricsWindowSeconds(services);
+  return services.catalog
+    .listModels()
+    .filter((model) => matches(model, filters))
+    .map((model) => modelBody(services, model, windowSeconds));
+}
+
+/** Every provider as GET /v1/providers lists it, with its live figures (the console's models page shows the same). */
+export async function providerBodies(services: Services): Promise<ProviderBody[]> {
+  const windowSeconds = metricsWindowSeconds(services);
+  const now = Date.now();
+  const rows = await providerWindow(services, new Date(now - services.endpointStats.windowMs), new Date(now - MINUTE_MS));
+  const byProvider = new Map(rows.map((row) => [row.provider_id, row]));
+  const endpointsByProvider = new Map<string, CatalogEndpoint[]>();
+  for (const model of services.catalog.listModels()) {
+    for (const endpoint of model.endpoints) {
+      const list = endpointsByProvider.get(endpoint.provider);
+      if (list === undefined) endpointsByProvider.set(endpoint.provider, [endpoint]);
+      else list.push(endpoint);
+    }
+  }
+  return services.catalog
+    .listProviders()
+    .map((provider) => providerBody(services, provider, endpointsByProvider.get(provider.id) ?? [], byProvider.get(provider.id), windowSeconds));
+}
+
 export function discoveryRoutes(services: Services) {
-  const windowSeconds = Math.round(services.endpointStats.windowMs / 1000);
   return new Elysia({ name: "discovery", normalize: false })
     .get(
       "/v1/models",
-      ({ request }) => {
-        const filters = modelFilters(new URL(request.url).searchParams);
-        const data = services.catalog
-          .listModels()
-          .filter((model) => matches(model, filters))
-          .map((model) => modelBody(services, model, windowSeconds));
-        return { object: "list" as const, data };
-      },
+      ({ request }) => ({ object: "list" as const, data: modelBodies(services, modelFilters(new URL(request.url).searchParams)) }),
       {
         detail: {
           summary: "The model catalog with prices (USD per 1M tokens) and live metrics; filters provider, id, input_modality, output_modality",
@@ -207,23 +231,7 @@ export function discoveryRoutes(services: Services) {
     )
     .get(
       "/v1/providers",
-      async () => {
-        const now = Date.now();
-        const rows = await providerWindow(services, new Date(now - services.endpointStats.windowMs), new Date(now - MINUTE_MS));
-        const byProvider = new Map(rows.map((row) => [row.provider_id, row]));
-        const endpointsByProvider = new Map<string, CatalogEndpoint[]>();
-        for (const model of services.catalog.listModels()) {
-          for (const endpoint of model.endpoints) {
-            const list = endpointsByProvider.get(endpoint.provider);
-            if (list === undefined) endpointsByProvider.set(endpoint.provider, [endpoint]);
-            else list.push(endpoint);
-          }
-        }
-        const data = services.catalog
-          .listProviders()
-          .map((provider) => providerBody(services, provider, endpointsByProvider.get(provider.id) ?? [], byProvider.get(provider.id), windowSeconds));
-        return { data };
-      },
+      async () => ({ data: await providerBodies(services) }),
       {
         detail: {
           summary: "Providers with their models, prices, request rate and live success and latency figures",

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { launchBrowser } from "../helpers/browser";
+import { firstLoad, launchBrowser } from "../helpers/browser";
 import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
 import { createAccountWithPassword } from "../helpers/console-http";
 
@@ -136,13 +136,7 @@ describe("the console in a browser", () => {
     const account = await createAccountWithPassword(harness.server, PASSWORD);
     await withPage(async (page) => {
       await signInWithKeyboard(page, account.email, PASSWORD);
-      const requested: string[] = [];
-      let bytes = 0;
-      page.on("request", (request) => requested.push(request.url()));
-      page.on("response", async (response) => {
-        bytes += (await response.body().catch(() => Buffer.alloc(0))).length;
-      });
-      await page.goto(url("/console"), { waitUntil: "networkidle" });
+      const { requested, bytes } = await firstLoad(page, url("/console"));
       expect(requested.length).toBeGreaterThan(0);
       for (const address of requested) expect(new URL(address).origin).toBe(new URL(harness.server.url).origin);
       expect(bytes).toBeGreaterThan(0);

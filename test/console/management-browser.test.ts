@@ -300,16 +300,18 @@ describe("the management pages in a browser", () => {
         }
         // The request history shows the requests made above, newest first, with their charge in USD.
         await page.goto(url("/console/requests"));
-        const items = page.locator("main .items > li");
+        // One table row per request (shown as a card at this width).
+        const items = page.locator("main #requests-table tbody tr");
         expect(await items.count()).toBe(3);
         expect(await items.first().textContent()).toContain("mock-openai/gpt-4o-mini");
-        expect(await items.first().textContent()).toMatch(/Charge\$\d+\.\d{2}/);
-        // Two at a time: the older page has the third, and leads back.
-        const ids = await items.locator("code").allTextContents();
+        expect(await items.first().locator("td[data-label=Cost]").textContent()).toMatch(/^\$\d+\.\d{2}/);
+        // Two at a time: the older page has the third, and leads back (each row links to its request).
+        const detailLinks = () => items.locator("td[data-label=Time] a").evaluateAll((links) => links.map((link) => link.getAttribute("href")));
+        const ids = await detailLinks();
         await page.goto(url(`/console/requests?ns=${account.namespaceId}&limit=2`));
-        expect(await items.locator("code").allTextContents()).toEqual(ids.slice(0, 2));
+        expect(await detailLinks()).toEqual(ids.slice(0, 2));
         await Promise.all([page.waitForURL(/offset=2/), page.click("text=Older requests")]);
-        expect(await items.locator("code").allTextContents()).toEqual(ids.slice(2));
+        expect(await detailLinks()).toEqual(ids.slice(2));
         expect(await page.locator("text=Older requests").count()).toBe(0);
         await Promise.all([page.waitForURL(/offset=0/), page.click("text=Newer requests")]);
         expect(await items.count()).toBe(2);

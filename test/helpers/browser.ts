@@ -1,4 +1,4 @@
-import { chromium, type Browser } from "playwright-core";
+import { chromium, type Browser, type Page, type Request, type Response } from "playwright-core";
 
 export const CHROMIUM_PATH = "/usr/bin/chromium";
 
@@ -13,4 +13,26 @@ export function launchBrowser(): Promise<Browser> {
     executablePath: CHROMIUM_PATH,
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
   });
+}
+
+/**
+ * Loads `address` in `page` and counts what it fetched: every URL requested and the bytes
+ * of every response body, until the network is idle (a page's first load).
+ */
+export async function firstLoad(page: Page, address: string): Promise<{ requested: string[]; bytes: number }> {
+  const requested: string[] = [];
+  let bytes = 0;
+  const onRequest = (request: Request) => requested.push(request.url());
+  const onResponse = async (response: Response) => {
+    bytes += (await response.body().catch(() => Buffer.alloc(0))).length;
+  };
+  page.on("request", onRequest);
+  page.on("response", onResponse);
+  try {
+    await page.goto(address, { waitUntil: "networkidle" });
+  } finally {
+    page.off("request", onRequest);
+    page.off("response", onResponse);
+  }
+  return { requested, bytes };
 }
