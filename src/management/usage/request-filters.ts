@@ -36,6 +36,8 @@ function textFilter(query: QueryParams, name: string): string | undefined {
   if (raw === undefined) return undefined;
   if (raw.length === 0) throw badRequest(`${name} must not be empty`);
   if (raw.length > MAX_FILTER_LENGTH) throw badRequest(`${name} is longer than ${MAX_FILTER_LENGTH} characters`);
+  // PostgreSQL text cannot hold either, so the database would refuse the comparison itself.
+  if (raw.includes("\0") || !raw.isWellFormed()) throw badRequest(`${name} must not contain NUL characters or unpaired surrogates`);
   return raw;
 }
 
