@@ -1,0 +1,251 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import postgres from "postgres";
+import { startDedicatedPostgres, type DedicatedPostgres } from "../helpers/dedicated-postgres";
+import { startHaproxy, type RunningHaproxy } from "../helpers/haproxy";
+import { MOCK_KEY, spawnServerOnMocks } from "../helpers/inference-harness";
+import { startAllMockUpstreams, type MockUpstreamSet } from "../helpers/mock-upstreams";
+import type { SpawnedServer } from "../helpers/spawn-server";
+import { createTestDatabase } from "../helpers/test-database";
+
+/**
+ * Faults with two instances behind HAProxy (README "Faults"): PostgreSQL stopped and
+ * started under load, one instance killed with SIGKILL under load, upstreams that hang.
+ * Each scenario runs a few seconds of load and prints its tally; the assertions are the
+ * bookkeeping (no record lost, none twice, the wallet's spend equals the records' charges,
+ * nothing left reserved) and the shape of every failure a client saw.
+ */
+let mocks: MockUpstreamSet;
+const started: SpawnedServer[] = [];
+beforeAll(async () => {
+  mocks = await startAllMockUpstreams({ apiKey: MOCK_KEY });
+  // Each answer takes a moment, so requests are in flight when the fault strikes.
+  for (const mock of [mocks.openai, mocks.anthropic]) mock.setScenario({ kind: "text", usage: { prompt: 12, completion: 8 }, delayMs: 20 });
+});
+afterAll(async () => {
+  for (const server of started) if (server.process.exitCode === null && server.process.signalCode === null) server.process.kill("SIGKILL");
+  await mocks.close();
+});
+
+const CREDIT = 1_000_000_000;
+const CLIENTS = 6;
+type Client = "openai" | "anthropic";
+
+async function spawnInstance(env: Record<string, string>): Promise<SpawnedServer> {
+  const server = await spawnServerOnMocks(mocks, { ADMIN_TOKEN: "op", LOG_LEVEL: "warn", SHUTDOWN_DELAY_MS: "500", SHUTDOWN_GRACE_MS: "10000", ...env });
+  started.push(server);
+  return server;
+}
+
+/** Two instances on `databaseUrl` behind HAProxy (checks on /ready every 200 ms), both up. */
+async function twoInstances(env: Record<string, string>): Promise<{ instances: SpawnedServer[]; balancer: RunningHaproxy }> {
+  const instances = await Promise.all([spawnInstance(env), spawnInstance(env)]);
+  const balancer = await startHaproxy(instances.map((instance) => Number(new URL(instance.url).port)), { checkIntervalMs: 200, fall: 2, rise: 2 });
+  await balancer.waitFor("s1", "UP");
+  await balancer.waitFor("s2", "UP");
+  return { instances, balancer };
+}
+
+async function createAccount(baseUrl: string, email: string): Promise<{ account_id: string; api_key: string }> {
+  const response = await fetch(`${baseUrl}/admin/accounts`, {
+    method: "POST",
+    headers: { authorization: "Bearer op", "content-type": "application/json" },
+    body: JSON.stringify({ email, credit_micro_usd: CREDIT }),
+  });
+  expect(response.status).toBe(200);
+  return (await response.json()) as { account_id: string; api_key: string };
+}
+
+let sequence = 0;
+/** One inference request in `client`'s protocol with a request id of its own. */
+function infer(baseUrl: string, apiKey: string, client: Client, model?: string, signal?: AbortSignal): Promise<Response> {
+  const requestId = `fault-${process.pid}-${++sequence}`;
+  const openai = client === "openai";
+  return fetch(`${baseUrl}${openai ? "/v1/chat/completions" : "/v1/messages"}`, {
+    method: "POST",
+    headers: openai
+      ? { authorization: `Bearer ${apiKey}`, "content-type": "application/json", "x-request-id": requestId }
+      : { "x-api-key": apiKey, "anthropic-version": "2023-06-01", "content-type": "application/json", "x-request-id": requestId },
+    body: JSON.stringify({ model: model ?? (openai ? "mock-openai/gpt-4o-mini" : "mock-anthropic/claude-sonnet-4-5"), max_tokens: 8, messages: [{ role: "user", content: "hi" }] }),
+    signal,
+  });
+}
+
+/** What a 503 is: the instance's, in the client's protocol, or HAProxy's own page (no instance ready). */
+function classify503(client: Client, body: string): "protocol" | "balancer" | "other" {
+  let parsed: any;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return /No server is available/i.test(body) ? "balancer" : "other";
+  }
+  if (client === "openai") return typeof parsed?.error?.message === "string" && typeof parsed.error.type === "string" ? "protocol" : "other";
+  return parsed?.type === "error" && typeof parsed.error?.type === "string" && typeof parsed.error.message === "string" ? "protocol" : "other";
+}
+
+interface Tally {
+  sent: number;
+  ok: number;
+  /** 503 in the client's protocol, from an instance. */
+  protocol503: number;
+  /** HAProxy's own 503: it had no instance marked ready. */
+  balancer503: number;
+  /** Anything else: another status, a 503 of the wrong shape, a refused or reset connection. */
+  other: string[];
+  /** The request ids answered 200. */
+  okIds: string[];
+}
+
+/** `CLIENTS` clients, half OpenAI and half Anthropic, sending one request after another until `stop()`. */
+function load(baseUrl: string, apiKey: string): { tally: Tally; stop(): Promise<Tally> } {
+  const tally: Tally = { sent: 0, ok: 0, protocol503: 0, balancer503: 0, other: [], okIds: [] };
+  let running = true;
+  const client = async (kind: Client) => {
+    while (running) {
+      tally.sent++;
+      try {
+        const response = await infer(baseUrl, apiKey, kind);
+        const body = await response.text();
+        if (response.status === 200) {
+          tally.ok++;
+          tally.okIds.push(response.headers.get("x-request-id")!);
+        } else if (response.status === 503 && classify503(kind, body) === "protocol") tally.protocol503++;
+        else if (response.status === 503 && classify503(kind, body) === "balancer") tally.balancer503++;
+        else tally.other.push(`${kind} ${response.status} ${body.slice(0, 200)}`);
+        // A client backs off after a failure, as the SDKs do, rather than spinning on it.
+        if (response.status !== 200) await Bun.sleep(50);
+      } catch (error) {
+        tally.other.push(`${kind} ${String(error)}`);
+        await Bun.sleep(50);
+      }
+    }
+  };
+  const clients = Array.from({ length: CLIENTS }, (_, index) => client(index % 2 === 0 ? "openai" : "anthropic"));
+  return {
+    tally,
+    async stop() {
+      running = false;
+      await Promise.all(clients);
+      return tally;
+    },
+  };
+}
+
+interface Books {
+  balance: number;
+  reserved: number;
+  leased: number;
+  /** Sum of the ledger's entries (credits and usage): equals the balance when the books hold. */
+  ledger: number;
+  records: number;
+  /** Sum of the records' final charges. */
+  charged: number;
+  /** Request ids with more than one record. */
+  twice: number;
+}
+
+async function books(sql: postgres.Sql, accountId: string): Promise<Books> {
+  const [row] = await sql<{ [key: string]: string }[]>`
+    select w.balance_micro_usd::text as balance, w.reserved_micro_usd::text as reserved,
+           (select coalesce(sum(amount_micro_usd), 0)::text from wallet_leases l where l.account_id = w.account_id) as leased,
+           (select coalesce(sum(amount_micro_usd), 0)::text from ledger_entries l where l.account_id = w.account_id) as ledger,
+           (select count(*)::text from requests r where r.account_id = w.account_id) as records,
+           (select coalesce(sum(final_charge_micro_usd), 0)::text from requests r where r.account_id = w.account_id) as charged,
+           (select count(*)::text from (select request_id from requests r where r.account_id = w.account_id group by request_id having count(*) > 1) d) as twice
+      from wallets w where w.account_id = ${accountId}`;
+  return Object.fromEntries(Object.entries(row!).map(([key, value]) => [key, Number(value)])) as unknown as Books;
+}
+
+async function recordedIds(sql: postgres.Sql, accountId: string): Promise<Set<string>> {
+  const rows = await sql<{ request_id: string }[]>`select request_id from requests where account_id = ${accountId}`;
+  return new Set(rows.map((row) => row.request_id));
+}
+
+async function stopAll(instances: SpawnedServer[]): Promise<void> {
+  for (const instance of instances) if (instance.process.exitCode === null && instance.process.signalCode === null) instance.process.kill("SIGTERM");
+  for (const instance of instances) await instance.exited;
+}
+
+describe("PostgreSQL stopped and started under load", () => {
+  let pg: DedicatedPostgres;
+  beforeAll(async () => {
+    pg = await startDedicatedPostgres();
+  });
+  afterAll(() => pg.destroy());
+
+  test("no 200 without its one record, spend equals the records' charges, every failure a clean 503", async () => {
+    const { instances, balancer } = await twoInstances({ DATABASE_URL: pg.url });
+    const sql = postgres(pg.url, { max: 1, onnotice: () => {} });
+    try {
+      const account = await createAccount(balancer.url, "pg-restart@example.test");
+      const running = load(balancer.url, account.api_key);
+      await Bun.sleep(1_000);
+
+      pg.stop();
+      const stoppedAt = Date.now();
+      const outageStart = running.tally.sent;
+      // During the outage each instance answers for itself, bypassing the balancer that has marked it down.
+      const direct: Record<Client, Map<string, number>> = { openai: new Map(), anthropic: new Map() };
+      const directOk: string[] = [];
+      let slowestDirectMs = 0;
+      const probe = async (instance: SpawnedServer, client: Client) => {
+        const sentAt = Date.now();
+        const response = await infer(instance.url, account.api_key, client);
+        const body = await response.text();
+        slowestDirectMs = Math.max(slowestDirectMs, Date.now() - sentAt);
+        if (response.status === 200) directOk.push(response.headers.get("x-request-id")!);
+        const outcome = response.status === 200 ? "200" : response.status === 503 ? `503 ${classify503(client, body)}` : `${response.status} ${body.slice(0, 200)}`;
+        direct[client].set(outcome, (direct[client].get(outcome) ?? 0) + 1);
+      };
+      const until = Date.now() + 2_000;
+      const probing = (async () => {
+        while (Date.now() < until) {
+          await Promise.all(instances.flatMap((instance) => [probe(instance, "openai"), probe(instance, "anthropic")]));
+          await Bun.sleep(100);
+        }
+      })();
+      await Bun.sleep(2_000);
+      const outageMs = Date.now() - stoppedAt;
+      const duringOutage = running.tally.sent - outageStart;
+      pg.start();
+      const restarted = Date.now();
+      await balancer.waitFor("s1", "UP", 30_000);
+      await balancer.waitFor("s2", "UP", 30_000);
+      const backInMs = Date.now() - restarted;
+      await probing;
+      await Bun.sleep(1_000);
+      const tally = await running.stop();
+      // SIGTERM drains: the write buffers flush what they hold before the processes exit.
+      const stopping = Date.now();
+      await stopAll(instances);
+      const stopMs = Date.now() - stopping;
+
+      const recorded = await recordedIds(sql, account.account_id);
+      // Served from the leases an instance already held, a direct request is answered 200 and must be recorded too.
+      const lost = [...tally.okIds, ...directOk].filter((id) => !recorded.has(id));
+      const ledger = await books(sql, account.account_id);
+      console.log(
+        `PostgreSQL stopped for ${outageMs} ms under load through HAProxy: sent ${tally.sent} (${duringOutage} during the outage), 200 ${tally.ok}, ` +
+          `503 in the protocol's shape ${tally.protocol503}, HAProxy's 503 (no instance ready) ${tally.balancer503}, other ${tally.other.length}; ` +
+          `lost ${lost.length}, records ${ledger.records}, recorded twice ${ledger.twice}; spend ${CREDIT - ledger.balance} vs sum of charges ${ledger.charged}; ` +
+          `reserved ${ledger.reserved}, leased ${ledger.leased}; both instances ready again ${backInMs} ms after the restart, stopped in ${stopMs} ms; directly to the instances during the outage: ` +
+          `OpenAI ${JSON.stringify(Object.fromEntries(direct.openai))}, Anthropic ${JSON.stringify(Object.fromEntries(direct.anthropic))}, slowest answer ${slowestDirectMs} ms`,
+      );
+      expect(tally.other).toEqual([]);
+      expect(tally.ok).toBeGreaterThan(50);
+      expect(lost).toEqual([]);
+      expect(ledger.twice).toBe(0);
+      // Every record is a 200 the client saw, or a request failed cleanly (its record says so, at no charge).
+      expect(ledger.records).toBeGreaterThanOrEqual(tally.ok + directOk.length);
+      expect(CREDIT - ledger.balance).toBe(ledger.charged);
+      expect(ledger.balance).toBe(ledger.ledger);
+      expect({ reserved: ledger.reserved, leased: ledger.leased }).toEqual({ reserved: 0, leased: 0 });
+      // Straight to an instance, a request during the outage is served or refused in its protocol's shape.
+      for (const client of ["openai", "anthropic"] as const) {
+        for (const outcome of direct[client].keys()) expect(["200", "503 protocol"]).toContain(outcome);
+      }
+    } finally {
+      await balancer.stop();
+      await sql.end();
+    }
+  }, 90_000);
+});
