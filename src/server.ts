@@ -111,9 +111,9 @@ export async function startServer(overrides: Partial<Config> = {}, parts: Server
   const processNumber = serverProcessNumber();
   metrics.register(new Gauge("switchyard_process", "This server process: its pid and its number among SERVER_PROCESSES (1 when alone).", ["pid", "process"])).track([String(process.pid), processNumber ?? "1"], () => 1);
   const writeBuffer = new ShardedWriteBuffer(db.sql, meteringWriteConnections(config, db.kind), { metrics, flushIntervalMs: Math.max(1, config.meteringFlushIntervalMs) });
-  const walletLeases = new WalletLeases(db.sql);
+  const walletLeases = new WalletLeases(db.sql, { ttlSeconds: config.admissionLeaseTtlSecs, tickMs: config.admissionTickMs });
   walletLeases.start();
-  const policyCounters = new PolicyCounters(db.sql);
+  const policyCounters = new PolicyCounters(db.sql, { holdTtlSecs: config.admissionLeaseTtlSecs, tickMs: config.admissionTickMs });
   policyCounters.start();
   const masterKey = () => {
     // A generated key lives in DATA_DIR: keep the folder private first (README, "Configuration").

@@ -249,3 +249,76 @@ describe("PostgreSQL stopped and started under load", () => {
     }
   }, 90_000);
 });
+
+describe("one instance killed with SIGKILL under load", () => {
+  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(() => db.drop());
+
+  test("the other keeps serving; what is lost is the killed one's unflushed records; its wallet lease is swept and the books balance", async () => {
+    // Short lease TTL and tick, so the dead instance's lease is swept within the test (30 s and 5 s by default).
+    const { instances, balancer } = await twoInstances({ DATABASE_URL: db.url, ADMISSION_LEASE_TTL_SECS: "2", ADMISSION_TICK_MS: "250" });
+    const sql = postgres(db.url, { max: 1, onnotice: () => {} });
+    try {
+      const account = await createAccount(balancer.url, "sigkill@example.test");
+      const running = load(balancer.url, account.api_key);
+      await Bun.sleep(1_000);
+      const [{ leasesBefore }] = (await sql<{ leasesBefore: number }[]>`select count(*)::int as "leasesBefore" from wallet_leases where account_id = ${account.account_id}`) as unknown as [{ leasesBefore: number }];
+
+      instances[0]!.process.kill("SIGKILL");
+      const killedAt = Date.now();
+      const beforeKill = { sent: running.tally.sent, other: running.tally.other.length };
+      await balancer.waitFor("s1", "DOWN");
+      const downInMs = Date.now() - killedAt;
+      await Bun.sleep(1_500);
+      const okAfterDown = running.tally.ok;
+      await Bun.sleep(500);
+      const tally = await running.stop();
+      const servedAfterDown = tally.ok - okAfterDown;
+
+      // The dead instance's lease is no longer renewed: it expires and the survivor's tick sweeps it.
+      let sweptInMs = 0;
+      for (;;) {
+        // One lease per instance and account: the survivor's (renewed, or returned when idle) and none of the dead one's.
+        const [leases] = await sql<{ count: number; expired: number }[]>`
+          select count(*)::int as count, count(*) filter (where expires_at < now())::int as expired from wallet_leases where account_id = ${account.account_id}`;
+        if (leases!.count <= 1 && leases!.expired === 0) {
+          sweptInMs = Date.now() - killedAt;
+          break;
+        }
+        if (Date.now() - killedAt > 20_000) throw new Error("the dead instance's lease was not swept within 20 s");
+        await Bun.sleep(100);
+      }
+      const [{ live }] = (await sql<{ live: number }[]>`select count(*)::int as live from wallet_leases where account_id = ${account.account_id}`) as unknown as [{ live: number }];
+      await stopAll(instances);
+
+      const recorded = await recordedIds(sql, account.account_id);
+      const lost = tally.okIds.filter((id) => !recorded.has(id));
+      const ledger = await books(sql, account.account_id);
+      const failed = tally.other.map((entry) => (/ECONNRESET/.test(entry) ? "reset" : entry.replace(/^(openai|anthropic) /, "").slice(0, 3)));
+      const failures = Object.fromEntries([...new Set(failed)].map((status) => [status, failed.filter((s) => s === status).length]));
+      console.log(
+        `SIGKILL of 1 of 2 instances under load through HAProxy: sent ${tally.sent}, 200 ${tally.ok}, 503 in the protocol's shape ${tally.protocol503}, HAProxy's 503 ${tally.balancer503}, failed otherwise ${JSON.stringify(failures)} ` +
+          `(${tally.other.length - beforeKill.other} after the kill), HAProxy had it down ${downInMs} ms after the kill, 200s after that ${servedAfterDown}; ` +
+          `answered 200 but never recorded (the killed instance's unflushed records) ${lost.length}, records ${ledger.records}, recorded twice ${ledger.twice}; ` +
+          `spend ${CREDIT - ledger.balance} vs sum of charges ${ledger.charged}; leases before the kill ${leasesBefore}, the dead one's swept ${sweptInMs} ms after the kill (live leases then ${live}); ` +
+          `after the survivor stopped: reserved ${ledger.reserved}, leased ${ledger.leased}`,
+      );
+      expect(servedAfterDown).toBeGreaterThan(20);
+      // Failures are the killed instance's: requests in flight on it (HAProxy's 502, or the client's connection reset) and those sent to it before the balancer saw it down (503).
+      for (const entry of tally.other) expect(entry).toMatch(/^(openai|anthropic) (502 |503 |TypeError: ECONNRESET)/);
+      expect(leasesBefore).toBe(2);
+      // Records are written every METERING_FLUSH_INTERVAL_MS (25 ms): what the killed instance had answered but not yet written is gone, a few requests per client at most.
+      expect(lost.length).toBeLessThanOrEqual(CLIENTS * 8);
+      expect(ledger.twice).toBe(0);
+      expect(CREDIT - ledger.balance).toBe(ledger.charged);
+      expect(ledger.balance).toBe(ledger.ledger);
+      expect({ reserved: ledger.reserved, leased: ledger.leased }).toEqual({ reserved: 0, leased: 0 });
+    } finally {
+      await balancer.stop();
+      await sql.end();
+    }
+  }, 90_000);
+});
