@@ -322,3 +322,85 @@ describe("one instance killed with SIGKILL under load", () => {
     }
   }, 90_000);
 });
+
+describe("upstreams that hang, behind HAProxy under load", () => {
+  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    // Gemini's first frame carries text: the stream is committed (head and a token sent), then it stalls.
+    mocks.google.setScenario({ kind: "slow", delayMs: 0, chunkDelayMs: 60_000 });
+  });
+  afterAll(() => db.drop());
+
+  test("the deadlines hold: the client gets its protocol's timeout, the record says so, the reservation is released", async () => {
+    const { instances, balancer } = await twoInstances({ DATABASE_URL: db.url, UPSTREAM_FIRST_BYTE_TIMEOUT_MS: "1000", UPSTREAM_IDLE_TIMEOUT_MS: "1000" });
+    const sql = postgres(db.url, { max: 1, onnotice: () => {} });
+    try {
+      const account = await createAccount(balancer.url, "hang@example.test");
+      const running = load(balancer.url, account.api_key);
+      const timed = async <T>(work: () => Promise<T>): Promise<T & { ms: number }> => {
+        const sentAt = Date.now();
+        const result = await work();
+        return { ...result, ms: Date.now() - sentAt };
+      };
+      const hung = (client: Client, model: string) =>
+        timed(async () => {
+          const response = await infer(balancer.url, account.api_key, client, model);
+          return { client, id: response.headers.get("x-request-id")!, status: response.status, body: (await response.json()) as any };
+        });
+      const stalled = () =>
+        timed(async () => {
+          const response = await fetch(`${balancer.url}/v1/messages`, {
+            method: "POST",
+            headers: { "x-api-key": account.api_key, "anthropic-version": "2023-06-01", "content-type": "application/json" },
+            body: JSON.stringify({ model: "mock-google/gemini-2.5-flash", stream: true, max_tokens: 50, messages: [{ role: "user", content: "hi" }] }),
+          });
+          return { id: response.headers.get("x-request-id")!, status: response.status, text: await response.text() };
+        });
+      const [hungOpenai, hungAnthropic, stalls] = await Promise.all([
+        Promise.all(Array.from({ length: 4 }, () => hung("openai", "mock-openai/gpt-4o-mini@hang"))),
+        Promise.all(Array.from({ length: 4 }, () => hung("anthropic", "mock-anthropic/claude-sonnet-4-5@hang"))),
+        Promise.all(Array.from({ length: 4 }, stalled)),
+      ]);
+      const tally = await running.stop();
+      await stopAll(instances);
+
+      const ids = [...hungOpenai, ...hungAnthropic, ...stalls].map((request) => request.id);
+      const rows = await sql<{ request_id: string; status: string; status_code: number; charge: number | null }[]>`
+        select request_id, status, status_code, final_charge_micro_usd as charge from requests where request_id in ${sql(ids)}`;
+      const byId = new Map(rows.map((row) => [row.request_id, row]));
+      const ledger = await books(sql, account.account_id);
+      const slowest = (requests: { ms: number }[]) => Math.max(...requests.map((request) => request.ms));
+      console.log(
+        `upstreams that hang (first-byte and idle deadlines 1 s) behind HAProxy under load: load sent ${tally.sent}, 200 ${tally.ok}, other ${tally.other.length}; ` +
+          `hung before the head: OpenAI ${hungOpenai.map((r) => r.status).join(",")} (slowest ${slowest(hungOpenai)} ms), Anthropic ${hungAnthropic.map((r) => r.status).join(",")} (slowest ${slowest(hungAnthropic)} ms); ` +
+          `stalled mid-stream: ${stalls.map((r) => r.status).join(",")} with an error frame ${stalls.filter((r) => /event: error\ndata: \{"type":"error"/.test(r.text)).length} of ${stalls.length} (slowest ${slowest(stalls)} ms); ` +
+          `records ${JSON.stringify(rows.map((row) => `${row.status}/${row.status_code}`))}; spend ${CREDIT - ledger.balance} vs sum of charges ${ledger.charged}; reserved ${ledger.reserved}, leased ${ledger.leased}`,
+      );
+      expect(tally.other).toEqual([]);
+      expect(tally.ok).toBe(tally.sent);
+      for (const request of hungOpenai) {
+        expect(request.status).toBe(504);
+        expect(request.body.error.code).toBe("upstream_timeout");
+      }
+      for (const request of hungAnthropic) {
+        expect(request.status).toBe(504);
+        expect(request.body).toMatchObject({ type: "error", error: { type: "timeout_error" } });
+      }
+      for (const request of stalls) {
+        expect(request.status).toBe(200);
+        expect(request.text).toContain("event: content_block_delta");
+        expect(request.text).toMatch(/event: error\ndata: \{"type":"error"/);
+      }
+      for (const request of [...hungOpenai, ...hungAnthropic]) expect(byId.get(request.id)).toMatchObject({ status: "failed", status_code: 504 });
+      for (const request of stalls) expect(byId.get(request.id)?.status).toBe("failed");
+      expect(ledger.twice).toBe(0);
+      expect(CREDIT - ledger.balance).toBe(ledger.charged);
+      expect(ledger.balance).toBe(ledger.ledger);
+      expect({ reserved: ledger.reserved, leased: ledger.leased }).toEqual({ reserved: 0, leased: 0 });
+    } finally {
+      await balancer.stop();
+      await sql.end();
+    }
+  }, 90_000);
+});
