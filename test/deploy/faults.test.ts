@@ -155,6 +155,40 @@ async function books(sql: postgres.Sql, accountId: string): Promise<Books> {
   return Object.fromEntries(Object.entries(row!).map(([key, value]) => [key, Number(value)])) as unknown as Books;
 }
 
+/** The books hold: no request recorded twice, spend equals the records' charges, the balance its ledger, nothing left reserved or leased. */
+function expectBooksBalanced(ledger: Books): void {
+  expect(ledger.twice).toBe(0);
+  expect(CREDIT - ledger.balance).toBe(ledger.charged);
+  expect(ledger.balance).toBe(ledger.ledger);
+  expect({ reserved: ledger.reserved, leased: ledger.leased }).toEqual({ reserved: 0, leased: 0 });
+}
+
+/** Two instances on `databaseUrl` behind HAProxy and a connection to that database for `run`; the balancer and the connection end with it. */
+async function onTwoInstances(
+  databaseUrl: string,
+  env: Record<string, string>,
+  run: (setup: { instances: SpawnedServer[]; balancer: RunningHaproxy; sql: postgres.Sql }) => Promise<void>,
+): Promise<void> {
+  const { instances, balancer } = await twoInstances({ DATABASE_URL: databaseUrl, ...env });
+  const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  try {
+    await run({ instances, balancer, sql });
+  } finally {
+    await balancer.stop();
+    await sql.end();
+  }
+}
+
+/** A database of the runner's cluster for the tests of one describe block. */
+function ownDatabase(): { url(): string } {
+  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(() => db.drop());
+  return { url: () => db.url };
+}
+
 async function recordedIds(sql: postgres.Sql, accountId: string): Promise<Set<string>> {
   const rows = await sql<{ request_id: string }[]>`select request_id from requests where account_id = ${accountId}`;
   return new Set(rows.map((row) => row.request_id));
@@ -173,9 +207,7 @@ describe("PostgreSQL stopped and started under load", () => {
   afterAll(() => pg.destroy());
 
   test("no 200 without its one record, spend equals the records' charges, every failure a clean 503", async () => {
-    const { instances, balancer } = await twoInstances({ DATABASE_URL: pg.url });
-    const sql = postgres(pg.url, { max: 1, onnotice: () => {} });
-    try {
+    await onTwoInstances(pg.url, {}, async ({ instances, balancer, sql }) => {
       const account = await createAccount(balancer.url, "pg-restart@example.test");
       const running = load(balancer.url, account.api_key);
       await Bun.sleep(1_000);
@@ -233,35 +265,23 @@ describe("PostgreSQL stopped and started under load", () => {
       expect(tally.other).toEqual([]);
       expect(tally.ok).toBeGreaterThan(50);
       expect(lost).toEqual([]);
-      expect(ledger.twice).toBe(0);
       // Every record is a 200 the client saw, or a request failed cleanly (its record says so, at no charge).
       expect(ledger.records).toBeGreaterThanOrEqual(tally.ok + directOk.length);
-      expect(CREDIT - ledger.balance).toBe(ledger.charged);
-      expect(ledger.balance).toBe(ledger.ledger);
-      expect({ reserved: ledger.reserved, leased: ledger.leased }).toEqual({ reserved: 0, leased: 0 });
+      expectBooksBalanced(ledger);
       // Straight to an instance, a request during the outage is served or refused in its protocol's shape.
       for (const client of ["openai", "anthropic"] as const) {
         for (const outcome of direct[client].keys()) expect(["200", "503 protocol"]).toContain(outcome);
       }
-    } finally {
-      await balancer.stop();
-      await sql.end();
-    }
+    });
   }, 90_000);
 });
 
 describe("one instance killed with SIGKILL under load", () => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-  afterAll(() => db.drop());
+  const db = ownDatabase();
 
   test("the other keeps serving; what is lost is the killed one's unflushed records; its wallet lease is swept and the books balance", async () => {
     // Short lease TTL and tick, so the dead instance's lease is swept within the test (30 s and 5 s by default).
-    const { instances, balancer } = await twoInstances({ DATABASE_URL: db.url, ADMISSION_LEASE_TTL_SECS: "2", ADMISSION_TICK_MS: "250" });
-    const sql = postgres(db.url, { max: 1, onnotice: () => {} });
-    try {
+    await onTwoInstances(db.url(), { ADMISSION_LEASE_TTL_SECS: "2", ADMISSION_TICK_MS: "250" }, async ({ instances, balancer, sql }) => {
       const account = await createAccount(balancer.url, "sigkill@example.test");
       const running = load(balancer.url, account.api_key);
       await Bun.sleep(1_000);
@@ -312,30 +332,20 @@ describe("one instance killed with SIGKILL under load", () => {
       expect(leasesBefore).toBe(2);
       // Records are written every METERING_FLUSH_INTERVAL_MS (25 ms): what the killed instance had answered but not yet written is gone, a few requests per client at most.
       expect(lost.length).toBeLessThanOrEqual(CLIENTS * 8);
-      expect(ledger.twice).toBe(0);
-      expect(CREDIT - ledger.balance).toBe(ledger.charged);
-      expect(ledger.balance).toBe(ledger.ledger);
-      expect({ reserved: ledger.reserved, leased: ledger.leased }).toEqual({ reserved: 0, leased: 0 });
-    } finally {
-      await balancer.stop();
-      await sql.end();
-    }
+      expectBooksBalanced(ledger);
+    });
   }, 90_000);
 });
 
 describe("upstreams that hang, behind HAProxy under load", () => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  beforeAll(async () => {
-    db = await createTestDatabase();
+  const db = ownDatabase();
+  beforeAll(() => {
     // Gemini's first frame carries text: the stream is committed (head and a token sent), then it stalls.
     mocks.google.setScenario({ kind: "slow", delayMs: 0, chunkDelayMs: 60_000 });
   });
-  afterAll(() => db.drop());
 
   test("the deadlines hold: the client gets its protocol's timeout, the record says so, the reservation is released", async () => {
-    const { instances, balancer } = await twoInstances({ DATABASE_URL: db.url, UPSTREAM_FIRST_BYTE_TIMEOUT_MS: "1000", UPSTREAM_IDLE_TIMEOUT_MS: "1000" });
-    const sql = postgres(db.url, { max: 1, onnotice: () => {} });
-    try {
+    await onTwoInstances(db.url(), { UPSTREAM_FIRST_BYTE_TIMEOUT_MS: "1000", UPSTREAM_IDLE_TIMEOUT_MS: "1000" }, async ({ instances, balancer, sql }) => {
       const account = await createAccount(balancer.url, "hang@example.test");
       const running = load(balancer.url, account.api_key);
       const timed = async <T>(work: () => Promise<T>): Promise<T & { ms: number }> => {
@@ -394,13 +404,7 @@ describe("upstreams that hang, behind HAProxy under load", () => {
       }
       for (const request of [...hungOpenai, ...hungAnthropic]) expect(byId.get(request.id)).toMatchObject({ status: "failed", status_code: 504 });
       for (const request of stalls) expect(byId.get(request.id)?.status).toBe("failed");
-      expect(ledger.twice).toBe(0);
-      expect(CREDIT - ledger.balance).toBe(ledger.charged);
-      expect(ledger.balance).toBe(ledger.ledger);
-      expect({ reserved: ledger.reserved, leased: ledger.leased }).toEqual({ reserved: 0, leased: 0 });
-    } finally {
-      await balancer.stop();
-      await sql.end();
-    }
+      expectBooksBalanced(ledger);
+    });
   }, 90_000);
 });
