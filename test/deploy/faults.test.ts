@@ -45,14 +45,14 @@ async function twoInstances(env: Record<string, string>): Promise<{ instances: S
   return { instances, balancer };
 }
 
-async function createAccount(baseUrl: string, email: string): Promise<{ account_id: string; api_key: string }> {
+async function createAccount(baseUrl: string, email: string): Promise<{ account_id: string; namespace_id: string; api_key: string }> {
   const response = await fetch(`${baseUrl}/admin/accounts`, {
     method: "POST",
     headers: { authorization: "Bearer op", "content-type": "application/json" },
     body: JSON.stringify({ email, credit_micro_usd: CREDIT }),
   });
   expect(response.status).toBe(200);
-  return (await response.json()) as { account_id: string; api_key: string };
+  return (await response.json()) as { account_id: string; namespace_id: string; api_key: string };
 }
 
 let sequence = 0;
@@ -283,9 +283,16 @@ describe("one instance killed with SIGKILL under load", () => {
     // Short lease TTL and tick, so the dead instance's lease is swept within the test (30 s and 5 s by default).
     await onTwoInstances(db.url(), { ADMISSION_LEASE_TTL_SECS: "2", ADMISSION_TICK_MS: "250" }, async ({ instances, balancer, sql }) => {
       const account = await createAccount(balancer.url, "sigkill@example.test");
+      // A budget on the namespace: every request also holds its cost ceiling on the budget's counter while it runs.
+      const ns = `${balancer.url}/v1/namespaces/${account.namespace_id}`;
+      const headers = { authorization: `Bearer ${account.api_key}`, "content-type": "application/json" };
+      const budget = (await (await fetch(`${ns}/policies`, { method: "POST", headers, body: JSON.stringify({ name: "roomy", kind: "budget", spec: { window: "total", limit_micro_usd: CREDIT } }) })).json()) as { id: string };
+      const bound = await fetch(`${ns}/policies/${budget.id}/bind`, { method: "POST", headers, body: JSON.stringify({ principal_type: "namespace", principal_id: account.namespace_id }) });
+      expect(bound.status).toBe(200);
       const running = load(balancer.url, account.api_key);
       await Bun.sleep(1_000);
       const [{ leasesBefore }] = (await sql<{ leasesBefore: number }[]>`select count(*)::int as "leasesBefore" from wallet_leases where account_id = ${account.account_id}`) as unknown as [{ leasesBefore: number }];
+      const [{ holdsBefore }] = (await sql<{ holdsBefore: number }[]>`select count(*)::int as "holdsBefore" from admission_holds`) as unknown as [{ holdsBefore: number }];
 
       instances[0]!.process.kill("SIGKILL");
       const killedAt = Date.now();
@@ -304,11 +311,12 @@ describe("one instance killed with SIGKILL under load", () => {
         // One lease per instance and account: the survivor's (renewed, or returned when idle) and none of the dead one's.
         const [leases] = await sql<{ count: number; expired: number }[]>`
           select count(*)::int as count, count(*) filter (where expires_at < now())::int as expired from wallet_leases where account_id = ${account.account_id}`;
-        if (leases!.count <= 1 && leases!.expired === 0) {
+        const [holds] = await sql<{ expired: number }[]>`select count(*) filter (where expires_at < now())::int as expired from admission_holds`;
+        if (leases!.count <= 1 && leases!.expired === 0 && holds!.expired === 0) {
           sweptInMs = Date.now() - killedAt;
           break;
         }
-        if (Date.now() - killedAt > 20_000) throw new Error("the dead instance's lease was not swept within 20 s");
+        if (Date.now() - killedAt > 20_000) throw new Error("the dead instance's lease and budget holds were not swept within 20 s");
         await Bun.sleep(100);
       }
       const [{ live }] = (await sql<{ live: number }[]>`select count(*)::int as live from wallet_leases where account_id = ${account.account_id}`) as unknown as [{ live: number }];
@@ -317,6 +325,9 @@ describe("one instance killed with SIGKILL under load", () => {
       const recorded = await recordedIds(sql, account.account_id);
       const lost = tally.okIds.filter((id) => !recorded.has(id));
       const ledger = await books(sql, account.account_id);
+      // The only database of this describe block, so the only budget counter and holds are this account's.
+      const [counter] = await sql<{ reserved: number; spent: number; holds: number }[]>`
+        select reserved_micro_usd::int as reserved, spent_micro_usd::int as spent, (select count(*)::int from admission_holds) as holds from admission_counters`;
       const failed = tally.other.map((entry) => (/ECONNRESET/.test(entry) ? "reset" : entry.replace(/^(openai|anthropic) /, "").slice(0, 3)));
       const failures = Object.fromEntries([...new Set(failed)].map((status) => [status, failed.filter((s) => s === status).length]));
       console.log(
@@ -324,7 +335,8 @@ describe("one instance killed with SIGKILL under load", () => {
           `(${tally.other.length - beforeKill.other} after the kill), HAProxy had it down ${downInMs} ms after the kill, 200s after that ${servedAfterDown}; ` +
           `answered 200 but never recorded (the killed instance's unflushed records) ${lost.length}, records ${ledger.records}, recorded twice ${ledger.twice}; ` +
           `spend ${CREDIT - ledger.balance} vs sum of charges ${ledger.charged}; leases before the kill ${leasesBefore}, the dead one's swept ${sweptInMs} ms after the kill (live leases then ${live}); ` +
-          `after the survivor stopped: reserved ${ledger.reserved}, leased ${ledger.leased}`,
+          `after the survivor stopped: reserved ${ledger.reserved}, leased ${ledger.leased}; budget holds before the kill ${holdsBefore}, after the stop ${counter!.holds}, ` +
+          `budget reserved ${counter!.reserved}, budget spent ${counter!.spent} = recorded charges ${ledger.charged} + ${counter!.spent - ledger.charged} (the dead instance's swept holds and settled-but-unrecorded charges)`,
       );
       expect(servedAfterDown).toBeGreaterThan(20);
       // Failures are the killed instance's: requests in flight on it (HAProxy's 502, or the client's connection reset) and those sent to it before the balancer saw it down (503).
@@ -333,6 +345,10 @@ describe("one instance killed with SIGKILL under load", () => {
       // Records are written every METERING_FLUSH_INTERVAL_MS (25 ms): what the killed instance had answered but not yet written is gone, a few requests per client at most.
       expect(lost.length).toBeLessThanOrEqual(CLIENTS * 8);
       expectBooksBalanced(ledger);
+      // The budget lost nothing either: no hold left, nothing reserved, and the dead requests' holds counted as spent, never as free.
+      expect(holdsBefore).toBeGreaterThan(0);
+      expect({ holds: counter!.holds, reserved: counter!.reserved }).toEqual({ holds: 0, reserved: 0 });
+      expect(counter!.spent).toBeGreaterThanOrEqual(ledger.charged);
     });
   }, 90_000);
 });
