@@ -69,6 +69,14 @@ export interface Config {
    * ended: the upstream is aborted and the request settled as cancelled. 0: never.
    */
   streamStallTimeoutMs: number;
+  /**
+   * Wallet leases and budget holds of an instance that died (SIGKILL, a lost host) are no
+   * longer renewed: they expire after ADMISSION_LEASE_TTL_SECS and the next maintenance tick
+   * of any live instance (every ADMISSION_TICK_MS) sweeps them, so a dead instance's
+   * reservations are back in the wallet within TTL + tick. The TTL must cover two ticks.
+   */
+  admissionLeaseTtlSecs: number;
+  admissionTickMs: number;
   /** Client pool size for a real PostgreSQL (the embedded one always gets 1). */
   databasePoolSize: number;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
@@ -185,6 +193,17 @@ function previousOf(name: string, env: Record<string, string | undefined>): stri
   return previous;
 }
 
+/** ADMISSION_LEASE_TTL_SECS and ADMISSION_TICK_MS: a lease renewed every tick must outlive two of them. */
+function admissionTiming(env: Record<string, string | undefined>): { admissionLeaseTtlSecs: number; admissionTickMs: number } {
+  const admissionLeaseTtlSecs = integer("ADMISSION_LEASE_TTL_SECS", 30, env);
+  const admissionTickMs = integer("ADMISSION_TICK_MS", 5_000, env);
+  if (admissionTickMs < 1) throw new Error(`ADMISSION_TICK_MS must be a positive integer, got "${env.ADMISSION_TICK_MS}"`);
+  if (admissionLeaseTtlSecs * 1000 < 2 * admissionTickMs) {
+    throw new Error(`ADMISSION_LEASE_TTL_SECS (${admissionLeaseTtlSecs} s) must be at least two ADMISSION_TICK_MS (${admissionTickMs} ms): leases are renewed once a tick`);
+  }
+  return { admissionLeaseTtlSecs, admissionTickMs };
+}
+
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const port = integer("PORT", 8080, env);
   const logLevel = (env.LOG_LEVEL ?? "info") as Config["logLevel"];
@@ -213,6 +232,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     // moved away within about 4 s.
     shutdownDelayMs: integer("SHUTDOWN_DELAY_MS", 5_000, env),
     streamStallTimeoutMs: integer("STREAM_STALL_TIMEOUT_MS", 30_000, env),
+    ...admissionTiming(env),
     databasePoolSize: integer("DATABASE_POOL_SIZE", 10, env),
     logLevel,
     meteringEnabled: env.METERING !== "off",

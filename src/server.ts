@@ -122,9 +122,13 @@ export async function startServer(overrides: Partial<Config> = {}, parts: Server
   metrics.register(new Gauge("switchyard_process", "This server process: its pid and its number among SERVER_PROCESSES (1 when alone).", ["pid", "process"])).track([String(process.pid), processNumber ?? "1"], () => 1);
   const loopDelay = startEventLoopDelayProbe(metrics);
   const writeBuffer = new ShardedWriteBuffer(db.sql, meteringWriteConnections(config, db.kind), { metrics, flushIntervalMs: Math.max(1, config.meteringFlushIntervalMs) });
-  const walletLeases = new WalletLeases(db.sql);
+  const walletLeases = new WalletLeases(db.sql, { ttlSeconds: config.admissionLeaseTtlSecs, tickMs: config.admissionTickMs });
   walletLeases.start();
-  const policyCounters = new PolicyCounters(db.sql, config.admissionLeases ? { leases: DEFAULT_LEASE_SETTINGS } : {});
+  const policyCounters = new PolicyCounters(db.sql, {
+    holdTtlSecs: config.admissionLeaseTtlSecs,
+    tickMs: config.admissionTickMs,
+    ...(config.admissionLeases ? { leases: DEFAULT_LEASE_SETTINGS } : {}),
+  });
   policyCounters.start();
   const masterKey = () => {
     // A generated key lives in DATA_DIR: keep the folder private first (README, "Configuration").

@@ -49,3 +49,13 @@ describe("server processes", () => {
     expect(() => loadConfig({ ...shared, SERVER_PROCESSES: "2", PORT: "0" })).toThrow("SERVER_PROCESSES=2 needs a fixed PORT");
   });
 });
+
+describe("admission lease timing", () => {
+  test("a dead instance's leases expire after 30 s and are swept every 5 s by default; both settable, the TTL covering two ticks", () => {
+    expect(loadConfig({})).toMatchObject({ admissionLeaseTtlSecs: 30, admissionTickMs: 5_000 });
+    expect(loadConfig({ ADMISSION_LEASE_TTL_SECS: "2", ADMISSION_TICK_MS: "250" })).toMatchObject({ admissionLeaseTtlSecs: 2, admissionTickMs: 250 });
+    expect(() => loadConfig({ ADMISSION_TICK_MS: "0" })).toThrow("ADMISSION_TICK_MS must be a positive integer");
+    expect(() => loadConfig({ ADMISSION_LEASE_TTL_SECS: "1", ADMISSION_TICK_MS: "600" })).toThrow("must be at least two ADMISSION_TICK_MS");
+    expect(() => loadConfig({ ADMISSION_LEASE_TTL_SECS: "x" })).toThrow("ADMISSION_LEASE_TTL_SECS must be a non-negative integer");
+  });
+});
