@@ -221,7 +221,7 @@ async function main(): Promise<number> {
 }
 
 // However the servers misbehave (a request that never ends), the bench ends.
-const WATCHDOG_MS = quick ? 60_000 : 300_000;
+const WATCHDOG_MS = quick ? 120_000 : 600_000;
 setTimeout(() => {
   console.error(`bench failed: still running after ${WATCHDOG_MS / 1000} s (a request hung?)`);
   cleanupAll();

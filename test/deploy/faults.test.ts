@@ -70,16 +70,23 @@ function infer(baseUrl: string, apiKey: string, client: Client, model?: string, 
   });
 }
 
-/** What a 503 is: the instance's, in the client's protocol, or HAProxy's own page (no instance ready). */
+/**
+ * What a 503 is: the instance's, in the client's protocol, or the balancer's own
+ * (deploy/haproxy-503.http, no instance ready), which must parse as the client's error shape too.
+ */
 function classify503(client: Client, body: string): "protocol" | "balancer" | "other" {
   let parsed: any;
   try {
     parsed = JSON.parse(body);
   } catch {
-    return /No server is available/i.test(body) ? "balancer" : "other";
+    return "other";
   }
-  if (client === "openai") return typeof parsed?.error?.message === "string" && typeof parsed.error.type === "string" ? "protocol" : "other";
-  return parsed?.type === "error" && typeof parsed.error?.type === "string" && typeof parsed.error.message === "string" ? "protocol" : "other";
+  const shaped =
+    client === "openai"
+      ? typeof parsed?.error?.message === "string" && typeof parsed.error.type === "string"
+      : parsed?.type === "error" && typeof parsed.error?.type === "string" && typeof parsed.error.message === "string";
+  if (!shaped) return "other";
+  return /no Switchyard instance is ready/.test(parsed.error.message) ? "balancer" : "protocol";
 }
 
 interface Tally {

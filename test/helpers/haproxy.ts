@@ -49,6 +49,9 @@ export interface RunningHaproxy {
   stop(): Promise<void>;
 }
 
+/** deploy/haproxy-503.http: what the balancer answers when no instance is ready. */
+const BALANCER_503_FILE = new URL("../../deploy/haproxy-503.http", import.meta.url).pathname;
+
 /** The configuration for `backendPorts` on 127.0.0.1 behind a front end on `port`. */
 export function haproxyConfig(port: number, backendPorts: readonly number[], statsSocket: string, options: HaproxyOptions = {}): string {
   const inter = options.checkIntervalMs ?? 200;
@@ -64,6 +67,8 @@ export function haproxyConfig(port: number, backendPorts: readonly number[], sta
     // A check answered slowly by a busy machine is not a failed one: only a non-200 is.
     "  timeout check 2s",
     `  retries ${options.retries ?? 0}`,
+    // The deployment's own 503 page (JSON every SDK reads as an error) when no server is up.
+    `  errorfile 503 ${BALANCER_503_FILE}`,
     ...(options.retries ? ["  option redispatch"] : []),
     "frontend switchyard",
     `  bind 127.0.0.1:${port}`,
