@@ -6,6 +6,10 @@ import { arrivingRequest } from "../../src/metering/request-outcome";
 import { composePolicies } from "../../src/policy/compose-policies";
 import type { BoundPolicy, EffectivePolicy, PrincipalRef } from "../../src/policy/effective-policy";
 import { toPolicyRecord } from "../../src/policy/policy-record";
+import postgres from "postgres";
+import type { Sql } from "../../src/db/connect-database";
+import { migrate } from "../../src/db/migrate";
+import { createTestDatabase } from "../helpers/test-database";
 
 /** A policy bound to a principal, as the policy store would load it (spec validated, patterns compiled). */
 export function bound(id: string, kind: string, spec: object, principal: PrincipalRef = { type: "api_key", id: "k_test" }, disabled = false): BoundPolicy {
@@ -36,3 +40,28 @@ export function request(policy: EffectivePolicy, overrides: Partial<AdmissionReq
     ...overrides,
   };
 }
+
+/**
+ * A throwaway database, migrated, for the counters' tests: `sql` (what PolicyCounters uses;
+ * `calls()` counts the statements it sent) and `reader` (for the tests' own reads, not counted).
+ */
+export async function countersDatabase(): Promise<{ sql: Sql; reader: Sql; calls(): number; close(): Promise<void> }> {
+  const database = await createTestDatabase();
+  let calls = 0;
+  const sql = postgres(database.url, { max: 8, onnotice: () => {}, debug: () => void calls++, types: BIGINT_AS_NUMBER }) as unknown as Sql;
+  const reader = postgres(database.url, { max: 2, onnotice: () => {}, types: BIGINT_AS_NUMBER }) as unknown as Sql;
+  await migrate(sql);
+  return {
+    sql,
+    reader,
+    calls: () => calls,
+    async close() {
+      await sql.end();
+      await reader.end();
+      await database.drop();
+    },
+  };
+}
+
+/** bigint columns as numbers: the counters' figures stay far below 2^53 in tests. */
+const BIGINT_AS_NUMBER = { bigint: { to: 20, from: [20], serialize: (value: number) => String(value), parse: (value: string) => Number(value) } };

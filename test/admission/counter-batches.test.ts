@@ -1,30 +1,20 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import postgres from "postgres";
 import { isRefusal, type Grant, type Refusal } from "../../src/admission/admission-check";
 import { GroupCommit } from "../../src/admission/group-commit";
 import { PolicyCounters } from "../../src/admission/policy-counters";
 import type { Sql } from "../../src/db/connect-database";
-import { migrate } from "../../src/db/migrate";
-import { createTestDatabase } from "../helpers/test-database";
-import { bound, effective, request } from "./admission-support";
+import { bound, countersDatabase, effective, request } from "./admission-support";
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let db: Awaited<ReturnType<typeof countersDatabase>>;
 let sql: Sql;
 let reader: Sql;
-let calls = 0;
-const BIGINT_AS_NUMBER = { bigint: { to: 20, from: [20], serialize: (value: number) => String(value), parse: (value: string) => Number(value) } };
+const calls = () => db.calls();
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  sql = postgres(database.url, { max: 8, onnotice: () => {}, debug: () => void calls++, types: BIGINT_AS_NUMBER }) as unknown as Sql;
-  reader = postgres(database.url, { max: 2, onnotice: () => {}, types: BIGINT_AS_NUMBER }) as unknown as Sql;
-  await migrate(sql);
+  db = await countersDatabase();
+  ({ sql, reader } = db);
 });
-afterAll(async () => {
-  await sql.end();
-  await reader.end();
-  await database.drop();
-});
+afterAll(() => db.close());
 
 async function counter(key: string) {
   const [row] = await reader`select reserved_micro_usd::int as reserved, spent_micro_usd::int as spent, window_requests::int as requests, window_tokens::text as tokens from admission_counters where counter_key = ${key}`;
@@ -82,7 +72,7 @@ describe("group commit of budget and rate-limit admissions", () => {
       bound("pol_batch_calls_budget", "budget", { window: "day", limit_micro_usd: 1e12 }),
       bound("pol_batch_calls_rate", "rate_limit", { window_secs: 60, max_requests: 1e6 }),
     );
-    const before = calls;
+    const before = calls();
     const fire = async () => {
       const grant = await counters.admit(request(policy));
       if (isRefusal(grant)) throw new Error(grant.message);
@@ -90,7 +80,7 @@ describe("group commit of budget and rate-limit admissions", () => {
     };
     await Promise.all(Array.from({ length: 200 }, fire));
     // 200 admissions and 200 settlements, one call each without batching.
-    expect(calls - before).toBeLessThan(100);
+    expect(calls() - before).toBeLessThan(100);
     expect(await counter(policy.budgets[0]!.counterKey)).toMatchObject({ reserved: 0, spent: 200 });
     expect(await counter(policy.rateLimits[0]!.counterKey)).toMatchObject({ requests: 200 });
   });

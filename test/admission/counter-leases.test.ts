@@ -1,12 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import postgres from "postgres";
 import { isRefusal, type Grant, type Refusal } from "../../src/admission/admission-check";
 import type { LeaseSettings } from "../../src/admission/counter-leases";
 import { PolicyCounters } from "../../src/admission/policy-counters";
 import type { Sql } from "../../src/db/connect-database";
-import { migrate } from "../../src/db/migrate";
-import { createTestDatabase } from "../helpers/test-database";
-import { bound, effective, request } from "./admission-support";
+import { bound, countersDatabase, effective, request } from "./admission-support";
 
 /**
  * Leases of room on hot keys far from their limits (src/admission/counter-leases.ts,
@@ -14,24 +11,17 @@ import { bound, effective, request } from "./admission-support";
  * leases end, no lease near a limit, and never more admitted than a limit across two
  * instances.
  */
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let db: Awaited<ReturnType<typeof countersDatabase>>;
 let sql: Sql;
 let reader: Sql;
-let calls = 0;
-const BIGINT_AS_NUMBER = { bigint: { to: 20, from: [20], serialize: (value: number) => String(value), parse: (value: string) => Number(value) } };
+const calls = () => db.calls();
 const LEASES: LeaseSettings = { requests: 16, maxRequests: 16, lifeMs: 1_000, headroomFactor: 8, hotAdmissionsPerSecond: 4 };
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  sql = postgres(database.url, { max: 8, onnotice: () => {}, debug: () => void calls++, types: BIGINT_AS_NUMBER }) as unknown as Sql;
-  reader = postgres(database.url, { max: 2, onnotice: () => {}, types: BIGINT_AS_NUMBER }) as unknown as Sql;
-  await migrate(sql);
+  db = await countersDatabase();
+  ({ sql, reader } = db);
 });
-afterAll(async () => {
-  await sql.end();
-  await reader.end();
-  await database.drop();
-});
+afterAll(() => db.close());
 
 async function counter(key: string) {
   const [row] = await reader`select reserved_micro_usd::int as reserved, spent_micro_usd::int as spent, window_requests::int as requests, window_tokens::int as tokens from admission_counters where counter_key = ${key}`;
@@ -64,9 +54,9 @@ describe("leases of room on hot keys", () => {
       bound("pol_lease_rate", "rate_limit", { window_secs: 60, max_requests: 1e6, max_tokens: 1e9 }),
     );
     const leased = new PolicyCounters(sql, { leases: { ...LEASES, requests: 64, maxRequests: 64 } });
-    const before = calls;
+    const before = calls();
     const leasedRun = await load(leased, policy, 400, 8, 3);
-    const leasedCalls = calls - before;
+    const leasedCalls = calls() - before;
     await leased.stop();
     expect(leasedRun).toEqual({ admitted: 400, refused: 0 });
     // Spent is every charge; nothing stays reserved; the rate limit counts each request
@@ -79,9 +69,9 @@ describe("leases of room on hot keys", () => {
       bound("pol_lease_budget_2", "budget", { window: "day", limit_micro_usd: 1e12 }),
       bound("pol_lease_rate_2", "rate_limit", { window_secs: 60, max_requests: 1e6, max_tokens: 1e9 }),
     );
-    const beforeOneByOne = calls;
+    const beforeOneByOne = calls();
     await load(oneByOne, policyTwo, 400, 8, 3);
-    const oneByOneCalls = calls - beforeOneByOne;
+    const oneByOneCalls = calls() - beforeOneByOne;
     await oneByOne.stop();
     // Group commit alone: about two calls per wave of 8 (admit and settle); leases of 64:
     // two calls per lease, which the next one takes over after three quarters of it.

@@ -25,17 +25,10 @@ import { join } from "node:path";
 import { cleanupAll, firstLineWithin, spawnChild, waitForPing } from "./children";
 import { chatTarget, runLanes } from "./load";
 import { cpuTicks, idleTicks, postgresTicks, threadTicks, TICKS_PER_SECOND } from "./process-cpu";
-import { startDatabase, startSwitchyard, type SwitchyardProcess } from "./switchyard-process";
+import { parseVariants, startDatabase, startSwitchyard, type SwitchyardProcess } from "./switchyard-process";
 
 const MOCK_KEY = "bench-mock-key";
 const HERE = import.meta.dir;
-function parseVariants(spec: string): Array<{ mode: string; env: Record<string, string> }> {
-  return spec.split(";").filter(Boolean).map((part) => {
-    const colon = part.indexOf(":");
-    if (colon <= 0) throw new Error(`VARIANTS entry "${part}" is not label:{json env}`);
-    return { mode: part.slice(0, colon), env: JSON.parse(part.slice(colon + 1)) as Record<string, string> };
-  });
-}
 
 interface Tally {
   completed: number;

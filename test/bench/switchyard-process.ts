@@ -179,3 +179,12 @@ export async function startSwitchyard(options: {
     output: child.output,
   };
 }
+
+/** `VARIANTS` of the bench scripts: `label:{json env}` pairs separated by ";". */
+export function parseVariants(spec: string): Array<{ mode: string; env: Record<string, string> }> {
+  return spec.split(";").filter(Boolean).map((part) => {
+    const colon = part.indexOf(":");
+    if (colon <= 0) throw new Error(`VARIANTS entry "${part}" is not label:{json env}`);
+    return { mode: part.slice(0, colon), env: JSON.parse(part.slice(colon + 1)) as Record<string, string> };
+  });
+}

@@ -22,7 +22,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupAll, firstLineWithin, spawnChild, waitForPing } from "./children";
 import { chatTarget, percentileMs, runLanes, type Target } from "./load";
-import { startDatabase, startSwitchyard, type SwitchyardProcess } from "./switchyard-process";
+import { parseVariants, startDatabase, startSwitchyard, type SwitchyardProcess } from "./switchyard-process";
 
 process.env.CHILD_OUTPUT_KEEP = String(20_000_000);
 const MOCK_KEY = "bench-mock-key";
@@ -31,12 +31,6 @@ const SECONDS = Number(process.env.TAIL_SECONDS ?? 8);
 const LANES = 64;
 const DELAY_BOUNDS = ["0.001", "0.002", "0.005", "0.01", "0.02", "0.05"];
 
-function parseVariants(spec: string): Array<{ mode: string; env: Record<string, string> }> {
-  return spec.split(";").filter(Boolean).map((part) => {
-    const colon = part.indexOf(":");
-    return { mode: part.slice(0, colon), env: JSON.parse(part.slice(colon + 1)) as Record<string, string> };
-  });
-}
 
 /** The event-loop delay histogram's cumulative bucket counts, its count and its sum. */
 async function delayHistogram(url: string): Promise<{ buckets: Map<string, number>; count: number; sum: number }> {
