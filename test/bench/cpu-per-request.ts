@@ -21,14 +21,12 @@
  *   of an older commit, its node_modules linked), so two commits are compared in one run:
  *     VARIANTS='before:{"SWITCHYARD_ROOT":"../before"};after:{}' bun test/bench/cpu-per-request.ts
  */
-import { join } from "node:path";
-import { cleanupAll, firstLineWithin, spawnChild, waitForPing } from "./children";
+import { cleanupAll } from "./children";
 import { chatTarget, runLanes } from "./load";
 import { cpuTicks, idleTicks, postgresTicks, threadTicks, TICKS_PER_SECOND } from "./process-cpu";
-import { parseVariants, startDatabase, startSwitchyard, type SwitchyardProcess } from "./switchyard-process";
+import { parseVariants, startBenchUpstreams, startDatabase, startSwitchyard, type SwitchyardProcess } from "./switchyard-process";
 
 const MOCK_KEY = "bench-mock-key";
-const HERE = import.meta.dir;
 
 interface Tally {
   completed: number;
@@ -43,16 +41,8 @@ interface Tally {
 async function main(): Promise<void> {
   const slices = Number(process.env.SLICES ?? 3);
   const sliceMs = Number(process.env.SLICE_MS ?? 2_500);
-  const mockChild = spawnChild("mock upstreams", [process.execPath, join(HERE, "start-mock.ts"), MOCK_KEY]);
-  const mockUrls = JSON.parse(await firstLineWithin(mockChild, 30_000)) as Record<string, string>;
-  const proxyChild = spawnChild("bare proxy", [process.execPath, join(HERE, "bare-proxy.ts"), mockUrls["openai-chat"]!]);
-  const proxyUrl = await firstLineWithin(proxyChild, 30_000);
-  await waitForPing(proxyUrl, proxyChild, 30_000);
+  const { mockChild, proxyChild, proxyUrl, mocks } = await startBenchUpstreams(MOCK_KEY);
   const database = await startDatabase();
-  const mocks = [
-    { protocol: "openai-chat" as const, baseUrl: mockUrls["openai-chat"]! },
-    { protocol: "anthropic-messages" as const, baseUrl: mockUrls["anthropic-messages"]! },
-  ];
   const switchyards: SwitchyardProcess[] = [];
   for (const variant of parseVariants(process.env.VARIANTS ?? 'metering off:{"METERING":"off"};metering on:{}')) {
     // A variant's BUN_FLAGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") go to `bun` itself.

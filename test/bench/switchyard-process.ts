@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import postgres from "postgres";
 import { catalogFor, mockProviderEnv, type MockUpstream } from "../helpers/mock-upstreams";
-import { freePort, onCleanup, spawnChild, waitForPing, type Child } from "./children";
+import { firstLineWithin, freePort, onCleanup, spawnChild, waitForPing, type Child } from "./children";
 
 const REPO_ROOT = resolve(import.meta.dir, "../..");
 const ADMIN_TOKEN = "bench-admin-token";
@@ -187,4 +187,36 @@ export function parseVariants(spec: string): Array<{ mode: string; env: Record<s
     if (colon <= 0) throw new Error(`VARIANTS entry "${part}" is not label:{json env}`);
     return { mode: part.slice(0, colon), env: JSON.parse(part.slice(colon + 1)) as Record<string, string> };
   });
+}
+
+/** The upstream side of a bench run: the mock upstreams (one child) and the bare proxy in front of the openai-chat one. */
+export interface BenchUpstreams {
+  mockChild: Child;
+  proxyChild: Child;
+  /** The proxy's origin. */
+  proxyUrl: string;
+  /** The mocks' base URLs, as startSwitchyard takes them. */
+  mocks: Array<{ protocol: "openai-chat" | "anthropic-messages"; baseUrl: string }>;
+}
+
+/** Starts test/bench/start-mock.ts and test/bench/bare-proxy.ts (each a child, ended by cleanupAll) and waits until both answer. */
+export async function startBenchUpstreams(mockKey: string): Promise<BenchUpstreams> {
+  const here = import.meta.dir;
+  const mockChild = spawnChild("mock upstreams", [process.execPath, join(here, "start-mock.ts"), mockKey]);
+  const mockUrls = JSON.parse(await firstLineWithin(mockChild, 30_000)) as Record<string, string>;
+  const openai = mockUrls["openai-chat"];
+  const anthropic = mockUrls["anthropic-messages"];
+  if (openai === undefined || anthropic === undefined) throw new Error(`mock child printed ${JSON.stringify(mockUrls)}`);
+  const proxyChild = spawnChild("bare proxy", [process.execPath, join(here, "bare-proxy.ts"), openai]);
+  const proxyUrl = await firstLineWithin(proxyChild, 30_000);
+  await waitForPing(proxyUrl, proxyChild, 30_000);
+  return {
+    mockChild,
+    proxyChild,
+    proxyUrl,
+    mocks: [
+      { protocol: "openai-chat", baseUrl: openai },
+      { protocol: "anthropic-messages", baseUrl: anthropic },
+    ],
+  };
 }

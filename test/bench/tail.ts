@@ -19,14 +19,12 @@
  * 64 connections is mostly queueing; the delays say how much of it is one long stall.
  */
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { cleanupAll, firstLineWithin, spawnChild, waitForPing } from "./children";
+import { cleanupAll } from "./children";
 import { chatTarget, percentileMs, runLanes, type Target } from "./load";
-import { parseVariants, startDatabase, startSwitchyard, type SwitchyardProcess } from "./switchyard-process";
+import { parseVariants, startBenchUpstreams, startDatabase, startSwitchyard, type SwitchyardProcess } from "./switchyard-process";
 
 process.env.CHILD_OUTPUT_KEEP = String(20_000_000);
 const MOCK_KEY = "bench-mock-key";
-const HERE = import.meta.dir;
 const SECONDS = Number(process.env.TAIL_SECONDS ?? 8);
 const LANES = 64;
 const DELAY_BOUNDS = ["0.001", "0.002", "0.005", "0.01", "0.02", "0.05"];
@@ -112,16 +110,8 @@ async function measure(target: Target, pid: number, server: SwitchyardProcess | 
 }
 
 async function main(): Promise<void> {
-  const mockChild = spawnChild("mock upstreams", [process.execPath, join(HERE, "start-mock.ts"), MOCK_KEY]);
-  const mockUrls = JSON.parse(await firstLineWithin(mockChild, 30_000)) as Record<string, string>;
-  const proxyChild = spawnChild("bare proxy", [process.execPath, join(HERE, "bare-proxy.ts"), mockUrls["openai-chat"]!]);
-  const proxyUrl = await firstLineWithin(proxyChild, 30_000);
-  await waitForPing(proxyUrl, proxyChild, 30_000);
+  const { proxyChild, proxyUrl, mocks } = await startBenchUpstreams(MOCK_KEY);
   const database = await startDatabase();
-  const mocks = [
-    { protocol: "openai-chat" as const, baseUrl: mockUrls["openai-chat"]! },
-    { protocol: "anthropic-messages" as const, baseUrl: mockUrls["anthropic-messages"]! },
-  ];
   const switchyards: SwitchyardProcess[] = [];
   try {
     for (const variant of parseVariants(process.env.VARIANTS ?? 'metered:{};metering off:{"METERING":"off"}')) {
