@@ -1,21 +1,21 @@
 -- name: insertRequestRecords
 -- A batch of request records as one JSON array parameter; idempotent on the record id
 -- (with its created_at: the partitioned table's key, migration 0025).
--- (The first attempt of a flush writes requests, usage_frames and billing_audit with
--- COPY instead: src/metering/metering-sink.ts. These statements are the retry path.)
+-- (The first attempt of a flush writes requests and ledger entries with COPY instead:
+-- src/metering/metering-sink.ts. These statements are the retry path.)
 insert into requests (
   id, request_id, account_id, namespace_id, api_key_id, oauth_token_id, status, status_code, billing_status,
   model_id, provider_id, provider_model_id, routing_profile, funding_source, streamed,
   finish_reason, first_token_kind, prompt_tokens, completion_tokens, reasoning_tokens,
   cache_read_tokens, cache_write_tokens, final_charge_micro_usd, request_duration_ms,
   upstream_duration_ms, generation_duration_ms, ttft_ms, used_capabilities, usage_evidence,
-  warnings, attempts, created_at, completed_at)
+  warnings, attempts, charge_audit, created_at, completed_at)
 select id, request_id, account_id, namespace_id, api_key_id, oauth_token_id, status, status_code, billing_status,
   model_id, provider_id, provider_model_id, routing_profile, funding_source, streamed,
   finish_reason, first_token_kind, prompt_tokens, completion_tokens, reasoning_tokens,
   cache_read_tokens, cache_write_tokens, final_charge_micro_usd, request_duration_ms,
   upstream_duration_ms, generation_duration_ms, ttft_ms,
-  array(select json_array_elements_text(used_capabilities)), usage_evidence::text, warnings::text, attempts::text, created_at, completed_at
+  array(select json_array_elements_text(used_capabilities)), usage_evidence::text, warnings::text, attempts::text, charge_audit::text, created_at, completed_at
 from json_to_recordset($1::text::json) as r(
   id text, request_id text, account_id text, namespace_id text, api_key_id text, oauth_token_id text, status text,
   status_code integer, billing_status text, model_id text, provider_id text, provider_model_id text,
@@ -24,23 +24,8 @@ from json_to_recordset($1::text::json) as r(
   cache_read_tokens integer, cache_write_tokens integer, final_charge_micro_usd bigint,
   request_duration_ms integer, upstream_duration_ms integer, generation_duration_ms integer,
   ttft_ms integer, used_capabilities json, usage_evidence json, warnings json, attempts json,
-  created_at timestamptz, completed_at timestamptz)
+  charge_audit json, created_at timestamptz, completed_at timestamptz)
 on conflict (id, created_at) do nothing;
-
--- name: insertUsageFrames
-insert into usage_frames (request_record_id, attempt_ordinal, frame_ordinal, account_id, account_label, frame_kind, provider_id, provider_model_id, usage)
-select request_record_id, attempt_ordinal, frame_ordinal, account_id, account_label, frame_kind, provider_id, provider_model_id, usage::text
-from json_to_recordset($1::text::json) as f(
-  request_record_id text, attempt_ordinal integer, frame_ordinal integer, account_id text, account_label text,
-  frame_kind text, provider_id text, provider_model_id text, usage json)
-on conflict do nothing;
-
--- name: insertBillingAudit
-insert into billing_audit (request_record_id, account_id, namespace_id, charge_micro_usd, pricing, buckets)
-select request_record_id, account_id, namespace_id, charge_micro_usd, pricing::text, buckets::text
-from json_to_recordset($1::text::json) as a(
-  request_record_id text, account_id text, namespace_id text, charge_micro_usd bigint, pricing json, buckets json)
-on conflict do nothing;
 
 -- name: applyLedgerEntries
 -- Ledger rows and the wallet change they cause, in one statement: only entries that

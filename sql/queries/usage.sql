@@ -68,8 +68,9 @@ select id, request_id, api_key_id, oauth_token_id, billing_status, created_at, c
 
 -- name: namespaceUsage
 -- One namespace over [$3, $4). A request's charge is its immutable billing-audit
--- charge when one exists, else the legacy charge on the request row; a request
--- whose charge is still null is a billing anomaly (counted, never summed as 0).
+-- charge when one exists (records written before migration 0030), else the charge on
+-- the request row; a request whose charge is still null is a billing anomaly
+-- (counted, never summed as 0).
 with window_requests as (
   select r.id, r.prompt_tokens, r.completion_tokens, r.used_capabilities,
          coalesce(a.charge_micro_usd, r.final_charge_micro_usd) as charge_micro_usd

@@ -1,8 +1,9 @@
 /**
- * The stored shape of a request record's usage evidence (`request_records.usage_evidence`
- * and `usage_frames`): written by metering (src/metering/usage-evidence.ts builds it), read
- * back by the usage queries. It lives with the database layer so both sides share it
- * without the queries depending on metering.
+ * The stored shape of a request record's usage evidence (`requests.usage_evidence`; records
+ * written before migration 0030 also have their frames in `usage_frames`): written by
+ * metering (src/metering/usage-evidence.ts builds it), read back by the usage queries. It
+ * lives with the database layer so both sides share it without the queries depending on
+ * metering.
  */
 
 /** Whose key an attempt used. */

@@ -1,4 +1,4 @@
-import type { UsageCounts, UsageEvidence } from "../db/usage-evidence-shape";
+import type { UsageEvidence } from "../db/usage-evidence-shape";
 import type { AttemptSummary } from "../db/attempt-summary-shape";
 
 /** Row shapes written by the metering batches (sql/queries/metering.sql), snake_case as stored. */
@@ -37,27 +37,18 @@ export interface RequestRow {
   warnings: unknown[];
   /** Every attempt, in order (attempt-summary.ts). */
   attempts: AttemptSummary[];
+  /** What a computed charge was computed from; null when none was (migration 0030). */
+  charge_audit: ChargeAudit | null;
   created_at: string;
   completed_at: string;
 }
 
-export interface UsageFrameRow {
-  request_record_id: string;
-  attempt_ordinal: number;
-  frame_ordinal: number;
-  account_id: string;
-  account_label: string;
-  frame_kind: string;
-  provider_id: string;
-  provider_model_id: string;
-  usage: UsageCounts;
-}
-
-export interface BillingAuditRow {
-  request_record_id: string;
-  account_id: string;
-  namespace_id: string | null;
-  charge_micro_usd: number;
+/**
+ * The catalog pricing and the token buckets a computed charge was summed from, kept on the
+ * record so the charge can be recomputed. (Records before migration 0030 have theirs in
+ * billing_audit, and their frames in usage_frames as well as in `usage_evidence`.)
+ */
+export interface ChargeAudit {
   pricing: unknown;
   buckets: unknown;
 }
@@ -77,7 +68,5 @@ export interface LedgerRow {
 /** Where settled rows go: the batched write buffer in production. */
 export interface MeteringSink {
   request(row: RequestRow): void;
-  usageFrame(row: UsageFrameRow): void;
-  billingAudit(row: BillingAuditRow): void;
   ledger(row: LedgerRow): void;
 }

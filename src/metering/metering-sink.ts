@@ -2,10 +2,10 @@ import type { Sql } from "../db/connect-database";
 import { copyBinaryInto, binaryRowsEncoder, type BinaryColumnType, type BinaryRowsEncoder } from "../db/copy-binary";
 import { copyInto, copyLineWriter, type CopyColumnKind } from "../db/copy-rows";
 import { jsonRowsWriter } from "../db/json-rows";
-import { applyLedgerEntries, applyLedgerTotals, insertBillingAudit, insertRequestRecords, insertUsageFrames, type JsonBatchInsert } from "../db/queries/metering";
+import { applyLedgerEntries, applyLedgerTotals, insertRequestRecords, type JsonBatchInsert } from "../db/queries/metering";
 import { lockWalletsThenLeases } from "../db/queries/wallet-locks";
 import { log } from "../observability/log";
-import type { BillingAuditRow, LedgerRow, MeteringSink, RequestRow, UsageFrameRow } from "./metering-rows";
+import type { LedgerRow, MeteringSink, RequestRow } from "./metering-rows";
 import type { RowRouter } from "../db/batch/sharded-write-buffer";
 import type { BatchTable } from "../db/batch/write-buffer";
 
@@ -92,34 +92,17 @@ const REQUEST_COPY: CopyTarget<RequestRow> = {
     "finish_reason", "first_token_kind", "prompt_tokens", "completion_tokens", "reasoning_tokens",
     "cache_read_tokens", "cache_write_tokens", "final_charge_micro_usd", "request_duration_ms",
     "upstream_duration_ms", "generation_duration_ms", "ttft_ms", "used_capabilities", "usage_evidence",
-    "warnings", "attempts", "created_at", "completed_at",
+    "warnings", "attempts", "charge_audit", "created_at", "completed_at",
   ],
-  kinds: { used_capabilities: "text[]", usage_evidence: "json", warnings: "json", attempts: "json" },
+  kinds: { used_capabilities: "text[]", usage_evidence: "json", warnings: "json", attempts: "json", charge_audit: "json" },
   types: {
     id: "text", request_id: "text", account_id: "text", namespace_id: "text", api_key_id: "text", oauth_token_id: "text", status: "text", status_code: "int4", billing_status: "text",
     model_id: "text", provider_id: "text", provider_model_id: "text", routing_profile: "text", funding_source: "text", streamed: "bool",
     finish_reason: "text", first_token_kind: "text", prompt_tokens: "int4", completion_tokens: "int4", reasoning_tokens: "int4",
     cache_read_tokens: "int4", cache_write_tokens: "int4", final_charge_micro_usd: "int8", request_duration_ms: "int4",
     upstream_duration_ms: "int4", generation_duration_ms: "int4", ttft_ms: "int4", used_capabilities: "text[]", usage_evidence: "json",
-    warnings: "json", attempts: "json", created_at: "timestamptz", completed_at: "timestamptz",
+    warnings: "json", attempts: "json", charge_audit: "json", created_at: "timestamptz", completed_at: "timestamptz",
   },
-};
-
-const USAGE_FRAME_COPY: CopyTarget<UsageFrameRow> = {
-  table: "usage_frames",
-  columns: ["request_record_id", "attempt_ordinal", "frame_ordinal", "account_id", "account_label", "frame_kind", "provider_id", "provider_model_id", "usage"],
-  kinds: { usage: "json" },
-  types: {
-    request_record_id: "text", attempt_ordinal: "int4", frame_ordinal: "int4", account_id: "text", account_label: "text", frame_kind: "text",
-    provider_id: "text", provider_model_id: "text", usage: "json",
-  },
-};
-
-const BILLING_AUDIT_COPY: CopyTarget<BillingAuditRow> = {
-  table: "billing_audit",
-  columns: ["request_record_id", "account_id", "namespace_id", "charge_micro_usd", "pricing", "buckets"],
-  kinds: { pricing: "json", buckets: "json" },
-  types: { request_record_id: "text", account_id: "text", namespace_id: "text", charge_micro_usd: "int8", pricing: "json", buckets: "json" },
 };
 
 const LEDGER_COPY: CopyTarget<LedgerRow> = {
@@ -174,29 +157,21 @@ function ledgerTotals(rows: readonly LedgerRow[]): { amounts: Map<string, number
 }
 
 /**
- * The metering write path: request records, usage frames, billing audit and ledger
- * entries go into the batched write buffer, registered in this order so one flush
- * writes a request's rows in one transaction. Every row is keyed by its account: with
- * several buffers side by side, a request's rows (all of one account) stay together,
- * and an account's wallet and lease are only ever updated by one of them.
+ * The metering write path: request records (each with its usage frames and charge audit,
+ * migration 0030) and ledger entries go into the batched write buffer, registered in this
+ * order so one flush writes a request's rows in one transaction. Every row is keyed by its
+ * account: with several buffers side by side, a request's rows (all of one account) stay
+ * together, and an account's wallet and lease are only ever updated by one of them.
  */
 export function createMeteringSink(buffer: RowRouter, options: { copy: boolean }): MeteringSink {
   const request = buffer.register(batchTable<RequestRow>("requests", insertRequestRecords, REQUEST_COPY, options.copy, (row) => row.id), accountOf);
-  const usageFrame = buffer.register(batchTable<UsageFrameRow>("usage_frames", insertUsageFrames, USAGE_FRAME_COPY, options.copy, recordIdOf), accountOf);
-  const billingAudit = buffer.register(batchTable<BillingAuditRow>("billing_audit", insertBillingAudit, BILLING_AUDIT_COPY, options.copy, recordIdOf), accountOf);
   const ledger = buffer.register(ledgerTable(options.copy), accountOf);
   return {
     request: (row) => void request(row),
-    usageFrame: (row) => void usageFrame(row),
-    billingAudit: (row) => void billingAudit(row),
     ledger: (row) => void ledger(row),
   };
 }
 
 function accountOf(row: { account_id: string }): string {
   return row.account_id;
-}
-
-function recordIdOf(row: { request_record_id: string }): string {
-  return row.request_record_id;
 }

@@ -102,32 +102,11 @@ export function settleRequest(outcome: RequestOutcome, sink: MeteringSink, now =
     usage_evidence: evidence,
     warnings,
     attempts: attemptSummaries(outcome.attempts),
+    // The frames are in `usage_evidence`; a computed charge keeps what it was computed from.
+    charge_audit: charge.status === "computed" && serving ? { pricing: serving.candidate.pricing, buckets: charge.buckets } : null,
     created_at: isoTimestamp(outcome.createdAt.getTime()),
     completed_at: isoTimestamp(now),
   });
-  for (const frame of evidence.raw_usage_frames) {
-    sink.usageFrame({
-      request_record_id: outcome.recordId,
-      attempt_ordinal: frame.attempt_ordinal,
-      frame_ordinal: frame.frame_ordinal,
-      account_id: account,
-      account_label: frame.account_label,
-      frame_kind: frame.frame_kind,
-      provider_id: frame.provider_id,
-      provider_model_id: frame.provider_model_id,
-      usage: frame.usage,
-    });
-  }
-  if (charge.status === "computed" && serving) {
-    sink.billingAudit({
-      request_record_id: outcome.recordId,
-      account_id: account,
-      namespace_id: outcome.namespaceId,
-      charge_micro_usd: chargeMicroUsd ?? charge.chargeMicroUsd,
-      pricing: serving.candidate.pricing,
-      buckets: charge.buckets,
-    });
-  }
   if (!byok && chargeMicroUsd !== 0) {
     // One entry per charged request: the debit, which also leaves the wallet lease. An
     // unknown charge cannot be debited: it is recorded as pending recovery instead.

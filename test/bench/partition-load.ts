@@ -5,7 +5,7 @@
  *
  * 1. Loads `requests` (default 1,000,000) requests into last month's partition with the
  *    real write path: settleRequest's rows through the metering sink and the batch writer
- *    (binary COPY), a record, a usage frame, a billing audit and a ledger entry each,
+ *    (binary COPY), a record (with its usage frames and charge audit) and a ledger entry each,
  *    created_at spread evenly over the month. 2,000 accounts; one of them makes a tenth
  *    of the traffic (a large tenant).
  * 2. VACUUM ANALYZE, as autovacuum would, then the size of each table and its indexes,
@@ -165,7 +165,7 @@ async function main(): Promise<void> {
     const perMillion = (bytes: number) => ((bytes / MB) * 1_000_000) / REQUESTS;
     console.log("size per million requests (MiB): table, indexes, total");
     let total = 0;
-    for (const size of await sizes(sql, [partition, "usage_frames", "billing_audit", "ledger_entries"])) {
+    for (const size of await sizes(sql, [partition, "ledger_entries"])) {
       total += size.tableBytes + size.indexBytes;
       console.log(`  ${size.table.padEnd(20)} ${size.rows.toLocaleString("en-US").padStart(10)} rows  ${perMillion(size.tableBytes).toFixed(0).padStart(6)}  ${perMillion(size.indexBytes).toFixed(0).padStart(6)}  ${perMillion(size.tableBytes + size.indexBytes).toFixed(0).padStart(6)}`);
     }

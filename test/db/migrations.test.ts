@@ -39,10 +39,9 @@ describe("migrations", () => {
     const sql = client((await freshDatabase()).url);
     await migrate(sql);
     const rows = await sql.unsafe(
-      "select tablename, indexname, indexdef from pg_indexes where tablename in ('requests', 'usage_frames', 'billing_audit', 'ledger_entries') order by 1, 2",
+      "select tablename, indexname, indexdef from pg_indexes where tablename in ('requests', 'ledger_entries') order by 1, 2",
     );
     expect(rows.map((row) => `${row.tablename}.${row.indexname}`)).toEqual([
-      "billing_audit.billing_audit_pkey",
       "ledger_entries.ledger_entries_account_created",
       "ledger_entries.ledger_entries_pkey",
       "requests.requests_account_request_id",
@@ -50,11 +49,10 @@ describe("migrations", () => {
       "requests.requests_namespace_api_key_created",
       "requests.requests_namespace_created",
       "requests.requests_pkey",
-      "usage_frames.usage_frames_pkey",
     ]);
     expect(rows.find((row) => row.indexname === "requests_created_brin")?.indexdef).toContain("USING brin (created_at)");
     // Nor a foreign-key trigger per row.
-    const keys = await sql.unsafe("select conrelid::regclass::text as t from pg_constraint where contype = 'f' and conrelid::regclass::text in ('requests', 'usage_frames', 'billing_audit', 'ledger_entries')");
+    const keys = await sql.unsafe("select conrelid::regclass::text as t from pg_constraint where contype = 'f' and conrelid::regclass::text in ('requests', 'ledger_entries')");
     expect(keys.map((row) => row.t)).toEqual([]);
     const kept = await sql.unsafe("select count(*)::int as n from pg_constraint where contype = 'f' and conrelid::regclass::text in ('namespaces', 'api_keys', 'wallets')");
     expect(kept[0]!.n).toBeGreaterThanOrEqual(4);

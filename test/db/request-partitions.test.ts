@@ -173,7 +173,7 @@ describe("the request table, partitioned by month (migration 0025)", () => {
       streamed: false, finish_reason: "stop", first_token_kind: "text", prompt_tokens: 3, completion_tokens: 2, reasoning_tokens: 0,
       cache_read_tokens: 0, cache_write_tokens: 0, final_charge_micro_usd: 1, request_duration_ms: 5, upstream_duration_ms: 4,
       generation_duration_ms: null, ttft_ms: null, used_capabilities: ["text"], usage_evidence: { source: "provider_reported" } as never, warnings: [], attempts: [],
-      created_at: at, completed_at: at,
+      charge_audit: { pricing: { input: 1 }, buckets: { output: 2 } }, created_at: at, completed_at: at,
     });
     for (const copy of [true, false]) {
       const writes = new WriteBuffer(sql, { flushIntervalMs: 60_000 });

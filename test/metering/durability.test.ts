@@ -62,7 +62,7 @@ describe("SIGTERM", () => {
     ["openai-responses", "google-generate-content", false],
   ];
 
-  /** Every request has its record, frames, one usage entry, and the wallet is settled with nothing reserved. */
+  /** Every request has its record (with its usage frames), one usage entry, and the wallet is settled with nothing reserved. */
   async function expectAllWritten(accountId: string, requestIds: string[]) {
     const sql = database(db.url);
     const records = (await sql`select * from requests where account_id = ${accountId}`).map(normaliseRow);
@@ -73,8 +73,8 @@ describe("SIGTERM", () => {
     }
     const usage = (await sql`select * from ledger_entries where account_id = ${accountId} and kind = 'usage'`).map(normaliseRow);
     expect(usage.map((e) => [e.request_record_id, e.amount_micro_usd]).sort()).toEqual(records.map((r) => [r.id, -r.final_charge_micro_usd]).sort());
-    const frames = (await sql`select count(*)::int as frames from usage_frames where account_id = ${accountId}`)[0]!.frames;
-    expect(frames).toBe(records.reduce((sum, r) => sum + r.usage_evidence.raw_usage_frames.length, 0));
+    // The frames are the record's own (migration 0030): every reported usage frame came with it.
+    for (const record of records) expect(record.usage_evidence.raw_usage_frames.length).toBeGreaterThan(0);
     const total = records.reduce((sum, r) => sum + r.final_charge_micro_usd, 0);
     // Shutdown also gave back whatever admission still held.
     expect(await wallet(sql, accountId)).toEqual({ balance: CREDIT - total, reserved: 0 });

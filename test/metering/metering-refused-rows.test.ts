@@ -4,7 +4,7 @@ import postgres from "postgres";
 import type { Sql } from "../../src/db/connect-database";
 import { migrate } from "../../src/db/migrate";
 import { createMeteringSink } from "../../src/metering/metering-sink";
-import type { BillingAuditRow, LedgerRow, MeteringSink, RequestRow, UsageFrameRow } from "../../src/metering/metering-rows";
+import type { LedgerRow, MeteringSink, RequestRow } from "../../src/metering/metering-rows";
 import type { UsageFrameRecord } from "../../src/db/usage-evidence-shape";
 import { WriteBuffer } from "../../src/db/batch/write-buffer";
 import { Metrics } from "../../src/observability/metrics";
@@ -41,9 +41,10 @@ async function createAccount(account: string, leaseAmount = 0): Promise<void> {
 }
 
 /**
- * One request's four rows. `text(field)` gives every free-text value — ids, model,
- * provider ids, finish reason, warnings (with an upstream's error text), usage evidence,
- * pricing — so a test can poison all of them; `id` is the record id.
+ * One request's two rows (its record, with its usage frames and charge audit, and its
+ * ledger entry). `text(field)` gives every free-text value — ids, model, provider ids,
+ * finish reason, warnings (with an upstream's error text), usage evidence, pricing — so a
+ * test can poison all of them; `id` is the record id.
  */
 function requestRows(id: string, account: string, text: (field: string) => string = (field) => field) {
   const usage = { cache_read_tokens: 0, cache_write_tokens: 0, completion_tokens: 7, prompt_tokens: 11, reasoning_tokens: 0, web_search_count: 0 };
@@ -63,20 +64,17 @@ function requestRows(id: string, account: string, text: (field: string) => strin
     },
     warnings: [{ code: text("dropped_field"), field: text("field"), message: text("upstream error: overloaded") }, { [text("key")]: text("value") }],
     attempts: [{ ordinal: 1, provider_id: text("provider"), model_id: text("provider/model"), funding_source: "cloud_credit", outcome: "provider_error", status_code: 502, error: text("upstream_error"), duration_ms: 10, ttft_ms: null }],
+    charge_audit: { pricing: { input: text("0.15"), note: text("tier") }, buckets: { [text("output")]: 7 } },
     created_at: "2026-11-22T10:00:00.000Z", completed_at: "2026-11-22T10:00:01.000Z",
   };
-  const usageFrame: UsageFrameRow = { request_record_id: id, ...frame, account_id: account };
-  const audit: BillingAuditRow = { request_record_id: id, account_id: account, namespace_id: text("ns"), charge_micro_usd: CHARGE, pricing: { input: text("0.15"), note: text("tier") }, buckets: { [text("output")]: 7 } };
   const ledger: LedgerRow = { id: `le_${id}`, account_id: account, namespace_id: text("ns"), request_record_id: id, kind: "usage", amount_micro_usd: -CHARGE, released_micro_usd: CHARGE, lease_id: `wl_${account}` };
-  return { request, usageFrame, audit, ledger };
+  return { request, ledger };
 }
 
 type RequestRows = ReturnType<typeof requestRows>;
 
 function enqueue(sink: MeteringSink, rows: RequestRows): void {
   sink.request(rows.request);
-  sink.usageFrame(rows.usageFrame);
-  sink.billingAudit(rows.audit);
   sink.ledger(rows.ledger);
 }
 
@@ -89,8 +87,6 @@ async function wallet(account: string) {
 async function countsFor(id: string) {
   const [row] = await sql.unsafe(
     `select (select count(*)::int from requests where id = $1) as requests,
-            (select count(*)::int from usage_frames where request_record_id = $1) as frames,
-            (select count(*)::int from billing_audit where request_record_id = $1) as audits,
             (select count(*)::int from ledger_entries where request_record_id = $1) as ledger`,
     [id],
   );
@@ -100,10 +96,8 @@ async function countsFor(id: string) {
 /** Every text and JSON value stored for an account, as PostgreSQL reads it back — JSON as jsonb, which refuses \u0000. */
 async function storedText(account: string): Promise<string[]> {
   const rows = await sql.unsafe(
-    `select to_jsonb(r) - 'usage_evidence' - 'warnings' - 'attempts' as plain, r.usage_evidence::jsonb as evidence, r.warnings::jsonb as warnings, r.attempts::jsonb as attempts from requests r where account_id = $1
-     union all select to_jsonb(f) - 'usage', f.usage::jsonb, null, null from usage_frames f where account_id = $1
-     union all select to_jsonb(a) - 'pricing' - 'buckets', a.pricing::jsonb, a.buckets::jsonb, null from billing_audit a where account_id = $1
-     union all select to_jsonb(l), null, null, null from ledger_entries l where account_id = $1`,
+    `select to_jsonb(r) - 'usage_evidence' - 'warnings' - 'attempts' - 'charge_audit' as plain, r.usage_evidence::jsonb as evidence, r.warnings::jsonb as warnings, r.attempts::jsonb as attempts, r.charge_audit::jsonb as audit from requests r where account_id = $1
+     union all select to_jsonb(l), null, null, null, null from ledger_entries l where account_id = $1`,
     [account],
   );
   const strings: string[] = [];
@@ -112,7 +106,7 @@ async function storedText(account: string): Promise<string[]> {
     else if (Array.isArray(value)) value.forEach(collect);
     else if (value !== null && typeof value === "object") for (const [key, item] of Object.entries(value)) (strings.push(key), collect(item));
   };
-  for (const row of rows) collect([row.plain, row.evidence, row.warnings, row.attempts]);
+  for (const row of rows) collect([row.plain, row.evidence, row.warnings, row.attempts, row.audit]);
   return strings;
 }
 
@@ -138,13 +132,13 @@ describe("metering rows whose every text field is unstorable, in one batch with 
 
       // The other accounts' requests: written and charged, their reservation released.
       for (const [rows, account] of [[before, good1], [after, good2]] as const) {
-        expect(await countsFor(rows.request.id)).toEqual({ requests: 1, frames: 1, audits: 1, ledger: 1 });
+        expect(await countsFor(rows.request.id)).toEqual({ requests: 1, ledger: 1 });
         expect(await wallet(account)).toEqual({ balance: CREDIT - CHARGE, reserved: 1_000 - CHARGE, lease: 1_000 - CHARGE });
       }
       // NUL and lone surrogates: stored, each replaced with U+FFFD, records and charges complete.
-      expect(await countsFor(`rq_nul\ufffd\ufffdx\ufffd\ufffd_${tag}`)).toEqual({ requests: 1, frames: 1, audits: 1, ledger: 1 });
+      expect(await countsFor(`rq_nul\ufffd\ufffdx\ufffd\ufffd_${tag}`)).toEqual({ requests: 1, ledger: 1 });
       // Megabyte strings: stored, each cut to 4,096 characters.
-      expect(await countsFor(`rq_huge_${tag}`)).toEqual({ requests: 1, frames: 1, audits: 1, ledger: 1 });
+      expect(await countsFor(`rq_huge_${tag}`)).toEqual({ requests: 1, ledger: 1 });
       const [hugeRecord] = await sql.unsafe("select model_id, finish_reason, warnings from requests where id = $1", [`rq_huge_${tag}`]);
       expect((hugeRecord!.model_id as string).length).toBe(4_096);
       expect((hugeRecord!.model_id as string).endsWith("m…")).toBe(true);
@@ -155,9 +149,9 @@ describe("metering rows whose every text field is unstorable, in one batch with 
       expect(Math.max(...stored.map((value) => value.length))).toBeLessThanOrEqual(4_096);
       expect(stored.filter((value) => value.includes("\ufffd")).length).toBeGreaterThan(20);
 
-      // The megabyte record id cannot be stored at all: its four rows are dead-lettered…
+      // The megabyte record id cannot be stored at all: its two rows are dead-lettered…
       const lettered = await sql.unsafe("select table_name, request_record_id, row_values, error_code from metering_dead_letters where request_record_id like $1 order by id", [`rq_${tag}_${RANDOM_MEGABYTE.slice(0, 20)}%`]);
-      expect(lettered.map((letter) => letter.table_name).sort()).toEqual(["billing_audit", "ledger_entries", "requests", "usage_frames"]);
+      expect(lettered.map((letter) => letter.table_name).sort()).toEqual(["ledger_entries", "requests"]);
       for (const letter of lettered) {
         expect(letter.error_code).toBe("54000");
         expect((letter.request_record_id as string).length).toBe(4_096);
@@ -171,10 +165,10 @@ describe("metering rows whose every text field is unstorable, in one batch with 
       expect(await wallet(poisoned)).toEqual({ balance: CREDIT - 2 * CHARGE, reserved: 1_000 - 3 * CHARGE, lease: 1_000 - 3 * CHARGE });
 
       expect(writes.stats()).toMatchObject({
-        buffered: { requests: 0, usage_frames: 0, billing_audit: 0, ledger_entries: 0 },
-        deadLettered: { requests: 1, usage_frames: 1, billing_audit: 1, ledger_entries: 1 },
+        buffered: { requests: 0, ledger_entries: 0 },
+        deadLettered: { requests: 1, ledger_entries: 1 },
       });
-      for (const table of ["requests", "usage_frames", "billing_audit", "ledger_entries"]) {
+      for (const table of ["requests", "ledger_entries"]) {
         expect(metrics.render()).toContain(`switchyard_metering_dead_letters_total{table="${table}"} 1\n`);
       }
       await writes.stop();
@@ -198,10 +192,10 @@ describe("metering rows refused for a reason no sanitizing prevents", () => {
 
     await writes.flush();
 
-    for (const rows of goods) expect(await countsFor(rows.request.id)).toEqual({ requests: 1, frames: 1, audits: 1, ledger: 1 });
+    for (const rows of goods) expect(await countsFor(rows.request.id)).toEqual({ requests: 1, ledger: 1 });
     expect(await wallet(good)).toEqual({ balance: CREDIT - 10 * CHARGE, reserved: 1_000 - 10 * CHARGE, lease: 1_000 - 10 * CHARGE });
-    // Only the record is refused; its frame, audit and the charge itself are written.
-    expect(await countsFor("rq_overflow")).toEqual({ requests: 0, frames: 1, audits: 1, ledger: 1 });
+    // Only the record is refused (its frames and charge audit kept in the dead letter); the charge itself is written.
+    expect(await countsFor("rq_overflow")).toEqual({ requests: 0, ledger: 1 });
     expect(await wallet(bad)).toEqual({ balance: CREDIT - CHARGE, reserved: 1_000 - CHARGE, lease: 1_000 - CHARGE });
     const letters = await sql.unsafe("select table_name, request_record_id, row_values, error_code, error_message from metering_dead_letters where request_record_id = 'rq_overflow'");
     expect(letters).toHaveLength(1);
@@ -209,7 +203,7 @@ describe("metering rows refused for a reason no sanitizing prevents", () => {
     expect(letters[0]!.error_message).toContain("out of range");
     expect(JSON.parse(letters[0]!.row_values as string)).toEqual(JSON.parse(JSON.stringify(overflowing.request)));
     expect(metrics.render()).toContain('switchyard_metering_dead_letters_total{table="requests"} 1\n');
-    expect(writes.stats()).toMatchObject({ deadLettered: { requests: 1, usage_frames: 0, billing_audit: 0, ledger_entries: 0 }, written: { requests: 10, usage_frames: 11, billing_audit: 11, ledger_entries: 11 } });
+    expect(writes.stats()).toMatchObject({ deadLettered: { requests: 1, ledger_entries: 0 }, written: { requests: 10, ledger_entries: 11 } });
     await writes.stop();
   });
 
@@ -225,8 +219,8 @@ describe("metering rows refused for a reason no sanitizing prevents", () => {
     enqueue(sink, fine);
     enqueue(sink, refused);
     await writes.flush();
-    expect(await countsFor("rq_fine_ledger")).toEqual({ requests: 1, frames: 1, audits: 1, ledger: 1 });
-    expect(await countsFor("rq_refused_ledger")).toEqual({ requests: 1, frames: 1, audits: 1, ledger: 0 });
+    expect(await countsFor("rq_fine_ledger")).toEqual({ requests: 1, ledger: 1 });
+    expect(await countsFor("rq_refused_ledger")).toEqual({ requests: 1, ledger: 0 });
     expect(await wallet(account)).toEqual({ balance: CREDIT - CHARGE, reserved: 1_000 - 2 * CHARGE, lease: 1_000 - 2 * CHARGE });
     const [letter] = await sql.unsafe("select table_name, error_code from metering_dead_letters where request_record_id = 'rq_refused_ledger'");
     expect(letter).toMatchObject({ table_name: "ledger_entries", error_code: "23514" });

@@ -3,7 +3,7 @@ import postgres from "postgres";
 import type { Sql } from "../../src/db/connect-database";
 import { migrate } from "../../src/db/migrate";
 import { createMeteringSink } from "../../src/metering/metering-sink";
-import type { BillingAuditRow, LedgerRow, MeteringSink, RequestRow, UsageFrameRow } from "../../src/metering/metering-rows";
+import type { LedgerRow, MeteringSink, RequestRow } from "../../src/metering/metering-rows";
 import { ShardedWriteBuffer, shardIndex } from "../../src/db/batch/sharded-write-buffer";
 import { WriteBuffer } from "../../src/db/batch/write-buffer";
 import { createTestDatabase } from "../helpers/test-database";
@@ -47,23 +47,20 @@ function rowsFor(id: string, account = "acct_sink") {
       { ordinal: 1, provider_id: "q", model_id: "q/m", funding_source: "byok", outcome: "timeout", status_code: null, error: "upstream_timeout", duration_ms: 30_000, ttft_ms: null },
       { ordinal: 2, provider_id: "p", model_id: "p/m", funding_source: "cloud_credit", outcome: "success", status_code: 200, error: null, duration_ms: 10, ttft_ms: 4 },
     ],
+    charge_audit: { pricing: { input: "0.15", note: 'tab\t"quote"' }, buckets: { output: 7 } },
     created_at: "2026-11-22T10:00:00.000Z", completed_at: "2026-11-22T10:00:01.000Z",
   };
-  const usageFrame: UsageFrameRow = { request_record_id: id, ...frame, account_id: account };
-  const audit: BillingAuditRow = { request_record_id: id, account_id: account, namespace_id: null, charge_micro_usd: 25, pricing: { input: "0.15" }, buckets: { output: 7 } };
   const ledger: LedgerRow = { id: `le_${id}`, account_id: account, namespace_id: null, request_record_id: id, kind: "usage", amount_micro_usd: -25, released_micro_usd: 0, lease_id: null };
-  return { request, usageFrame, audit, ledger };
+  return { request, ledger };
 }
 
-/** Hands one request's four rows to a sink, as settleRequest does. */
+/** Hands one request's two rows to a sink, as settleRequest does. */
 function enqueueRows(sink: MeteringSink, rows: ReturnType<typeof rowsFor>): void {
   sink.request(rows.request);
-  sink.usageFrame(rows.usageFrame);
-  sink.billingAudit(rows.audit);
   sink.ledger(rows.ledger);
 }
 
-/** Writes one request's four rows through a fresh buffer and sink, and stops it. */
+/** Writes one request's two rows through a fresh buffer and sink, and stops it. */
 async function writeOnce(rows: ReturnType<typeof rowsFor>, copy: boolean): Promise<void> {
   const writes = new WriteBuffer(sql, { flushIntervalMs: 60_000 });
   enqueueRows(createMeteringSink(writes, { copy }), rows);
@@ -103,11 +100,8 @@ describe("metering sink on PostgreSQL (COPY first, idempotent insert on retry)",
         completed_at: (request!.completed_at as Date).toISOString(),
       };
       expect(read).toEqual(rows.request as never);
-      const [frame] = await sql.unsafe("select request_record_id, attempt_ordinal, frame_ordinal, account_id, account_label, frame_kind, provider_id, provider_model_id, usage from usage_frames where request_record_id = $1", [id]);
-      expect(normaliseRow(frame!)).toEqual(rows.usageFrame as never);
-      const [audit] = await sql.unsafe("select request_record_id, account_id, namespace_id, charge_micro_usd::int, pricing, buckets from billing_audit where request_record_id = $1", [id]);
-      expect(normaliseRow(audit!)).toEqual(rows.audit as never);
-      expect(await countsFor(id)).toEqual({ requests: 1, frames: 1, audits: 1, ledger: 1 });
+      // The frames and the charge audit are the record's (0030): the old tables get nothing.
+      expect(await countsFor(id)).toEqual({ requests: 1, frames: 0, audits: 0, ledger: 1 });
     });
   }
 
@@ -126,11 +120,11 @@ describe("metering sink on PostgreSQL (COPY first, idempotent insert on retry)",
     await writes.stop();
     expect(writes.stats()).toMatchObject({
       failures: 1,
-      buffered: { requests: 0, usage_frames: 0, billing_audit: 0, ledger_entries: 0 },
-      deadLettered: { requests: 0, usage_frames: 0, billing_audit: 0, ledger_entries: 0 },
+      buffered: { requests: 0, ledger_entries: 0 },
+      deadLettered: { requests: 0, ledger_entries: 0 },
     });
-    expect(await countsFor("rq_landed")).toEqual({ requests: 1, frames: 1, audits: 1, ledger: 1 });
-    expect(await countsFor("rq_fresh")).toEqual({ requests: 1, frames: 1, audits: 1, ledger: 1 });
+    expect(await countsFor("rq_landed")).toEqual({ requests: 1, frames: 0, audits: 0, ledger: 1 });
+    expect(await countsFor("rq_fresh")).toEqual({ requests: 1, frames: 0, audits: 0, ledger: 1 });
     // Each request was debited exactly once.
     expect(await balance()).toBe(balanceBefore - 50);
   });
@@ -150,9 +144,9 @@ describe("metering sink on PostgreSQL (COPY first, idempotent insert on retry)",
     await writes.whenWritten();
     await writes.stop();
     expect(writes.stats()).toMatchObject({
-      buffered: { requests: 0, usage_frames: 0, billing_audit: 0, ledger_entries: 0 },
-      written: { requests: 2_499, usage_frames: 2_500, billing_audit: 2_500, ledger_entries: 2_500 },
-      deadLettered: { requests: 1, usage_frames: 0, billing_audit: 0, ledger_entries: 0 },
+      buffered: { requests: 0, ledger_entries: 0 },
+      written: { requests: 2_499, ledger_entries: 2_500 },
+      deadLettered: { requests: 1, ledger_entries: 0 },
     });
     const [counts] = await sql.unsafe(
       `select (select count(*)::int from requests where id like 'rq_backlog_%') as requests,
@@ -195,7 +189,7 @@ describe("metering sink on PostgreSQL (COPY first, idempotent insert on retry)",
     expect(results[1]).toEqual(results[0]);
   });
 
-  test("on two write connections, each request's four rows commit in one transaction, and each account's wallet moves on one connection", async () => {
+  test("on two write connections, each request's two rows commit in one transaction, and each account's wallet moves on one connection", async () => {
     // Two accounts on different shards.
     const accounts: string[] = [];
     for (let i = 0; accounts.length < 2; i++) {
@@ -217,14 +211,13 @@ describe("metering sink on PostgreSQL (COPY first, idempotent insert on retry)",
     await writes.flush();
     await writes.stop();
     const transactions = await sql.unsafe(
-      `select r.id, r.account_id, r.xmin::text as request, f.xmin::text as frame, a.xmin::text as audit, l.xmin::text as ledger
-         from requests r join usage_frames f on f.request_record_id = r.id join billing_audit a on a.request_record_id = r.id
-         join ledger_entries l on l.request_record_id = r.id
+      `select r.id, r.account_id, r.xmin::text as request, l.xmin::text as ledger
+         from requests r join ledger_entries l on l.request_record_id = r.id
         where r.id = any($1) order by r.id`,
       [ids],
     );
     expect(transactions).toHaveLength(6);
-    for (const row of transactions) expect([row.frame, row.audit, row.ledger]).toEqual([row.request, row.request, row.request]);
+    for (const row of transactions) expect(row.ledger).toBe(row.request);
     const byAccount = new Map<string, Set<string>>();
     for (const row of transactions) byAccount.set(row.account_id, (byAccount.get(row.account_id) ?? new Set()).add(row.request));
     expect([...byAccount.values()].map((set) => set.size)).toEqual([1, 1]);

@@ -200,7 +200,7 @@ export async function recordsFor(sql: postgres.Sql, requestId: string): Promise<
 }
 
 /** Metering documents are stored as JSON text (migration 0009). */
-const JSON_TEXT_COLUMNS = new Set(["attempts", "usage_evidence", "warnings", "usage", "pricing", "buckets"]);
+const JSON_TEXT_COLUMNS = new Set(["attempts", "usage_evidence", "warnings", "charge_audit", "usage", "pricing", "buckets"]);
 
 /** bigint columns as numbers (all far below 2^53 here), JSON text columns parsed. */
 export function normaliseRow(row: Record<string, unknown>): any {

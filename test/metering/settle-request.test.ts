@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { AttemptRecord } from "../../src/routing/attempt-record";
-import type { BillingAuditRow, LedgerRow, MeteringSink, RequestRow } from "../../src/metering/metering-rows";
+import type { LedgerRow, MeteringSink, RequestRow } from "../../src/metering/metering-rows";
 import { arrivingRequest, type RequestOutcome } from "../../src/metering/request-outcome";
 import { settleRequest } from "../../src/metering/settle-request";
 import type { AttemptCandidate } from "../../src/routing/attempt-candidate";
@@ -44,11 +44,9 @@ function served(prompt: number, completion: number, reserved: number, leaseId: s
 }
 
 function recordingSink() {
-  const rows = { requests: [] as RequestRow[], audits: [] as BillingAuditRow[], ledger: [] as LedgerRow[] };
+  const rows = { requests: [] as RequestRow[], ledger: [] as LedgerRow[] };
   const sink: MeteringSink = {
     request: (row) => rows.requests.push(row),
-    usageFrame: () => {},
-    billingAudit: (row) => rows.audits.push(row),
     ledger: (row) => rows.ledger.push(row),
   };
   return { rows, sink };
@@ -69,9 +67,9 @@ describe("settleRequest against the admission reservation", () => {
     const settlement = settleRequest(served(100, 50, 120, "wl_1"), sink);
     expect(settlement).toMatchObject({ chargeMicroUsd: 120, uncappedMicroUsd: 200 });
     expect(rows.ledger).toEqual([expect.objectContaining({ kind: "usage", amount_micro_usd: -120, released_micro_usd: 120, lease_id: "wl_1" })]);
-    expect(rows.audits.map((audit) => audit.charge_micro_usd)).toEqual([120]);
-    // The record keeps the reported usage and says what was computed.
+    // The record keeps the reported usage, the pricing and buckets the uncapped charge was computed from, and says what was computed.
     expect(rows.requests[0]).toMatchObject({ prompt_tokens: 100, completion_tokens: 50, final_charge_micro_usd: 120 });
+    expect(rows.requests[0]!.charge_audit).toEqual({ pricing: candidate.pricing, buckets: expect.objectContaining({ uncachedInput: 100, output: 50 }) });
     expect(rows.requests[0]!.warnings).toEqual([expect.objectContaining({ code: "charge_capped", message: expect.stringContaining("200") })]);
   });
 

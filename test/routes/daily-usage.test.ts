@@ -32,11 +32,11 @@ interface Written {
   completion?: number;
   /** The row's charge; null: unknown. */
   charge?: number | null;
-  /** A billing-audit charge, which wins over the row's. */
+  /** A billing_audit row's charge (as records written before migration 0030 have), which wins over the row's. */
   audit?: number;
 }
 
-/** Writes request records (and audits) through the metering sink, then flushes the buffer. */
+/** Writes request records through the metering sink, then flushes the buffer; a legacy audit row goes in directly. */
 async function write(account: TestAccount, rows: Written[]): Promise<void> {
   const sink = services().meteringSink;
   for (const row of rows) {
@@ -75,12 +75,14 @@ async function write(account: TestAccount, rows: Written[]): Promise<void> {
       usage_evidence: { source: "provider_reported", effective_usage: {}, raw_usage: {}, estimator: { chars_per_token: 4, version: "test" }, raw_usage_frames: [] } as never,
       warnings: [],
       attempts: [],
+      charge_audit: null,
       created_at: row.at,
       completed_at: row.at,
     };
     sink.request(record);
     if (row.audit !== undefined) {
-      sink.billingAudit({ request_record_id: id, account_id: account.accountId, namespace_id: account.namespaceId, charge_micro_usd: row.audit, pricing: {}, buckets: {} });
+      await services().db.sql`insert into billing_audit (request_record_id, account_id, namespace_id, charge_micro_usd, pricing, buckets)
+        values (${id}, ${account.accountId}, ${account.namespaceId}, ${row.audit}, '{}', '{}')`;
     }
   }
   await services().writeBuffer.flush();

@@ -12,14 +12,6 @@ export const insertRequestRecords: JsonBatchInsert = async (sql, rowsJson) => {
   await runQuery(sql, "insertRequestRecords", [rowsJson]);
 };
 
-export const insertUsageFrames: JsonBatchInsert = async (sql, rowsJson) => {
-  await runQuery(sql, "insertUsageFrames", [rowsJson]);
-};
-
-export const insertBillingAudit: JsonBatchInsert = async (sql, rowsJson) => {
-  await runQuery(sql, "insertBillingAudit", [rowsJson]);
-};
-
 /** Inserts ledger entries and moves balances and leases by the entries actually inserted. After lockWalletsThenLeases. */
 export const applyLedgerEntries: JsonBatchInsert = async (sql, rowsJson) => {
   await runQuery(sql, "applyLedgerEntries", [rowsJson]);

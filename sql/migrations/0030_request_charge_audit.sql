@@ -1,0 +1,12 @@
+-- two-step: not needed. It only adds a nullable column (a catalog change on a plain and on a partitioned `requests` alike); the version still running names its COPY and insert columns, so it keeps writing as before, with its usage_frames and billing_audit rows.
+-- A request's charge evidence moves onto its record. Until now a settled request wrote
+-- four rows: the record, one usage_frames row per usage frame, a billing_audit row and a
+-- ledger entry. The frames repeat the record's `usage_evidence.raw_usage_frames` field for
+-- field, and the audit's charge is the record's `final_charge_micro_usd`; only the audit's
+-- pricing and buckets were new. They go here, as JSON text the gateway wrote itself
+-- ({"pricing": …, "buckets": …}, null when no charge was computed), so a request writes
+-- two rows, and the retention setting's partition drops take its evidence with it.
+--
+-- usage_frames and billing_audit keep the rows written before this version and are no
+-- longer written. The usage queries still read billing_audit for those older records.
+alter table requests add column if not exists charge_audit text;
