@@ -2,8 +2,8 @@
  * `bun test/bench/write-path.ts [requests]`: throughput of the metering write path as
  * production runs it — the real schema (migrations), the real sink (createMeteringSink)
  * and write-buffer defaults, and rows made by settleRequest for a typical request: one
- * request record, one usage frame, one billing-audit entry and one ledger entry that
- * debits a wallet. Into a real PostgreSQL: TEST_DATABASE_URL's cluster when set, else a
+ * request record (with its usage frame and charge audit) and one ledger entry that debits
+ * a wallet. Into a real PostgreSQL: TEST_DATABASE_URL's cluster when set, else a
  * throwaway cluster started like test/run-tests.ts does (fsync off). Three shapes: COPY
  * on the default number of write connections (production on PostgreSQL), COPY on one,
  * and the idempotent insert on one (the embedded database; also every retry). Not a
