@@ -12,6 +12,8 @@
  *   VARIANTS='off:{"METERING":"off"};on:{}' bun test/bench/cpu-per-request.ts
  *   env: VARIANTS  label:JSON-env pairs separated by ";" (default: metering on and off)
  *        CROSS=1   request mock-anthropic (cross protocol) instead of mock-openai
+ *        STREAM=1  streamed chat completions instead of whole answers
+ *        LANES     connections (64)
  *        SLICES, SLICE_MS  interleaved slices per path and their length (3, 2500)
  *        WARMUP_MS  untimed load per path before the first slice (6000), so per-flush
  *                   metering code is JIT-compiled, as in a long-running gateway
@@ -50,20 +52,22 @@ async function main(): Promise<void> {
     switchyards.push(await startSwitchyard({ ...variant, env, bunFlags: bunFlags?.split(" ").filter(Boolean), database, mocks, mockKey: MOCK_KEY }));
   }
   const model = process.env.CROSS === "1" ? "mock-anthropic/claude-sonnet-4-5" : "mock-openai/gpt-4o-mini";
+  const stream = process.env.STREAM === "1";
+  const lanes = Number(process.env.LANES ?? 64);
   const paths = [
-    { target: chatTarget("bare proxy", proxyUrl, MOCK_KEY, "gpt-4o-mini"), pid: proxyChild.process.pid },
-    ...switchyards.map((s) => ({ target: chatTarget(s.mode, s.url, s.apiKey, model), pid: s.pid })),
+    { target: chatTarget("bare proxy", proxyUrl, MOCK_KEY, "gpt-4o-mini", stream), pid: proxyChild.process.pid },
+    ...switchyards.map((s) => ({ target: chatTarget(s.mode, s.url, s.apiKey, model, stream), pid: s.pid })),
   ];
   const tallies = new Map<string, Tally>(paths.map((p) => [p.target.name, { completed: 0, seconds: 0, errors: 0, ticks: { loadgen: 0, mock: 0, gateway: 0, postgres: 0 }, threads: new Map(), idle: 0 }]));
   const sample = (pid: number) => ({ loadgen: cpuTicks(process.pid), mock: cpuTicks(mockChild.process.pid), gateway: cpuTicks(pid), postgres: postgresTicks(database.postmasterPid) });
   try {
-    for (const { target } of paths) await runLanes(target, 64, Number(process.env.WARMUP_MS ?? 6_000));
+    for (const { target } of paths) await runLanes(target, lanes, Number(process.env.WARMUP_MS ?? 6_000));
     for (let slice = 0; slice < slices; slice++) {
       for (const { target, pid } of paths) {
-        await runLanes(target, 64, 400); // warm-up, untimed
+        await runLanes(target, lanes, 400); // warm-up, untimed
         const before = sample(pid);
         const [threadsBefore, idleBefore] = [threadTicks(pid), idleTicks()];
-        const run = await runLanes(target, 64, sliceMs);
+        const run = await runLanes(target, lanes, sliceMs);
         const after = sample(pid);
         const [threadsAfter, idleAfter] = [threadTicks(pid), idleTicks()];
         const tally = tallies.get(target.name)!;
@@ -76,7 +80,7 @@ async function main(): Promise<void> {
       }
     }
     const proxyRps = tallies.get("bare proxy")!.completed / tallies.get("bare proxy")!.seconds;
-    console.log(`| path | rps @ 64 | ÷ bare proxy | CPU µs/request: load generator | mock | gateway | PostgreSQL | errors |`);
+    console.log(`| path | rps @ ${lanes}${stream ? ", streamed" : ""} | ÷ bare proxy | CPU µs/request: load generator | mock | gateway | PostgreSQL | errors |`);
     console.log(`|---|--:|--:|--:|--:|--:|--:|--:|`);
     for (const [name, tally] of tallies) {
       const rps = tally.completed / tally.seconds;
@@ -95,6 +99,12 @@ async function main(): Promise<void> {
       const other = [...tally.threads.values()].reduce((sum, ticks) => sum + ticks, 0) - main - http - gc;
       const share = (ticks: number) => ((100 * ticks) / TICKS_PER_SECOND / tally.seconds).toFixed(0);
       console.log(`| ${name} | ${share(main)} % | ${us(main)} | ${us(http)} | ${us(gc)} | ${us(other)} | ${(tally.idle / TICKS_PER_SECOND / tally.seconds).toFixed(2)} |`);
+    }
+    // The "other" column by thread name (JIT compilers, Bun's thread pool, translation workers …).
+    for (const [name, tally] of tallies) {
+      const others = [...tally.threads].filter(([thread]) => !["main", "HTTP Client", "HeapHelper"].includes(thread)).sort((a, b) => b[1] - a[1]);
+      const us = (ticks: number) => ((ticks / TICKS_PER_SECOND) * 1e6 / Math.max(1, tally.completed)).toFixed(1);
+      console.log(`${name}, other threads in µs/request: ${others.slice(0, 5).map(([thread, ticks]) => `${thread} ${us(ticks)}`).join(", ") || "none"}`);
     }
   } finally {
     await Promise.all(switchyards.map((s) => s.stop()));
