@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import postgres from "postgres";
 import { createTestDatabase } from "../helpers/test-database";
-import { freePort, spawnServer, type SpawnedServer } from "../helpers/spawn-server";
+import { spawnServer, type SpawnedServer } from "../helpers/spawn-server";
 import { startTestServer, type TestServer } from "../helpers/test-server";
 
 /**
@@ -55,8 +55,10 @@ async function startRelay(target: URL): Promise<{ port: number; freeze(): void; 
     client.on("close", () => upstream.destroy());
     upstream.on("close", () => client.destroy());
   });
-  const port = await freePort();
-  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  // Bound on a port the kernel picks: no window for another socket to take it first.
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : 0;
   return {
     port,
     freeze() {
