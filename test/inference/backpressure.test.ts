@@ -129,7 +129,7 @@ describe("a client that stops reading", () => {
     try {
       const baseline = rssBytes(server.process.pid);
       const clients: StalledClient[] = [];
-      const upstreams = [];
+      const upstreams: Array<ReturnType<typeof lastRequest>> = [];
       for (const [client, upstream] of PAIRS) {
         const mock = mocks[UPSTREAM[upstream].mock];
         const before = mock.requests.length;
