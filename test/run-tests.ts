@@ -121,7 +121,10 @@ async function main(): Promise<number> {
       LOG_LEVEL: process.env.LOG_LEVEL ?? "silent",
     };
     const bunBinary = process.execPath; // the bun running this script
-    const child = spawn(bunBinary, ["test", ...process.argv.slice(2)], { env, stdio: ["ignore", "pipe", "pipe"] });
+    // The per-test timeout of bunfig.toml, on the command line: bun 1.4.5 does not read the
+    // bunfig key and falls back to 5 s, which a test that starts a server or a cluster can
+    // exceed on a loaded machine. A later --timeout among the arguments wins.
+    const child = spawn(bunBinary, ["test", "--timeout", "30000", ...process.argv.slice(2)], { env, stdio: ["ignore", "pipe", "pipe"] });
     let summary = "";
     const forward = (stream: NodeJS.ReadableStream, out: NodeJS.WriteStream) =>
       stream.on("data", (chunk: Buffer) => {

@@ -260,16 +260,18 @@ describe("budgets and rate limits on two instances sharing one database", () => 
   });
 
   test("a dead instance's holds are swept as spent at their whole amount; a live instance's are renewed", async () => {
-    const dying = new PolicyCounters(sqlA, { holdTtlSecs: 1 });
-    const living = new PolicyCounters(sqlB, { holdTtlSecs: 1 });
+    // Holds live 2 s. The sweep comes 2.6 s after the admissions and 1.3 s after the renewal:
+    // 0.7 s of room on either side for a loaded machine's slow round trips.
+    const dying = new PolicyCounters(sqlA, { holdTtlSecs: 2 });
+    const living = new PolicyCounters(sqlB, { holdTtlSecs: 2 });
     const policy = effective(bound("pol_sweep", "budget", { window: "day", limit_micro_usd: 1_000 }));
     const key = policy.budgets[0]!.counterKey;
     const orphan = grantOf(await dying.admit(request(policy, { costCeilingMicroUsd: 300 })));
     const alive = grantOf(await living.admit(request(policy, { costCeilingMicroUsd: 200 })));
-    await Bun.sleep(700);
+    await Bun.sleep(1_300);
     await living.tick(); // renews its own hold, finds nothing expired yet
-    await Bun.sleep(700);
-    // `dying` never renewed: its hold expired; `living` renewed 0.7 s ago.
+    await Bun.sleep(1_300);
+    // `dying` never renewed: its hold expired; `living` renewed 1.3 s ago.
     expect(await living.sweepExpiredHolds()).toBe(1);
     expect(await counter(key)).toMatchObject({ reserved: 200, spent: 300 });
     expect(await bucketSpend(key)).toBe(300);

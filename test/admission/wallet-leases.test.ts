@@ -144,6 +144,8 @@ describe("WalletLeases", () => {
     // An instance that died holding a lease on the same wallet: swept a second in.
     const dead = new WalletLeases(sql, { ttlSeconds: 1 });
     expect(await dead.admit(id, 100)).toBeDefined();
+    // Its lease has expired (by the database's clock too) once this is past.
+    const deadExpired = performance.now() + 1_100;
     // Idle leases are returned on every tick (a new lease id is granted next).
     const leases = new WalletLeases(sql, { chunkMultiple: 1, minChunkMicroUsd: 1, idleReturnMs: 0 });
     const buffer = new ShardedWriteBuffer(sql, 1, { flushIntervalMs: 1, retryBaseMs: 1 });
@@ -151,8 +153,12 @@ describe("WalletLeases", () => {
     const admissionErrors: unknown[] = [];
     let settled = 0;
     const until = performance.now() + 1_500;
+    // Load runs for 1.5 s and until a tick that began after the dead lease expired has ended
+    // (ticks slow down on a loaded machine; the sweep must still happen under load).
+    let sweptAfterExpiry = false;
+    const loading = () => performance.now() < until || !sweptAfterExpiry;
     const requester = async (lane: number) => {
-      for (let i = 0; performance.now() < until; i++) {
+      for (let i = 0; loading(); i++) {
         let leaseId: string | undefined;
         try {
           leaseId = await leases.admit(id, 100);
@@ -170,8 +176,10 @@ describe("WalletLeases", () => {
     };
     // Lease maintenance (renewal, idle return, the sweep) runs alongside, as its timer would.
     const maintenance = async () => {
-      while (performance.now() < until) {
+      while (loading()) {
+        const afterExpiry = performance.now() > deadExpired;
         await leases.tick();
+        if (afterExpiry) sweptAfterExpiry = true;
         await Bun.sleep(5);
       }
     };

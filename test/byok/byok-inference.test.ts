@@ -201,7 +201,7 @@ describe("a key the provider refuses", () => {
     expect(JSON.stringify(record)).not.toContain("revoked-customer-key");
     // The mark is written without holding the request: wait for it.
     let failure = await failureOf(account, "mock-anthropic");
-    for (let i = 0; i < 50 && failure.last_failure_kind === null; i++) {
+    for (let i = 0; i < 500 && failure.last_failure_kind === null; i++) {
       await Bun.sleep(20);
       failure = await failureOf(account, "mock-anthropic");
     }

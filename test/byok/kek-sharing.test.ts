@@ -65,11 +65,13 @@ describe("ByokKeyStore cache", () => {
       first.api("POST", "/v1/byok/keys", { token: account.apiKey, body: { provider_name: "google", kek_id, ciphertext_b64: seal(key, public_key), key_prefix: "AIza" } });
     expect((await upload("AIza-first-customer-key")).status).toBe(200);
     const sql = second.server.services.db.sql;
-    const store = new ByokKeyStore(sql, new KekStore(sql, () => Buffer.from(Buffer.alloc(32, 7))), 150);
+    // The TTL outlasts the upload below (a round trip through the other instance) even on a loaded machine.
+    const ttlMs = 1_500;
+    const store = new ByokKeyStore(sql, new KekStore(sql, () => Buffer.from(Buffer.alloc(32, 7))), ttlMs);
     expect(await store.keyFor(account.accountId, "google")).toBe("AIza-first-customer-key");
     expect((await upload("AIza-second-customer-key")).status).toBe(200);
     expect(await store.keyFor(account.accountId, "google")).toBe("AIza-first-customer-key");
-    await Bun.sleep(200);
+    await Bun.sleep(ttlMs + 50);
     expect(await store.keyFor(account.accountId, "google")).toBe("AIza-second-customer-key");
     expect(await store.keyFor(account.accountId, "mistral")).toBeUndefined();
   });

@@ -55,8 +55,13 @@ describe("the console in a browser", () => {
     // One real request, so the usage shown is not all zeros.
     const answer = await harness.server.api("POST", "/v1/chat/completions", { token: account.apiKey, body: { model: "mock-openai/gpt-4o-mini", messages: [{ role: "user", content: "Hi" }] } });
     expect(answer.status).toBe(200);
-    await Bun.sleep(200);
-    const usage = (await harness.server.api("GET", `/v1/namespaces/${account.namespaceId}/usage`, { token: account.apiKey })).body;
+    // Its record is written in a batch: waited for, bounded.
+    const usageNow = async () => (await harness.server.api("GET", `/v1/namespaces/${account.namespaceId}/usage`, { token: account.apiKey })).body;
+    let usage = await usageNow();
+    for (let polls = 0; usage.request_count === 0 && polls < 200; polls++) {
+      await Bun.sleep(50);
+      usage = await usageNow();
+    }
     expect(usage.request_count).toBe(1);
     const balance = (await harness.server.api("GET", "/v1/billing/balance", { token: account.apiKey })).body;
     await withPage(async (page) => {

@@ -90,10 +90,13 @@ test("at LOG_LEVEL=debug, sign-in, device approval, consent and token exchanges 
   // Signing out, then letting the output settle.
   const overview = await (await fetch(`${server.url}/console`, { headers: { cookie } })).text();
   expect((await form("/console/sign-out", { csrf_token: hidden(overview, "/console/sign-out", "csrf_token") }, { cookie })).status).toBe(303);
+  // The log did record these events, so the check below looks at real lines: waited for
+  // (the server's output reaches this process through a pipe; a loaded machine is slower).
+  const events = ['"console sign-in refused"', '"console sign-in"', '"device code decided in the console"', '"authorization consent"'];
+  for (let polls = 0; polls < 200 && !events.every((event) => server.output().includes(event)); polls++) await Bun.sleep(50);
   await Bun.sleep(200);
 
   const output = server.output();
-  // The log did record these events, so the check below looks at real lines.
   expect(output).toContain('"console sign-in refused"');
   expect(output).toContain('"console sign-in"');
   expect(output).toContain('"device code decided in the console"');

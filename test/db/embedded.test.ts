@@ -66,7 +66,7 @@ describe("the embedded default database", () => {
         await response.text();
       }
       let listed: any;
-      for (let tries = 0; tries < 100; tries++) {
+      for (let tries = 0; tries < 500; tries++) {
         listed = await fetch(`${server.url}/v1/namespaces/me/requests`, { headers }).then((r) => r.json());
         if (listed.data?.length === 2) break;
         await Bun.sleep(20);

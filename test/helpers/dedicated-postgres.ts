@@ -38,13 +38,13 @@ export async function startDedicatedPostgres(): Promise<DedicatedPostgres> {
   const dir = mkdtempSync(join(tmpdir(), "switchyard-pg-own-"));
   chmodSync(dir, 0o777);
   const dataDir = join(dir, "data");
-  const port = await freePort();
   if (asRoot) spawnSync("chown", ["-R", "postgres", dir]);
   run(join(bin, "initdb"), ["-D", dataDir, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"]);
-  // Durable, unlike the runner's cluster: a restart must keep every committed row.
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=100`;
+  let port = 0;
   let running = false;
+  // Durable, unlike the runner's cluster: a restart must keep every committed row.
   const start = () => {
+    const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=100`;
     run(join(bin, "pg_ctl"), ["-D", dataDir, "-o", options, "-l", join(dir, "server.log"), "-w", "start"]);
     running = true;
   };
@@ -52,7 +52,17 @@ export async function startDedicatedPostgres(): Promise<DedicatedPostgres> {
     run(join(bin, "pg_ctl"), ["-D", dataDir, "-m", mode, "-w", "stop"]);
     running = false;
   };
-  start();
+  // A port found free may be taken before PostgreSQL binds it: then another port (restarts
+  // keep the one that worked).
+  for (let attempt = 1; ; attempt++) {
+    port = await freePort();
+    try {
+      start();
+      break;
+    } catch (error) {
+      if (attempt >= 3) throw error;
+    }
+  }
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     stop: () => stop(),

@@ -21,8 +21,25 @@ export interface SpawnedServer {
   output(): string;
 }
 
-/** `bun src/main.ts` as its own process, as an operator would run it; waits for /ping. On `env.PORT` when given (a replacement on its predecessor's port), else on a free port. */
+/**
+ * `bun src/main.ts` as its own process, as an operator would run it; waits for /ping. On `env.PORT` when given (a replacement on its predecessor's port), else on a free port.
+ * A free port is only free when asked: something else (an outgoing connection's ephemeral
+ * port) may take it before the server binds it. Then the server exits with EADDRINUSE, and
+ * it is started again on another port.
+ */
 export async function spawnServer(env: Record<string, string | undefined>, timeoutMs = 30_000): Promise<SpawnedServer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await spawnServerOnce(env, timeoutMs);
+    } catch (error) {
+      if (env.PORT || attempt >= 3 || !(error instanceof PortTaken)) throw error;
+    }
+  }
+}
+
+class PortTaken extends Error {}
+
+async function spawnServerOnce(env: Record<string, string | undefined>, timeoutMs: number): Promise<SpawnedServer> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const child = Bun.spawn([process.execPath, "src/main.ts"], {
     env: { ...process.env, HOST: "127.0.0.1", LOG_LEVEL: "info", ...env, PORT: String(port) },
@@ -33,12 +50,15 @@ export async function spawnServer(env: Record<string, string | undefined>, timeo
   const collect = async (stream: ReadableStream<Uint8Array>) => {
     for await (const chunk of stream) output += new TextDecoder().decode(chunk);
   };
-  void collect(child.stdout);
-  void collect(child.stderr);
+  const collected = Promise.all([collect(child.stdout), collect(child.stderr)]).catch(() => {});
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}): ${output}`);
+    if (child.exitCode !== null) {
+      await collected; // its last words, read to the end
+      const message = `server exited early (${child.exitCode}): ${output}`;
+      throw output.includes("EADDRINUSE") ? new PortTaken(message) : new Error(message);
+    }
     const ok = await fetch(`${url}/ping`).then((r) => r.ok, () => false);
     if (ok) return { url, process: child, exited: child.exited, output: () => output };
     await Bun.sleep(100);

@@ -129,7 +129,7 @@ describe("a client that stops reading", () => {
     try {
       const baseline = rssBytes(server.process.pid);
       const clients: StalledClient[] = [];
-      const upstreams = [];
+      const upstreams: Array<ReturnType<typeof lastRequest>> = [];
       for (const [client, upstream] of PAIRS) {
         const mock = mocks[UPSTREAM[upstream].mock];
         const before = mock.requests.length;
@@ -139,6 +139,14 @@ describe("a client that stops reading", () => {
       }
       // Long enough for an unbounded relay to pull the whole answer (it does in well under a second).
       await Bun.sleep(2_000);
+      // Then until the counts have not moved for half a second (the buffers are full; on a
+      // loaded machine that takes longer), bounded: a relay that keeps pulling fails below.
+      const counts = () => upstreams.map((request) => request.streamedBytes).join();
+      for (let steady = 0, polls = 0, last = counts(); steady < 5 && polls < 150; polls++) {
+        await Bun.sleep(100);
+        steady = counts() === last ? steady + 1 : 0;
+        last = counts();
+      }
       const pulled = upstreams.map((request) => request.streamedBytes);
       await Bun.sleep(500);
       const growth = rssBytes(server.process.pid) - baseline;
@@ -154,7 +162,7 @@ describe("a client that stops reading", () => {
       const resumed = clients[0]!;
       const at = resumed.received();
       resumed.socket.resume();
-      await Bun.sleep(300);
+      for (let polls = 0; resumed.received() <= at + 8 * MB && polls < 200; polls++) await Bun.sleep(50);
       expect(resumed.received()).toBeGreaterThan(at + 8 * MB);
       for (const client of clients) client.socket.destroy();
     } finally {

@@ -173,7 +173,7 @@ describe("routing profile and provider lists", () => {
       expect(response.status).toBe(200);
       expect(((await response.json()) as Json).model).toBe(model);
       let record: Json | undefined;
-      for (let i = 0; i < 100 && record === undefined; i++) {
+      for (let i = 0; i < 500 && record === undefined; i++) {
         record = (await api(harness, "GET", "/v1/requests?limit=100")).data.find((row: Json) => row.request_id === requestId);
         if (record === undefined) await Bun.sleep(20);
       }

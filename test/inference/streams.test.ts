@@ -75,7 +75,9 @@ describe("warnings", () => {
 
 describe("worker death", () => {
   test("a stream whose translation worker dies ends with an error frame, and the next request is served", async () => {
-    const translator = harness.server.server.services.translator as unknown as { pool?: { members: Array<{ worker: Worker }> } };
+    const translator = harness.server.server.services.translator as unknown as {
+      pool?: { members: Array<{ worker: Worker }>; stats(): { restarts: number }; ready(): Promise<void> };
+    };
     expect(translator.pool).toBeDefined();
     harness.mocks.openai.queueScenarios({ kind: "slow", delayMs: 0, chunkDelayMs: 150, text: "one two three four five six seven" });
     const response = await fetch(harness.server.url + "/v1/messages", {
@@ -86,6 +88,7 @@ describe("worker death", () => {
     const reader = response.body!.getReader();
     const first = await reader.read();
     expect(first.done).toBe(false);
+    const [killed, restartsBefore] = [translator.pool!.members.length, translator.pool!.stats().restarts];
     for (const member of translator.pool!.members) member.worker.terminate();
     let rest = "";
     for (;;) {
@@ -94,7 +97,12 @@ describe("worker death", () => {
       rest += new TextDecoder().decode(value);
     }
     expect(rest).toMatch(/event: error\ndata: \{"type":"error"/);
-    await Bun.sleep(300); // replacement workers start
+    // Replacement workers start: waited for, not slept for (a loaded machine is slower).
+    for (let polls = 0; translator.pool!.stats().restarts < restartsBefore + killed; polls++) {
+      if (polls > 1_000) throw new Error("the dead workers were not replaced");
+      await Bun.sleep(10);
+    }
+    await translator.pool!.ready();
     const next = await harness.server.api("POST", "/v1/messages", {
       headers: { "x-api-key": harness.account.apiKey },
       body: { model: "mock-openai/gpt-4o-mini", max_tokens: 20, messages: [{ role: "user", content: "Hi" }] },

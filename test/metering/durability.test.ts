@@ -154,14 +154,20 @@ describe("SIGTERM", () => {
         }),
       );
       // Two requests whose upstream never answers: a stream before its first token, and a body.
+      const hangsBefore = (client: Protocol) => mocks[UPSTREAM[client].mock].requests.length;
       const waiting = [
         { client: "openai-chat" as const, stream: true, requestId: `grace-hang-stream-${crypto.randomUUID()}` },
         { client: "anthropic-messages" as const, stream: false, requestId: `grace-hang-body-${crypto.randomUUID()}` },
       ].map((request) => ({
         ...request,
+        before: hangsBefore(request.client),
         sent: send(server.url, apiKey, request.client, `${UPSTREAM[request.client].model}@hang`, request).catch((error) => ({ status: 0, json: String(error) })),
       }));
-      await Bun.sleep(200);
+      // Both reach their upstream (which holds them) before SIGTERM, however slow the machine.
+      for (let polls = 0; waiting.some(({ client, before }) => hangsBefore(client) === before); polls++) {
+        if (polls > 1_000) throw new Error("the hanging requests never reached their upstreams");
+        await Bun.sleep(10);
+      }
       server.process.kill("SIGTERM");
       for (const { client, sent } of waiting) {
         const answer = await sent;
@@ -216,9 +222,13 @@ describe("SIGTERM", () => {
       const dbName = new URL(db.url).pathname.slice(1);
       const answered = new Map<string, string[]>(accounts.map((a) => [a.accountId, []]));
       const until = performance.now() + 2_500;
+      // The load lasts 2.5 s and until the killer has cut backends over 20 times while every
+      // account had over 20 answers (a loaded machine does less in 2.5 s).
+      let killing = true;
+      const enough = () => kills > 20 && [...answered.values()].every((ids) => ids.length > 20);
       const clients = Array.from({ length: 8 }, async (_, lane) => {
         const account = accounts[lane % 2]!;
-        while (performance.now() < until) {
+        while (killing) {
           const sent = await send(server.url, account.apiKey, "openai-chat", UPSTREAM["openai-chat"].model);
           // 200, or a clean 503 while admission could not reach the database.
           expect([200, 503]).toContain(sent.status);
@@ -228,11 +238,13 @@ describe("SIGTERM", () => {
       let kills = 0;
       const killer = (async () => {
         await Bun.sleep(200);
-        while (performance.now() < until - 200) {
+        while (performance.now() < until - 200 || !enough()) {
           await admin`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${dbName} and pid <> pg_backend_pid()`;
           kills++;
           await Bun.sleep(15);
         }
+        await Bun.sleep(200);
+        killing = false;
       })();
       await Promise.all([...clients, killer]);
       expect(kills).toBeGreaterThan(20);

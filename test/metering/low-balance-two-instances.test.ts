@@ -97,7 +97,7 @@ async function books(accountId: string) {
 }
 
 /** Waits until no instance holds a reservation for the account (settled, flushed, unspent rest returned). */
-async function nothingReserved(accountId: string, timeoutMs = 2_000): Promise<boolean> {
+async function nothingReserved(accountId: string, timeoutMs = 10_000): Promise<boolean> {
   const deadline = performance.now() + timeoutMs;
   while (performance.now() < deadline) {
     const now = await books(accountId);

@@ -136,7 +136,7 @@ describe("the record of a refused request", () => {
     });
     expect(response.status).toBe(402);
     let record: any;
-    for (let i = 0; i < 100 && record === undefined; i++) {
+    for (let i = 0; i < 500 && record === undefined; i++) {
       const listed = await api(harness, "GET", "/v1/requests?limit=100");
       record = listed.data.find((row: any) => row.request_id === requestId);
       if (record === undefined) await Bun.sleep(20);

@@ -619,13 +619,18 @@ describe("GET /v1/requests/{request_id}/settlement", () => {
     while (!(await reader.read()).done) {
       // the rest of the stream
     }
-    await flush();
-    // The record is written: the receipt comes from it, and the pending entry is gone.
-    await Bun.sleep(5);
-    const settled = await api("GET", `/v1/requests/${requestId}/settlement`, alice.apiKey);
+    // The record is settled once the stream has ended (just after its last byte), then
+    // written: flushed until the receipt comes from it, within a generous bound.
+    let settled = await api("GET", `/v1/requests/${requestId}/settlement`, alice.apiKey);
+    const pendingEntry = () => harness.server.server.services.pendingSettlements.find(alice.accountId, requestId, null);
+    for (let polls = 0; (settled.body.state !== "computed" || pendingEntry() !== undefined) && polls < 300; polls++) {
+      await flush();
+      await Bun.sleep(20);
+      settled = await api("GET", `/v1/requests/${requestId}/settlement`, alice.apiKey);
+    }
     expect(settled.body).toMatchObject({ request_id: requestId, state: "computed", provider_id: "mock-openai" });
     expect(settled.body.final_charge_micro_usd).toBeGreaterThan(0);
-    expect(harness.server.server.services.pendingSettlements.find(alice.accountId, requestId, null)).toBeUndefined();
+    expect(pendingEntry()).toBeUndefined();
   });
 
   test("404 request not found for an unknown id, another tenant's id, and another namespace's id for a namespace-bound key", async () => {

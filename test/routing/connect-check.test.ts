@@ -9,7 +9,8 @@ describe("ConnectCheck", () => {
     const check = new ConnectCheck(50, 30_000, never);
     const started = performance.now();
     const error = await check.check("https://api.example.test/v1/chat/completions");
-    expect(performance.now() - started).toBeLessThan(1000);
+    // The 50 ms deadline ends the wait, not a connect that never comes; room for a loaded machine.
+    expect(performance.now() - started).toBeLessThan(5_000);
     expect(error?.kind).toBe("upstream_timeout");
   });
 
