@@ -157,7 +157,7 @@ async function main(): Promise<void> {
     const partition = `requests_p${month.from.getUTCFullYear()}_${String(month.from.getUTCMonth() + 1).padStart(2, "0")}`;
     console.log(`partition load: ${REQUESTS.toLocaleString("en-US")} requests into ${partition} through the metering sink (binary COPY, 2 write connections)`);
     const rate = await load(sql, month);
-    console.log(`  loaded at ${Math.round(rate).toLocaleString("en-US")} requests/s (4 rows each)`);
+    console.log(`  loaded at ${Math.round(rate).toLocaleString("en-US")} requests/s (a record and a ledger entry each)`);
     let started = performance.now();
     await sql.unsafe("vacuum analyze").simple();
     console.log(`  vacuum analyze: ${((performance.now() - started) / 1_000).toFixed(1)} s`);
@@ -169,7 +169,7 @@ async function main(): Promise<void> {
       total += size.tableBytes + size.indexBytes;
       console.log(`  ${size.table.padEnd(20)} ${size.rows.toLocaleString("en-US").padStart(10)} rows  ${perMillion(size.tableBytes).toFixed(0).padStart(6)}  ${perMillion(size.indexBytes).toFixed(0).padStart(6)}  ${perMillion(size.tableBytes + size.indexBytes).toFixed(0).padStart(6)}`);
     }
-    console.log(`  all four tables: ${perMillion(total).toFixed(0)} MiB per million requests; 10 M requests a month: ${((perMillion(total) * 10) / 1024).toFixed(1)} GiB a month`);
+    console.log(`  all the tables above: ${perMillion(total).toFixed(0)} MiB per million requests; 10 M requests a month: ${((perMillion(total) * 10) / 1024).toFixed(1)} GiB a month`);
 
     console.log("reads (median of 9, ms)");
     for (const [label, ms] of await reads(sql, month)) console.log(`  ${label.padEnd(62)} ${ms.toFixed(2).padStart(8)}`);
