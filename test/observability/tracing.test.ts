@@ -283,6 +283,8 @@ describe("the exporter", () => {
       const apiKey = await createAccount(traced.url, 100_000_000);
       const statuses = await Promise.all(Array.from({ length: 20 }, () => ask(traced, apiKey).then((response) => response.status)));
       expect(statuses).toEqual(Array(20).fill(200));
+      // The exporter connects on its own schedule, after the spans it sends: wait for it (bounded).
+      for (const until = Date.now() + 10_000; held.length === 0 && Date.now() < until; ) await Bun.sleep(20);
       expect(held.length).toBeGreaterThan(0);
       traced.process.kill("SIGTERM");
       expect(await traced.exited).toBe(0);
