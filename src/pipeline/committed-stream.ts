@@ -9,19 +9,10 @@ import { streamErrorFrame } from "./stream-error-frame";
 import { asIrError } from "./inference-error";
 import { SSE_KEEPALIVE } from "../protocols/sse";
 
-/**
- * Bytes a committed stream queues for its client before it stops reading the upstream
- * (the ReadableStream's high-water mark). What one stream can hold in memory is this, one
- * upstream chunk being relayed, and the fetch body's own buffer; the rest waits in the
- * kernel's socket buffers and, beyond them, at the upstream.
- */
-export const STREAM_BUFFER_BYTES = 64 * 1024;
 /** Same-protocol streams: upstream chunks sent to the translation session for accounting and not yet answered. */
 const MAX_ACCOUNTING_PUSHES = 4;
 /** Idle time after which a committed stream gets an SSE comment (`: keepalive`). */
 const KEEPALIVE_MS = 15_000;
-
-const encoder = new TextEncoder();
 
 export interface CommittedDeps {
   /** Where a committed stream registers, so shutdown can end it cleanly. */
@@ -64,15 +55,23 @@ export interface CommittedState {
 }
 
 /**
- * The committed phase of a stream, as a pull source: the next upstream chunk is read only
- * when the client's queue has room (Bun calls `pull` as the socket drains), so a client that
- * stops reading stops the upstream too. When a client has read nothing for
- * STREAM_STALL_TIMEOUT_MS the upstream is aborted, the request is settled as cancelled with
- * the output produced so far, and the stream ends with its protocol's error frame. At the
- * shutdown grace limit (`interrupt`) the stream ends the same way and is settled as failed.
+ * The committed phase of a stream, as a direct source (`type: "direct"`: each chunk goes
+ * straight to the response's socket buffer, with no JavaScript queue in between; a pull
+ * source with a byte queue cost about 30 µs more per stream, test/bench/HISTORY.md). The
+ * next upstream chunk is read only while the client keeps up: when Bun's buffer for the
+ * response is full, a write returns a promise, and nothing more is read from the upstream
+ * until it resolves, so a client that stops reading stops the upstream too. What one stream
+ * holds in memory is that buffer, one upstream chunk being relayed and the fetch body's
+ * own buffer; the rest waits in the kernel's socket buffers and, beyond them, at the
+ * upstream. When a client has read nothing for STREAM_STALL_TIMEOUT_MS the upstream is
+ * aborted, the request is settled as cancelled with the output produced so far, and the
+ * stream ends with its protocol's error frame. At the shutdown grace limit (`interrupt`)
+ * the stream ends the same way and is settled as failed.
  */
 export class CommittedStream implements InterruptibleStream {
-  private controller!: ReadableStreamDefaultController<Uint8Array>;
+  private controller!: ReadableStreamDirectController;
+  /** The last write found the response's buffer full: resolves once the client has read. */
+  private backpressure: Promise<number> | undefined;
   /** A pull is running: reading the upstream, translating, or finishing. */
   private pulling = false;
   /** Settled and closed (or closing); nothing more is written. */
@@ -93,7 +92,11 @@ export class CommittedStream implements InterruptibleStream {
     private readonly state: CommittedState,
   ) {}
 
-  start(controller: ReadableStreamDefaultController<Uint8Array>): void {
+  /**
+   * The whole committed stream (Bun calls a direct source's `pull` once): what phase 1
+   * held, then upstream chunks as the client takes them, until the stream is over.
+   */
+  async run(controller: ReadableStreamDirectController): Promise<void> {
     this.controller = controller;
     for (const text of this.state.held) this.write(text);
     this.state.held.length = 0;
@@ -107,12 +110,15 @@ export class CommittedStream implements InterruptibleStream {
     this.keepalive = setInterval(() => {
       if (this.pulling && performance.now() - this.lastWrite >= KEEPALIVE_MS) this.write(SSE_KEEPALIVE);
     }, KEEPALIVE_MS / 3);
-    const stallMs = this.deps.stallTimeoutMs;
-    if (stallMs > 0) this.stallTimer = setTimeout(this.onStall, stallMs);
+    while (!this.finished) {
+      await this.relay();
+      await this.clientCaughtUp();
+    }
+    await this.done.promise;
   }
 
-  /** The client's queue has room: relay upstream chunks until something was written or the stream is over. */
-  async pull(): Promise<void> {
+  /** Relays upstream chunks until something was written or the stream is over. */
+  private async relay(): Promise<void> {
     if (this.finished) return;
     this.pulling = true;
     try {
@@ -121,8 +127,24 @@ export class CommittedStream implements InterruptibleStream {
       if (!this.finished) await this.fail(asIrError(error, irError("upstream_bad_gateway", "upstream stream failed")));
     } finally {
       this.pulling = false;
-      // From here on the stream waits for the client to read.
-      if (!this.finished) this.stallTimer?.refresh();
+    }
+  }
+
+  /**
+   * The response's buffer is full: waits (reading nothing from the upstream) until the
+   * client has read, or the stream was ended meanwhile. This is the wait the stall timer
+   * bounds.
+   */
+  private async clientCaughtUp(): Promise<void> {
+    const drained = this.backpressure;
+    this.backpressure = undefined;
+    if (drained === undefined || this.finished) return;
+    const stallMs = this.deps.stallTimeoutMs;
+    if (stallMs > 0) this.stallTimer = setTimeout(this.onStall, stallMs);
+    try {
+      await Promise.race([drained, this.done.promise]);
+    } finally {
+      clearTimeout(this.stallTimer);
     }
   }
 
@@ -247,10 +269,11 @@ export class CommittedStream implements InterruptibleStream {
     return streamErrorFrame(clientProtocol, error, context.requestId, context.model);
   }
 
-  /** Queues text for the client; true when something was queued. */
+  /** Sends text to the client (flushed at once: an SSE frame must not wait); true when something was sent. */
   private write(text: string): boolean {
     if (!text || this.clientGone) return false;
-    this.controller.enqueue(encoder.encode(text));
+    const written = this.controller.write(text);
+    if (typeof written !== "number") this.backpressure = written;
     this.lastWrite = performance.now();
     return true;
   }

@@ -5,7 +5,7 @@ import { codecFor } from "../translation/codec-registry";
 import { PassthroughFramer } from "./passthrough-framer";
 import { asIrError } from "./inference-error";
 import type { AttemptRecord } from "../routing/attempt-record";
-import { CommittedStream, STREAM_BUFFER_BYTES, type CommittedDeps, type CommittedInput, type StreamSeen } from "./committed-stream";
+import { CommittedStream, type CommittedDeps, type CommittedInput, type StreamSeen } from "./committed-stream";
 
 export interface RelayDeps extends CommittedDeps {
   translator: Pick<Translator, "openStream">;
@@ -114,13 +114,10 @@ export async function relayStream(deps: RelayDeps, input: RelayInput): Promise<R
 
   // Phase 2: committed. The client's reads drive the upstream reads (see CommittedStream).
   const committed = new CommittedStream(deps, input, { handle, framer, note, costed, held, ended, seen });
-  const stream = new ReadableStream<Uint8Array>(
-    {
-      start: (controller) => committed.start(controller),
-      pull: () => committed.pull(),
-      cancel: () => committed.cancel(),
-    },
-    new ByteLengthQueuingStrategy({ highWaterMark: STREAM_BUFFER_BYTES }),
-  );
+  const stream = new ReadableStream({
+    type: "direct",
+    pull: (controller) => committed.run(controller),
+    cancel: () => committed.cancel(),
+  });
   return { ok: true, response: new Response(stream, { status: 200, headers: { ...SSE_HEADERS, ...input.headers } }) };
 }
