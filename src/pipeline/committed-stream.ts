@@ -72,7 +72,7 @@ export class CommittedStream implements InterruptibleStream {
   private controller!: ReadableStreamDirectController;
   /** The last write found the response's buffer full: resolves once the client has read. */
   private backpressure: Promise<number> | undefined;
-  /** A pull is running: reading the upstream, translating, or finishing. */
+  /** A relay is running (not waiting for the client): reading the upstream, translating, or finishing. */
   private pulling = false;
   /** Settled and closed (or closing); nothing more is written. */
   private finished = false;
