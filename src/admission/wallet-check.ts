@@ -25,13 +25,9 @@ export class WalletCheck implements AdmissionCheck {
     // Settlement caps the charge at what was reserved and debits it against this lease.
     request.record.leaseId = leaseId;
     request.record.reservedMicroUsd = reservation;
-    let ended = false;
-    const end = (charge: number | null) => {
-      if (ended) return Promise.resolve();
-      ended = true;
-      this.leases.settle(accountId, leaseId, reservation, charge);
-      return Promise.resolve();
-    };
+    let ended: Promise<void> | undefined;
+    // Resolves when what the request leaves unspent is available again (a low balance's give-back).
+    const end = (charge: number | null) => (ended ??= this.leases.settle(accountId, leaseId, reservation, charge));
     return { kind: "grant", settle: ({ chargeMicroUsd }) => end(chargeMicroUsd), release: () => end(0) };
   }
 }

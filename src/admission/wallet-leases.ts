@@ -26,6 +26,8 @@ interface LocalLease {
   granting?: Promise<boolean>;
 }
 
+const DONE: Promise<void> = Promise.resolve();
+
 export interface WalletLeaseOptions {
   /** A lease not renewed for this long is swept back to its wallet. */
   ttlSeconds?: number;
@@ -122,7 +124,7 @@ export class WalletLeases {
       }
       if (!granted && lease.available < amount) {
         // What is left here cannot serve this request; a smaller one elsewhere may fit it.
-        this.giveBack(lease);
+        await this.giveBack(lease);
         return undefined;
       }
     }
@@ -137,14 +139,18 @@ export class WalletLeases {
     return lease;
   }
 
-  /** A request admitted with `reserved` finished and cost `charge` (null: unknown, nothing debited). */
-  settle(accountId: string, leaseId: string, reserved: number, charge: number | null): void {
+  /**
+   * A request admitted with `reserved` finished and cost `charge` (null: unknown, nothing
+   * debited). Resolves once what it leaves unspent of a low-balance lease is back in the
+   * wallet, where every instance's next admission sees it (at once otherwise).
+   */
+  settle(accountId: string, leaseId: string, reserved: number, charge: number | null): Promise<void> {
     const lease = this.leases.get(accountId);
     const spent = charge ?? 0;
-    if (!lease || lease.id !== leaseId) return; // already returned: its row carries the charge on its own
+    if (!lease || lease.id !== leaseId) return DONE; // already returned: its row carries the charge on its own
     lease.inFlight--;
     lease.available += reserved - spent;
-    if (lease.perRequest) this.giveBack(lease);
+    return lease.perRequest ? this.giveBack(lease) : DONE;
   }
 
   /**
@@ -153,9 +159,9 @@ export class WalletLeases {
    * meanwhile; if the database fails, it comes back and the next settlement or the idle
    * return gives it back.
    */
-  private giveBack(lease: LocalLease): void {
+  private giveBack(lease: LocalLease): Promise<void> {
     const unused = lease.available;
-    if (unused <= 0) return;
+    if (unused <= 0) return DONE;
     lease.available -= unused;
     const done = this.inTransaction(async (tx) => {
       await lockWalletsThenLeases(tx, [lease.accountId]);
@@ -167,6 +173,7 @@ export class WalletLeases {
       })
       .finally(() => this.givingBack.delete(done));
     this.givingBack.add(done);
+    return done;
   }
 
   /** Renews held leases, returns idle ones, sweeps expired leases of dead instances. */

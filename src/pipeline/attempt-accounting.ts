@@ -44,7 +44,8 @@ export function attemptObserver(attempt: AttemptRecord, settlement: RequestSettl
       if (end.warnings) settlement.outcome.warnings.push(...end.warnings);
       finishAttempt(telemetry, attempt, clientSignal.aborted ? "aborted" : end.attemptOutcome, end.error);
       settlement.serve(attempt, end.interrupted);
-      return settlement.settle(end.status, 200)?.chargeMicroUsd ?? null;
+      const chargeMicroUsd = settlement.settle(end.status, 200)?.chargeMicroUsd ?? null;
+      return { chargeMicroUsd, holdsEnded: settlement.holdsEnded() };
     },
   };
 }

@@ -3,9 +3,10 @@ import type { StreamHandle } from "../translation/translator";
 import type { StreamOutput } from "../translation/translation-types";
 import type { PassthroughFramer } from "./passthrough-framer";
 import type { BodyReader } from "../routing/body-reader";
-import type { StreamObserver, StreamRefusal } from "./stream-observer";
+import type { StreamObserver, StreamRefusal, StreamSettled } from "./stream-observer";
 import type { InFlightRequests, InterruptibleStream } from "./in-flight-requests";
 import { streamErrorFrame } from "./stream-error-frame";
+import { terminalFrameAt } from "./stream-terminal";
 import { asIrError } from "./inference-error";
 import { SSE_KEEPALIVE } from "../protocols/sse";
 
@@ -82,6 +83,11 @@ export class CommittedStream implements InterruptibleStream {
   private lastWrite = performance.now();
   private keepalive: ReturnType<typeof setInterval> | undefined;
   private stallTimer: ReturnType<typeof setTimeout> | undefined;
+  /**
+   * Client text from the protocol's terminal frame on (stream-terminal.ts): written only
+   * once the request is settled and its holds ended, with the stream's last bytes.
+   */
+  private tail = "";
   /** Same protocol: accounting pushes in flight, oldest first. */
   private readonly accounting: Promise<unknown>[] = [];
   private readonly done = Promise.withResolvers<void>();
@@ -98,10 +104,11 @@ export class CommittedStream implements InterruptibleStream {
    */
   async run(controller: ReadableStreamDirectController): Promise<void> {
     this.controller = controller;
-    for (const text of this.state.held) this.write(text);
+    // Ended in phase 1: the observer already heard how, and the request is settled.
+    const ended = this.state.ended;
+    for (const text of this.state.held) ended ? this.write(text) : this.relayWrite(text);
     this.state.held.length = 0;
-    // Ended in phase 1: the observer already heard how.
-    if (this.state.ended) {
+    if (ended) {
       this.close();
       return;
     }
@@ -189,9 +196,9 @@ export class CommittedStream implements InterruptibleStream {
       const output = note(await handle.push(chunk));
       // A check inside the translation refuses after the text it let through: that text goes
       // out before the error frame. An observer's refusal withholds the whole output.
-      if (output.signals.refused) this.write(output.out);
+      if (output.signals.refused) this.relayWrite(output.out);
       this.throwIfRefused();
-      return this.write(output.out);
+      return this.relayWrite(output.out);
     }
     // The accounting copy is decoded on the side; a slow session holds the relay back
     // instead of queueing chunks without bound.
@@ -200,7 +207,7 @@ export class CommittedStream implements InterruptibleStream {
     push.catch(() => {});
     this.accounting.push(push);
     if (this.accounting.length > MAX_ACCOUNTING_PUSHES) await this.accounting.shift();
-    return this.write(framer.take(chunk));
+    return this.relayWrite(framer.take(chunk));
   }
 
   /** The upstream ended. An error frame it sent mid-stream makes the request failed (the frame itself was relayed). */
@@ -213,15 +220,17 @@ export class CommittedStream implements InterruptibleStream {
     const error = output.signals.error ?? seen.error;
     this.finished = true;
     const clientGone = this.clientGone;
-    const charge = this.input.observer.onEnd({
+    const settled = this.input.observer.onEnd({
       attemptOutcome: clientGone ? "aborted" : error ? "provider_error" : "success",
       ...(error === undefined ? {} : { error }),
       status: clientGone ? "cancelled" : error ? "failed" : "succeeded",
       interrupted: clientGone,
     });
-    if (!framer) this.write(costed(output.out, charge));
+    await settled.holdsEnded;
+    const charge = settled.chargeMicroUsd;
+    if (!framer) this.write(this.takeTail() + costed(output.out, charge));
     else {
-      this.write(costed(framer.flush(), charge));
+      this.write(this.takeTail() + costed(framer.flush(), charge));
       // An upstream that ended early: the passthrough has no encoder to close its stream.
       if (output.signals.error) this.write(this.errorFrame(output.signals.error));
     }
@@ -246,27 +255,51 @@ export class CommittedStream implements InterruptibleStream {
     const observer = this.input.observer;
     // Ending the client's stream may drop what its encoder held back (unsigned thinking): the record says so.
     const warnings = output?.warnings === undefined ? {} : { warnings: output.warnings };
+    let settled: StreamSettled;
     if (this.clientGone || this.interruption) {
       // Neither the client leaving, nor it stalling, nor shutdown is the provider's doing.
       // A client that stopped reading is cancelled like one that left; what shutdown cut is failed.
       const cancelled = this.clientGone || this.interruption?.cause === "stall";
-      observer.onEnd({ attemptOutcome: "aborted", error, status: cancelled ? "cancelled" : "failed", interrupted: cancelled, ...warnings });
+      settled = observer.onEnd({ attemptOutcome: "aborted", error, status: cancelled ? "cancelled" : "failed", interrupted: cancelled, ...warnings });
     } else if (this.state.seen.refusal?.error === cause) {
       // A response-side check refused the answer: the upstream did its part, and is not read further.
       this.input.abortUpstream();
-      observer.onEnd({ attemptOutcome: "success", error, status: "failed", interrupted: false, ...warnings });
+      settled = observer.onEnd({ attemptOutcome: "success", error, status: "failed", interrupted: false, ...warnings });
     } else {
-      observer.onEnd({ attemptOutcome: cause.kind === "upstream_timeout" ? "timeout" : "provider_error", error, status: "failed", interrupted: false, ...warnings });
+      settled = observer.onEnd({ attemptOutcome: cause.kind === "upstream_timeout" ? "timeout" : "provider_error", error, status: "failed", interrupted: false, ...warnings });
     }
+    await settled.holdsEnded;
     // Bun cannot drop a connection whose client does not read: a stalled client finds the
     // error frame and the end of the stream behind what was already queued for it.
-    this.write(framer || !output ? this.errorFrame(error) : output.out);
+    this.write(this.takeTail() + (framer || !output ? this.errorFrame(error) : output.out));
     this.close();
   }
 
   private errorFrame(error: IrError): string {
     const { clientProtocol, context } = this.input;
     return streamErrorFrame(clientProtocol, error, context.requestId, context.model);
+  }
+
+  /**
+   * Relayed text: written at once up to the protocol's terminal frame; from there on it is
+   * held (`tail`) until the stream's end writes it. True when something was sent.
+   */
+  private relayWrite(text: string): boolean {
+    if (!text) return false;
+    if (this.tail) {
+      this.tail += text;
+      return false;
+    }
+    const at = terminalFrameAt(this.input.clientProtocol, text);
+    if (at === -1) return this.write(text);
+    this.tail = text.slice(at);
+    return this.write(text.slice(0, at));
+  }
+
+  private takeTail(): string {
+    const tail = this.tail;
+    this.tail = "";
+    return tail;
   }
 
   /** Sends text to the client (flushed at once: an SSE frame must not wait); true when something was sent. */

@@ -92,8 +92,9 @@ export async function relayStream(deps: RelayDeps, input: RelayInput): Promise<R
         }
         if (seen.refusal) throw seen.refusal.error;
         // The whole stream arrived before the first token: settle now so the cost is in it.
-        const charge = observer.onEnd({ attemptOutcome: "success", status: "succeeded", interrupted: false });
-        held.push(costed(framer ? framer.take("") + framer.flush() : output.out, charge));
+        const settled = observer.onEnd({ attemptOutcome: "success", status: "succeeded", interrupted: false });
+        await settled.holdsEnded;
+        held.push(costed(framer ? framer.take("") + framer.flush() : output.out, settled.chargeMicroUsd));
         break;
       }
       const output = note(await handle.push(chunk));

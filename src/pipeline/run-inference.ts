@@ -43,7 +43,8 @@ export interface InferenceDeps {
  * One inference request, end to end (README "Inference"): authenticate → decode → resolve
  * (routing presets, then endpoints) → fund → admit → attempt (answer or relay) → settle. Each stage returns its result or
  * the error to answer with; from the moment the caller is known, every way out settles
- * the request exactly once (a stream's when it ends, through its observer).
+ * the request exactly once (a stream's when it ends, through its observer), and answers only
+ * once what admission held for it has ended (RequestSettlement.holdsEnded).
  */
 export async function runInference(deps: InferenceDeps, input: InferenceInput): Promise<Response> {
   const { protocol, request } = input;
@@ -73,6 +74,7 @@ export async function runInference(deps: InferenceDeps, input: InferenceInput): 
     // means, so the namespace's request history lists it.
     if (outcome.namespaceId === null) outcome.namespaceId = await deps.resolve.namespaces.namespaceFor(principal).catch(() => null);
     settlement.settle("failed", error.status);
+    await settlement.holdsEnded();
     return fail(error, outcome.attempts);
   };
 
@@ -121,6 +123,7 @@ export async function runInference(deps: InferenceDeps, input: InferenceInput): 
     // A fault of ours (the route answers it with a 500): the request is still settled, so
     // its record is written and what admission holds goes back.
     settlement.settle("failed", 500);
+    await settlement.holdsEnded();
     throw error;
   }
   trace.stage("attempt");
@@ -128,6 +131,8 @@ export async function runInference(deps: InferenceDeps, input: InferenceInput): 
     case "answer": {
       settlement.serve(result.attempt);
       const settled = settlement.settle("succeeded", 200);
+      // The client's next request, sent once it has this answer, must not find its holds.
+      await settlement.holdsEnded();
       return timed(jsonResponse(protocol, result.body, settled?.chargeMicroUsd, result.headers), outcome.attempts);
     }
     case "stream":
@@ -137,6 +142,7 @@ export async function runInference(deps: InferenceDeps, input: InferenceInput): 
       if (!result.cancelled) return failAndSettle(result.error);
       // The client left before anything was sent: its cancel, not a failure (499: client closed request).
       settlement.settle("cancelled", 499);
+      await settlement.holdsEnded();
       return fail(result.error, outcome.attempts);
   }
 }

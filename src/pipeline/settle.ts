@@ -25,10 +25,19 @@ export interface RecordDeps {
  * grant is settled with the charge. Its settlement receipt says "pending" until the record
  * is in the database (pending-settlements.ts).
  */
+/**
+ * The longest an answer waits for its request's holds to be ended in the database: past
+ * it (a database that does not answer) the answer goes out and the hold ends when it can
+ * (retried by its check, swept as spent if never).
+ */
+export const HOLDS_END_WAIT_MS = 2_000;
+
 export class RequestSettlement {
   private settled = false;
   private settlement: Settlement | undefined;
   private grant: Grant | undefined;
+  /** The grant's settlement or release, once started. */
+  private grantEnded: Promise<void> | undefined;
 
   constructor(
     private readonly deps: RecordDeps | undefined,
@@ -87,6 +96,31 @@ export class RequestSettlement {
   }
 
   /**
+   * Resolves once what admission held for the settled request is settled or released
+   * where every instance's admission reads it (a budget's hold, a rate limit's withdrawn
+   * admission, a low wallet's unspent reservation), or after HOLDS_END_WAIT_MS. The answer
+   * — a whole body, a stream's terminal event, an error — goes out after it: a client that
+   * sends its next request once it has the answer must not find this one still holding
+   * room (issue: sequential clients refused one request early by their own last request).
+   */
+  async holdsEnded(): Promise<void> {
+    const ended = this.grantEnded;
+    if (ended === undefined) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        log.warn("an answer went out before its request's admission holds were ended", { requestId: this.outcome.requestId, waitedMs: HOLDS_END_WAIT_MS });
+        resolve();
+      }, HOLDS_END_WAIT_MS);
+    });
+    try {
+      await Promise.race([ended, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
    * Ends what admission holds, once: settled with the charge when an upstream was called
    * (a client that left, an answer refused by a response-side check included), released
    * when none was (nothing was spent and no request was made).
@@ -96,6 +130,6 @@ export class RequestSettlement {
     if (grant === undefined) return;
     this.grant = undefined;
     const ended = this.outcome.attempts.length > 0 ? grant.settle({ chargeMicroUsd }) : grant.release();
-    ended.catch((error: unknown) => log.error("admission grant could not be ended", { requestId: this.outcome.requestId, error: error instanceof Error ? error.message : String(error) }));
+    this.grantEnded = ended.catch((error: unknown) => log.error("admission grant could not be ended", { requestId: this.outcome.requestId, error: error instanceof Error ? error.message : String(error) }));
   }
 }

@@ -36,9 +36,19 @@ export interface StreamObserver {
   onParts(parts: StreamOutput): StreamRefusal | void;
   /**
    * Called once, when the stream is over (or, for a stream that ended before its first
-   * token, before anything is sent). Returns the request's charge in micro-USD (null when
-   * unknown or nothing is recorded), which chat clients that asked for usage see in the
-   * final chunk.
+   * token, before anything is sent), before its last bytes are written.
    */
-  onEnd(end: StreamEnd): number | null;
+  onEnd(end: StreamEnd): StreamSettled;
+}
+
+/** What the stream's settlement tells the relay. */
+export interface StreamSettled {
+  /** The request's charge in micro-USD (null when unknown or nothing is recorded), which chat clients that asked for usage see in the final chunk. */
+  chargeMicroUsd: number | null;
+  /**
+   * Resolves once what admission held for the request has ended (RequestSettlement.holdsEnded):
+   * the stream's terminal event and its end wait for it, so a client that sends its next
+   * request on reading them finds nothing of this one held.
+   */
+  holdsEnded: Promise<void>;
 }

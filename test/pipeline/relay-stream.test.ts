@@ -41,7 +41,7 @@ function observer(refuseOn?: string) {
     },
     onEnd(end) {
       ends.push(end);
-      return 42;
+      return { chargeMicroUsd: 42, holdsEnded: Promise.resolve() };
     },
   };
   return { watcher, parts, ends };

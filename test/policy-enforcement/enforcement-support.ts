@@ -16,8 +16,11 @@ export interface CallOptions {
 /** What a client saw: its answer's text, or the error its SDK threw, read the way an application reads it. */
 export type Seen = { ok: true; text: string } | { ok: false; status: number | undefined; code: string | undefined; message: string; retryAfter: string | null | undefined };
 
+/** Where an SDK is pointed: a harness, or any server with a URL (a spawned instance). */
+export type SdkTarget = { server: { url: string } };
+
 /** One SDK call with `token` against the harness; an SDK error becomes `Seen` with status and code where the protocol has room. */
-export async function callThroughSdk(harness: InferenceHarness, client: ClientName, token: string, model: string, options: CallOptions): Promise<Seen> {
+export async function callThroughSdk(harness: SdkTarget, client: ClientName, token: string, model: string, options: CallOptions): Promise<Seen> {
   const prompt = options.prompt ?? "Say hello.";
   try {
     switch (client) {
