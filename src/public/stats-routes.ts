@@ -1,26 +1,18 @@
 import { Elysia } from "elysia";
 import type { Services } from "../services";
 import { platformUsage } from "./public-figures-service";
-import { TtlCache } from "./ttl-cache";
-import { buildUsageStats, DAYS, parseUsageStatsQuery, TOP, usageWindow, type UsageStats } from "./usage-stats";
+import { ttlCachePerOwner } from "./ttl-cache";
+import { DAYS, parseUsageStatsQuery, summarizeUsage, TOP, usageStatsForTop, usageWindow, type UsageSummary } from "./usage-stats";
 
 /** Cache lifetime of the platform usage statistics (5 minutes). */
 export const USAGE_STATS_TTL_MS = 5 * 60 * 1000;
 
-const caches = new WeakMap<Services, TtlCache<UsageStats>>();
-
 /**
- * The usage-statistics cache of one running app (one per Services), keyed by
- * (days, top). Exposed so tests can clear it or move its clock.
+ * The usage-statistics cache of one running app (one per Services), keyed by `days`
+ * alone: `top` only decides how much of the summary one answer shows, so every `top`
+ * shares one computation. Exposed so tests can clear it or move its clock.
  */
-export function usageStatsCache(services: Services): TtlCache<UsageStats> {
-  let cache = caches.get(services);
-  if (cache === undefined) {
-    cache = new TtlCache<UsageStats>(USAGE_STATS_TTL_MS);
-    caches.set(services, cache);
-  }
-  return cache;
-}
+export const usageStatsCache = ttlCachePerOwner<UsageSummary>(USAGE_STATS_TTL_MS);
 
 /** GET /v1/stats/usage: public, platform-wide token statistics, cached 5 minutes. */
 export function statsRoutes(services: Services) {
@@ -29,15 +21,14 @@ export function statsRoutes(services: Services) {
     "/v1/stats/usage",
     async ({ request, set }) => {
       const { days, top } = parseUsageStatsQuery(new URL(request.url).searchParams);
-      const { value, expiresAt } = await cache.get(`${days}:${top}`, async () => {
+      const { value, expiresAt } = await cache.get(String(days), async () => {
         const window = usageWindow(days, new Date());
-        const rows = await platformUsage(services, window.from, window.to);
-        return buildUsageStats(rows, services.catalog, window, top);
+        return summarizeUsage(await platformUsage(services, window.from, window.to), services.catalog, window);
       });
       // Shared caches may keep it only for what is left of our own lifetime.
       const remaining = Math.max(0, Math.ceil((expiresAt - cache.now()) / 1000));
       set.headers["cache-control"] = `public, max-age=${remaining}`;
-      return value;
+      return usageStatsForTop(value, top);
     },
     {
       detail: {

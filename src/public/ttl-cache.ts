@@ -52,3 +52,19 @@ export class TtlCache<V> {
     for (const [key, entry] of this.entries) if (entry.expiresAt <= now) this.entries.delete(key);
   }
 }
+
+/**
+ * One cache per owner (a running app's Services), made on first use: the caches of two
+ * apps in one process (tests) never share entries.
+ */
+export function ttlCachePerOwner<V>(ttlMs: number): (owner: object) => TtlCache<V> {
+  const caches = new WeakMap<object, TtlCache<V>>();
+  return (owner) => {
+    let cache = caches.get(owner);
+    if (cache === undefined) {
+      cache = new TtlCache<V>(ttlMs);
+      caches.set(owner, cache);
+    }
+    return cache;
+  };
+}

@@ -92,23 +92,40 @@ interface ModelTotals {
   requests: number;
 }
 
+/** One UTC day of a summary: its figures, and its tokens by model id. */
+interface UsageSummaryDay {
+  date: string;
+  request_count: number;
+  total_tokens: number;
+  tokensByModel: Map<string, number>;
+}
+
 /**
- * The response from the per-day-and-model rows.
+ * A window's figures for every `top` at once: what the query's rows say, computed once
+ * per window and cached; `usageStatsForTop` cuts one caller's answer from it.
+ */
+export interface UsageSummary {
+  window: UsageStats["window"];
+  totals: UsageStats["totals"];
+  /** Busiest first: the first `top` of them are the ones a series shows by id. */
+  models: UsageStatsModel[];
+  open_weight_token_share: number;
+  days: UsageSummaryDay[];
+}
+
+/**
+ * The summary of the per-day-and-model rows.
  *
  * - `models`: every model with a succeeded request in the window, busiest first (total
  *   tokens, then request count, then id); never truncated by `top`.
  * - `open_weights` comes from the catalog; a model no longer in it counts as closed.
  * - Shares are fractions of the window's total tokens; with no tokens at all they are 0
  *   (`open_weight_token_share` is always a number, never null).
- * - `series[].by_model`: the window's `top` busiest models appear on every day (0 on days
- *   they had no traffic), and `other` appears on every day exactly when the window has
- *   more than `top` models, so each item has the same keys. A window without traffic has
- *   empty `by_model` objects.
  */
-export function buildUsageStats(rows: readonly UsageDayModelRow[], catalog: Catalog, window: UsageWindow, top: number): UsageStats {
+export function summarizeUsage(rows: readonly UsageDayModelRow[], catalog: Catalog, window: UsageWindow): UsageSummary {
   const byModel = new Map<string, ModelTotals>();
   for (const row of rows) {
-    const id = row.model_id === "" ? UNKNOWN_MODEL_ID : row.model_id;
+    const id = modelIdOf(row);
     let totals = byModel.get(id);
     if (totals === undefined) {
       totals = { id, prompt: 0, completion: 0, reasoning: 0, requests: 0 };
@@ -150,24 +167,16 @@ export function buildUsageStats(rows: readonly UsageDayModelRow[], catalog: Cata
     };
   });
 
-  const topIds = new Set(ranked.slice(0, top).map((model) => model.id));
-  const folds = ranked.length > top;
-  const series = new Map<string, UsageStatsDay>();
-  for (const date of window.dates) {
-    const buckets: Record<string, number> = {};
-    for (const id of topIds) buckets[id] = 0;
-    if (folds) buckets[OTHER_KEY] = 0;
-    series.set(date, { date, request_count: 0, total_tokens: 0, by_model: buckets });
-  }
+  const days = new Map<string, UsageSummaryDay>();
+  for (const date of window.dates) days.set(date, { date, request_count: 0, total_tokens: 0, tokensByModel: new Map() });
   for (const row of rows) {
-    const day = series.get(row.day);
+    const day = days.get(row.day);
     if (day === undefined) continue; // outside the window: cannot happen with the query's bounds
-    const id = row.model_id === "" ? UNKNOWN_MODEL_ID : row.model_id;
+    const id = modelIdOf(row);
     const tokens = row.prompt_tokens + row.completion_tokens;
-    const key = topIds.has(id) ? id : OTHER_KEY;
     day.request_count += row.request_count;
     day.total_tokens += tokens;
-    day.by_model[key] = (day.by_model[key] ?? 0) + tokens;
+    day.tokensByModel.set(id, (day.tokensByModel.get(id) ?? 0) + tokens);
   }
 
   return {
@@ -175,6 +184,39 @@ export function buildUsageStats(rows: readonly UsageDayModelRow[], catalog: Cata
     totals,
     models,
     open_weight_token_share: share(openWeightTokens),
-    series: [...series.values()],
+    days: [...days.values()],
   };
+}
+
+/**
+ * One caller's answer: `series[].by_model` holds the window's `top` busiest models on
+ * every day (0 on days they had no traffic), and `other` appears on every day exactly
+ * when the window has more than `top` models, so each item has the same keys. A window
+ * without traffic has empty `by_model` objects.
+ */
+export function usageStatsForTop(summary: UsageSummary, top: number): UsageStats {
+  const topIds = summary.models.slice(0, top).map((model) => model.id);
+  const folds = summary.models.length > top;
+  const series = summary.days.map((day): UsageStatsDay => {
+    const byModel: Record<string, number> = {};
+    let shown = 0;
+    for (const id of topIds) {
+      const tokens = day.tokensByModel.get(id) ?? 0;
+      byModel[id] = tokens;
+      shown += tokens;
+    }
+    if (folds) byModel[OTHER_KEY] = day.total_tokens - shown;
+    return { date: day.date, request_count: day.request_count, total_tokens: day.total_tokens, by_model: byModel };
+  });
+  return {
+    window: summary.window,
+    totals: summary.totals,
+    models: summary.models,
+    open_weight_token_share: summary.open_weight_token_share,
+    series,
+  };
+}
+
+function modelIdOf(row: UsageDayModelRow): string {
+  return row.model_id === "" ? UNKNOWN_MODEL_ID : row.model_id;
 }

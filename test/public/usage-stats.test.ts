@@ -3,6 +3,7 @@ import { startTestServer, type TestServer } from "../helpers/test-server";
 import { usageStatsCache, USAGE_STATS_TTL_MS } from "../../src/public/stats-routes";
 import type { UsageStats } from "../../src/public/usage-stats";
 import type { Sql } from "../../src/db/connect-database";
+import { countNamedQuery } from "../helpers/named-query-counter";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -198,7 +199,7 @@ describe("GET /v1/stats/usage", () => {
     expect(body.open_weight_token_share).toBeCloseTo(0.3, 10);
   });
 
-  test("the result is cached five minutes per (days, top): a row inserted after the first call stays invisible until the entry expires", async () => {
+  test("the result is cached five minutes per days: a row inserted after the first call stays invisible until the entry expires", async () => {
     await insertRequest({ model: "openai/gpt-5", prompt: 10, completion: 10 });
     const first = await server.api<UsageStats>("GET", "/v1/stats/usage?days=2");
     expect(first.body.totals.request_count).toBe(1);
@@ -207,8 +208,9 @@ describe("GET /v1/stats/usage", () => {
     await insertRequest({ model: "openai/gpt-5", prompt: 10, completion: 10 });
     const cached = await server.api<UsageStats>("GET", "/v1/stats/usage?days=2");
     expect(cached.body).toEqual(first.body);
-    // Another (days, top) pair is its own entry and sees the new row.
-    expect((await stats("?days=2&top=3")).totals.request_count).toBe(2);
+    // Another top is cut from the same entry; another days is its own entry and sees the new row.
+    expect((await stats("?days=2&top=3")).totals.request_count).toBe(1);
+    expect((await stats("?days=3")).totals.request_count).toBe(2);
 
     const cache = usageStatsCache(server.server.services);
     const start = Date.now();
@@ -218,6 +220,39 @@ describe("GET /v1/stats/usage", () => {
     expect(Number(late.headers.get("cache-control")!.split("=")[1])).toBeLessThanOrEqual(11);
     cache.setClock(() => start + USAGE_STATS_TTL_MS + 1000);
     expect((await stats("?days=2")).totals.request_count).toBe(2);
+  });
+
+  test("every top of one days is cut from one computation: one database read and one cache entry, whatever top the callers ask for", async () => {
+    await insertRequest({ model: "openai/gpt-5", prompt: 300, completion: 300 });
+    await insertRequest({ model: "anthropic/claude-sonnet-4.5", prompt: 200, completion: 200, createdAt: daysAgo(1) });
+    await insertRequest({ model: "x-ai/grok-4", prompt: 100, completion: 100 });
+    const reads = countNamedQuery(sql, "platformUsageByDayAndModel");
+    try {
+      const tops = Array.from({ length: 25 }, (_, i) => i + 1);
+      const concurrent = await Promise.all(tops.map((top) => stats(`?days=2&top=${top}`)));
+      const byTop = new Map(tops.map((top, i) => [top, concurrent[i]!]));
+      for (const top of [1, 2, 3, 7]) expect(await stats(`?days=2&top=${top}`)).toEqual(byTop.get(top)!);
+      expect(reads.count).toBe(1);
+      expect(usageStatsCache(server.server.services).size).toBe(1);
+      // Oldest day first: yesterday, then today.
+      expect(byTop.get(1)!.series.map((day) => day.by_model)).toEqual([
+        { "openai/gpt-5": 0, other: 400 },
+        { "openai/gpt-5": 600, other: 200 },
+      ]);
+      expect(byTop.get(2)!.series.map((day) => day.by_model)).toEqual([
+        { "openai/gpt-5": 0, "anthropic/claude-sonnet-4.5": 400, other: 0 },
+        { "openai/gpt-5": 600, "anthropic/claude-sonnet-4.5": 0, other: 200 },
+      ]);
+      for (const top of tops.slice(2)) {
+        expect(byTop.get(top)!.series.map((day) => day.by_model)).toEqual([
+          { "openai/gpt-5": 0, "anthropic/claude-sonnet-4.5": 400, "x-ai/grok-4": 0 },
+          { "openai/gpt-5": 600, "anthropic/claude-sonnet-4.5": 0, "x-ai/grok-4": 200 },
+        ]);
+      }
+      for (const body of concurrent) expect(body.models.map((m) => m.id)).toEqual(["openai/gpt-5", "anthropic/claude-sonnet-4.5", "x-ai/grok-4"]);
+    } finally {
+      reads.stop();
+    }
   });
 
   test("clearing the cache makes new rows visible at once", async () => {
