@@ -6,6 +6,7 @@ import type { EndpointStatsSnapshot } from "../routing/endpoint-stats";
 import { groupMetrics, round4, roundMs } from "./endpoint-metrics";
 import { providerWindow } from "./public-figures-service";
 import { cheapestEndpoint, pricingBody, type PricingBody } from "./model-pricing";
+import { ttlCachePerOwner } from "./ttl-cache";
 
 /**
  * Public discovery: GET /v1/models and GET /v1/providers.
@@ -18,6 +19,19 @@ import { cheapestEndpoint, pricingBody, type PricingBody } from "./model-pricing
  */
 
 const MINUTE_MS = 60 * 1000;
+
+/**
+ * Lifetime of the providers' figures (10 seconds). Computing them reads every account's
+ * requests of the last hour, and the route needs no credential: cached, a burst of callers
+ * costs one read per lifetime, while `current_rpm` (a one-minute figure) stays current.
+ */
+export const PROVIDERS_TTL_MS = 10 * 1000;
+
+/**
+ * The providers' figures of one running app (one per Services), one entry for all callers;
+ * concurrent callers during a computation share it. Exposed so tests can clear it.
+ */
+export const providersCache = ttlCachePerOwner<ProviderBody[]>(PROVIDERS_TTL_MS);
 
 export interface ModelMetricsBody {
   window_seconds: number;
@@ -192,8 +206,15 @@ export function modelBodies(services: Services, filters: ModelFilters = {}): Mod
     .map((model) => modelBody(services, model, windowSeconds));
 }
 
-/** Every provider as GET /v1/providers lists it, with its live figures (the console's models page shows the same). */
-export async function providerBodies(services: Services): Promise<ProviderBody[]> {
+/**
+ * Every provider as GET /v1/providers lists it, with its live figures (the console's models
+ * page shows the same), and when they expire: computed at most once per PROVIDERS_TTL_MS.
+ */
+export async function cachedProviderBodies(services: Services): Promise<{ value: ProviderBody[]; expiresAt: number }> {
+  return providersCache(services).get("providers", () => providerBodies(services));
+}
+
+async function providerBodies(services: Services): Promise<ProviderBody[]> {
   const windowSeconds = metricsWindowSeconds(services);
   const now = Date.now();
   const rows = await providerWindow(services, new Date(now - services.endpointStats.windowMs), new Date(now - MINUTE_MS));
@@ -231,10 +252,16 @@ export function discoveryRoutes(services: Services) {
     )
     .get(
       "/v1/providers",
-      async () => ({ data: await providerBodies(services) }),
+      async ({ set }) => {
+        const { value, expiresAt } = await cachedProviderBodies(services);
+        // Shared caches may keep it only for what is left of our own lifetime.
+        const remaining = Math.max(0, Math.ceil((expiresAt - providersCache(services).now()) / 1000));
+        set.headers["cache-control"] = `public, max-age=${remaining}`;
+        return { data: value };
+      },
       {
         detail: {
-          summary: "Providers with their models, prices, request rate and live success and latency figures",
+          summary: "Providers with their models, prices, request rate and live success and latency figures (cached 10 seconds)",
           tags: ["public"],
         },
       },

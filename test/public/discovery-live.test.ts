@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
 import { MULTI_MODEL_ID, MULTI_MODEL_PRICING } from "../helpers/mock-upstreams";
 import { usageStatsCache } from "../../src/public/stats-routes";
-import type { ModelBody, ProviderBody } from "../../src/public/discovery-routes";
+import { providersCache, PROVIDERS_TTL_MS, type ModelBody, type ProviderBody } from "../../src/public/discovery-routes";
+import { countNamedQuery } from "../helpers/named-query-counter";
 import type { UsageStats } from "../../src/public/usage-stats";
 
 /** Real requests through the mock upstreams, then the public figures they produce. */
@@ -94,9 +95,36 @@ describe("live metrics after real requests", () => {
     await insert("req_cache_1", "succeeded", 300, 100);
     await insert("req_cache_2", "succeeded", 100, 0);
     await insert("req_cache_3", "failed", 1000, 1000); // failed requests do not count
+    providersCache(harness.server.server.services).clear(); // the figures are cached: see the rows at once
     const anthropic = (await listProviders()).find((p) => p.id === "mock-anthropic")!;
     expect(anthropic.aggregate.cache_hit_rate).toBe(0.25);
     expect(anthropic.rate_limit.current_rpm).toBe(0); // five minutes old: not in the last minute
+  });
+
+  test("20 concurrent GET /v1/providers share one computation: the last hour is read once, and again only when the figures expire", async () => {
+    const services = harness.server.server.services;
+    const cache = providersCache(services);
+    cache.clear();
+    const reads = countNamedQuery(services.db.sql, "providerRequestWindow");
+    try {
+      const responses = await Promise.all(Array.from({ length: 20 }, () => harness.server.api<{ data: ProviderBody[] }>("GET", "/v1/providers")));
+      expect(responses.map((response) => response.status)).toEqual(Array.from({ length: 20 }, () => 200));
+      for (const response of responses) expect(response.body).toEqual(responses[0]!.body);
+      expect(reads.count).toBe(1);
+      const later = await harness.server.api("GET", "/v1/providers");
+      expect(reads.count).toBe(1);
+      const maxAge = Number(/^public, max-age=(\d+)$/.exec(later.headers.get("cache-control") ?? "")?.[1]);
+      expect(maxAge).toBeGreaterThan(0);
+      expect(maxAge).toBeLessThanOrEqual(PROVIDERS_TTL_MS / 1000);
+      const start = Date.now();
+      cache.setClock(() => start + PROVIDERS_TTL_MS + 1);
+      await Promise.all(Array.from({ length: 5 }, () => harness.server.api("GET", "/v1/providers")));
+      expect(reads.count).toBe(2);
+    } finally {
+      reads.stop();
+      cache.setClock(Date.now);
+      cache.clear();
+    }
   });
 
   test("GET /v1/stats/usage counts the real succeeded requests and not the failed one", async () => {
