@@ -45,6 +45,40 @@ function describeValidation(error: unknown): string {
 
 const startTimes = new WeakMap<Request, number>();
 
+/** The metrics' route label of a request refused before Elysia routed it (its body too large). */
+const REFUSED_BEFORE_ROUTING = "refused";
+
+/**
+ * The status the client was sent: a handler's own Response carries it; otherwise
+ * `set.status`, which onError keeps in step with its error answer.
+ */
+function sentStatus(responseValue: unknown, status: unknown): number {
+  if (responseValue instanceof Response) return responseValue.status;
+  return typeof status === "number" ? status : 200;
+}
+
+/** The answer to an error: management errors as `{ error, error_description }`. */
+function errorAnswer(code: unknown, error: unknown, request: Request): Response {
+  if (error instanceof ApiError) return errorResponse(error);
+  switch (code) {
+    case "VALIDATION":
+      return errorResponse(new ApiError("bad_request", describeValidation(error)));
+    case "PARSE": {
+      // Elysia wraps what the body parser throws (413, invalid JSON) in its ParseError.
+      const cause = (error as { cause?: unknown }).cause;
+      return errorResponse(cause instanceof ApiError ? cause : new ApiError("bad_request", "request body is not valid JSON"));
+    }
+    case "NOT_FOUND":
+      return errorResponse(new ApiError("not_found", "route not found"));
+    default: {
+      const status = (error as { status?: unknown }).status;
+      if (status === 413) return errorResponse(new ApiError("payload_too_large", "request body is too large"));
+      log.error("unhandled error", { method: request.method, path: pathOf(request.url), error: String(error) });
+      return errorResponse(new ApiError("internal", "internal error"));
+    }
+  }
+}
+
 export function createApp(services: Services, hooks: RequestHooks) {
   const consoleContext = createConsoleContext(services);
   // normalize: false — unknown body fields are refused (400), not silently stripped.
@@ -74,8 +108,12 @@ export function createApp(services: Services, hooks: RequestHooks) {
       }),
     )
     .onRequest(({ request }) => {
-      startTimes.set(request, performance.now());
-      return hooks.before(request, pathOf(request.url));
+      const startedAt = performance.now();
+      startTimes.set(request, startedAt);
+      const refusal = hooks.before(request, pathOf(request.url));
+      // Elysia runs no afterResponse hook for an answer given here: it is counted now.
+      if (refusal !== undefined) hooks.after(REFUSED_BEFORE_ROUTING, request.method, refusal.status, startedAt, request);
+      return refusal;
     })
     // Every Elysia body is read within the management limit, chunked or not. Inference
     // routes (matched by route, so `/v1/messages/` counts too) read their own: null marks
@@ -84,29 +122,15 @@ export function createApp(services: Services, hooks: RequestHooks) {
     .onParse({ as: "global" }, ({ request, contentType, route }) =>
       isInferenceRoute(route) || OAUTH_FORM_PATHS.has(route) ? null : parseManagementBody(request, contentType, services.config.maxManagementBodyBytes),
     )
-    .onAfterResponse(({ request, route, set }) => {
-      const status = typeof set.status === "number" ? set.status : 200;
-      hooks.after(route || "unmatched", request.method, status, startTimes.get(request) ?? performance.now(), request);
+    .onAfterResponse(({ request, route, set, responseValue }) => {
+      hooks.after(route || "unmatched", request.method, sentStatus(responseValue, set.status), startTimes.get(request) ?? performance.now(), request);
     })
-    .onError(({ code, error, request }) => {
-      if (error instanceof ApiError) return errorResponse(error);
-      switch (code) {
-        case "VALIDATION":
-          return errorResponse(new ApiError("bad_request", describeValidation(error)));
-        case "PARSE": {
-          // Elysia wraps what the body parser throws (413, invalid JSON) in its ParseError.
-          const cause = (error as { cause?: unknown }).cause;
-          return errorResponse(cause instanceof ApiError ? cause : new ApiError("bad_request", "request body is not valid JSON"));
-        }
-        case "NOT_FOUND":
-          return errorResponse(new ApiError("not_found", "route not found"));
-        default: {
-          const status = (error as { status?: unknown }).status;
-          if (status === 413) return errorResponse(new ApiError("payload_too_large", "request body is too large"));
-          log.error("unhandled error", { method: request.method, path: pathOf(request.url), error: String(error) });
-          return errorResponse(new ApiError("internal", "internal error"));
-        }
-      }
+    .onError(({ code, error, request, set }) => {
+      const answer = errorAnswer(code, error, request);
+      // Elysia's own status for an error (200 for an unknown route, 422 for a validation
+      // error) is not the one sent: the metrics read this one.
+      set.status = answer.status;
+      return answer;
     })
     .use(publicRoutes(services))
     .use(adminRoutes(services))

@@ -45,6 +45,36 @@ describe("public endpoints", () => {
     }
   });
 
+  test("GET /metrics counts the status actually sent: an unknown path's 404, a handler's own error answer, a body refused before routing, a thrown error", async () => {
+    expect((await server.api("GET", "/no/such/path")).status).toBe(404);
+    expect((await server.api("GET", "/docs/assets/not-an-asset.js")).status).toBe(404);
+    const token = await fetch(`${server.url}/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "grant_type=password",
+    });
+    expect(token.status).toBe(400);
+    const tooLarge = await fetch(`${server.url}/v1/namespaces`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "x".repeat(server.server.services.config.maxManagementBodyBytes + 1),
+    });
+    expect(tooLarge.status).toBe(413);
+    expect((await server.api("GET", "/v1/stats/usage?days=abc")).status).toBe(400);
+    const metrics = (await server.api("GET", "/metrics")).text;
+    const requests = metrics.split("\n").filter((line) => line.startsWith("switchyard_http_requests_total{"));
+    expect(requests).toContain('switchyard_http_requests_total{route="unmatched",method="GET",status="404"} 1');
+    expect(requests.filter((line) => line.includes('route="unmatched"') && line.includes('status="200"'))).toEqual([]);
+    expect(metrics).toMatch(/switchyard_http_requests_total\{route="\/docs\/assets\/:file",method="GET",status="404"\} \d+/);
+    expect(requests).toContain('switchyard_http_requests_total{route="/oauth/token",method="POST",status="400"} 1');
+    expect(requests.filter((line) => line.includes('route="/oauth/token"') && line.includes('status="200"'))).toEqual([]);
+    // Refused from its Content-Length before Elysia matched a route: counted, and no longer in flight.
+    expect(requests).toContain('switchyard_http_requests_total{route="refused",method="POST",status="413"} 1');
+    expect(metrics).toContain("switchyard_http_requests_in_flight 1\n"); // the /metrics request itself
+    // An error thrown by a handler (here a 400 for a malformed query) keeps its status.
+    expect(requests).toContain('switchyard_http_requests_total{route="/v1/stats/usage",method="GET",status="400"} 1');
+  });
+
   test("inference paths (served by Bun's router, not Elysia) keep the metrics and the body limit; other methods on them reach Elysia", async () => {
     const unauthorized = await server.api("POST", "/v1/chat/completions", { body: { model: "x/y", messages: [] } });
     expect(unauthorized.status).toBe(401);
