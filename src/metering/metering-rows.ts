@@ -49,8 +49,11 @@ export interface RequestRow {
  * billing_audit, and their frames in usage_frames as well as in `usage_evidence`.)
  */
 export interface ChargeAudit {
-  pricing: unknown;
-  buckets: unknown;
+  /** The serving attempt's (absent when none served and only unserved attempts were charged). */
+  pricing?: unknown;
+  buckets?: unknown;
+  /** Attempts the provider answered 2xx that failed before serving: each one's pricing, buckets and charge. */
+  unserved_attempts?: unknown[];
 }
 
 export interface LedgerRow {

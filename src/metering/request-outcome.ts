@@ -1,7 +1,16 @@
 import type { IrFinish, IrRequest, IrWarning, ProtocolId } from "../ir";
 import type { Principal } from "../auth/principal";
 import type { AttemptRecord } from "../routing/attempt-record";
+import type { AttemptCandidate } from "../routing/attempt-candidate";
 import { newTimeOrderedId } from "../ids";
+
+/** What a request can be billed at most on one candidate, for estimates (pipeline/settle.ts builds it from the request). */
+export interface UsageBounds {
+  /** Admission's prompt ceiling: UTF-8 bytes of everything the upstream tokenizes, template allowances, media by per-item bounds. */
+  promptTokens(candidate: AttemptCandidate): number;
+  /** The output ceiling: the request's output limit there, reasoning included. */
+  completionTokens(candidate: AttemptCandidate): number;
+}
 
 /** Everything settlement needs to know about one finished inference request. */
 export interface RequestOutcome {
@@ -25,8 +34,12 @@ export interface RequestOutcome {
   attempts: AttemptRecord[];
   /** The attempt whose answer reached the client. */
   serving?: AttemptRecord;
-  /** For the 4-chars-per-token estimate when usage is missing. */
+  /** Prompt characters, for ranking candidates by expected cost. */
   promptChars: number;
+  /** Upper bounds for usage an upstream never reported (set once the body is decoded). */
+  bounds?: UsageBounds;
+  /** The serving attempt's answer was read whole: its reported usage is final whatever the request's status (an answer a response-side check refused). */
+  usageFinal?: boolean;
   /** The client went away before the upstream's final usage report. */
   clientDisconnected: boolean;
   /** Micro-USD reserved at admission against `leaseId` (see wallet-leases.ts). */

@@ -2,9 +2,10 @@ import type { IrFinish } from "../ir";
 import { buildUsageEvidence, type AttemptUsage } from "./usage-evidence";
 import { computeCharge, type ChargeResult, type NormalisedUsage } from "./compute-charge";
 import { isoTimestamp } from "./iso-timestamp";
-import type { MeteringSink } from "./metering-rows";
+import type { ChargeAudit, MeteringSink } from "./metering-rows";
 import { attemptSummaries } from "./attempt-summary";
 import { finishText, type RequestOutcome } from "./request-outcome";
+import type { AttemptRecord } from "../routing/attempt-record";
 
 export interface Settlement {
   charge: ChargeResult;
@@ -14,6 +15,8 @@ export interface Settlement {
   uncappedMicroUsd?: number;
   /** Whether the usage priced was the upstream's report (else an estimate). */
   reported: boolean;
+  /** Attempts charged besides the serving one (answered 2xx, then failed before serving). */
+  unservedCharged: number;
   /** The usage priced (the request record's token counts). */
   usage: NormalisedUsage;
 }
@@ -38,33 +41,40 @@ export function settleRequest(outcome: RequestOutcome, sink: MeteringSink, now =
     usageFrames: attempt.signals.flatMap((signals) => signals.usageFrames),
   }));
   const servedFrames = serving ? attempts.find((a) => a.ordinal === serving.ordinal)?.usageFrames.length ?? 0 : 0;
-  const outputChars = serving ? serving.signals.reduce((sum, s) => sum + s.outputChars, 0) : 0;
-  // A served stream that failed midway never got its final usage report (Anthropic's message_start says output_tokens: 1).
-  const interrupted = outcome.clientDisconnected || outcome.status === "failed";
+  // A served stream that ended early never got its final usage report (Anthropic's
+  // message_start says output_tokens: 1); a whole answer's report is final even when a
+  // response-side check refused it.
+  const interrupted = !outcome.usageFinal && (outcome.clientDisconnected || outcome.status === "failed");
   const needsEstimate = serving !== undefined && (interrupted || servedFrames === 0);
-  const reason = outcome.clientDisconnected ? "client_disconnected" : outcome.status === "failed" ? "stream_failed" : "usage_missing";
+  const reason = outcome.clientDisconnected ? "client_disconnected" : interrupted ? "stream_failed" : "usage_missing";
   const { evidence, usage } = buildUsageEvidence({
     attempts,
     servingAttemptOrdinal: serving?.ordinal,
-    ...(needsEstimate
-      ? { estimate: { reason, promptChars: outcome.promptChars, outputChars } }
-      : {}),
+    ...(needsEstimate ? { estimate: { reason, ...estimateFor(outcome, serving, outcome.streamed) } } : {}),
   });
   // A request served with the account's own key (BYOK) is billed by the provider to the
   // customer: its tokens are recorded, the wallet is charged nothing.
   const byok = serving?.candidate.funding === "byok";
-  const charge: ChargeResult = serving && !byok ? computeCharge(usage, serving.candidate.pricing) : { status: "not_charged", chargeMicroUsd: 0 };
-  // A wallet is never debited more than admission reserved, so concurrent requests cannot
-  // overspend it. The reservation bounds every honest report; usage above it (an upstream
-  // reporting more than it could bill, an estimate for an abandoned stream) is kept in the
-  // record and its frames, and the record says the charge was capped.
+  const servedCharge: ChargeResult = serving && !byok ? computeCharge(usage, serving.candidate.pricing) : { status: "not_charged", chargeMicroUsd: 0 };
+  // Attempts the provider answered 200 that then failed before their answer could be used
+  // (a body cut or unreadable, a stream broken before its first token) were billed by the
+  // provider all the same: each adds its own charge, on its report or an upper bound.
+  const unserved = outcome.attempts.filter((attempt) => attempt !== serving && billedWithoutServing(attempt));
+  const extra = unserved.map((attempt) => ({ attempt, charge: chargeOfUnserved(outcome, attempt) }));
+  const charge = withExtraCharges(servedCharge, extra.map((e) => e.charge));
+  const extraWarnings = extra.map(({ attempt, charge: result }) => ({
+    code: "attempt_charged",
+    message: `attempt ${attempt.ordinal} (${attempt.candidate.providerId}) was answered 200 by the provider and failed before its answer could be used; charged ${result.chargeMicroUsd ?? "an unknown amount of"} micro-USD for it`,
+  }));
   const reserved = outcome.leaseId === undefined ? undefined : outcome.reservedMicroUsd;
   const uncapped = charge.chargeMicroUsd;
   const chargeMicroUsd = uncapped !== null && reserved !== undefined && uncapped > reserved ? reserved : uncapped;
   const capped = chargeMicroUsd !== uncapped;
   const warnings = capped
-    ? [...outcome.warnings, { code: "charge_capped", message: `computed charge ${uncapped} micro-USD (${evidence.source} usage) exceeds the ${reserved} micro-USD reserved at admission; ${reserved} debited` }]
-    : outcome.warnings;
+    ? [...outcome.warnings, ...extraWarnings, { code: "charge_capped", message: `computed charge ${uncapped} micro-USD (${evidence.source} usage) exceeds the ${reserved} micro-USD reserved at admission; ${reserved} debited` }]
+    : extraWarnings.length > 0
+      ? [...outcome.warnings, ...extraWarnings]
+      : outcome.warnings;
   const account = outcome.principal.accountId;
 
   const firstToken = serving?.signals.find((s) => s.firstToken)?.firstToken ?? null;
@@ -103,11 +113,11 @@ export function settleRequest(outcome: RequestOutcome, sink: MeteringSink, now =
     warnings,
     attempts: attemptSummaries(outcome.attempts),
     // The frames are in `usage_evidence`; a computed charge keeps what it was computed from.
-    charge_audit: charge.status === "computed" && serving ? { pricing: serving.candidate.pricing, buckets: charge.buckets } : null,
+    charge_audit: chargeAudit(serving, servedCharge, extra),
     created_at: isoTimestamp(outcome.createdAt.getTime()),
     completed_at: isoTimestamp(now),
   });
-  if (!byok && chargeMicroUsd !== 0) {
+  if (chargeMicroUsd !== 0 && (!byok || extra.length > 0)) {
     // One entry per charged request: the debit, which also leaves the wallet lease. An
     // unknown charge cannot be debited: it is recorded as pending recovery instead.
     sink.ledger({
@@ -122,5 +132,62 @@ export function settleRequest(outcome: RequestOutcome, sink: MeteringSink, now =
     });
   }
   const reported = evidence.source === "provider_reported";
-  return capped && uncapped !== null ? { charge, chargeMicroUsd, uncappedMicroUsd: uncapped, reported, usage } : { charge, chargeMicroUsd, reported, usage };
+  const unservedCharged = extra.length;
+  return capped && uncapped !== null ? { charge, chargeMicroUsd, uncappedMicroUsd: uncapped, reported, usage, unservedCharged } : { charge, chargeMicroUsd, reported, usage, unservedCharged };
+}
+
+/** An upper-bound estimate for `attempt`'s usage (estimate-tokens.ts): the prompt ceiling, and the output's bytes within the output ceiling. */
+function estimateFor(outcome: RequestOutcome, attempt: AttemptRecord | undefined, relayedOutput: boolean): { promptTokens: number; completionTokens: number } {
+  if (attempt === undefined || outcome.bounds === undefined) return { promptTokens: 0, completionTokens: 0 };
+  const ceiling = outcome.bounds.completionTokens(attempt.candidate);
+  const outputBytes = attempt.signals.reduce((sum, s) => sum + s.outputBytes, 0);
+  // A stream is billed for what it relayed; a whole body is produced before it is sent, so a
+  // body that never arrived whole was generated whole: its output is bounded by the ceiling alone.
+  return { promptTokens: outcome.bounds.promptTokens(attempt.candidate), completionTokens: relayedOutput ? Math.min(outputBytes, ceiling) : ceiling };
+}
+
+/** The provider answered 2xx, so it billed the call, but the attempt failed afterwards and another (or none) served. */
+function billedWithoutServing(attempt: AttemptRecord): boolean {
+  return attempt.status !== undefined && attempt.status >= 200 && attempt.status < 300 && attempt.candidate.funding === "cloud_credit";
+}
+
+/** What an attempt that never served costs: its reported usage where final, else the upper-bound estimate. */
+function chargeOfUnserved(outcome: RequestOutcome, attempt: AttemptRecord): ChargeResult {
+  const frames = attempt.signals.flatMap((signals) => signals.usageFrames);
+  const { usage } = buildUsageEvidence({
+    attempts: [{ ordinal: attempt.ordinal, providerId: attempt.candidate.providerId, providerModelId: attempt.candidate.providerModelId, accountLabel: "platform", usageFrames: frames }],
+    servingAttemptOrdinal: attempt.ordinal,
+    estimate: { reason: "stream_failed", ...estimateFor(outcome, attempt, outcome.streamed) },
+  });
+  return computeCharge(usage, attempt.candidate.pricing);
+}
+
+/**
+ * The served attempt's charge plus those of attempts billed without serving; unknown when
+ * any part is. The buckets and rates stay the served attempt's (each unserved attempt's
+ * are in the charge audit).
+ */
+function withExtraCharges(served: ChargeResult, extras: readonly ChargeResult[]): ChargeResult {
+  if (extras.length === 0) return served;
+  const unknownPart = [served, ...extras].find((part) => part.status === "unknown");
+  if (unknownPart !== undefined) return unknownPart;
+  const total = extras.reduce((sum, extra) => sum + (extra.chargeMicroUsd ?? 0), served.chargeMicroUsd ?? 0);
+  if (total === 0) return { status: "not_charged", chargeMicroUsd: 0 };
+  const priced = [served, ...extras].find((part) => part.status === "computed")!;
+  return { ...priced, chargeMicroUsd: total } as ChargeResult;
+}
+
+/** What a computed charge was summed from: the serving endpoint's pricing and buckets, and each attempt billed without serving. */
+function chargeAudit(serving: AttemptRecord | undefined, served: ChargeResult, extra: ReadonlyArray<{ attempt: AttemptRecord; charge: ChargeResult }>): ChargeAudit | null {
+  const base = served.status === "computed" && serving ? { pricing: serving.candidate.pricing, buckets: served.buckets } : null;
+  if (extra.length === 0) return base;
+  return {
+    ...(base ?? {}),
+    unserved_attempts: extra.map(({ attempt, charge }) => ({
+      attempt_ordinal: attempt.ordinal,
+      pricing: attempt.candidate.pricing,
+      charge_micro_usd: charge.chargeMicroUsd,
+      ...(charge.status === "computed" ? { buckets: charge.buckets } : {}),
+    })),
+  };
 }

@@ -1,6 +1,6 @@
 import type { IrUsage } from "../ir";
 import { billingBuckets, type NormalisedUsage } from "./compute-charge";
-import { ESTIMATOR, tokensFromChars } from "./estimate-tokens";
+import { ESTIMATOR } from "./estimate-tokens";
 import type { AccountLabel, UsageCounts, UsageEvidence, UsageSource } from "../db/usage-evidence-shape";
 
 /** One upstream attempt of a request, failed fallbacks included. */
@@ -15,12 +15,17 @@ export interface AttemptUsage {
   usageFrames: readonly IrUsage[];
 }
 
-/** Characters seen, for the 4-characters-per-token estimator. The caller says why it is needed. */
+/**
+ * Token counts for usage that never arrived, each an upper bound of what the provider can
+ * bill (estimate-tokens.ts): the caller says why it is needed.
+ */
 export interface UsageEstimate {
-  /** `usage_missing`: the serving attempt ended without a usage report. `client_disconnected`: the client left before the final usage frame. `stream_failed`: the upstream stream broke after the response was committed. */
+  /** `usage_missing`: the serving attempt ended without a usage report. `client_disconnected`: the client left before the final usage frame. `stream_failed`: the stream ended early (an upstream failure, a response-side check, shutdown). */
   reason: "usage_missing" | "client_disconnected" | "stream_failed";
-  promptChars: number;
-  outputChars: number;
+  /** The most prompt tokens the request can bill on the serving candidate. */
+  promptTokens: number;
+  /** The completion bound: the output's UTF-8 bytes, at most the request's output ceiling. */
+  completionTokens: number;
 }
 
 export interface UsageEvidenceInput {
@@ -123,8 +128,8 @@ function resolveUsage(reported: NormalisedUsage, estimate: UsageEstimate | undef
 
   const promptReported = reported.promptTokens !== undefined;
   const usage: NormalisedUsage = {
-    promptTokens: reported.promptTokens ?? tokensFromChars(Math.max(0, estimate.promptChars)),
-    completionTokens: finalCompletion ?? tokensFromChars(Math.max(0, estimate.outputChars)),
+    promptTokens: reported.promptTokens ?? Math.max(0, estimate.promptTokens),
+    completionTokens: finalCompletion ?? Math.max(0, estimate.completionTokens),
     reasoningTokens: finalCompletion === undefined ? 0 : reported.reasoningTokens,
     cacheReadTokens: promptReported ? reported.cacheReadTokens : 0,
     cacheWriteTokens: promptReported ? reported.cacheWriteTokens : 0,

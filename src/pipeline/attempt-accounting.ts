@@ -35,7 +35,7 @@ export function attemptObserver(attempt: AttemptRecord, settlement: RequestSettl
       const last = attempt.signals.at(-1);
       // Most chunks only add output characters: they fold into the previous entry, so a long
       // stream does not keep one entry per chunk until it is settled.
-      if (last !== undefined && onlyOutputChars(signals)) last.outputChars += signals.outputChars;
+      if (last !== undefined && onlyOutputChars(signals)) last.outputBytes += signals.outputBytes;
       else attempt.signals.push(signals);
       if (signals.firstToken && attempt.firstTokenAt === undefined) attempt.firstTokenAt = performance.now();
       if (output.warnings) settlement.outcome.warnings.push(...output.warnings);

@@ -53,8 +53,12 @@ export type AttemptsResult =
   | { kind: "answer"; attempt: AttemptRecord; body: string; headers: Record<string, string> }
   /** A committed stream: it settles through its observer. */
   | { kind: "stream"; response: Response }
-  /** Nothing served. `cancelled`: a stream's client left before anything was sent. */
-  | { kind: "failed"; error: IrError; cancelled: boolean };
+  /**
+   * Nothing reached the client. `cancelled`: a stream's client left before anything was sent.
+   * `refused`: a response-side check refused the answer `attempt` served (`whole`: read in
+   * full, so its usage report is final) — the request is charged for it.
+   */
+  | { kind: "failed"; error: IrError; cancelled: boolean; refused?: { attempt: AttemptRecord; whole: boolean } };
 
 /** Upstream statuses that are the caller's own doing: surfaced at once, never retried elsewhere. */
 const CALLER_ERROR_STATUSES = new Set([400, 413, 422]);
@@ -178,7 +182,7 @@ export async function runAttempts(deps: AttemptDeps, input: AttemptInput): Promi
         // The upstream served it and the check refused it: no other candidate is asked.
         attempt.signals.push(answer.refused.signals);
         finish(attempt, "success");
-        return { kind: "failed", error: answer.error, cancelled: false };
+        return { kind: "failed", error: answer.error, cancelled: false, refused: { attempt, whole: true } };
       }
       if (answer.ok) {
         attempt.signals.push(answer.signals);
@@ -225,7 +229,8 @@ export async function runAttempts(deps: AttemptDeps, input: AttemptInput): Promi
     if (relayed.ok) return { kind: "stream", response: relayed.response };
     const failure = opaque && !relayed.refused ? opaqueUpstreamError(relayed.error) : relayed.error;
     finish(attempt, request.signal.aborted ? "aborted" : relayed.attemptOutcome, failure);
-    if (relayed.refused) return { kind: "failed", error: failure, cancelled: false };
+    // Refused before the first token: the upstream was cut off mid-answer, and is charged for what it produced.
+    if (relayed.refused) return { kind: "failed", error: failure, cancelled: false, refused: { attempt, whole: false } };
     lastError = failure;
   }
 

@@ -7,7 +7,7 @@ import type { StreamObserver, StreamRefusal, StreamSettled } from "./stream-obse
 import type { InFlightRequests, InterruptibleStream } from "./in-flight-requests";
 import { streamErrorFrame } from "./stream-error-frame";
 import { terminalFrameAt } from "./stream-terminal";
-import { asIrError } from "./inference-error";
+import { asIrError, withChargeNote } from "./inference-error";
 import { SSE_KEEPALIVE } from "../protocols/sse";
 
 /** Same-protocol streams: upstream chunks sent to the translation session for accounting and not yet answered. */
@@ -247,7 +247,9 @@ export class CommittedStream implements InterruptibleStream {
     if (this.finished) return;
     this.finished = true;
     const { handle, framer } = this.state;
-    const error = this.interruption?.error ?? cause;
+    // A response-side check refused the rest of an answer the upstream had begun: the client is told the request is charged for it.
+    const refusedMidway = !this.clientGone && this.interruption === undefined && this.state.seen.refusal?.error === cause;
+    const error = this.interruption?.error ?? (refusedMidway ? withChargeNote(cause, null, "partly") : cause);
     await Promise.allSettled(this.accounting);
     // Always close the translation session, so no worker keeps its state.
     const output = this.state.ended ? undefined : await handle.fail(error).catch(() => undefined);

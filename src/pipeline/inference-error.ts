@@ -48,3 +48,17 @@ export function internalError(error: unknown, requestId: string): IrError {
   log.error("inference failed", { requestId, error: error instanceof Error ? error.message : String(error) });
   return asIrError(error, irError("internal", "internal error"));
 }
+
+/**
+ * A refusal of an answer the upstream served (a response-side check): the request was
+ * charged for it, and the error says so with the amount, in every protocol's message (a
+ * chat answer would carry it as `usage.cost`; an error has no usage). `null`: unknown
+ * amount; undefined: nothing is recorded (METERING=off), nothing is said.
+ */
+export function withChargeNote(error: IrError, chargeMicroUsd: number | null | undefined, served: "whole" | "partly" = "whole"): IrError {
+  if (chargeMicroUsd === undefined) return error;
+  // A stream refused midway is written before its settlement: its record has the amount.
+  const amount = chargeMicroUsd === null ? "for it (the request's record has the amount)" : `${chargeMicroUsd} micro-USD`;
+  const what = served === "whole" ? "served this answer" : "had produced part of this answer";
+  return { ...error, message: `${error.message} (the upstream ${what}, so the request was charged ${amount})` };
+}

@@ -7,7 +7,7 @@ import { tokensFromChars } from "../metering/estimate-tokens";
 import { closingConnection } from "../http/request-body";
 import type { InferenceInput, RequestContext } from "./request-context";
 import { requestIdFrom } from "./request-id";
-import { errorInProtocol } from "./inference-error";
+import { errorInProtocol, withChargeNote } from "./inference-error";
 import { authenticate } from "./authenticate";
 import { decode, type DecodeDeps } from "./decode";
 import { fund } from "./fund";
@@ -139,6 +139,14 @@ export async function runInference(deps: InferenceDeps, input: InferenceInput): 
       // The stream settles through its observer when it ends.
       return timed(result.response, outcome.attempts);
     case "failed":
+      if (result.refused) {
+        // The upstream served the answer and a response-side check refused it: charged all the same.
+        settlement.serveRefused(result.refused.attempt, result.refused.whole);
+        trace.failed(result.error);
+        const charged = settlement.settle("failed", result.error.status);
+        await settlement.holdsEnded();
+        return fail(withChargeNote(result.error, charged?.chargeMicroUsd), outcome.attempts);
+      }
       if (!result.cancelled) return failAndSettle(result.error);
       // The client left before anything was sent: its cancel, not a failure (499: client closed request).
       settlement.settle("cancelled", 499);

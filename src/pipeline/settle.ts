@@ -3,7 +3,9 @@ import type { Grant } from "../admission/admission-check";
 import type { MeteringSink } from "../metering/metering-rows";
 import type { PendingSettlements } from "../metering/pending-settlements";
 import type { ShardedWriteBuffer } from "../db/batch/sharded-write-buffer";
-import { usedCapabilities, type RequestOutcome } from "../metering/request-outcome";
+import { usedCapabilities, type RequestOutcome, type UsageBounds } from "../metering/request-outcome";
+import { promptShape, promptTokenCeiling, type PromptShape } from "../admission/prompt-token-ceiling";
+import { outputTokenCeiling } from "../admission/cost-ceiling";
 import { settleRequest, type Settlement } from "../metering/settle-request";
 import { promptChars } from "../metering/estimate-tokens";
 import type { AttemptRecord } from "../routing/attempt-record";
@@ -55,6 +57,7 @@ export class RequestSettlement {
     outcome.requestedModel = ir.models?.[0] ?? ir.model;
     outcome.promptChars = promptChars(ir);
     outcome.usedCapabilities = usedCapabilities(ir);
+    outcome.bounds = usageBoundsOf(ir);
   }
 
   /** What admission holds for the request until it is settled. */
@@ -66,6 +69,16 @@ export class RequestSettlement {
   serve(attempt: AttemptRecord, interrupted = false): void {
     this.outcome.serving = attempt;
     this.outcome.clientDisconnected = interrupted;
+  }
+
+  /**
+   * An answer the upstream served whole and a response-side check refused: the client gets
+   * the refusal, and the request is charged for the answer all the same (its usage report
+   * is final).
+   */
+  serveRefused(attempt: AttemptRecord, whole: boolean): void {
+    this.outcome.serving = attempt;
+    this.outcome.usageFinal = whole;
   }
 
   /** Settles the request once, whichever way it ends; later calls return the first settlement. */
@@ -84,9 +97,10 @@ export class RequestSettlement {
     }
     const settlement = settleRequest(outcome, deps.sink);
     this.settlement = settlement;
-    // An estimate above the ceiling (characters of an abandoned stream) is the estimator's
-    // error; a report above it means a bound in admission is wrong for this upstream.
-    if (settlement.uncappedMicroUsd !== undefined && settlement.reported) {
+    // An estimate above the ceiling is the estimator's bound meeting admission's; a report
+    // above it means a bound in admission is wrong for this upstream. (Several billed
+    // attempts can exceed a reservation made for one call: the record says so.)
+    if (settlement.uncappedMicroUsd !== undefined && settlement.reported && settlement.unservedCharged === 0) {
       log.warn("charge capped at the admission reservation", { requestId: outcome.requestId, reservedMicroUsd: outcome.reservedMicroUsd, computedMicroUsd: settlement.uncappedMicroUsd });
     }
     deps.writeBuffer.onWritten(outcome.principal.accountId, () => deps.pending.done(outcome));
@@ -132,4 +146,17 @@ export class RequestSettlement {
     const ended = this.outcome.attempts.length > 0 ? grant.settle({ chargeMicroUsd }) : grant.release();
     this.grantEnded = ended.catch((error: unknown) => log.error("admission grant could not be ended", { requestId: this.outcome.requestId, error: error instanceof Error ? error.message : String(error) }));
   }
+}
+
+/**
+ * Upper bounds for an estimate of usage the upstream never reported: admission's prompt
+ * ceiling and output ceiling for the candidate (src/admission/prompt-token-ceiling.ts,
+ * cost-ceiling.ts), the prompt's shape measured once, and only when an estimate needs it.
+ */
+function usageBoundsOf(ir: IrRequest): UsageBounds {
+  let shape: PromptShape | undefined;
+  return {
+    promptTokens: (candidate) => promptTokenCeiling((shape ??= promptShape(ir)), candidate.limits),
+    completionTokens: (candidate) => outputTokenCeiling(ir, candidate),
+  };
 }

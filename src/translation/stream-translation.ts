@@ -4,6 +4,7 @@ import { codecFor } from "./codec-registry";
 import { opaqueUpstreamError } from "../egress/opaque-upstream-error";
 import { withIdSource } from "./deterministic-ids";
 import { emptySignals, type GuardedOutput, type PartGuard, type StreamOpenOptions, type StreamOutput, type TranslationSignals } from "./translation-types";
+import { utf8Bytes } from "./utf8-bytes";
 
 /**
  * One upstream stream on its way to one client: upstream SSE text in, client SSE
@@ -73,19 +74,19 @@ export class StreamTranslation {
       switch (part.type) {
         case "text_delta":
           if (part.text.length > 0) this.noteFirstToken("text", signals);
-          signals.outputChars += part.text.length;
+          signals.outputBytes += utf8Bytes(part.text);
           break;
         case "reasoning_delta":
           if (part.text.length > 0) this.noteFirstToken("reasoning", signals);
-          signals.outputChars += part.text.length;
+          signals.outputBytes += utf8Bytes(part.text);
           break;
         case "tool_call_start":
           this.noteFirstToken("tool", signals);
           signals.toolCalls++;
-          signals.outputChars += part.name.length;
+          signals.outputBytes += utf8Bytes(part.name);
           break;
         case "tool_call_delta":
-          signals.outputChars += part.argumentsDelta.length;
+          signals.outputBytes += utf8Bytes(part.argumentsDelta);
           break;
         case "usage":
           signals.usageFrames.push(part.usage);

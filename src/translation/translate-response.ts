@@ -3,6 +3,7 @@ import { codecFor } from "./codec-registry";
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from "../protocols/shared/json-depth";
 import { withIdSource } from "./deterministic-ids";
 import { rewriteModelIds } from "./rewrite-model-id";
+import { utf8Bytes } from "./utf8-bytes";
 import { emptySignals, type ResponseRewrite, type TranslatedResponse, type TranslationSignals } from "./translation-types";
 
 export interface TranslateResponseInput {
@@ -21,14 +22,14 @@ function signalsOf(response: IrResponse): TranslationSignals {
   for (const part of response.content) {
     if (part.type === "text" && part.text) {
       signals.firstToken ??= "text";
-      signals.outputChars += part.text.length;
+      signals.outputBytes += utf8Bytes(part.text);
     } else if (part.type === "reasoning" && part.text) {
       signals.firstToken ??= "reasoning";
-      signals.outputChars += part.text.length;
+      signals.outputBytes += utf8Bytes(part.text);
     } else if (part.type === "tool_call") {
       signals.firstToken ??= "tool";
       signals.toolCalls++;
-      signals.outputChars += part.name.length + part.arguments.length;
+      signals.outputBytes += utf8Bytes(part.name) + utf8Bytes(part.arguments);
     }
   }
   return signals;

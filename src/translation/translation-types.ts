@@ -8,8 +8,8 @@ export interface TranslationSignals {
   usageFrames: IrUsage[];
   finish?: IrFinish;
   error?: IrError;
-  /** Characters of output (text, reasoning, tool arguments) seen in this call: the disconnect estimator's input. */
-  outputChars: number;
+  /** UTF-8 bytes of output (text, reasoning, tool names and arguments) seen in this call: the bound an estimate of unreported completion tokens starts from (utf8-bytes.ts). */
+  outputBytes: number;
   toolCalls: number;
   /** A response-side check refused the answer (its error, 403): nothing after it is sent. */
   refused?: IrError;
@@ -83,5 +83,5 @@ export interface StreamOutput {
 }
 
 export function emptySignals(): TranslationSignals {
-  return { usageFrames: [], outputChars: 0, toolCalls: 0 };
+  return { usageFrames: [], outputBytes: 0, toolCalls: 0 };
 }

@@ -34,7 +34,7 @@ export function outcomeFor(i: number, accounts: number, createdAt = new Date()):
     signals: [
       {
         usageFrames: [{ promptTokens: prompt, completionTokens: completion, cacheReadTokens: i % 7 === 0 ? 128 : 0 }],
-        outputChars: completion * 4,
+        outputBytes: completion * 4,
         toolCalls: 0,
         firstToken: "text",
         finish: { reason: "stop" },

@@ -142,7 +142,7 @@ describe("TRANSLATION_MODE=auto", () => {
 describe("a long stream", () => {
   test("keeps a few accounting entries, not one per chunk, and still counts every output character", async () => {
     const services = harness.server.server.services;
-    const outcomes: Array<{ attempts: Array<{ signals: Array<{ outputChars: number }> }> }> = [];
+    const outcomes: Array<{ attempts: Array<{ signals: Array<{ outputBytes: number }> }> }> = [];
     const add = services.pendingSettlements.add.bind(services.pendingSettlements);
     services.pendingSettlements.add = (outcome) => {
       outcomes.push(outcome);
@@ -160,7 +160,7 @@ describe("a long stream", () => {
         expect(response.status).toBe(200);
         const signals = outcomes.at(-1)!.attempts[0]!.signals;
         expect(signals.length).toBeLessThan(10);
-        expect(signals.reduce((sum, s) => sum + s.outputChars, 0)).toBe(text.length);
+        expect(signals.reduce((sum, s) => sum + s.outputBytes, 0)).toBe(text.length);
       }
     } finally {
       services.pendingSettlements.add = add;

@@ -27,7 +27,7 @@ function served(prompt: number, completion: number, reserved: number, leaseId: s
     candidate,
     outcome: "success",
     status: 200,
-    signals: [{ usageFrames: [{ promptTokens: prompt, completionTokens: completion }], outputChars: 0, toolCalls: 0, finish: { reason: "stop" } }],
+    signals: [{ usageFrames: [{ promptTokens: prompt, completionTokens: completion }], outputBytes: 0, toolCalls: 0, finish: { reason: "stop" } }],
     startedAt: now - 10,
     endedAt: now,
   };

@@ -81,7 +81,7 @@ describe("buildUsageEvidence", () => {
 
   test("always states the estimator", () => {
     const { evidence } = buildUsageEvidence({ attempts: [servingAnthropic], servingAttemptOrdinal: 2 });
-    expect(evidence.estimator).toEqual({ chars_per_token: 4, version: ESTIMATOR.version });
+    expect(evidence.estimator).toEqual({ chars_per_token: ESTIMATOR.chars_per_token, version: ESTIMATOR.version });
   });
 
   test("keeps a counter the provider did not report unknown for billing while the frame shows 0", () => {
@@ -109,14 +109,13 @@ describe("buildUsageEvidence", () => {
     expect(computeCharge(usage, anthropicRates)).toMatchObject({ status: "unknown", chargeMicroUsd: null });
   });
 
-  test("estimates usage from characters when the serving attempt reported none", () => {
+  test("bills the given upper bounds when the serving attempt reported none", () => {
     const silent: AttemptUsage = { ...servingAnthropic, usageFrames: [] };
     const { evidence, usage } = buildUsageEvidence({
       attempts: [silent],
       servingAttemptOrdinal: 2,
-      estimate: { reason: "usage_missing", promptChars: 401, outputChars: 40 },
+      estimate: { reason: "usage_missing", promptTokens: 101, completionTokens: 10 },
     });
-    // ceil(401 / 4) = 101 prompt tokens, ceil(40 / 4) = 10 completion tokens.
     expect(evidence.source).toBe("estimated");
     expect(usage).toMatchObject({ promptTokens: 101, completionTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 });
     expect(evidence.effective_usage).toMatchObject({ prompt_tokens: 101, completion_tokens: 10 });
@@ -130,9 +129,9 @@ describe("buildUsageEvidence", () => {
     const { evidence, usage } = buildUsageEvidence({
       attempts: [startedOnly],
       servingAttemptOrdinal: 2,
-      estimate: { reason: "client_disconnected", promptChars: 10, outputChars: 37 },
+      estimate: { reason: "client_disconnected", promptTokens: 10, completionTokens: 10 },
     });
-    // message_start's completion count (1) is not final; ceil(37 / 4) = 10 output tokens instead.
+    // message_start's completion count (1) is not final; the bound, 10 output tokens, instead.
     expect(evidence.source).toBe("estimated");
     expect(usage).toMatchObject({ promptTokens: 125, cacheReadTokens: 100, cacheWriteTokens: 20, completionTokens: 10, reasoningTokens: 0 });
     expect(evidence.raw_usage.completion_tokens).toBe(1);
@@ -144,7 +143,7 @@ describe("buildUsageEvidence", () => {
     const { evidence, usage } = buildUsageEvidence({
       attempts: [servingAnthropic],
       servingAttemptOrdinal: 2,
-      estimate: { reason: "usage_missing", promptChars: 4_000, outputChars: 4_000 },
+      estimate: { reason: "usage_missing", promptTokens: 4_000, completionTokens: 4_000 },
     });
     expect(evidence.source).toBe("provider_reported");
     expect(usage.promptTokens).toBe(125);

@@ -419,7 +419,7 @@ describe("non-stream responses: every upstream × client pair", () => {
         expect(signals.usageFrames).toHaveLength(1);
         expect(canonicalOf(signals.usageFrames[0])).toEqual(upstreamCase.usage);
         const visible = upstreamCase.text.length + upstreamCase.reasoning.length;
-        if (visible > 0 || upstreamCase.calls.length > 0) expect(signals.outputChars).toBeGreaterThan(0);
+        if (visible > 0 || upstreamCase.calls.length > 0) expect(signals.outputBytes).toBeGreaterThan(0);
         const first = upstreamCase.reasoning !== "" ? "reasoning" : upstreamCase.text !== "" ? "text" : upstreamCase.calls.length > 0 ? "tool" : undefined;
         expect(signals.firstToken).toBe(first);
       });

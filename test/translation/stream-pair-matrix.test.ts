@@ -593,7 +593,7 @@ describe("streams: upstream SSE in protocol B reaches a protocol A client intact
           const { signals } = run(streamCase, options, seed, maxPieces);
           expect(signals.firstToken).toBe(streamCase.firstToken);
           expect(signals.toolCalls).toBe(streamCase.calls.length);
-          expect(signals.outputChars).toBeGreaterThan(0);
+          expect(signals.outputBytes).toBeGreaterThan(0);
           if (streamCase.error !== undefined) {
             expect(signals.error?.kind).toBe(streamCase.error.kind);
           } else {
@@ -619,7 +619,7 @@ describe("streams: same protocol runs as a passthrough (nothing written, signals
         const signals = result.signals;
         expect(signals.firstToken).toBe(streamCase.firstToken);
         expect(signals.toolCalls).toBe(streamCase.calls.length);
-        expect(signals.outputChars).toBeGreaterThan(0);
+        expect(signals.outputBytes).toBeGreaterThan(0);
         if (streamCase.error !== undefined) {
           expect(signals.error?.kind).toBe(streamCase.error.kind);
         } else {

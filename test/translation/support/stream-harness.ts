@@ -27,13 +27,13 @@ export interface RunResult {
 }
 
 export function mergeSignals(all: TranslationSignals[]): TranslationSignals {
-  const merged: TranslationSignals = { usageFrames: [], outputChars: 0, toolCalls: 0 };
+  const merged: TranslationSignals = { usageFrames: [], outputBytes: 0, toolCalls: 0 };
   for (const signals of all) {
     if (merged.firstToken === undefined && signals.firstToken !== undefined) merged.firstToken = signals.firstToken;
     merged.usageFrames.push(...signals.usageFrames);
     if (signals.finish !== undefined) merged.finish = signals.finish;
     if (signals.error !== undefined) merged.error = signals.error;
-    merged.outputChars += signals.outputChars;
+    merged.outputBytes += signals.outputBytes;
     merged.toolCalls += signals.toolCalls;
   }
   return merged;
