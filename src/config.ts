@@ -17,6 +17,11 @@ export interface Config {
    */
   adminTokenPrevious: string | undefined;
   /**
+   * When set, `/metrics` answers only `Authorization: Bearer <token>`: its series show every
+   * provider's traffic and error rates. Unset: `/metrics` is open, as before.
+   */
+  metricsToken: string | undefined;
+  /**
    * Base64 of 32 bytes wrapping the BYOK key-encryption keys stored in the database; every
    * instance sharing the database needs the same one. Unset: generated once into DATA_DIR.
    */
@@ -216,6 +221,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     providersFile: env.PROVIDERS_FILE || undefined,
     adminToken: env.ADMIN_TOKEN || undefined,
     adminTokenPrevious: previousOf("ADMIN_TOKEN", env),
+    metricsToken: env.METRICS_TOKEN || undefined,
     byokMasterKey: env.BYOK_MASTER_KEY || undefined,
     byokMasterKeyPrevious: previousOf("BYOK_MASTER_KEY", env),
     byokApiBaseAllow: (env.BYOK_API_BASE_ALLOW ?? "").split(",").map((entry) => entry.trim()).filter((entry) => entry !== ""),

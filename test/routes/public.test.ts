@@ -99,6 +99,11 @@ describe("public endpoints", () => {
     expect(metrics).toContain("switchyard_http_requests_in_flight 1\n"); // the /metrics request itself
   });
 
+  test("without METRICS_TOKEN, /metrics needs no credential and ignores one", async () => {
+    expect((await server.api("GET", "/metrics")).status).toBe(200);
+    expect((await server.api("GET", "/metrics", { token: "anything" })).status).toBe(200);
+  });
+
   test("the OpenAPI 3.1 document lists every route, with its scope", async () => {
     const response = await server.api("GET", "/openapi/json");
     expect(response.status).toBe(200);
@@ -136,5 +141,49 @@ describe("public endpoints", () => {
       const response = await server.api("GET", `/docs/assets/${name}`);
       expect({ name, status: response.status, body: response.text }).toEqual({ name, status: 404, body: missing.text });
     }
+  });
+});
+
+describe("METRICS_TOKEN", () => {
+  const METRICS_TOKEN = "scrape-secret-0123456789";
+  let guarded: TestServer;
+  beforeAll(async () => {
+    guarded = await startTestServer({ metricsToken: METRICS_TOKEN });
+  });
+  afterAll(() => guarded.close());
+
+  async function scrape(headers: Record<string, string>) {
+    const response = await fetch(`${guarded.url}/metrics`, { headers });
+    return { status: response.status, headers: response.headers, text: await response.text() };
+  }
+
+  test("/metrics answers Authorization: Bearer <METRICS_TOKEN> and nothing else, with the 401 of the other auth errors", async () => {
+    const refusals: Record<string, string>[] = [
+      {},
+      { authorization: "Bearer wrong-token" },
+      { authorization: `Bearer ${METRICS_TOKEN}x` },
+      { authorization: `Bearer ${METRICS_TOKEN.slice(0, -1)}` },
+      { authorization: METRICS_TOKEN }, // no scheme
+      { authorization: `Basic ${METRICS_TOKEN}` },
+      { "x-api-key": METRICS_TOKEN },
+    ];
+    for (const headers of refusals) {
+      const response = await scrape(headers);
+      expect({ headers, status: response.status }).toEqual({ headers, status: 401 });
+      expect(response.headers.get("content-type")).toContain("application/json");
+      expect(response.headers.get("www-authenticate")).toBe('Bearer realm="switchyard"');
+      const body = JSON.parse(response.text);
+      expect(body.error).toBe("unauthorized");
+      expect(body.error_description).toContain("METRICS_TOKEN");
+      expect(response.text).not.toContain("switchyard_http_requests_total");
+    }
+    for (const authorization of [`Bearer ${METRICS_TOKEN}`, `bearer ${METRICS_TOKEN}`]) {
+      const response = await scrape({ authorization });
+      expect(response.status).toBe(200);
+      expect(response.headers.get("content-type")).toContain("text/plain");
+      expect(response.text).toContain('switchyard_http_requests_total{route="/metrics",method="GET",status="401"} 7');
+    }
+    // Everything else public stays public.
+    expect((await guarded.api("GET", "/ping")).status).toBe(200);
   });
 });

@@ -26,6 +26,14 @@ describe("stream stall timeout", () => {
   });
 });
 
+describe("metrics token", () => {
+  test("METRICS_TOKEN is read as written; unset or empty leaves /metrics open", () => {
+    expect(loadConfig({ METRICS_TOKEN: "scrape-secret" }).metricsToken).toBe("scrape-secret");
+    expect(loadConfig({}).metricsToken).toBeUndefined();
+    expect(loadConfig({ METRICS_TOKEN: "" }).metricsToken).toBeUndefined();
+  });
+});
+
 describe("shutdown delay", () => {
   test("5 s by default (a balancer checking every 1-2 s has moved away), SHUTDOWN_DELAY_MS to change it, 0 for none", () => {
     expect(loadConfig({}).shutdownDelayMs).toBe(5_000);
