@@ -1,6 +1,8 @@
 import { Elysia } from "elysia";
 import { openapi } from "@elysiajs/openapi";
 import { ApiError, errorResponse } from "./errors/api-error";
+import { credentialRouteKey, credentialRouteKeys } from "./auth/credential-routes";
+import { markNoStore } from "./auth/tokens";
 import { log } from "./observability/log";
 import type { Services } from "./services";
 import { publicRoutes } from "./public/public-routes";
@@ -81,8 +83,11 @@ function errorAnswer(code: unknown, error: unknown, request: Request): Response 
 
 export function createApp(services: Services, hooks: RequestHooks) {
   const consoleContext = createConsoleContext(services);
+  // The routes whose answers need a credential, read from the finished route table at the
+  // first answer (credential-routes.ts).
+  let credentialRoutes: Set<string> | undefined;
   // normalize: false — unknown body fields are refused (400), not silently stripped.
-  return new Elysia({ normalize: false })
+  const app = new Elysia({ normalize: false })
     .use(
       openapi({
         path: "/openapi",
@@ -125,6 +130,13 @@ export function createApp(services: Services, hooks: RequestHooks) {
     .onAfterResponse(({ request, route, set, responseValue }) => {
       hooks.after(route || "unmatched", request.method, sentStatus(responseValue, set.status), startTimes.get(request) ?? performance.now(), request);
     })
+    // An authenticated answer is one caller's own: no cache, shared or the browser's, may
+    // keep it (RFC 9111 §5.2.2.5), success or error. This hook runs for both, and for the
+    // 401 of a missing credential too.
+    .mapResponse({ as: "global" }, ({ request, route, set }) => {
+      credentialRoutes ??= credentialRouteKeys(app.routes);
+      if (credentialRoutes.has(credentialRouteKey(request.method, route))) markNoStore(set);
+    })
     .onError(({ code, error, request, set }) => {
       const answer = errorAnswer(code, error, request);
       // Elysia's own status for an error (200 for an unknown route, 422 for a validation
@@ -157,6 +169,7 @@ export function createApp(services: Services, hooks: RequestHooks) {
     .use(oauthGrantRoutes(services))
     .use(oauthRoutes(services, { sessionApprover: consoleSessionApprover(consoleContext) }))
     .use(inferenceRoutes(services));
+  return app;
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -3,6 +3,7 @@ import { Type } from "@sinclair/typebox";
 import { ApiError } from "../errors/api-error";
 import { authenticate } from "../auth/auth-plugin";
 import { extractCredential } from "../auth/extract-credential";
+import { markNoStore } from "../auth/tokens";
 import { BodyTooLargeError, readBodyWithin } from "../http/request-body";
 import { clientAddress } from "../http/client-address";
 import { bodyValidator } from "../management/validate-body";
@@ -108,7 +109,9 @@ export function oauthRoutes(services: Services, options: OauthRouteOptions = {})
   return routes
     .post(
       DEVICE_DECISION_PATH,
-      async ({ request, body }) => {
+      async ({ request, body, set }) => {
+        // An authenticated answer, like the management API's (app.ts marks those).
+        markNoStore(set);
         const approver = await decisionApprover(request);
         try {
           const input = validateDecision(body);
