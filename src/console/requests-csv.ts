@@ -25,15 +25,25 @@ const COLUMNS: readonly (readonly [string, (record: RequestRecordEnvelope, keys:
 ];
 
 /**
- * One CSV cell (RFC 4180). A text that a spreadsheet would read as a formula (starting
- * with `=`, `+`, `-`, `@`, a tab or a carriage return) gets a leading `'`, so a key or
- * model name typed by anyone can never run in the reader's spreadsheet (OWASP "CSV
- * injection"); numbers are written as numbers.
+ * A text a spreadsheet may read as a formula: its first visible character is `=`, `+`,
+ * `-` or `@`, or a tab or carriage return comes first (OWASP "CSV injection"). What may
+ * stand before it unseen counts as nothing: whitespace and line breaks (`\s`, no-break and
+ * ideographic spaces, U+2028 included), control characters, and invisible format
+ * characters (zero-width space and joiners, U+FEFF, word joiner U+2060, bidi controls, soft
+ * hyphen: Unicode `Cf`, with the other default-ignorable code points such as U+034F and
+ * the Hangul fillers).
+ */
+const FORMULA_START = /^[\s\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]*[=+\-@\t\r]/u;
+
+/**
+ * One CSV cell (RFC 4180). A text that a spreadsheet would read as a formula
+ * (FORMULA_START) gets a leading `'`, so a key or model name typed by anyone can never run
+ * in the reader's spreadsheet; numbers are written as numbers.
  */
 export function csvCell(value: string | number | boolean | null): string {
   if (value === null) return "";
   if (typeof value !== "string") return String(value);
-  const text = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  const text = FORMULA_START.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
