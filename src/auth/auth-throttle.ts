@@ -1,6 +1,7 @@
 import type { Sql } from "../db/connect-database";
 import { lockedThrottleKeys, refundThrottleAttempt, resetThrottleKeys, sweepThrottleKeys, takeThrottleAttempt } from "../db/queries/auth-throttle";
 import { ApiError } from "../errors/api-error";
+import { parseIpv6 } from "../egress/ip-address";
 
 /**
  * How many failures a subject may have in a window before it is locked out, and for
@@ -42,6 +43,31 @@ function lockedOut(locked: readonly { locked_until: Date }[]): ApiError {
 export interface ThrottleKey {
   rule: ThrottleRule;
   subject: string;
+}
+
+/**
+ * The counter of `rule` for a client address. An IPv6 client counts by its /64: one
+ * customer's allocation, inside which a host picks a new address at will (privacy
+ * addresses, RFC 8981), so counting each address apart would give every guess a fresh
+ * counter. IPv4 counts per address, and an IPv4-mapped IPv6 address (`::ffff:192.0.2.7`, how
+ * a dual-stack listener reports an IPv4 peer) as the IPv4 address it maps.
+ */
+export function addressKey(rule: ThrottleRule, address: string): ThrottleKey {
+  return { rule, subject: addressSubject(address) };
+}
+
+/**
+ * `2001:db8:1:2::/64` for every spelling of an address in that /64 (compressed, zero-padded,
+ * bracketed, with a zone); the dotted quad for an IPv4-mapped address; anything that is no
+ * IPv6 address (IPv4, "unknown") as written.
+ */
+function addressSubject(address: string): string {
+  const bytes = parseIpv6(address);
+  if (bytes === undefined) return address;
+  if (bytes.subarray(0, 10).every((byte) => byte === 0) && bytes[10] === 0xff && bytes[11] === 0xff) return bytes.subarray(12).join(".");
+  const groups: string[] = [];
+  for (let i = 0; i < 8; i += 2) groups.push(((bytes[i]! << 8) | bytes[i + 1]!).toString(16));
+  return `${groups.join(":")}::/64`;
 }
 
 function storedKey(key: ThrottleKey): string {

@@ -1,5 +1,5 @@
 import { ApiError, badRequest, notFound } from "../errors/api-error";
-import { USER_CODE_PER_ADDRESS, type ThrottleKey } from "../auth/auth-throttle";
+import { addressKey, USER_CODE_PER_ADDRESS, type ThrottleKey } from "../auth/auth-throttle";
 import { findLiveNamespace } from "../db/queries/namespaces";
 import { decideDeviceCode as recordDecision, findDeviceCodeByUserCode, type DeviceCodeByUserCode } from "../db/queries/oauth-device-codes";
 import type { Approver } from "./approver";
@@ -38,7 +38,7 @@ export interface DeviceDecisionInput {
   address: string;
 }
 
-const throttleKeys = (address: string): ThrottleKey[] => [{ rule: USER_CODE_PER_ADDRESS, subject: address }];
+const throttleKeys = (address: string): ThrottleKey[] => [addressKey(USER_CODE_PER_ADDRESS, address)];
 
 /** The code row and its client when the typed code exists; a guess counts a failure. */
 async function lookUp(deps: OauthDeps, typed: string, address: string): Promise<{ row: DeviceCodeByUserCode; client: OauthClient | undefined } | undefined> {

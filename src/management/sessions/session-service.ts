@@ -8,7 +8,7 @@ import {
   type ConsoleSessionRow,
 } from "../../db/queries/console-sessions";
 import { verifyPassword } from "../../auth/passwords";
-import { SIGN_IN_PER_ACCOUNT, SIGN_IN_PER_ADDRESS, type ThrottleKey } from "../../auth/auth-throttle";
+import { addressKey, SIGN_IN_PER_ACCOUNT, SIGN_IN_PER_ADDRESS, type ThrottleKey } from "../../auth/auth-throttle";
 import { sha256 } from "../../auth/tokens";
 import type { Services } from "../../services";
 
@@ -34,7 +34,7 @@ export type SignInOutcome = { ok: true; accountId: string; passwordHash: string 
 export async function signIn(deps: SignInDeps, email: string, password: string, clientAddress: string): Promise<SignInOutcome> {
   const keys: ThrottleKey[] = [
     { rule: SIGN_IN_PER_ACCOUNT, subject: sha256(email.trim().toLowerCase()).toString("hex") },
-    { rule: SIGN_IN_PER_ADDRESS, subject: clientAddress },
+    addressKey(SIGN_IN_PER_ADDRESS, clientAddress),
   ];
   await deps.throttle.take(keys);
   const account = email.length <= 320 ? await findAccountForSignIn(deps.db.sql, email.trim()) : undefined;
