@@ -99,6 +99,10 @@ describe("a customer's own response-side guardrail does not make a call free", (
       expect(record.usage_evidence.source).toBe("provider_reported");
       expect(await ledgerDebit(record.id)).toBe(price);
       expect(sent.text).toContain(`charged ${price} micro-USD`);
+      // The history shows the refusal and the charge.
+      const history = await harness.server.api("GET", `/v1/requests?limit=20`, { token: harness.account.apiKey });
+      const listed = history.body.data.find((entry: any) => entry.request_id === sent.requestId);
+      expect(listed).toMatchObject({ status: "failed", final_charge_micro_usd: price, refused_by: expect.anything() });
       const after = await wallet(sql, harness.account.accountId);
       expect(before.balance - after.balance).toBe(price);
     });
