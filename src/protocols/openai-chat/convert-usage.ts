@@ -1,4 +1,5 @@
 import type { IrUsage } from "../../ir";
+import { makeCountsInclusive } from "../openai-shared/make-counts-inclusive";
 import { isRecord } from "../openai-shared/read-fields";
 
 /**
@@ -6,15 +7,16 @@ import { isRecord } from "../openai-shared/read-fields";
  *
  * | IrUsage          | chat usage field                                                    |
  * |------------------|---------------------------------------------------------------------|
- * | promptTokens     | `prompt_tokens` (inclusive of cached tokens)                        |
- * | completionTokens | `completion_tokens` (inclusive of reasoning tokens)                 |
+ * | promptTokens     | `prompt_tokens`, plus cached tokens where a vendor counts them outside |
+ * | completionTokens | `completion_tokens`, plus reasoning where a vendor counts it outside (xAI) |
  * | reasoningTokens  | `completion_tokens_details.reasoning_tokens`                        |
  * | cacheReadTokens  | `prompt_tokens_details.cached_tokens`, else DeepSeek `prompt_cache_hit_tokens` |
  * | cacheWriteTokens | `prompt_tokens_details.cache_write_tokens` (when a provider reports it) |
  *
  * Sources: platform.openai.com/docs/api-reference/chat/object#usage and
- * api-docs.deepseek.com/api/create-chat-completion (prompt_cache_hit_tokens).
- * A missing field stays undefined: unknown is not zero.
+ * api-docs.deepseek.com/api/create-chat-completion (prompt_cache_hit_tokens). Whether a
+ * vendor counts reasoning and cached tokens inside or outside is read from `total_tokens`
+ * (make-counts-inclusive.ts). A missing field stays undefined: unknown is not zero.
  */
 export function decodeChatUsage(value: unknown): IrUsage | undefined {
   if (!isRecord(value)) return undefined;
@@ -26,7 +28,7 @@ export function decodeChatUsage(value: unknown): IrUsage | undefined {
   setCount(usage, "reasoningTokens", completionDetails.reasoning_tokens);
   setCount(usage, "cacheReadTokens", promptDetails.cached_tokens ?? value.prompt_cache_hit_tokens);
   setCount(usage, "cacheWriteTokens", promptDetails.cache_write_tokens);
-  return usage;
+  return makeCountsInclusive(usage, value.total_tokens);
 }
 
 type CountField = "promptTokens" | "completionTokens" | "reasoningTokens" | "cacheReadTokens" | "cacheWriteTokens";

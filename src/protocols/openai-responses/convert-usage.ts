@@ -1,9 +1,12 @@
 import type { IrUsage } from "../../ir";
+import { makeCountsInclusive } from "../openai-shared/make-counts-inclusive";
 import { isRecord } from "../openai-shared/read-fields";
 
 /**
  * Responses usage <-> IrUsage (prompt includes cache reads;
- * platform.openai.com/docs/api-reference/responses/object#usage):
+ * platform.openai.com/docs/api-reference/responses/object#usage). Every vendor seen so far
+ * (OpenAI, Azure, xAI) counts reasoning and cached tokens inside; `total_tokens` is still
+ * checked (make-counts-inclusive.ts), as the chat decoder does, should one count them outside.
  *
  * | IrUsage          | Responses usage field                         |
  * |------------------|-----------------------------------------------|
@@ -28,7 +31,7 @@ export function decodeResponsesUsage(value: unknown): IrUsage | undefined {
   for (const [field, count] of counts) {
     if (field !== "raw" && typeof count === "number" && Number.isInteger(count) && count >= 0) usage[field] = count;
   }
-  return usage;
+  return makeCountsInclusive(usage, value.total_tokens);
 }
 
 export function encodeResponsesUsage(usage: IrUsage): Record<string, unknown> {
