@@ -1,7 +1,7 @@
 import { type IrFinish, type IrStreamPart, type StreamDecoder } from "../../ir";
 import { invalidStream, parseStreamFrame } from "../shared/stream-frame";
 import type { SseEvent } from "../sse";
-import { decodeOpenAiError } from "../openai-shared/decode-openai-error";
+import { decodeOpenAiStreamError } from "../openai-shared/decode-openai-error";
 import { appendArguments, openIfNamed, type PendingToolCall } from "../openai-shared/pending-tool-call";
 import { isRecord, type JsonObject } from "../openai-shared/read-fields";
 import { decodeChatUsage } from "./convert-usage";
@@ -38,7 +38,7 @@ export function createChatStreamDecoder(): StreamDecoder {
     if (!isRecord(chunk)) return [];
     if (chunk.error !== undefined && chunk.error !== null) {
       failed = true;
-      return [{ type: "error", error: decodeOpenAiError(undefined, chunk) }];
+      return [{ type: "error", error: decodeOpenAiStreamError(chunk) }];
     }
     const parts: IrStreamPart[] = [];
     if (!started) {

@@ -1,7 +1,7 @@
 import { type IrStreamPart, type StreamDecoder } from "../../ir";
 import { invalidStream, parseStreamFrame } from "../shared/stream-frame";
 import type { SseEvent } from "../sse";
-import { decodeOpenAiError } from "../openai-shared/decode-openai-error";
+import { decodeOpenAiStreamError } from "../openai-shared/decode-openai-error";
 import { appendArguments, openIfNamed, type PendingToolCall } from "../openai-shared/pending-tool-call";
 import { isRecord, type JsonObject } from "../openai-shared/read-fields";
 import { decodeResponsesUsage } from "./convert-usage";
@@ -81,12 +81,12 @@ export function createResponsesStreamDecoder(): StreamDecoder {
       case "response.failed": {
         const response = isRecord(data.response) ? data.response : {};
         pushUsage(response, parts);
-        parts.push({ type: "error", error: decodeOpenAiError(undefined, { error: response.error ?? "the upstream response failed" }) });
+        parts.push({ type: "error", error: decodeOpenAiStreamError({ error: response.error ?? "the upstream response failed" }) });
         terminated = true;
         break;
       }
       case "error":
-        parts.push({ type: "error", error: decodeOpenAiError(undefined, { error: data }) });
+        parts.push({ type: "error", error: decodeOpenAiStreamError(data) });
         terminated = true;
         break;
       default:

@@ -1,5 +1,5 @@
 import { irError, upstreamAuthError, type IrError } from "../../ir";
-import { isRecord } from "./read-fields";
+import { isRecord, type JsonObject } from "./read-fields";
 
 /**
  * Maps an OpenAI-style upstream error into the IR error table. Sources:
@@ -39,6 +39,23 @@ export function decodeOpenAiError(status: number | undefined, body: unknown, hea
     return irError("invalid_request", message, { upstreamError: errorValue });
   }
   return irError("upstream_bad_gateway", message);
+}
+
+/**
+ * An error that arrived inside a 200 stream, as each OpenAI wire frames it: chat
+ * `data: {"error":{…}}`; Responses `event: error` with the error nested under `error`
+ * (a recorded insufficient_quota: `{"type":"error","sequence_number":2,"error":{"type":
+ * "insufficient_quota","code":"insufficient_quota","message":…}}`) or, in older streams,
+ * `code` and `message` on the event itself; `response.failed`'s `response.error`. The
+ * nested error is what is read: the wrapper's own `type` ("error") names no kind. An
+ * integer `code` from 400 to 599 is the HTTP status a compatible provider put there
+ * (`{"error":{"message":"bad request","type":"provider_error","code":400}}`).
+ */
+export function decodeOpenAiStreamError(frame: JsonObject): IrError {
+  const error = frame.error !== undefined && frame.error !== null ? frame.error : frame;
+  const code = isRecord(error) ? error.code : undefined;
+  const status = typeof code === "number" && Number.isInteger(code) && code >= 400 && code <= 599 ? code : undefined;
+  return decodeOpenAiError(status, { error });
 }
 
 const RATE_LIMIT_TYPES = new Set(["rate_limit_error", "tokens_limit_error", "requests_limit_error", "rate_limit_exceeded"]);

@@ -88,6 +88,17 @@ describe("anthropic-messages stream decoder: errors and truncation", () => {
     });
   });
 
+  test("an error frame's nested error.type decides the kind: rate limit 429, billing 402, each with Anthropic's message", () => {
+    const frame = (error: Record<string, unknown>) => `event: error\ndata: ${JSON.stringify({ type: "error", error })}\n\n`;
+    const decode = (text: string) => decodePieces(codec.createStreamDecoder(), [text]);
+    expect(decode(frame({ details: null, type: "rate_limit_error", message: "Number of request tokens has exceeded your per-minute rate limit" }))).toEqual([
+      { type: "error", error: { kind: "upstream_rate_limited", status: 429, message: "Number of request tokens has exceeded your per-minute rate limit" } },
+    ]);
+    expect(decode(frame({ type: "billing_error", message: "Your credit balance is too low" }))).toEqual([
+      { type: "error", error: { kind: "upstream_payment_required", status: 402, message: "Your credit balance is too low" } },
+    ]);
+  });
+
   test("a stream cut before message_delta ends with an upstream_invalid_response error", () => {
     const text = readFixture("stream-thinking-text-tools.sse");
     const cut = text.slice(0, text.indexOf("event: message_delta"));

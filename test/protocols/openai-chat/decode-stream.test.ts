@@ -126,6 +126,21 @@ describe("openai-chat stream decoder edge cases", () => {
     expect(types(decodeWhole(text))).toEqual(["start", "finish"]);
   });
 
+  test("an error frame's quota and rate-limit errors keep their kind, status and message", () => {
+    const quota = { error: { message: "You exceeded your current quota", type: "insufficient_quota", param: null, code: "insufficient_quota" } };
+    expect(decodeWhole(frame(quota))).toEqual([{ type: "error", error: { kind: "upstream_payment_required", status: 402, message: "You exceeded your current quota" } }]);
+    const limited = { error: { message: "Rate limit reached", type: "requests", param: null, code: "rate_limit_exceeded" } };
+    expect(decodeWhole(frame(limited))).toEqual([{ type: "error", error: { kind: "upstream_rate_limited", status: 429, message: "Rate limit reached" } }]);
+  });
+
+  test("an error frame whose code is an HTTP status is read as that status", () => {
+    // Compatible providers and routers put the upstream's status in `code` (a 429 from a router; a 400 a provider refused).
+    const routed = { error: { code: 429, message: "Provider returned error", metadata: {} } };
+    expect(decodeWhole(frame(routed))).toEqual([{ type: "error", error: { kind: "upstream_rate_limited", status: 429, message: "Provider returned error" } }]);
+    const refused = { error: { message: "bad request", type: "provider_error", param: null, code: 400 } };
+    expect(decodeWhole(frame(refused))[0]).toMatchObject({ type: "error", error: { kind: "invalid_request", status: 400, message: "bad request" } });
+  });
+
   test("treats [DONE] without a finish reason as a normal stop rather than an error", () => {
     const text = frame({ id: "x", choices: [{ index: 0, delta: { content: "hi" }, finish_reason: null }] }) + "data: [DONE]\n\n";
     const parts = decodeWhole(text);

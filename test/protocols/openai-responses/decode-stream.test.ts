@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { IrStreamPart } from "../../../src/ir";
 import { openaiResponsesCodec } from "../../../src/protocols/openai-responses";
+import { codecFor } from "../../../src/translation/codec-registry";
 import { REPLAY_SEEDS, splitAtRandom } from "../../helpers/split-chunks";
 import { collect, decodePieces, readFixture, types } from "../openai-chat/replay-sse";
 
@@ -78,6 +79,21 @@ describe("openai-responses stream decoder on recorded upstream bytes", () => {
     expect(error?.type === "error" && error.error).toMatchObject({ kind: "upstream_bad_gateway", message: "The model failed to generate a response." });
   });
 
+  test("reads a recorded quota error from the error event's nested error: the client gets the 402 and OpenAI's message", () => {
+    // OpenAI's stream: response.created, response.in_progress, then `event: error` with the
+    // error under `error`, then response.failed (which the decoder no longer needs).
+    const parts = replayFixture("stream-openai-quota-error.sse");
+    expect(types(parts)).toEqual(["start", "error"]);
+    const error = parts[1]?.type === "error" ? parts[1].error : undefined;
+    expect(error).toMatchObject({ kind: "upstream_payment_required", status: 402 });
+    expect(error?.message).toStartWith("You exceeded your current quota, please check your plan and billing details.");
+    for (const client of ["openai-chat", "openai-responses", "anthropic-messages", "google-generate-content"] as const) {
+      const rendered = codecFor(client).encodeError(error!);
+      expect(rendered.status).toBe(402);
+      expect(JSON.stringify(rendered.body)).toContain("You exceeded your current quota");
+    }
+  });
+
   test("reports a stream that ends without a terminal event as cut short", () => {
     const parts = replayFixture("stream-truncated.sse");
     expect(types(parts)).toEqual(["start", "text_delta", "error"]);
@@ -117,6 +133,11 @@ describe("openai-responses stream decoder edge cases", () => {
   test("maps a top-level error event, such as a rate limit, to an error part", () => {
     const parts = decodeWhole(event({ type: "error", code: "rate_limit_exceeded", message: "Rate limit reached", param: null, sequence_number: 1 }));
     expect(parts).toEqual([{ type: "error", error: { kind: "upstream_rate_limited", status: 429, message: "Rate limit reached" } }]);
+  });
+
+  test("reads response.failed's own error when no error event came before it", () => {
+    const failed = { type: "response.failed", response: { status: "failed", error: { code: "rate_limit_exceeded", message: "Slow down" }, usage: null } };
+    expect(decodeWhole(event(failed)).at(-1)).toEqual({ type: "error", error: { kind: "upstream_rate_limited", status: 429, message: "Slow down" } });
   });
 
   test("streams a refusal as text that finishes as content_filter", () => {
