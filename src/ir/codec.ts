@@ -83,6 +83,12 @@ export interface ProtocolCodec {
    */
   addCharge?(text: string, chargeMicroUsd: number | null): string;
   /**
+   * With `addCharge`: where, in whole SSE frames of this protocol, the first frame that
+   * `addCharge` would write the charge into begins (-1: none). A same-protocol relay holds
+   * the stream from there until the charge is known.
+   */
+  usageFrameAt?(frames: string): number;
+  /**
    * A same-protocol relay to a client that did not ask for usage: removes from whole SSE
    * frames the usage this codec's encodeRequest asked the upstream for on the client's
    * behalf, every other byte as it was. Absent: the frames are relayed as they are.

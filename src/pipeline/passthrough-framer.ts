@@ -12,7 +12,8 @@ export class PassthroughFramer {
   private buffer = "";
   /** From the usage chunk on, frames wait for flush() so the cost can go into it (the codec's addCharge). */
   private held = "";
-  private readonly holdUsage: boolean;
+  /** The codec's usageFrameAt, when the client asked for usage and its protocol shows the charge. */
+  private readonly usageFrameAt: ((frames: string) => number) | undefined;
   private readonly dropUsage: ((frames: string) => string) | undefined;
 
   constructor(
@@ -21,7 +22,7 @@ export class PassthroughFramer {
     clientAskedUsage: boolean,
   ) {
     const codec = codecFor(protocol);
-    this.holdUsage = clientAskedUsage && codec.addCharge !== undefined;
+    this.usageFrameAt = clientAskedUsage && codec.addCharge !== undefined ? codec.usageFrameAt : undefined;
     this.dropUsage = clientAskedUsage ? undefined : codec.dropUnrequestedUsage;
   }
 
@@ -31,14 +32,13 @@ export class PassthroughFramer {
     if (cut === 0) return "";
     const complete = this.rewrite(this.buffer.slice(0, cut));
     this.buffer = this.buffer.slice(cut);
-    if (!this.holdUsage) return complete;
+    if (this.usageFrameAt === undefined) return complete;
     if (this.held) {
       this.held += complete;
       return "";
     }
-    const usageAt = complete.indexOf('"usage":{');
-    if (usageAt === -1) return complete;
-    const frameStart = complete.lastIndexOf("data:", usageAt);
+    const frameStart = this.usageFrameAt(complete);
+    if (frameStart === -1) return complete;
     this.held = complete.slice(frameStart);
     return complete.slice(0, frameStart);
   }

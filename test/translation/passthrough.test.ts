@@ -40,6 +40,19 @@ describe("PassthroughFramer", () => {
     }
   });
 
+  test("holds a usage frame written with whitespace (\"usage\": {) so the charge can go into it", () => {
+    const spaced = CHAT_STREAM.replace('"usage":{', '"usage": {');
+    for (const seed of REPLAY_SEEDS) {
+      const framer = new PassthroughFramer("openai-chat", "m", true);
+      const pieces = splitAtRandom(spaced, seed);
+      const sent = pieces.map((piece) => framer.take(piece)).join("");
+      expect(sent).not.toContain('"usage"');
+      const held = framer.flush();
+      expect(held.startsWith('data: {"id":"c1","object":"chat.completion.chunk","model":"m","choices":[],"usage": {')).toBe(true);
+      expect(sent + held).toBe(spaced.replaceAll("gpt-4o-mini-2024-07-18", "m"));
+    }
+  });
+
   test("drops the usage-only chunk the gateway asked for when the client did not", () => {
     const framer = new PassthroughFramer("openai-chat", "m", false);
     const out = relay(framer, splitAtRandom(CHAT_STREAM, 42));

@@ -1,16 +1,73 @@
 /**
  * Puts the request's cost into an OpenAI chat `usage` object on its way to the
  * client: `cost` in USD (as OpenAI-compatible gateways report it) and
- * `cost_micro_usd`, the exact integer Switchyard bills. A string splice right after
- * the last `"usage":{`, so a passthrough body keeps every other byte. The codec's
+ * `cost_micro_usd`, the exact integer Switchyard bills. A string splice right after the
+ * `{` of the last `usage` object, so a passthrough body keeps every other byte. The codec's
  * `addCharge` (index.ts); an unknown charge (null) adds nothing.
  */
 export function withUsageCost(text: string, chargeMicroUsd: number | null): string {
   if (chargeMicroUsd === null) return text;
-  const at = text.lastIndexOf('"usage":{');
-  if (at === -1) return text;
-  const insertAt = at + '"usage":{'.length;
+  const open = lastUsageObjectAt(text);
+  if (open === -1) return text;
+  const insertAt = open + 1;
   const cost = `"cost":${chargeMicroUsd / 1_000_000},"cost_micro_usd":${chargeMicroUsd}`;
-  const closesAtOnce = text.charCodeAt(insertAt) === 125; /* } */
+  const closesAtOnce = text.charCodeAt(skipWhitespace(text, insertAt)) === 125; /* } */
   return text.slice(0, insertAt) + cost + (closesAtOnce ? "" : ",") + text.slice(insertAt);
+}
+
+/**
+ * Where the first SSE frame holding a `usage` object begins in whole frames (-1: none):
+ * a same-protocol relay holds the stream from there until the charge is known. The
+ * codec's `usageFrameAt`.
+ */
+export function usageFrameAt(frames: string): number {
+  const open = firstUsageObjectAt(frames);
+  if (open === -1) return -1;
+  const lf = frames.lastIndexOf("\n\n", open);
+  const crlf = frames.lastIndexOf("\r\n\r\n", open);
+  return Math.max(lf === -1 ? 0 : lf + 2, crlf === -1 ? 0 : crlf + 4);
+}
+
+/*
+ * A `usage` object is found by a scan that reads JSON's grammar at the key, not by
+ * matching bytes: whitespace may stand around the colon (OpenAI's own non-stream bodies
+ * are pretty-printed, `"usage": {`), `"usage": null` (every chunk of a stream that asked
+ * for usage but the last) is passed over, and a `"usage"` inside a string value is
+ * escaped (`\"usage\"`), so it never matches. It costs one `indexOf` per chunk, as the
+ * literal match did; a full parse of every relayed chunk would cost far more.
+ */
+const USAGE_KEY = '"usage"';
+
+function lastUsageObjectAt(text: string): number {
+  for (let at = text.lastIndexOf(USAGE_KEY); at !== -1; at = at === 0 ? -1 : text.lastIndexOf(USAGE_KEY, at - 1)) {
+    const open = objectAfterKey(text, at + USAGE_KEY.length);
+    if (open !== -1) return open;
+  }
+  return -1;
+}
+
+function firstUsageObjectAt(text: string): number {
+  for (let at = text.indexOf(USAGE_KEY); at !== -1; at = text.indexOf(USAGE_KEY, at + 1)) {
+    const open = objectAfterKey(text, at + USAGE_KEY.length);
+    if (open !== -1) return open;
+  }
+  return -1;
+}
+
+/** The index of the `{` of an object value after a key ending at `from`; -1 when the key has another value (or is not a key). */
+function objectAfterKey(text: string, from: number): number {
+  const colon = skipWhitespace(text, from);
+  if (text.charCodeAt(colon) !== 58 /* : */) return -1;
+  const open = skipWhitespace(text, colon + 1);
+  return text.charCodeAt(open) === 123 /* { */ ? open : -1;
+}
+
+/** JSON's insignificant whitespace: space, tab, line feed, carriage return. */
+function skipWhitespace(text: string, from: number): number {
+  let at = from;
+  for (;;) {
+    const code = text.charCodeAt(at);
+    if (code !== 32 && code !== 9 && code !== 10 && code !== 13) return at;
+    at++;
+  }
 }

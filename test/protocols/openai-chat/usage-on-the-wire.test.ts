@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import type { ProtocolId } from "../../../src/ir";
 import { jsonResponse } from "../../../src/pipeline/respond-json";
 import { codecFor } from "../../../src/translation/codec-registry";
+import { readFixture } from "./replay-sse";
 
 const BODY = '{"id":"chatcmpl-1","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}';
 const COSTED = '{"id":"chatcmpl-1","choices":[],"usage":{"cost":0.001234,"cost_micro_usd":1234,"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}';
@@ -15,6 +16,28 @@ describe("usage on the wire is the codec's to place: the charge, and usage the c
     expect(codecFor("openai-chat").addCharge?.('data: {"usage":{}}\n\n', 7)).toBe('data: {"usage":{"cost":0.000007,"cost_micro_usd":7}}\n\n');
   });
 
+  test("OpenAI's own pretty-printed body (\"usage\": {) gets the charge, every other byte as it was", () => {
+    const body = readFixture("openai-chat", "response-openai-text.json");
+    expect(body).toContain('"usage": {\n');
+    const costed = codecFor("openai-chat").addCharge?.(body, 1234) ?? "";
+    expect(costed.replace('"cost":0.001234,"cost_micro_usd":1234,', "")).toBe(body);
+    expect(JSON.parse(costed).usage).toMatchObject({ cost: 0.001234, cost_micro_usd: 1234, prompt_tokens: 16, completion_tokens: 363 });
+  });
+
+  test("whitespace anywhere JSON allows it around the colon, and an empty object with space inside", () => {
+    const addCharge = codecFor("openai-chat").addCharge!;
+    expect(addCharge('{"usage" \r\n:\t{ "prompt_tokens":3}}', 7)).toBe('{"usage" \r\n:\t{"cost":0.000007,"cost_micro_usd":7, "prompt_tokens":3}}');
+    expect(addCharge('{"usage": { }}', 7)).toBe('{"usage": {"cost":0.000007,"cost_micro_usd":7 }}');
+  });
+
+  test("the charge goes into the last usage object: a later usage null or a usage key quoted inside a string is not one", () => {
+    const addCharge = codecFor("openai-chat").addCharge!;
+    const frames = 'data: {"choices":[],"usage":{"prompt_tokens":3}}\n\ndata: {"choices":[{"delta":{"content":"say \\"usage\\": {}"}}],"usage": null}\n\n';
+    expect(addCharge(frames, 7)).toBe(frames.replace('"usage":{', '"usage":{"cost":0.000007,"cost_micro_usd":7,'));
+    expect(codecFor("openai-chat").usageFrameAt?.(frames)).toBe(0);
+    expect(codecFor("openai-chat").usageFrameAt?.(frames.slice(frames.indexOf("\n\n") + 2))).toBe(-1);
+  });
+
   test("an unknown charge adds nothing", () => {
     expect(codecFor("openai-chat").addCharge?.(BODY, null)).toBe(BODY);
   });
@@ -22,6 +45,7 @@ describe("usage on the wire is the codec's to place: the charge, and usage the c
   test("no other protocol has a place for the charge, nor asks for usage on the client's behalf", () => {
     const others: ProtocolId[] = ["openai-responses", "anthropic-messages", "google-generate-content"];
     expect(others.filter((protocol) => codecFor(protocol).addCharge !== undefined)).toEqual([]);
+    expect(others.filter((protocol) => codecFor(protocol).usageFrameAt !== undefined)).toEqual([]);
     expect(others.filter((protocol) => codecFor(protocol).dropUnrequestedUsage !== undefined)).toEqual([]);
   });
 
