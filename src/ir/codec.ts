@@ -44,6 +44,11 @@ export interface StreamDecoder {
   push(event: SseEvent): IrStreamPart[];
   /** The upstream closed; emits whatever was buffered (and an error part if the stream was cut short). */
   end(): IrStreamPart[];
+  /**
+   * What the stream carried that the IR has no place for, appended to as it is skipped,
+   * as `StreamEncoder.warnings` is. Absent on a decoder that reads everything it keeps.
+   */
+  readonly warnings?: readonly IrWarning[];
 }
 
 /** Encodes IR stream parts into one protocol's SSE text. Stateful, one per stream. */

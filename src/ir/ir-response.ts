@@ -1,4 +1,5 @@
 import type { IrContentPart } from "./ir-content";
+import type { IrWarning } from "./ir-warning";
 
 /** Canonical finish reasons. `raw` keeps the native string. */
 export type IrFinishReason = "stop" | "length" | "tool_calls" | "content_filter" | "error" | "other";
@@ -32,4 +33,9 @@ export interface IrResponse {
   content: IrContentPart[];
   finish: IrFinish;
   usage?: IrUsage;
+  /**
+   * What the response decoder could not read into the IR (a vendor's content part the IR
+   * has no place for), named as the encoders name what they drop. Absent: nothing skipped.
+   */
+  warnings?: IrWarning[];
 }

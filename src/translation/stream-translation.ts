@@ -21,6 +21,8 @@ export class StreamTranslation {
   private sawFirstToken = false;
   /** How many of the encoder's warnings went out with an earlier output. */
   private warningsReported = 0;
+  /** The same for the decoder's (what the IR has no place for); a passthrough drops nothing, so it reports none. */
+  private decoderWarningsReported = 0;
 
   constructor(
     private readonly options: StreamOpenOptions,
@@ -58,12 +60,16 @@ export class StreamTranslation {
     return this.output(this.encoder.push({ type: "error", error }) + this.encoder.end(), signals);
   }
 
-  /** One call's output, with the warnings the encoder raised during it (none: no field). */
+  /** One call's output, with the warnings the decoder and the encoder raised during it (none: no field). */
   private output(out: string, signals: TranslationSignals): StreamOutput {
-    const warnings = this.encoder?.warnings;
-    if (warnings === undefined || warnings.length === this.warningsReported) return { out, signals };
-    const raised = warnings.slice(this.warningsReported);
-    this.warningsReported = warnings.length;
+    const encoded = this.encoder?.warnings;
+    if (encoded === undefined) return { out, signals };
+    const decoded = this.decoder.warnings;
+    const newDecoded = decoded !== undefined && decoded.length > this.decoderWarningsReported;
+    if (!newDecoded && encoded.length === this.warningsReported) return { out, signals };
+    const raised = [...(newDecoded ? decoded.slice(this.decoderWarningsReported) : []), ...encoded.slice(this.warningsReported)];
+    this.decoderWarningsReported = decoded?.length ?? 0;
+    this.warningsReported = encoded.length;
     return { out, signals, warnings: raised };
   }
 

@@ -37,7 +37,8 @@ function signalsOf(response: IrResponse): TranslationSignals {
 
 /**
  * A complete upstream body -> the client's body, with the signals for metering and what
- * the client's protocol could not carry (the warnings the pipeline adds to the request's).
+ * the IR or the client's protocol could not carry (the decoder's and the encoder's
+ * warnings, which the pipeline adds to the request's).
  * Same protocol: the upstream bytes with only the model id changed. A body that is
  * not the upstream protocol's shape throws IrDecodeError (an invalid upstream response).
  * With a `rewrite` (a response-side check, inline only) the answer is always decoded,
@@ -63,6 +64,8 @@ export function translateResponse(input: TranslateResponseInput, rewrite?: Respo
     answer = rewritten.response;
   }
   const encoded = codecFor(input.client).encodeResponse(answer, withIdSource(input.context));
-  return { body: JSON.stringify(encoded.value), signals, warnings: encoded.warnings };
+  // What the upstream's decoder could not read is lost to the client as much as what its encoder drops.
+  const warnings = response.warnings === undefined ? encoded.warnings : [...response.warnings, ...encoded.warnings];
+  return { body: JSON.stringify(encoded.value), signals, warnings };
 }
 

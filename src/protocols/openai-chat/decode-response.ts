@@ -1,13 +1,16 @@
-import { IrDecodeError, type IrContentPart, type IrResponse } from "../../ir";
+import { IrDecodeError, type IrContentPart, type IrResponse, type IrWarning } from "../../ir";
 import { argumentsText, isRecord } from "../openai-shared/read-fields";
+import { readAnswerContent } from "./decode-answer-content";
 import { decodeChatUsage } from "./convert-usage";
 import { decodeChatFinishReason } from "./map-finish-reason";
 
 /**
  * Upstream `chat.completion` -> IrResponse (platform.openai.com/docs/api-reference/chat/object).
  * Only `choices[0]` is read: Switchyard never forwards `n > 1` semantics across protocols.
- * Reasoning comes from `reasoning_content` (DeepSeek), `reasoning` (OpenRouter, vLLM) or
- * `thinking`. A refusal becomes text and finishes as `content_filter`.
+ * Reasoning comes from `reasoning_content` (DeepSeek), `reasoning` (OpenRouter, vLLM),
+ * `thinking`, or the `thinking` parts of a content array (Mistral: decode-answer-content.ts,
+ * whose other part types are dropped with a warning). A refusal becomes text and finishes
+ * as `content_filter`.
  */
 export function decodeChatResponse(body: unknown): IrResponse {
   if (!isRecord(body) || !Array.isArray(body.choices)) {
@@ -16,11 +19,13 @@ export function decodeChatResponse(body: unknown): IrResponse {
   const choice: unknown = body.choices[0];
   const message = isRecord(choice) && isRecord(choice.message) ? choice.message : {};
   const content: IrContentPart[] = [];
+  const warnings: IrWarning[] = [];
 
   const reasoning = firstString(message.reasoning_content, message.reasoning, message.thinking);
   if (reasoning !== undefined) content.push({ type: "reasoning", text: reasoning });
-  const text = textOf(message.content);
-  if (text !== "") content.push({ type: "text", text });
+  for (const piece of readAnswerContent(message.content, warnings)) {
+    content.push(piece.kind === "text" ? { type: "text", text: piece.text } : { type: "reasoning", text: piece.text });
+  }
   const refusal = typeof message.refusal === "string" && message.refusal !== "" ? message.refusal : undefined;
   if (refusal !== undefined) content.push({ type: "text", text: refusal });
 
@@ -44,19 +49,11 @@ export function decodeChatResponse(body: unknown): IrResponse {
   if (typeof body.model === "string") response.model = body.model;
   const usage = decodeChatUsage(body.usage);
   if (usage !== undefined) response.usage = usage;
+  if (warnings.length > 0) response.warnings = warnings;
   return response;
 }
 
 function firstString(...values: unknown[]): string | undefined {
   for (const value of values) if (typeof value === "string" && value !== "") return value;
   return undefined;
-}
-
-/** `content` is a string, null, or (for some compatible providers) an array of text parts. */
-function textOf(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  let text = "";
-  for (const part of content) if (isRecord(part) && typeof part.text === "string") text += part.text;
-  return text;
 }

@@ -1,10 +1,11 @@
-import { type IrFinish, type IrStreamPart, type StreamDecoder } from "../../ir";
+import { type IrFinish, type IrStreamPart, type IrWarning, type StreamDecoder } from "../../ir";
 import { invalidStream, parseStreamFrame } from "../shared/stream-frame";
 import type { SseEvent } from "../sse";
 import { decodeOpenAiStreamError } from "../openai-shared/decode-openai-error";
 import { appendArguments, openIfNamed, type PendingToolCall } from "../openai-shared/pending-tool-call";
 import { isRecord, type JsonObject } from "../openai-shared/read-fields";
 import { decodeChatUsage } from "./convert-usage";
+import { readAnswerContent } from "./decode-answer-content";
 import { decodeChatFinishReason } from "./map-finish-reason";
 
 /**
@@ -13,7 +14,9 @@ import { decodeChatFinishReason } from "./map-finish-reason";
  * (OpenAI with `stream_options.include_usage`), usage inline on the finish chunk (several
  * compatible providers — the usage must not be lost there), tool-call fragments keyed by
  * `index` with the id only on the first fragment and `name: ""` on continuations, and
- * `reasoning_content` deltas (DeepSeek). A tool call opens only once its name is known.
+ * `reasoning_content` deltas (DeepSeek), and `content` as an array of `thinking` and `text`
+ * parts (Mistral: decode-answer-content.ts, which names any other part type in `warnings`).
+ * A tool call opens only once its name is known.
  */
 export function createChatStreamDecoder(): StreamDecoder {
   let started = false;
@@ -22,6 +25,7 @@ export function createChatStreamDecoder(): StreamDecoder {
   let failed = false;
   let refusal = false;
   const toolCalls = new Map<number, PendingToolCall>();
+  const warnings: IrWarning[] = [];
 
   function push(event: SseEvent): IrStreamPart[] {
     if (done || failed) return [];
@@ -62,7 +66,13 @@ export function createChatStreamDecoder(): StreamDecoder {
   function decodeDelta(delta: JsonObject, parts: IrStreamPart[]): void {
     const reasoning = typeof delta.reasoning_content === "string" ? delta.reasoning_content : delta.reasoning;
     if (typeof reasoning === "string" && reasoning !== "") parts.push({ type: "reasoning_delta", text: reasoning });
-    if (typeof delta.content === "string" && delta.content !== "") parts.push({ type: "text_delta", text: delta.content });
+    if (typeof delta.content === "string") {
+      if (delta.content !== "") parts.push({ type: "text_delta", text: delta.content });
+    } else if (Array.isArray(delta.content)) {
+      for (const piece of readAnswerContent(delta.content, warnings)) {
+        parts.push(piece.kind === "text" ? { type: "text_delta", text: piece.text } : { type: "reasoning_delta", text: piece.text });
+      }
+    }
     if (typeof delta.refusal === "string" && delta.refusal !== "") {
       refusal = true;
       parts.push({ type: "text_delta", text: delta.refusal });
@@ -107,5 +117,5 @@ export function createChatStreamDecoder(): StreamDecoder {
     return invalidStream("stream ended early");
   }
 
-  return { push, end };
+  return { push, end, warnings };
 }
