@@ -49,6 +49,12 @@ export interface StreamDecoder {
    * as `StreamEncoder.warnings` is. Absent on a decoder that reads everything it keeps.
    */
   readonly warnings?: readonly IrWarning[];
+  /**
+   * Set once the upstream asked the client to take an action the IR cannot carry (a
+   * Responses hosted tool call such as `local_shell_call`): only a same-protocol relay can
+   * deliver it, and a translation refuses the answer rather than end it as an empty success.
+   */
+  readonly clientAction?: string;
 }
 
 /** Encodes IR stream parts into one protocol's SSE text. Stateful, one per stream. */

@@ -38,4 +38,10 @@ export interface IrResponse {
    * has no place for), named as the encoders name what they drop. Absent: nothing skipped.
    */
   warnings?: IrWarning[];
+  /**
+   * An action the upstream asks the client to take that the IR cannot carry (a Responses
+   * hosted tool call: `local_shell_call`, `mcp_approval_request`, `computer_call`, …). Only
+   * a same-protocol relay delivers it; a translation refuses the answer (translate-response.ts).
+   */
+  clientAction?: string;
 }

@@ -181,6 +181,7 @@ export async function runAttempts(deps: AttemptDeps, input: AttemptInput): Promi
       if (!answer.ok && answer.refused) {
         // The upstream served it and the check refused it: no other candidate is asked.
         attempt.signals.push(answer.refused.signals);
+        warnings.push(...answer.refused.warnings);
         finish(attempt, "success");
         return { kind: "failed", error: answer.error, cancelled: false, refused: { attempt, whole: true } };
       }

@@ -30,8 +30,8 @@ export interface RespondJsonInput {
 export type JsonAnswer =
   /** `warnings`: what the client's protocol could not carry of the answer. */
   | { ok: true; body: string; signals: TranslationSignals; warnings: IrWarning[] }
-  /** `refused`: the response-side check refused the answer (the upstream served it: its signals are there). */
-  | { ok: false; error: IrError; refused?: { signals: TranslationSignals } };
+  /** `refused`: the answer was refused after the upstream served it (a response-side check, an action the client's protocol cannot express): its signals, and what the record should say. */
+  | { ok: false; error: IrError; refused?: { signals: TranslationSignals; warnings: IrWarning[] } };
 
 /**
  * Stage 7 for whole answers: reads the upstream's successful body within the idle
@@ -52,7 +52,7 @@ export async function respondJson(deps: RespondJsonDeps, input: RespondJsonInput
     const translation = { upstream: input.upstreamProtocol, client: input.clientProtocol, body: text, context: input.context, ...(input.reencode ? { reencode: true } : {}) };
     const translated = input.rewrite ? translateResponse(translation, input.rewrite) : await deps.translator.translateResponse(translation);
     const refused = translated.signals.refused;
-    if (refused) return { ok: false, error: refused, refused: { signals: translated.signals } };
+    if (refused) return { ok: false, error: refused, refused: { signals: translated.signals, warnings: translated.warnings } };
     return { ok: true, body: translated.body, signals: translated.signals, warnings: translated.warnings };
   } catch (error) {
     if (isIrError(error)) return { ok: false, error };

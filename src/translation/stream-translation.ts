@@ -1,4 +1,5 @@
-import type { IrStreamPart, StreamDecoder, StreamEncoder } from "../ir";
+import type { IrStreamPart, IrWarning, StreamDecoder, StreamEncoder } from "../ir";
+import { clientActionRefusal, clientActionWarning } from "./client-action";
 import { SseParser } from "../protocols/sse";
 import { codecFor } from "./codec-registry";
 import { opaqueUpstreamError } from "../egress/opaque-upstream-error";
@@ -23,6 +24,9 @@ export class StreamTranslation {
   private warningsReported = 0;
   /** The same for the decoder's (what the IR has no place for); a passthrough drops nothing, so it reports none. */
   private decoderWarningsReported = 0;
+  private clientActionRefused = false;
+  /** Warnings the translation itself raises (a refused client action), reported with the next output. */
+  private readonly extraWarnings: IrWarning[] = [];
 
   constructor(
     private readonly options: StreamOpenOptions,
@@ -38,7 +42,22 @@ export class StreamTranslation {
     const signals = emptySignals();
     let out = "";
     for (const event of this.parser.push(text)) out += this.handleParts(this.decoder.push(event), signals);
+    this.refuseClientAction(signals);
     return this.output(out, signals);
+  }
+
+  /**
+   * A translated stream whose upstream asked the client to take an action the client's
+   * protocol cannot express (StreamDecoder.clientAction) is refused once, like a
+   * response-side check's refusal: the relay ends it with the protocol's error. A
+   * passthrough relays the upstream's item as it is.
+   */
+  private refuseClientAction(signals: TranslationSignals): void {
+    const action = this.decoder.clientAction;
+    if (action === undefined || this.encoder === undefined || this.clientActionRefused) return;
+    this.clientActionRefused = true;
+    signals.refused ??= clientActionRefusal(action, this.options.client);
+    this.extraWarnings.push(clientActionWarning(action));
   }
 
   /** The upstream closed. Flushes the decoder (an early end becomes an error part) and closes the client stream. */
@@ -47,6 +66,7 @@ export class StreamTranslation {
     let out = "";
     for (const event of this.parser.end()) out += this.handleParts(this.decoder.push(event), signals);
     out += this.handleParts(this.decoder.end(), signals);
+    this.refuseClientAction(signals);
     if (this.guard) out += this.encodeGuarded(this.guard.flush(), signals);
     if (this.encoder) out += this.encoder.end();
     return this.output(out, signals);
@@ -66,8 +86,8 @@ export class StreamTranslation {
     if (encoded === undefined) return { out, signals };
     const decoded = this.decoder.warnings;
     const newDecoded = decoded !== undefined && decoded.length > this.decoderWarningsReported;
-    if (!newDecoded && encoded.length === this.warningsReported) return { out, signals };
-    const raised = [...(newDecoded ? decoded.slice(this.decoderWarningsReported) : []), ...encoded.slice(this.warningsReported)];
+    if (!newDecoded && encoded.length === this.warningsReported && this.extraWarnings.length === 0) return { out, signals };
+    const raised = [...this.extraWarnings.splice(0), ...(newDecoded ? decoded.slice(this.decoderWarningsReported) : []), ...encoded.slice(this.warningsReported)];
     this.decoderWarningsReported = decoded?.length ?? 0;
     this.warningsReported = encoded.length;
     return { out, signals, warnings: raised };

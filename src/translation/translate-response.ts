@@ -4,6 +4,7 @@ import { exceedsJsonDepth, MAX_JSON_DEPTH } from "../protocols/shared/json-depth
 import { withIdSource } from "./deterministic-ids";
 import { rewriteModelIds } from "./rewrite-model-id";
 import { utf8Bytes } from "./utf8-bytes";
+import { clientActionRefusal, clientActionWarning } from "./client-action";
 import { emptySignals, type ResponseRewrite, type TranslatedResponse, type TranslationSignals } from "./translation-types";
 
 export interface TranslateResponseInput {
@@ -57,6 +58,10 @@ export function translateResponse(input: TranslateResponseInput, rewrite?: Respo
   const response = codecFor(input.upstream).decodeResponse(parsed);
   const signals = signalsOf(response);
   if (rewrite === undefined && input.upstream === input.client && input.reencode !== true) return { body: rewriteModelIds(input.body, input.context.model), signals, warnings: [] };
+  // An action only the upstream's own wire can carry: a re-encoded answer would end as an empty success.
+  if (response.clientAction !== undefined) {
+    return { body: "", signals: { ...signals, refused: clientActionRefusal(response.clientAction, input.client) }, warnings: [clientActionWarning(response.clientAction)] };
+  }
   let answer = response;
   if (rewrite !== undefined) {
     const rewritten = rewrite(response);

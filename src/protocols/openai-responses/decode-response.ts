@@ -3,6 +3,7 @@ import { argumentsText, isRecord } from "../openai-shared/read-fields";
 import { decodeResponsesUsage } from "./convert-usage";
 import { decodeResponsesStatus } from "./map-finish-reason";
 import { reasoningPart, reasoningTextOf } from "./reasoning-item-ref";
+import { CLIENT_ACTION_ITEMS, PendingApprovals } from "./client-actions";
 
 /**
  * Upstream `response` object -> IrResponse (platform.openai.com/docs/api-reference/responses/object).
@@ -18,8 +19,11 @@ export function decodeResponsesResponse(body: unknown): IrResponse {
   const content: IrContentPart[] = [];
   let refusal = false;
   let webSearches = 0;
+  let clientAction: string | undefined;
+  const approvals = new PendingApprovals();
   for (const item of body.output) {
     if (!isRecord(item)) continue;
+    approvals.onItem(item);
     switch (item.type) {
       case "reasoning":
         content.push(reasoningPart(reasoningTextOf(item), item.id, item.encrypted_content));
@@ -44,6 +48,7 @@ export function decodeResponsesResponse(body: unknown): IrResponse {
         webSearches++;
         break;
       default:
+        if (typeof item.type === "string" && CLIENT_ACTION_ITEMS.has(item.type)) clientAction ??= item.type;
         break;
     }
   }
@@ -55,6 +60,8 @@ export function decodeResponsesResponse(body: unknown): IrResponse {
       refusal,
     }),
   };
+  clientAction ??= approvals.unanswered();
+  if (clientAction !== undefined) response.clientAction = clientAction;
   if (typeof body.id === "string") response.id = body.id;
   if (typeof body.model === "string") response.model = body.model;
   const usage = decodeResponsesUsage(body.usage);

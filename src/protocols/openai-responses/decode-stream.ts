@@ -7,6 +7,7 @@ import { isRecord, type JsonObject } from "../openai-shared/read-fields";
 import { decodeResponsesUsage } from "./convert-usage";
 import { decodeResponsesStatus } from "./map-finish-reason";
 import { SUMMARY_SEPARATOR } from "./reasoning-item-ref";
+import { CLIENT_ACTION_ITEMS, PendingApprovals } from "./client-actions";
 
 interface FunctionCallState extends PendingToolCall {
   /** Arguments received so far (streamed or buffered before the name was known). */
@@ -28,6 +29,7 @@ export function createResponsesStreamDecoder(): StreamDecoder {
   const calls = new Map<string, FunctionCallState>();
   /** output_index -> item id, for events that only carry the index. */
   const itemIds = new Map<number, string>();
+  const approvals = new PendingApprovals();
 
   function push(event: SseEvent): IrStreamPart[] {
     if (terminated || event.data === "[DONE]") return [];
@@ -76,6 +78,7 @@ export function createResponsesStreamDecoder(): StreamDecoder {
         break;
       case "response.completed":
       case "response.incomplete":
+        decoder.clientAction ??= approvals.unanswered();
         onTerminal(isRecord(data.response) ? data.response : {}, parts);
         break;
       case "response.failed": {
@@ -96,6 +99,8 @@ export function createResponsesStreamDecoder(): StreamDecoder {
   }
 
   function onItem(item: JsonObject, outputIndex: unknown, parts: IrStreamPart[], done: boolean): void {
+    if (typeof item.type === "string" && CLIENT_ACTION_ITEMS.has(item.type)) decoder.clientAction ??= item.type;
+    if (done) approvals.onItem(item);
     if (item.type !== "function_call") return;
     const key = typeof item.id === "string" ? item.id : `output_${String(outputIndex)}`;
     if (typeof outputIndex === "number") itemIds.set(outputIndex, key);
@@ -162,5 +167,6 @@ export function createResponsesStreamDecoder(): StreamDecoder {
     return invalidStream("stream ended early");
   }
 
-  return { push, end };
+  const decoder: { push: typeof push; end: typeof end; clientAction?: string } = { push, end };
+  return decoder;
 }
