@@ -1,0 +1,165 @@
+/**
+ * Cells that do not come out right today, each with the issue item it belongs to (issue 27,
+ * "Real provider traffic"; "new" for what the replay found beyond the issue's list) and what
+ * goes wrong. replay.test.ts runs each listed aspect of each listed cell as `test.failing`:
+ * when a fix makes it pass, that test fails until the cell is removed here. Every other
+ * aspect of a listed cell is still held by the cell's own test.
+ */
+import type { ClientName } from "../policy-enforcement/enforcement-support";
+import type { Aspect } from "./check-cell";
+
+export interface KnownGap {
+  item: "1" | "2" | "3" | "4" | "5" | "new";
+  aspect: Aspect;
+  /** What goes wrong, in every cell listed. */
+  cause: string;
+  /** Recording id × client protocol. */
+  cells: ReadonlyArray<readonly [string, ClientName]>;
+}
+
+const CHAT = "openai-chat";
+const RESPONSES = "openai-responses";
+const MESSAGES = "anthropic-messages";
+const GEMINI = "google-generate-content";
+
+function cells(recordingId: string, ...clients: ClientName[]): Array<readonly [string, ClientName]> {
+  return clients.map((client) => [recordingId, client] as const);
+}
+
+export const KNOWN_GAPS: readonly KnownGap[] = [
+  {
+    item: "1",
+    aspect: "server-tools",
+    cause: "Server-tool blocks and their results (web search and fetch, code execution, MCP, tool search, file search, image generation, compaction) are skipped by the upstream decoder: the client gets the answer without them and neither x-switchyard-warnings nor the record names what was dropped",
+    cells: [
+      ...cells("anthropic-code-execution-prompt-cache-stream", CHAT, RESPONSES, GEMINI),
+      ...cells("anthropic-code-execution-stream", CHAT, RESPONSES, GEMINI),
+      ...cells("anthropic-code-execution-sync", CHAT, RESPONSES, GEMINI),
+      ...cells("anthropic-compaction-sync", CHAT, RESPONSES, GEMINI),
+      ...cells("anthropic-mcp-stream", CHAT, RESPONSES, GEMINI),
+      ...cells("anthropic-mcp-sync", CHAT, RESPONSES, GEMINI),
+      ...cells("anthropic-tool-search-sync", CHAT, RESPONSES, GEMINI),
+      ...cells("anthropic-web-fetch-stream", CHAT, RESPONSES, GEMINI),
+      ...cells("anthropic-web-fetch-sync", CHAT, RESPONSES, GEMINI),
+      ...cells("anthropic-web-search-stream", CHAT, RESPONSES, GEMINI),
+      ...cells("anthropic-web-search-sync", CHAT, RESPONSES, GEMINI),
+      ...cells("azure-responses-code-interpreter-sync", CHAT, MESSAGES, GEMINI),
+      ...cells("azure-responses-image-generation-sync", CHAT, MESSAGES, GEMINI),
+      ...cells("azure-responses-web-search-sync", CHAT, MESSAGES, GEMINI),
+      ...cells("google-url-context-stream", CHAT, RESPONSES, MESSAGES),
+      ...cells("google-url-context-sync", CHAT, RESPONSES, MESSAGES),
+      ...cells("google-web-search-stream", CHAT, RESPONSES, MESSAGES),
+      ...cells("google-web-search-sync", CHAT, RESPONSES, MESSAGES),
+      ...cells("groq-web-search-sync", RESPONSES, MESSAGES, GEMINI),
+      ...cells("openai-responses-annotations-stream", CHAT, MESSAGES, GEMINI),
+      ...cells("openai-responses-code-interpreter-sync", CHAT, MESSAGES, GEMINI),
+      ...cells("openai-responses-file-search-results-stream", CHAT, MESSAGES, GEMINI),
+      ...cells("openai-responses-file-search-stream", CHAT, MESSAGES, GEMINI),
+      ...cells("openai-responses-file-search-sync", CHAT, MESSAGES, GEMINI),
+      ...cells("openai-responses-image-generation-sync", CHAT, MESSAGES, GEMINI),
+      ...cells("openai-responses-mcp-call-sync", CHAT, MESSAGES, GEMINI),
+      ...cells("openai-responses-program-sync", CHAT, MESSAGES, GEMINI),
+      ...cells("openai-responses-reasoning-code-interpreter-stream", CHAT, MESSAGES, GEMINI),
+      ...cells("openai-responses-tool-search-sync", CHAT, MESSAGES, GEMINI),
+      ...cells("openai-responses-web-search-sync", CHAT, MESSAGES, GEMINI),
+      ...cells("xai-responses-code-execution-sync", CHAT, MESSAGES, GEMINI),
+      ...cells("xai-responses-web-search-stream", CHAT, MESSAGES, GEMINI),
+      ...cells("xai-responses-web-search-sync", CHAT, MESSAGES, GEMINI),
+      ...cells("xai-responses-x-search-sync", CHAT, MESSAGES, GEMINI),
+    ],
+  },
+  {
+    item: "1",
+    aspect: "citations",
+    cause: "Citations and URL annotations (Messages citations, Responses url_citation and file_citation, Gemini grounding chunks and URL context) are skipped by the upstream decoder, with no warning",
+    cells: [
+      ...cells("anthropic-web-search-stream", CHAT, RESPONSES, GEMINI),
+      ...cells("anthropic-web-search-sync", CHAT, RESPONSES, GEMINI),
+      ...cells("azure-responses-web-search-sync", CHAT, MESSAGES, GEMINI),
+      ...cells("google-url-context-stream", CHAT, RESPONSES, MESSAGES),
+      ...cells("google-url-context-sync", CHAT, RESPONSES, MESSAGES),
+      ...cells("google-web-search-stream", CHAT, RESPONSES, MESSAGES),
+      ...cells("google-web-search-sync", CHAT, RESPONSES, MESSAGES),
+      ...cells("openai-responses-annotations-stream", CHAT, MESSAGES, GEMINI),
+      ...cells("openai-responses-code-interpreter-sync", CHAT, MESSAGES, GEMINI),
+      ...cells("openai-responses-file-search-results-stream", CHAT, MESSAGES, GEMINI),
+      ...cells("openai-responses-file-search-stream", CHAT, MESSAGES, GEMINI),
+      ...cells("openai-responses-file-search-sync", CHAT, MESSAGES, GEMINI),
+      ...cells("openai-responses-web-search-sync", CHAT, MESSAGES, GEMINI),
+      ...cells("xai-responses-web-search-stream", CHAT, MESSAGES, GEMINI),
+      ...cells("xai-responses-web-search-sync", CHAT, MESSAGES, GEMINI),
+      ...cells("xai-responses-x-search-sync", CHAT, MESSAGES, GEMINI),
+    ],
+  },
+  {
+    item: "1",
+    aspect: "hosted-call",
+    cause: "An action the client must take (local_shell_call, shell_call, apply_patch_call, custom_tool_call, mcp_approval_request) is skipped: the client gets 200 with no content, no tool call, a plain finish, and the record says succeeded",
+    cells: [
+      ...cells("openai-responses-apply-patch-sync", CHAT, MESSAGES, GEMINI),
+      ...cells("openai-responses-custom-tool-sync", CHAT, MESSAGES, GEMINI),
+      ...cells("openai-responses-local-shell-stream", CHAT, MESSAGES, GEMINI),
+      ...cells("openai-responses-local-shell-sync", CHAT, MESSAGES, GEMINI),
+      ...cells("openai-responses-mcp-approval-stream", CHAT, MESSAGES, GEMINI),
+      ...cells("openai-responses-mcp-approval-sync", CHAT, MESSAGES, GEMINI),
+      ...cells("openai-responses-shell-sync", CHAT, MESSAGES, GEMINI),
+    ],
+  },
+  {
+    item: "new",
+    aspect: "usage",
+    cause: "Gemini's toolUsePromptTokenCount (the prompt the grounding or URL context tool added; part of totalTokenCount) is left out of the prompt count, so the client's usage undercounts the input",
+    cells: [
+      ...cells("google-url-context-stream", CHAT, RESPONSES, MESSAGES),
+      ...cells("google-url-context-sync", CHAT, RESPONSES, MESSAGES),
+      ...cells("google-web-search-stream", CHAT, RESPONSES, MESSAGES),
+      ...cells("google-web-search-sync", CHAT, RESPONSES, MESSAGES),
+    ],
+  },
+  {
+    item: "new",
+    aspect: "record-tokens",
+    cause: "Gemini's toolUsePromptTokenCount is left out of the record's prompt tokens",
+    cells: [
+      ...cells("google-url-context-stream", CHAT, RESPONSES, MESSAGES, GEMINI),
+      ...cells("google-url-context-sync", CHAT, RESPONSES, MESSAGES, GEMINI),
+      ...cells("google-web-search-stream", CHAT, RESPONSES, MESSAGES, GEMINI),
+      ...cells("google-web-search-sync", CHAT, RESPONSES, MESSAGES, GEMINI),
+    ],
+  },
+  {
+    item: "new",
+    aspect: "record-charge",
+    cause: "Gemini's toolUsePromptTokenCount is not charged: the request is billed below what Google bills",
+    cells: [
+      ...cells("google-url-context-stream", CHAT, RESPONSES, MESSAGES, GEMINI),
+      ...cells("google-url-context-sync", CHAT, RESPONSES, MESSAGES, GEMINI),
+      ...cells("google-web-search-stream", CHAT, RESPONSES, MESSAGES, GEMINI),
+      ...cells("google-web-search-sync", CHAT, RESPONSES, MESSAGES, GEMINI),
+    ],
+  },
+  {
+    item: "new",
+    aspect: "record-charge",
+    cause: "A Gemini answer blocked for safety omits candidatesTokenCount (Gemini's JSON leaves zero counts out): the completion is read as unreported, so the charge is unknown and the prompt tokens are not billed",
+    cells: [
+      ...cells("google-safety-sync", CHAT, RESPONSES, MESSAGES, GEMINI),
+    ],
+  },
+  {
+    item: "4",
+    aspect: "wire-charge",
+    cause: "A Groq compound answer has usage objects inside usage_breakdown after its own usage: the charge is spliced into the last model's usage there, not into the answer's usage",
+    cells: [
+      ...cells("groq-web-search-sync", CHAT),
+    ],
+  },
+  {
+    item: "new",
+    aspect: "record-charge",
+    cause: "OpenAI's insufficient_quota error event comes before any output and with no usage (OpenAI bills nothing), yet the record charges the attempt an estimate (attempt_charged)",
+    cells: [
+      ...cells("openai-responses-quota-error-stream", CHAT, RESPONSES, MESSAGES, GEMINI),
+    ],
+  },
+];
