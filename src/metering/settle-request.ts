@@ -59,7 +59,7 @@ export function settleRequest(outcome: RequestOutcome, sink: MeteringSink, now =
   // Attempts the provider answered 200 that then failed before their answer could be used
   // (a body cut or unreadable, a stream broken before its first token) were billed by the
   // provider all the same: each adds its own charge, on its report or an upper bound.
-  const unserved = outcome.attempts.filter((attempt) => attempt !== serving && billedWithoutServing(attempt));
+  const unserved = outcome.attempts.filter((attempt) => attempt !== serving && billedWithoutServing(attempt, outcome.streamed));
   const extra = unserved.map((attempt) => ({ attempt, charge: chargeOfUnserved(outcome, attempt) }));
   const charge = withExtraCharges(servedCharge, extra.map((e) => e.charge));
   const extraWarnings = extra.map(({ attempt, charge: result }) => ({
@@ -146,9 +146,17 @@ function estimateFor(outcome: RequestOutcome, attempt: AttemptRecord | undefined
   return { promptTokens: outcome.bounds.promptTokens(attempt.candidate), completionTokens: relayedOutput ? Math.min(outputBytes, ceiling) : ceiling };
 }
 
-/** The provider answered 2xx, so it billed the call, but the attempt failed afterwards and another (or none) served. */
-function billedWithoutServing(attempt: AttemptRecord): boolean {
-  return attempt.status !== undefined && attempt.status >= 200 && attempt.status < 300 && attempt.candidate.funding === "cloud_credit";
+/**
+ * The provider answered 2xx and then the attempt failed before serving, with evidence that
+ * it billed the call: a whole body (generated before it is sent) that was cut or unreadable;
+ * a stream that reported usage or produced output before it broke. A stream whose first
+ * event was the provider's error (a quota error, an overload) produced nothing and is not
+ * billed by the vendors.
+ */
+function billedWithoutServing(attempt: AttemptRecord, streamed: boolean): boolean {
+  if (attempt.status === undefined || attempt.status < 200 || attempt.status >= 300 || attempt.candidate.funding !== "cloud_credit") return false;
+  if (!streamed) return true;
+  return attempt.signals.some((signals) => signals.usageFrames.length > 0 || signals.outputBytes > 0);
 }
 
 /** What an attempt that never served costs: its reported usage where final, else the upper-bound estimate. */

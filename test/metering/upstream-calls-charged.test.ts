@@ -79,7 +79,7 @@ async function blockAnswersWith(word: string): Promise<void> {
 
 async function ledgerDebit(recordId: string): Promise<number> {
   const rows = await sql`select amount_micro_usd::int as amount from ledger_entries where request_record_id = ${recordId}`;
-  return -rows.reduce((sum, row) => sum + (row.amount as number), 0);
+  return 0 - rows.reduce((sum, row) => sum + (row.amount as number), 0);
 }
 
 describe("a customer's own response-side guardrail does not make a call free", () => {
@@ -177,4 +177,14 @@ test("an attempt answered 200 whose body was cut before a fallback served is cha
   expect(record.final_charge_micro_usd).toBe(served + cut.charge_micro_usd);
   expect(sent.json.usage.cost_micro_usd).toBe(record.final_charge_micro_usd);
   expect(await ledgerDebit(record.id)).toBe(record.final_charge_micro_usd);
+});
+
+test("a stream whose first event is the provider's error produced nothing and is not charged", async () => {
+  harness.mocks.openai.queueScenarios({ kind: "stream_error", errorAfterChunks: 0 });
+  const sent = await send(harness.server.url, harness.account.apiKey, "openai-chat", UPSTREAM["openai-chat"].model, { stream: true });
+  expect(sent.status).toBeGreaterThanOrEqual(400);
+  await flush(harness);
+  const [record] = await recordsFor(sql, sent.requestId);
+  expect(record).toMatchObject({ status: "failed", final_charge_micro_usd: 0 });
+  expect(await ledgerDebit(record.id)).toBe(0);
 });
