@@ -92,20 +92,6 @@ export const KNOWN_GAPS: readonly KnownGap[] = [
     ],
   },
   {
-    item: "1",
-    aspect: "hosted-call",
-    cause: "An action the client must take (local_shell_call, shell_call, apply_patch_call, custom_tool_call, mcp_approval_request) is skipped: the client gets 200 with no content, no tool call, a plain finish, and the record says succeeded",
-    cells: [
-      ...cells("openai-responses-apply-patch-sync", CHAT, MESSAGES, GEMINI),
-      ...cells("openai-responses-custom-tool-sync", CHAT, MESSAGES, GEMINI),
-      ...cells("openai-responses-local-shell-stream", CHAT, MESSAGES, GEMINI),
-      ...cells("openai-responses-local-shell-sync", CHAT, MESSAGES, GEMINI),
-      ...cells("openai-responses-mcp-approval-stream", CHAT, MESSAGES, GEMINI),
-      ...cells("openai-responses-mcp-approval-sync", CHAT, MESSAGES, GEMINI),
-      ...cells("openai-responses-shell-sync", CHAT, MESSAGES, GEMINI),
-    ],
-  },
-  {
     item: "new",
     aspect: "usage",
     cause: "Gemini's toolUsePromptTokenCount (the prompt the grounding or URL context tool added; part of totalTokenCount) is left out of the prompt count, so the client's usage undercounts the input",
@@ -156,10 +142,20 @@ export const KNOWN_GAPS: readonly KnownGap[] = [
   },
   {
     item: "new",
-    aspect: "record-charge",
-    cause: "OpenAI's insufficient_quota error event comes before any output and with no usage (OpenAI bills nothing), yet the record charges the attempt an estimate (attempt_charged)",
+    aspect: "record-tokens",
+    cause: "A streamed action refused for a client of another protocol (local shell, MCP approval) is settled when the gateway stops reading, before the upstream's response.completed: the output OpenAI reported and bills is recorded as 0",
     cells: [
-      ...cells("openai-responses-quota-error-stream", CHAT, RESPONSES, MESSAGES, GEMINI),
+      ...cells("openai-responses-local-shell-stream", CHAT, MESSAGES, GEMINI),
+      ...cells("openai-responses-mcp-approval-stream", CHAT, MESSAGES, GEMINI),
+    ],
+  },
+  {
+    item: "new",
+    aspect: "record-charge",
+    cause: "A streamed action refused for a client of another protocol is charged without its output: below what OpenAI bills",
+    cells: [
+      ...cells("openai-responses-local-shell-stream", CHAT, MESSAGES, GEMINI),
+      ...cells("openai-responses-mcp-approval-stream", CHAT, MESSAGES, GEMINI),
     ],
   },
 ];
