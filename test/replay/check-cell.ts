@@ -83,10 +83,6 @@ const WARNED: Readonly<Record<"reasoning" | "redacted" | "serverTools" | "citati
 const json = (value: unknown) => JSON.stringify(value);
 const squeeze = (text: string) => text.replace(/\s+/g, "");
 
-function deepEqual(a: unknown, b: unknown): boolean {
-  return Bun.deepEquals(a, b);
-}
-
 /** The warnings of the cell, as `code:field`: the record's, and for a whole answer its header's too. */
 function warningsOf(outcome: CellOutcome): { record: string[]; header: string | null } {
   const record = (outcome.records[0]?.warnings ?? []).map((warning: any) => (warning.field ? `${warning.code}:${warning.field}` : warning.code));
@@ -236,12 +232,12 @@ export function checkCell(outcome: CellOutcome): Map<Aspect, string | undefined>
 
   results.set("answer", view.ok ? undefined : `the client got an error: ${view.error?.status ?? ""} ${view.error?.message}`);
   results.set("text", view.text === expected.text ? undefined : `text ${json(view.text.slice(0, 120))}…, expected ${json(expected.text.slice(0, 120))}… (${view.text.length} vs ${expected.text.length} characters)`);
-  results.set("tool-calls", deepEqual(view.toolCalls, expected.toolCalls) ? undefined : `tool calls ${json(view.toolCalls).slice(0, 300)}, expected ${json(expected.toolCalls).slice(0, 300)}`);
+  results.set("tool-calls", Bun.deepEquals(view.toolCalls, expected.toolCalls) ? undefined : `tool calls ${json(view.toolCalls).slice(0, 300)}, expected ${json(expected.toolCalls).slice(0, 300)}`);
   const words = FINISH_WORDS[client][expected.finish];
   results.set("finish", view.finish !== undefined && words.includes(view.finish) ? undefined : `finish ${json(view.finish)}, expected ${words.join(" or ")} (${expected.finish})`);
   if (!passthrough) results.set("usage", checkUsage(outcome));
   if (passthrough && expected.hostedCalls.length > 0) {
-    results.set("hosted-call", deepEqual(view.hostedCalls, expected.hostedCalls) ? undefined : `hosted items ${json(view.hostedCalls)}, expected ${json(expected.hostedCalls)}`);
+    results.set("hosted-call", Bun.deepEquals(view.hostedCalls, expected.hostedCalls) ? undefined : `hosted items ${json(view.hostedCalls)}, expected ${json(expected.hostedCalls)}`);
   }
 
   if (client === "anthropic-messages" && !passthrough && expected.reasoning !== "") {

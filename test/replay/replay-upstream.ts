@@ -46,7 +46,11 @@ function seededRandom(seed: string): () => number {
   };
 }
 
-/** The bytes cut into pieces of 1 to 512 bytes. */
+/**
+ * The bytes cut into pieces of 1 to 512 bytes. Bytes, not characters (as
+ * test/helpers/split-chunks.ts cuts text): a multi-byte character is split as a network
+ * splits it, and no character is altered by cutting a UTF-16 pair.
+ */
 export function bytePieces(bytes: Uint8Array, seed: string): Uint8Array[] {
   const random = seededRandom(seed);
   const pieces: Uint8Array[] = [];

@@ -4,7 +4,7 @@
  * it builds, read into an ExpectedAnswer.
  */
 import { cite, emptyAnswer, type ExpectedAnswer, type Finish } from "./expected-answer";
-import { sseJsonEvents } from "./sse-events";
+import { sseJson } from "../../metering/metering-support";
 
 const STOP_REASONS: Readonly<Record<string, Finish>> = {
   end_turn: "stop",
@@ -81,7 +81,7 @@ function readMessage(message: any, answer: ExpectedAnswer): ExpectedAnswer {
 function replayStream(bytes: string, answer: ExpectedAnswer): any {
   let message: any = { content: [] };
   const partialJson = new Map<number, string>();
-  for (const { json } of sseJsonEvents(bytes)) {
+  for (const json of sseJson(bytes)) {
     switch (json.type) {
       case "message_start":
         message = { ...json.message, content: [] };

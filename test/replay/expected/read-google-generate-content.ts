@@ -4,7 +4,7 @@
  * parts concatenated across chunks, the last finish reason and usage.
  */
 import { cite, emptyAnswer, type ExpectedAnswer, type ExpectedUsage, type Finish } from "./expected-answer";
-import { sseJsonEvents } from "./sse-events";
+import { sseJson } from "../../metering/metering-support";
 
 /** https://ai.google.dev/api/generate-content#FinishReason */
 const FINISH_REASONS: Readonly<Record<string, Finish>> = {
@@ -62,7 +62,7 @@ function readChunk(chunk: any, answer: ExpectedAnswer, state: { finishReason?: s
 export function readGoogleGenerateContent(bytes: string, mode: "sync" | "stream"): ExpectedAnswer {
   const answer = emptyAnswer();
   const state: { finishReason?: string; blocked?: boolean } = {};
-  const chunks = mode === "sync" ? [JSON.parse(bytes)] : sseJsonEvents(bytes).map((event) => event.json);
+  const chunks = mode === "sync" ? [JSON.parse(bytes)] : sseJson(bytes);
   for (const chunk of chunks) readChunk(chunk, answer, state);
   if (state.blocked === true) answer.finish = "content_filter";
   else if (state.finishReason === "STOP" && answer.toolCalls.length > 0) answer.finish = "tool_calls";

@@ -6,7 +6,7 @@
  * parts; Groq's `executed_tools` and its usage under `x_groq`; an SSE `error` event.
  */
 import { cite, emptyAnswer, parseArguments, type ExpectedAnswer, type ExpectedUsage, type Finish } from "./expected-answer";
-import { sseJsonEvents } from "./sse-events";
+import { sseJson } from "../../metering/metering-support";
 
 const FINISH_REASONS: Readonly<Record<string, Finish>> = {
   stop: "stop",
@@ -72,7 +72,7 @@ function readSync(body: any, answer: ExpectedAnswer): void {
 
 function readStream(bytes: string, answer: ExpectedAnswer): void {
   const calls: Array<{ name: string; arguments: string }> = [];
-  for (const { json } of sseJsonEvents(bytes)) {
+  for (const json of sseJson(bytes)) {
     if (json.error !== undefined) {
       answer.error = { message: json.error.message ?? "", statuses: typeof json.error.status_code === "number" ? [json.error.status_code] : [] };
       continue;

@@ -6,7 +6,7 @@
  * `response.output_item.done` events) and its `error` event.
  */
 import { cite, emptyAnswer, parseArguments, type ExpectedAnswer, type ExpectedError } from "./expected-answer";
-import { sseJsonEvents } from "./sse-events";
+import { sseJson } from "../../metering/metering-support";
 
 /** Items that ask the client to act but are not function calls: the client must run them. */
 const HOSTED_CALLS = new Set(["local_shell_call", "apply_patch_call", "computer_call", "custom_tool_call", "mcp_approval_request"]);
@@ -123,7 +123,7 @@ export function readOpenaiResponses(bytes: string, mode: "sync" | "stream"): Exp
   const doneItems: any[] = [];
   let terminal: any;
   let deltas = "";
-  for (const { json } of sseJsonEvents(bytes)) {
+  for (const json of sseJson(bytes)) {
     if (json.type === "response.output_text.delta") deltas += json.delta;
     else if (json.type === "response.output_item.done") doneItems[json.output_index ?? doneItems.length] = json.item;
     else if (TERMINAL_EVENTS.has(json.type)) terminal = json.response;
