@@ -8,6 +8,7 @@
  * vendor's own usage convention, so its client-side usage is not compared (its record is).
  */
 import type { ClientName } from "../policy-enforcement/enforcement-support";
+import type { UpstreamProtocol } from "../helpers/mock-upstreams";
 import { handCharge } from "../metering/metering-support";
 import type { ClientView } from "./clients/client-view";
 import type { ExpectedAnswer, Finish } from "./expected/expected-answer";
@@ -73,12 +74,36 @@ const FINISH_WORDS: Readonly<Record<ClientName, Readonly<Record<Finish, readonly
 };
 
 /** What the protocols' warnings name, by what was dropped (src/protocols/README.md: `code:output.<kind>`). */
-const WARNED: Readonly<Record<"reasoning" | "redacted" | "serverTools" | "citations", RegExp>> = {
+const WARNED: Readonly<Record<"reasoning" | "redacted", RegExp>> = {
   reasoning: /dropped_content:output\.reasoning\b/,
   redacted: /dropped_content:output\.redacted_reasoning\b/,
-  serverTools: /output\.[a-z_]*(server_tool|tool_use|tool_result|web_search|search|fetch|code|mcp|compaction|executed|hosted|url_context|grounding)/,
-  citations: /output\.[a-z_]*(citation|annotation|grounding)/,
 };
+
+/**
+ * A server tool or citation skipped by the upstream's decoder is named by what the decoder
+ * skipped, in the upstream's own words (`dropped_content:output.<kind>`): Anthropic's block
+ * type (a tool it ran: its `server_tool_use` block or the block of its own type; an MCP call:
+ * `mcp_tool_use`), the Responses item type, Gemini's part or candidate field, Groq's
+ * `executed_tools`. Each server tool of the recording must be named by one of its fields.
+ */
+const GEMINI_SERVER_TOOL_FIELDS: Readonly<Record<string, string>> = {
+  code_execution: "executableCode",
+  google_search: "groundingMetadata",
+  url_context: "urlContextMetadata",
+};
+const SERVER_TOOL_FIELDS: Readonly<Record<UpstreamProtocol, (kind: string) => string[]>> = {
+  "anthropic-messages": (kind) => (kind.startsWith("mcp:") ? ["mcp_tool_use"] : ["server_tool_use", kind]),
+  "openai-responses": (kind) => [kind],
+  "google-generate-content": (kind) => [GEMINI_SERVER_TOOL_FIELDS[kind] ?? kind],
+  "openai-chat": () => ["executed_tools"],
+};
+const CITATION_FIELDS: Readonly<Record<UpstreamProtocol, string[]>> = {
+  "anthropic-messages": ["citations"],
+  "openai-responses": ["annotations"],
+  "openai-chat": ["annotations"],
+  "google-generate-content": ["groundingMetadata", "urlContextMetadata"],
+};
+const droppedAs = (fields: string[]) => fields.map((field) => `dropped_content:output.${field}`);
 
 const json = (value: unknown) => JSON.stringify(value);
 const squeeze = (text: string) => text.replace(/\s+/g, "");
@@ -91,10 +116,24 @@ function warningsOf(outcome: CellOutcome): { record: string[]; header: string | 
 
 /** Undefined when the drop is named where the client and the record can see it. */
 function warned(outcome: CellOutcome, pattern: RegExp, what: string): string | undefined {
+  return warnedAs(outcome, [(warning) => pattern.test(warning)], what);
+}
+
+/** Undefined when each of `named` is met by a warning of the record, and for a whole answer by one of its header. */
+function warnedAs(outcome: CellOutcome, named: ReadonlyArray<(warning: string) => boolean>, what: string): string | undefined {
   const { record, header } = warningsOf(outcome);
-  if (!record.some((warning) => pattern.test(warning))) return `${what}, and the record's warnings ${json(record)} do not say so`;
-  if (outcome.recording.mode === "sync" && !pattern.test(header ?? "")) return `${what}, and x-switchyard-warnings (${json(header)}) does not say so`;
+  if (!named.every((test) => record.some(test))) return `${what}, and the record's warnings ${json(record)} do not say so`;
+  const inHeader = (header ?? "").split(", ");
+  if (outcome.recording.mode === "sync" && !named.every((test) => inHeader.some(test))) return `${what}, and x-switchyard-warnings (${json(header)}) does not say so`;
   return undefined;
+}
+
+/** One test per dropped kind: a warning that is one of its names. */
+function namedAs(kinds: string[], fieldsOf: (kind: string) => string[]): Array<(warning: string) => boolean> {
+  return [...new Set(kinds)].map((kind) => {
+    const names = droppedAs(fieldsOf(kind));
+    return (warning: string) => names.includes(warning);
+  });
 }
 
 function checkUsage(outcome: CellOutcome): string | undefined {
@@ -257,12 +296,14 @@ export function checkCell(outcome: CellOutcome): Map<Aspect, string | undefined>
   // Carried, or (across protocols) named in a warning.
   if (expected.serverTools.length > 0) {
     const dropped = `server tools (${[...new Set(expected.serverTools)].join(", ")}) are dropped`;
-    results.set("server-tools", view.serverTools.length > 0 ? undefined : passthrough ? `${dropped} from a relayed answer` : warned(outcome, WARNED.serverTools, dropped));
+    const named = namedAs(expected.serverTools, SERVER_TOOL_FIELDS[recording.protocol]);
+    results.set("server-tools", view.serverTools.length > 0 ? undefined : passthrough ? `${dropped} from a relayed answer` : warnedAs(outcome, named, dropped));
   }
   if (expected.citations.length > 0) {
     const missing = expected.citations.filter((citation) => !view.citations.includes(citation));
     const dropped = `${missing.length} of ${expected.citations.length} citations are dropped`;
-    results.set("citations", missing.length === 0 ? undefined : passthrough ? `${dropped} from a relayed answer` : warned(outcome, WARNED.citations, dropped));
+    const names = droppedAs(CITATION_FIELDS[recording.protocol]);
+    results.set("citations", missing.length === 0 ? undefined : passthrough ? `${dropped} from a relayed answer` : warnedAs(outcome, [(warning) => names.includes(warning)], dropped));
   }
   checkRecord(outcome, results);
   if (record !== undefined && !results.has("record")) {
