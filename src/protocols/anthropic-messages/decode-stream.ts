@@ -1,16 +1,19 @@
-import { type IrStreamPart, type StreamDecoder } from "../../ir";
+import { type IrStreamPart, type IrWarning, type StreamDecoder } from "../../ir";
 import { invalidStream, parseStreamFrame } from "../shared/stream-frame";
 import type { SseEvent } from "../sse";
 import { convertAnthropicUsage, mergeAnthropicUsage } from "./convert-usage";
 import { decodeAnthropicError } from "./error";
 import { mapAnthropicStopReason } from "./map-stop-reason";
 import { isRecord, type JsonObject } from "../shared/json-fields";
+import { warnDroppedUpstream } from "../shared/output-warnings";
 
 /**
  * Anthropic Messages SSE -> IR stream parts (https://docs.anthropic.com/en/docs/build-with-claude/streaming):
  * message_start, then content_block_start / _delta / _stop per block, message_delta
  * (stop_reason + cumulative usage), message_stop; `ping` is ignored and `error` frames
- * become error parts.
+ * become error parts. Blocks the IR has no place for (server tools and their results, any
+ * other block type) and citations (on a text block's start or in a `citations_delta`) are
+ * named in `warnings` as the response decoder names them.
  */
 export function createAnthropicStreamDecoder(): StreamDecoder {
   /** Content block index -> IR tool-call index, for tool_use blocks only. */
@@ -20,6 +23,7 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
   let stopReason: unknown;
   let finished = false;
   let failed = false;
+  const warnings: IrWarning[] = [];
 
   const emitUsage = (next: JsonObject, parts: IrStreamPart[]) => {
     usage = mergeAnthropicUsage(usage, next);
@@ -35,8 +39,9 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
   const onBlockStart = (data: JsonObject, parts: IrStreamPart[]) => {
     const block = data.content_block;
     if (!isRecord(block) || typeof data.index !== "number") return;
-    if (block.type === "text" && typeof block.text === "string" && block.text !== "") {
-      parts.push({ type: "text_delta", text: block.text });
+    if (block.type === "text") {
+      if (typeof block.text === "string" && block.text !== "") parts.push({ type: "text_delta", text: block.text });
+      if (Array.isArray(block.citations) && block.citations.length > 0) warnDroppedUpstream(warnings, "citations", "on a text block");
     } else if (block.type === "thinking" && typeof block.thinking === "string" && block.thinking !== "") {
       parts.push({ type: "reasoning_delta", text: block.thinking });
     } else if (block.type === "redacted_thinking" && typeof block.data === "string") {
@@ -49,8 +54,10 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
       if (isRecord(block.input) && Object.keys(block.input).length > 0) {
         parts.push({ type: "tool_call_delta", index, argumentsDelta: JSON.stringify(block.input) });
       }
+    } else if (block.type !== "thinking" && block.type !== "redacted_thinking" && block.type !== "tool_use") {
+      // Server tools Anthropic ran and their results; their input_json_delta events find no tool call and are skipped.
+      warnDroppedUpstream(warnings, block.type, "content block");
     }
-    // server_tool_use and server results are executed by Anthropic and not surfaced.
   };
 
   const onBlockDelta = (data: JsonObject, parts: IrStreamPart[]) => {
@@ -73,8 +80,11 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
         }
         break;
       }
+      case "citations_delta":
+        warnDroppedUpstream(warnings, "citations", "on a text block");
+        break;
       default:
-        break; // citations_delta: no IR equivalent yet
+        break;
     }
   };
 
@@ -141,5 +151,6 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
       failed = true;
       return invalidStream("stream ended early");
     },
+    warnings,
   };
 }

@@ -1,11 +1,27 @@
-import { IrDecodeError, type IrContentPart, type IrFinish, type IrResponse } from "../../ir";
+import { IrDecodeError, type IrContentPart, type IrFinish, type IrResponse, type IrWarning } from "../../ir";
 import { convertGeminiUsage } from "./convert-usage";
 import { mapGeminiFinishReason } from "./map-finish-reason";
 import { isRecord, type JsonObject } from "../shared/json-fields";
 import { responseCallId } from "./response-call-id";
+import { warnDroppedUpstream } from "../shared/output-warnings";
 
-/** One candidate part -> IR content; `callIndex` numbers the function calls of the response from 0. */
-export function decodeGeminiResponsePart(part: JsonObject, responseId: string | undefined, callIndex: number): IrContentPart[] {
+/** A part's fields that qualify its data rather than being data (https://ai.google.dev/api/caching#Part). */
+const PART_METADATA: ReadonlySet<string> = new Set(["thought", "thoughtSignature", "partMetadata", "videoMetadata", "mediaResolution"]);
+
+/**
+ * What a candidate carries beside its content that the IR has no place for
+ * (https://ai.google.dev/api/generate-content#candidate): the search and its sources
+ * (`groundingMetadata`), the URLs the URL context tool read (`urlContextMetadata`), the
+ * sources of recited text (`citationMetadata`).
+ */
+const CANDIDATE_METADATA = ["groundingMetadata", "urlContextMetadata", "citationMetadata"] as const;
+
+/**
+ * One candidate part -> IR content; `callIndex` numbers the function calls of the response
+ * from 0. A part with data the IR has no place for (`executableCode`, `codeExecutionResult`:
+ * the code execution tool Google ran) is named in `warnings` by its data field.
+ */
+export function decodeGeminiResponsePart(part: JsonObject, responseId: string | undefined, callIndex: number, warnings: IrWarning[]): IrContentPart[] {
   const signature = typeof part.thoughtSignature === "string" ? part.thoughtSignature : undefined;
   const signed = signature === undefined ? {} : { signature, signatureProtocol: "google-generate-content" as const };
   if (typeof part.text === "string") {
@@ -26,7 +42,18 @@ export function decodeGeminiResponsePart(part: JsonObject, responseId: string | 
     const { mimeType, data } = part.inlineData;
     return [mimeType.startsWith("image/") ? { type: "image", mediaType: mimeType, data } : { type: "file", mediaType: mimeType, data }];
   }
-  return []; // executableCode, codeExecutionResult: server-side tool traffic
+  for (const key in part) {
+    if (!PART_METADATA.has(key)) {
+      warnDroppedUpstream(warnings, key, "part");
+      break;
+    }
+  }
+  return [];
+}
+
+/** Names in `warnings` the candidate's metadata the IR has no place for (CANDIDATE_METADATA). */
+export function warnDroppedCandidateMetadata(candidate: JsonObject, warnings: IrWarning[]): void {
+  for (const key of CANDIDATE_METADATA) if (isRecord(candidate[key])) warnDroppedUpstream(warnings, key, "of a candidate");
 }
 
 /**
@@ -47,14 +74,16 @@ export function decodeGeminiResponse(body: unknown): IrResponse {
   const responseId = typeof body.responseId === "string" ? body.responseId : undefined;
   const candidate = Array.isArray(body.candidates) && isRecord(body.candidates[0]) ? body.candidates[0] : undefined;
   const content: IrContentPart[] = [];
+  const warnings: IrWarning[] = [];
   let callIndex = 0;
   const parts = isRecord(candidate?.content) && Array.isArray(candidate.content.parts) ? candidate.content.parts : [];
   for (const part of parts) {
     if (!isRecord(part)) continue;
-    const decoded = decodeGeminiResponsePart(part, responseId, callIndex);
+    const decoded = decodeGeminiResponsePart(part, responseId, callIndex, warnings);
     if (decoded.some((item) => item.type === "tool_call")) callIndex++;
     content.push(...decoded);
   }
+  if (candidate !== undefined) warnDroppedCandidateMetadata(candidate, warnings);
   const hasFunctionCall = content.some((part) => part.type === "tool_call");
   const finishReason = typeof candidate?.finishReason === "string" ? candidate.finishReason : undefined;
   const finish =
@@ -65,5 +94,6 @@ export function decodeGeminiResponse(body: unknown): IrResponse {
   if (responseId !== undefined) response.id = responseId;
   if (typeof body.modelVersion === "string") response.model = body.modelVersion;
   if (isRecord(body.usageMetadata)) response.usage = convertGeminiUsage(body.usageMetadata);
+  if (warnings.length > 0) response.warnings = warnings;
   return response;
 }

@@ -1,8 +1,8 @@
-import { type IrStreamPart, type StreamDecoder } from "../../ir";
+import { type IrStreamPart, type IrWarning, type StreamDecoder } from "../../ir";
 import { invalidStream, parseStreamFrame } from "../shared/stream-frame";
 import type { SseEvent } from "../sse";
 import { convertGeminiUsage } from "./convert-usage";
-import { decodeGeminiResponsePart, promptBlockFinish } from "./decode-response";
+import { decodeGeminiResponsePart, promptBlockFinish, warnDroppedCandidateMetadata } from "./decode-response";
 import { decodeGeminiError } from "./error";
 import { mapGeminiFinishReason } from "./map-finish-reason";
 import { isRecord, type JsonObject } from "../shared/json-fields";
@@ -14,6 +14,9 @@ import { isRecord, type JsonObject } from "../shared/json-fields";
  * at once, with a synthesised id), usageMetadata is cumulative, and finishReason ends the
  * turn. A trailing `data: [DONE]` (some proxies) is tolerated.
  *
+ * Parts and candidate metadata the IR has no place for (code execution, grounding, URL
+ * context, citations) are named in `warnings` as the response decoder names them.
+ *
  * Thought signatures are not emitted: no client stream encoder can use a Gemini signature
  * (a Gemini client's own stream is relayed byte for byte).
  */
@@ -24,6 +27,7 @@ export function createGeminiStreamDecoder(): StreamDecoder {
   let finished = false;
   let failed = false;
   let responseId: string | undefined;
+  const warnings: IrWarning[] = [];
 
   const onChunk = (chunk: JsonObject, parts: IrStreamPart[]) => {
     if (isRecord(chunk.error)) {
@@ -43,7 +47,7 @@ export function createGeminiStreamDecoder(): StreamDecoder {
     const content = isRecord(candidate?.content) && Array.isArray(candidate.content.parts) ? candidate.content.parts : [];
     for (const wirePart of content) {
       if (!isRecord(wirePart)) continue;
-      for (const part of decodeGeminiResponsePart(wirePart, responseId, callCount)) {
+      for (const part of decodeGeminiResponsePart(wirePart, responseId, callCount, warnings)) {
         if (part.type === "text") parts.push({ type: "text_delta", text: part.text });
         else if (part.type === "reasoning" && part.text !== "") parts.push({ type: "reasoning_delta", text: part.text });
         else if (part.type === "tool_call") {
@@ -57,6 +61,7 @@ export function createGeminiStreamDecoder(): StreamDecoder {
         }
       }
     }
+    if (candidate !== undefined) warnDroppedCandidateMetadata(candidate, warnings);
     if (isRecord(chunk.usageMetadata)) parts.push({ type: "usage", usage: convertGeminiUsage(chunk.usageMetadata) });
     const finishReason = typeof candidate?.finishReason === "string" ? candidate.finishReason : undefined;
     const finish = finishReason !== undefined ? mapGeminiFinishReason(finishReason, sawFunctionCall) : promptBlockFinish(chunk);
@@ -86,5 +91,6 @@ export function createGeminiStreamDecoder(): StreamDecoder {
       failed = true;
       return invalidStream("stream ended early");
     },
+    warnings,
   };
 }

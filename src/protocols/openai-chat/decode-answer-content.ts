@@ -1,6 +1,6 @@
 import type { IrWarning } from "../../ir";
 import { isRecord } from "../openai-shared/read-fields";
-import { warnOnce } from "../shared/output-warnings";
+import { warnDroppedUpstream } from "../shared/output-warnings";
 
 /** One run of answer text or reasoning, in the order the upstream wrote it. */
 export interface AnswerPiece {
@@ -55,8 +55,18 @@ function push(pieces: AnswerPiece[], kind: AnswerPiece["kind"], text: string): v
   else pieces.push({ kind, text });
 }
 
-/** A vendor's part type, as a field name when it reads as one (it is the upstream's string, so it is bounded). */
+/**
+ * What a message (or a stream delta) carries beside its content that the IR has no place
+ * for, named in `warnings`: `annotations` (the `url_citation`s of OpenAI's search models,
+ * platform.openai.com/docs/api-reference/chat/object) and Groq's `executed_tools` (the
+ * searches and code runs of its compound models, console.groq.com/docs/compound). An empty
+ * list (OpenAI sends `annotations: []` on every message) drops nothing.
+ */
+export function warnDroppedMessageFields(message: Record<string, unknown>, warnings: IrWarning[]): void {
+  if (Array.isArray(message.annotations) && message.annotations.length > 0) warnDroppedUpstream(warnings, "annotations", "on the message");
+  if (Array.isArray(message.executed_tools) && message.executed_tools.length > 0) warnDroppedUpstream(warnings, "executed_tools", "of the message");
+}
+
 function dropPart(type: unknown, warnings: IrWarning[]): void {
-  const name = typeof type === "string" && /^[A-Za-z0-9_.-]{1,64}$/.test(type) ? type : "unknown_part";
-  warnOnce(warnings, { code: "dropped_content", field: `output.${name}`, message: `the upstream's "${name}" content part has no place in the answer; dropped` });
+  warnDroppedUpstream(warnings, type, "content part");
 }

@@ -1,12 +1,15 @@
 import { IrDecodeError, type IrContentPart, type IrResponse, type IrWarning } from "../../ir";
 import { argumentsText, isRecord } from "../openai-shared/read-fields";
-import { readAnswerContent } from "./decode-answer-content";
+import { readAnswerContent, warnDroppedMessageFields } from "./decode-answer-content";
+import { warnDroppedUpstream } from "../shared/output-warnings";
 import { decodeChatUsage } from "./convert-usage";
 import { decodeChatFinishReason } from "./map-finish-reason";
 
 /**
  * Upstream `chat.completion` -> IrResponse (platform.openai.com/docs/api-reference/chat/object).
- * Only `choices[0]` is read: Switchyard never forwards `n > 1` semantics across protocols.
+ * Only `choices[0]` is read: Switchyard never forwards `n > 1` semantics across protocols,
+ * so the other choices are named in `warnings` (`output.choices`), as are the message's
+ * `annotations` and Groq's `executed_tools`.
  * Reasoning comes from `reasoning_content` (DeepSeek), `reasoning` (OpenRouter, vLLM),
  * `thinking`, or the `thinking` parts of a content array (Mistral: decode-answer-content.ts,
  * whose other part types are dropped with a warning). A refusal becomes text and finishes
@@ -28,6 +31,8 @@ export function decodeChatResponse(body: unknown): IrResponse {
   }
   const refusal = typeof message.refusal === "string" && message.refusal !== "" ? message.refusal : undefined;
   if (refusal !== undefined) content.push({ type: "text", text: refusal });
+  warnDroppedMessageFields(message, warnings);
+  if (body.choices.length > 1) warnDroppedUpstream(warnings, "choices", "after the first");
 
   if (Array.isArray(message.tool_calls)) {
     message.tool_calls.forEach((value: unknown, index: number) => {

@@ -5,7 +5,7 @@ import { decodeOpenAiStreamError } from "../openai-shared/decode-openai-error";
 import { appendArguments, openIfNamed, type PendingToolCall } from "../openai-shared/pending-tool-call";
 import { isRecord, type JsonObject } from "../openai-shared/read-fields";
 import { decodeChatUsage } from "./convert-usage";
-import { readAnswerContent } from "./decode-answer-content";
+import { readAnswerContent, warnDroppedMessageFields } from "./decode-answer-content";
 import { decodeChatFinishReason } from "./map-finish-reason";
 
 /**
@@ -15,7 +15,8 @@ import { decodeChatFinishReason } from "./map-finish-reason";
  * compatible providers — the usage must not be lost there), tool-call fragments keyed by
  * `index` with the id only on the first fragment and `name: ""` on continuations, and
  * `reasoning_content` deltas (DeepSeek), and `content` as an array of `thinking` and `text`
- * parts (Mistral: decode-answer-content.ts, which names any other part type in `warnings`).
+ * parts (Mistral: decode-answer-content.ts, which names any other part type in `warnings`,
+ * as it names a delta's `annotations` and Groq's `executed_tools`).
  * A tool call opens only once its name is known.
  */
 export function createChatStreamDecoder(): StreamDecoder {
@@ -73,6 +74,7 @@ export function createChatStreamDecoder(): StreamDecoder {
         parts.push(piece.kind === "text" ? { type: "text_delta", text: piece.text } : { type: "reasoning_delta", text: piece.text });
       }
     }
+    warnDroppedMessageFields(delta, warnings);
     if (typeof delta.refusal === "string" && delta.refusal !== "") {
       refusal = true;
       parts.push({ type: "text_delta", text: delta.refusal });

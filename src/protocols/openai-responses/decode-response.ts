@@ -1,16 +1,20 @@
-import { IrDecodeError, type IrContentPart, type IrResponse } from "../../ir";
+import { IrDecodeError, type IrContentPart, type IrResponse, type IrWarning } from "../../ir";
 import { argumentsText, isRecord } from "../openai-shared/read-fields";
 import { decodeResponsesUsage } from "./convert-usage";
 import { decodeResponsesStatus } from "./map-finish-reason";
 import { reasoningPart, reasoningTextOf } from "./reasoning-item-ref";
 import { CLIENT_ACTION_ITEMS, PendingApprovals } from "./client-actions";
+import { warnDroppedUpstream } from "../shared/output-warnings";
+import { warnDroppedItem } from "./dropped-output";
 
 /**
  * Upstream `response` object -> IrResponse (platform.openai.com/docs/api-reference/responses/object).
  * Output items in order: `reasoning` (summary, else raw reasoning text), `message`
  * (`output_text`, `refusal` -> text + content_filter), `function_call` (`call_id` is the id
- * tool results refer to). Hosted tool items are not content; `web_search_call` items are
- * counted for billing.
+ * tool results refer to). Hosted tool items the provider ran (`web_search_call`,
+ * `file_search_call`, `code_interpreter_call`, …) and output-text `annotations` have no place
+ * in the IR: each kind is named in `warnings` (dropped-output.ts); `web_search_call` items are
+ * also counted for billing.
  */
 export function decodeResponsesResponse(body: unknown): IrResponse {
   if (!isRecord(body) || !Array.isArray(body.output)) {
@@ -21,6 +25,7 @@ export function decodeResponsesResponse(body: unknown): IrResponse {
   let webSearches = 0;
   let clientAction: string | undefined;
   const approvals = new PendingApprovals();
+  const warnings: IrWarning[] = [];
   for (const item of body.output) {
     if (!isRecord(item)) continue;
     approvals.onItem(item);
@@ -32,11 +37,14 @@ export function decodeResponsesResponse(body: unknown): IrResponse {
         if (!Array.isArray(item.content)) break;
         for (const part of item.content) {
           if (!isRecord(part)) continue;
-          if (part.type === "output_text" && typeof part.text === "string") content.push({ type: "text", text: part.text });
-          else if (part.type === "refusal" && typeof part.refusal === "string") {
+          if (part.type === "output_text") {
+            if (typeof part.text === "string") content.push({ type: "text", text: part.text });
+            if (Array.isArray(part.annotations) && part.annotations.length > 0) warnDroppedUpstream(warnings, "annotations", "on output text");
+          } else if (part.type === "refusal") {
+            if (typeof part.refusal !== "string") continue;
             refusal = true;
             content.push({ type: "text", text: part.refusal });
-          }
+          } else warnDroppedUpstream(warnings, part.type, "message content part");
         }
         break;
       case "function_call":
@@ -44,11 +52,10 @@ export function decodeResponsesResponse(body: unknown): IrResponse {
           content.push({ type: "tool_call", id: item.call_id, name: item.name, arguments: argumentsText(item.arguments) });
         }
         break;
-      case "web_search_call":
-        webSearches++;
-        break;
       default:
+        if (item.type === "web_search_call") webSearches++;
         if (typeof item.type === "string" && CLIENT_ACTION_ITEMS.has(item.type)) clientAction ??= item.type;
+        else warnDroppedItem(warnings, item.type);
         break;
     }
   }
@@ -69,5 +76,6 @@ export function decodeResponsesResponse(body: unknown): IrResponse {
     if (webSearches > 0) usage.webSearchCount = webSearches;
     response.usage = usage;
   }
+  if (warnings.length > 0) response.warnings = warnings;
   return response;
 }

@@ -1,4 +1,4 @@
-import { type IrStreamPart, type StreamDecoder } from "../../ir";
+import { type IrStreamPart, type IrWarning, type StreamDecoder } from "../../ir";
 import { invalidStream, parseStreamFrame } from "../shared/stream-frame";
 import type { SseEvent } from "../sse";
 import { decodeOpenAiStreamError } from "../openai-shared/decode-openai-error";
@@ -8,6 +8,8 @@ import { decodeResponsesUsage } from "./convert-usage";
 import { decodeResponsesStatus } from "./map-finish-reason";
 import { SUMMARY_SEPARATOR } from "./reasoning-item-ref";
 import { CLIENT_ACTION_ITEMS, PendingApprovals } from "./client-actions";
+import { warnDroppedUpstream } from "../shared/output-warnings";
+import { warnDroppedItem } from "./dropped-output";
 
 interface FunctionCallState extends PendingToolCall {
   /** Arguments received so far (streamed or buffered before the name was known). */
@@ -20,7 +22,9 @@ interface FunctionCallState extends PendingToolCall {
  * platform.openai.com/docs/api-reference/responses-streaming). The event's `type` field is
  * authoritative (the `event:` line repeats it). Usage comes from the terminal response;
  * `response.failed` and `error` become an error part — after any usage the failed
- * response reports, since those tokens were still produced.
+ * response reports, since those tokens were still produced. Hosted tool items and
+ * output-text annotations are named in `warnings` as the response decoder names them (an
+ * item when it is added, annotations as they are added or on the finished message).
  */
 export function createResponsesStreamDecoder(): StreamDecoder {
   let started = false;
@@ -30,6 +34,7 @@ export function createResponsesStreamDecoder(): StreamDecoder {
   /** output_index -> item id, for events that only carry the index. */
   const itemIds = new Map<number, string>();
   const approvals = new PendingApprovals();
+  const warnings: IrWarning[] = [];
 
   function push(event: SseEvent): IrStreamPart[] {
     if (terminated || event.data === "[DONE]") return [];
@@ -76,6 +81,9 @@ export function createResponsesStreamDecoder(): StreamDecoder {
       case "response.output_item.done":
         if (isRecord(data.item)) onItem(data.item, data.output_index, parts, true);
         break;
+      case "response.output_text.annotation.added":
+        warnDroppedUpstream(warnings, "annotations", "on output text");
+        break;
       case "response.completed":
       case "response.incomplete":
         decoder.clientAction ??= approvals.unanswered();
@@ -99,7 +107,13 @@ export function createResponsesStreamDecoder(): StreamDecoder {
   }
 
   function onItem(item: JsonObject, outputIndex: unknown, parts: IrStreamPart[], done: boolean): void {
+    if (item.type === "message") {
+      if (done) warnDroppedContent(item.content);
+      return;
+    }
+    if (item.type === "reasoning") return;
     if (typeof item.type === "string" && CLIENT_ACTION_ITEMS.has(item.type)) decoder.clientAction ??= item.type;
+    else if (item.type !== "function_call") warnDroppedItem(warnings, item.type);
     if (done) approvals.onItem(item);
     if (item.type !== "function_call") return;
     const key = typeof item.id === "string" ? item.id : `output_${String(outputIndex)}`;
@@ -116,6 +130,16 @@ export function createResponsesStreamDecoder(): StreamDecoder {
     if (done && call.started && !call.ended) {
       call.ended = true;
       parts.push({ type: "tool_call_end", index: call.index });
+    }
+  }
+
+  /** A finished message repeats its content: annotations (whether or not their events came) and parts of another type. */
+  function warnDroppedContent(content: unknown): void {
+    if (!Array.isArray(content)) return;
+    for (const part of content) {
+      if (!isRecord(part) || part.type === "refusal") continue;
+      if (part.type !== "output_text") warnDroppedUpstream(warnings, part.type, "message content part");
+      else if (Array.isArray(part.annotations) && part.annotations.length > 0) warnDroppedUpstream(warnings, "annotations", "on output text");
     }
   }
 
@@ -167,6 +191,6 @@ export function createResponsesStreamDecoder(): StreamDecoder {
     return invalidStream("stream ended early");
   }
 
-  const decoder: { push: typeof push; end: typeof end; clientAction?: string } = { push, end };
+  const decoder: { push: typeof push; end: typeof end; warnings: readonly IrWarning[]; clientAction?: string } = { push, end, warnings };
   return decoder;
 }

@@ -21,6 +21,22 @@ export function invalidToolArguments(callId: string): IrWarning {
 }
 
 /**
+ * What a decoder skips of an upstream answer because the IR has no place for it (a
+ * server-tool block, a hosted tool item, citations, grounding), named by the upstream's own
+ * word for it: `dropped_content`, `output.<kind>`, once per kind per answer. `noun` says what
+ * the kind is ("content block", "output item", …). The kind is the upstream's string, so it
+ * is used as a field name only when it reads as one (bounded, no spaces or quotes).
+ */
+export function warnDroppedUpstream(warnings: IrWarning[], kind: unknown, noun: string): void {
+  const name = typeof kind === "string" && FIELD_NAME.test(kind) ? kind : "unknown";
+  const field = `output.${name}`;
+  for (const existing of warnings) if (existing.code === "dropped_content" && existing.field === field) return;
+  warnings.push({ code: "dropped_content", field, message: `the upstream's "${name}" ${noun} has no place in the answer; dropped` });
+}
+
+const FIELD_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/**
  * Adds `warning` unless one with the same code and field is there: a long stream that
  * drops the same kind of output many times reports it once.
  */
