@@ -28,47 +28,6 @@ function cells(recordingId: string, ...clients: ClientName[]): Array<readonly [s
 
 export const KNOWN_GAPS: readonly KnownGap[] = [
   {
-    item: "new",
-    aspect: "usage",
-    cause: "Gemini's toolUsePromptTokenCount (the prompt the grounding or URL context tool added; part of totalTokenCount) is left out of the prompt count, so the client's usage undercounts the input",
-    cells: [
-      ...cells("google-url-context-stream", CHAT, RESPONSES, MESSAGES),
-      ...cells("google-url-context-sync", CHAT, RESPONSES, MESSAGES),
-      ...cells("google-web-search-stream", CHAT, RESPONSES, MESSAGES),
-      ...cells("google-web-search-sync", CHAT, RESPONSES, MESSAGES),
-    ],
-  },
-  {
-    item: "new",
-    aspect: "record-tokens",
-    cause: "Gemini's toolUsePromptTokenCount is left out of the record's prompt tokens",
-    cells: [
-      ...cells("google-url-context-stream", CHAT, RESPONSES, MESSAGES, GEMINI),
-      ...cells("google-url-context-sync", CHAT, RESPONSES, MESSAGES, GEMINI),
-      ...cells("google-web-search-stream", CHAT, RESPONSES, MESSAGES, GEMINI),
-      ...cells("google-web-search-sync", CHAT, RESPONSES, MESSAGES, GEMINI),
-    ],
-  },
-  {
-    item: "new",
-    aspect: "record-charge",
-    cause: "Gemini's toolUsePromptTokenCount is not charged: the request is billed below what Google bills",
-    cells: [
-      ...cells("google-url-context-stream", CHAT, RESPONSES, MESSAGES, GEMINI),
-      ...cells("google-url-context-sync", CHAT, RESPONSES, MESSAGES, GEMINI),
-      ...cells("google-web-search-stream", CHAT, RESPONSES, MESSAGES, GEMINI),
-      ...cells("google-web-search-sync", CHAT, RESPONSES, MESSAGES, GEMINI),
-    ],
-  },
-  {
-    item: "new",
-    aspect: "record-charge",
-    cause: "A Gemini answer blocked for safety omits candidatesTokenCount (Gemini's JSON leaves zero counts out): the completion is read as unreported, so the charge is unknown and the prompt tokens are not billed",
-    cells: [
-      ...cells("google-safety-sync", CHAT, RESPONSES, MESSAGES, GEMINI),
-    ],
-  },
-  {
     item: "4",
     aspect: "wire-charge",
     cause: "A Groq compound answer has usage objects inside usage_breakdown after its own usage: the charge is spliced into the last model's usage there, not into the answer's usage",

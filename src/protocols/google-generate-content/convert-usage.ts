@@ -9,15 +9,23 @@ function count(value: unknown): number | undefined {
 /**
  * Gemini `usageMetadata` -> IR (fields from
  * https://ai.google.dev/api/generate-content#UsageMetadata). `promptTokenCount` already
- * includes cached content, `candidatesTokenCount` EXCLUDES thinking, so completion =
- * candidates + thoughts. Gemini has no cache-write counter.
+ * includes cached content; `toolUsePromptTokenCount` (what a grounding or URL-context tool
+ * added to the prompt) is outside it but billed as input, so the prompt is their sum.
+ * `candidatesTokenCount` EXCLUDES thinking, so completion = candidates + thoughts. Gemini's
+ * JSON leaves zero counts out: a missing candidates count is read from `totalTokenCount`
+ * when that says what it is (an answer blocked for safety has 0 candidates), and stays
+ * unreported otherwise. Gemini has no cache-write counter.
  */
 export function convertGeminiUsage(usage: JsonObject): IrUsage {
   const result: IrUsage = { raw: usage };
-  const prompt = count(usage.promptTokenCount);
+  const reportedPrompt = count(usage.promptTokenCount);
+  const toolUse = count(usage.toolUsePromptTokenCount);
+  const prompt = reportedPrompt === undefined ? undefined : reportedPrompt + (toolUse ?? 0);
   if (prompt !== undefined) result.promptTokens = prompt;
-  const candidates = count(usage.candidatesTokenCount);
   const thoughts = count(usage.thoughtsTokenCount);
+  const total = count(usage.totalTokenCount);
+  let candidates = count(usage.candidatesTokenCount);
+  if (candidates === undefined && prompt !== undefined && total !== undefined && total - prompt - (thoughts ?? 0) >= 0) candidates = total - prompt - (thoughts ?? 0);
   if (candidates !== undefined || thoughts !== undefined) result.completionTokens = (candidates ?? 0) + (thoughts ?? 0);
   if (thoughts !== undefined) result.reasoningTokens = thoughts;
   const cached = count(usage.cachedContentTokenCount);
