@@ -194,9 +194,11 @@ export class CounterLeases {
     const heat = this.heat.get(setKey);
     if (heat === undefined || heat.taking || now < heat.pausedUntil || this.stopped) return;
     heat.taking = true;
-    void this.take(setKey, heat).finally(() => {
+    const taking = this.take(setKey, heat).finally(() => {
       heat.taking = false;
+      this.taking.delete(taking);
     });
+    this.taking.add(taking);
   }
 
   private async take(setKey: string, heat: Heat): Promise<void> {
@@ -269,6 +271,8 @@ export class CounterLeases {
   /** Shutdown: every lease ends now. */
   async stop(): Promise<void> {
     this.stopped = true;
+    // A lease granted while stopping is ended by its own take: wait for those first.
+    await Promise.all(this.taking);
     for (const lease of this.active.values()) this.ending.add(lease);
     this.active.clear();
     await Promise.all([...this.ending].map((lease) => this.end(lease)));
@@ -279,11 +283,20 @@ export class CounterLeases {
     if (lease.idle) void this.end(lease);
   }
 
-  private readonly endingNow = new Set<CounterLease>();
+  /** Ends under way: a second caller (stop, during a tick's end) waits for the same call. */
+  private readonly endingNow = new Map<CounterLease, Promise<void>>();
+  /** Takes under way, which stop waits for. */
+  private readonly taking = new Set<Promise<void>>();
 
-  private async end(lease: CounterLease): Promise<void> {
-    if (this.endingNow.has(lease)) return;
-    this.endingNow.add(lease);
+  private end(lease: CounterLease): Promise<void> {
+    const underway = this.endingNow.get(lease);
+    if (underway !== undefined) return underway;
+    const ending = this.endNow(lease);
+    this.endingNow.set(lease, ending);
+    return ending;
+  }
+
+  private async endNow(lease: CounterLease): Promise<void> {
     try {
       await endLease(this.sql, lease.ending());
       this.ending.delete(lease);
