@@ -28,13 +28,24 @@ export function invalidToolArguments(callId: string): IrWarning {
  * is used as a field name only when it reads as one (bounded, no spaces or quotes).
  */
 export function warnDroppedUpstream(warnings: IrWarning[], kind: unknown, noun: string): void {
-  const name = typeof kind === "string" && FIELD_NAME.test(kind) ? kind : "unknown";
+  // An upstream (a customer's own api_base among them) could invent kinds without end: past
+  // MAX_NAMED_DROPS they are one "unknown", so the list and its de-duplication stay bounded.
+  const named = typeof kind === "string" && FIELD_NAME.test(kind) && countDropped(warnings) < MAX_NAMED_DROPS;
+  const name = named ? (kind as string) : "unknown";
   const field = `output.${name}`;
   for (const existing of warnings) if (existing.code === "dropped_content" && existing.field === field) return;
   warnings.push({ code: "dropped_content", field, message: `the upstream's "${name}" ${noun} has no place in the answer; dropped` });
 }
 
 const FIELD_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+/** The most distinct kinds of dropped upstream output one answer names. */
+const MAX_NAMED_DROPS = 16;
+
+function countDropped(warnings: readonly IrWarning[]): number {
+  let count = 0;
+  for (const warning of warnings) if (warning.code === "dropped_content") count++;
+  return count;
+}
 
 /**
  * Adds `warning` unless one with the same code and field is there: a long stream that
