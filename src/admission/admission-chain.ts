@@ -1,5 +1,5 @@
 import { NO_POLICY } from "../policy/compose-policies";
-import { isRefusal, NOTHING_HELD, type AdmissionCheck, type AdmissionRequest, type Grant, type Refusal, type SettleOutcome } from "./admission-check";
+import { ENDED, isRefusal, NOTHING_HELD, type AdmissionCheck, type AdmissionRequest, type Grant, type Refusal, type SettleOutcome } from "./admission-check";
 
 /**
  * Several checks as one: each runs in order, and the first refusal ends admission after
@@ -61,8 +61,8 @@ class CombinedGrant implements Grant {
   readonly kind = "grant" as const;
   constructor(private readonly grants: readonly Grant[]) {}
 
-  async settle(outcome: SettleOutcome): Promise<void> {
-    await Promise.all(this.grants.map((grant) => grant.settle(outcome)));
+  settle(outcome: SettleOutcome): Promise<void> {
+    return allEnded(this.grants.map((grant) => grant.settle(outcome)));
   }
 
   release(): Promise<void> {
@@ -70,6 +70,11 @@ class CombinedGrant implements Grant {
   }
 }
 
-async function releaseAll(grants: readonly Grant[]): Promise<void> {
-  await Promise.all(grants.map((grant) => grant.release()));
+function releaseAll(grants: readonly Grant[]): Promise<void> {
+  return allEnded(grants.map((grant) => grant.release()));
+}
+
+/** ENDED when every part ended in memory (so the pipeline waits for nothing), else when all have. */
+function allEnded(ends: Promise<void>[]): Promise<void> {
+  return ends.every((end) => end === ENDED) ? ENDED : Promise.all(ends).then(() => undefined);
 }

@@ -95,10 +95,17 @@ export interface AdmissionCheck {
 }
 
 /** The grant of a check that holds nothing: shared, settling and releasing cost nothing. */
+/**
+ * What a grant's settle or release returns when nothing is left to wait for (it ended in
+ * memory): one shared promise, so the pipeline can tell without a timer or an await
+ * (RequestSettlement.holdsEnded).
+ */
+export const ENDED: Promise<void> = Promise.resolve();
+
 export const NOTHING_HELD: Grant = Object.freeze({
   kind: "grant" as const,
-  settle: () => Promise.resolve(),
-  release: () => Promise.resolve(),
+  settle: () => ENDED,
+  release: () => ENDED,
 });
 
 export function isRefusal(result: Grant | Refusal): result is Refusal {

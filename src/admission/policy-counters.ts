@@ -15,7 +15,7 @@ import {
 } from "../db/queries/admission";
 import { log } from "../observability/log";
 import type { BudgetClause, EffectivePolicy, RateLimitClause } from "../policy/effective-policy";
-import { budgetExceeded, NOTHING_HELD, rateLimitExceeded, type AdmissionCheck, type AdmissionRequest, type Grant, type Refusal, type SettleOutcome } from "./admission-check";
+import { budgetExceeded, ENDED, NOTHING_HELD, rateLimitExceeded, type AdmissionCheck, type AdmissionRequest, type Grant, type Refusal, type SettleOutcome } from "./admission-check";
 import { BUDGET_WINDOWS, SPEND_RETENTION_SECS } from "./budget-windows";
 import { CounterLeases, type CounterLease, type LeaseSettings } from "./counter-leases";
 import { GroupCommit } from "./group-commit";
@@ -185,15 +185,15 @@ class CounterGrant implements Grant {
   ) {}
 
   settle(outcome: SettleOutcome): Promise<void> {
-    if (this.ended) return Promise.resolve();
+    if (this.ended) return ENDED;
     this.ended = true;
     // Rate-limit admissions stay as they are: only budget holds have something to settle.
-    if (this.budgetKeys.length === 0) return Promise.resolve();
+    if (this.budgetKeys.length === 0) return ENDED;
     return this.counters.end({ grantId: this.grantId, keys: this.budgetKeys, chargeMicroUsd: outcome.chargeMicroUsd, kind: "settle" });
   }
 
   release(): Promise<void> {
-    if (this.ended) return Promise.resolve();
+    if (this.ended) return ENDED;
     this.ended = true;
     return this.counters.end({ grantId: this.grantId, keys: this.allKeys, chargeMicroUsd: null, kind: "release" });
   }
@@ -245,7 +245,7 @@ class LeasedGrant implements Grant {
       this.lease.settle(this.amountMicroUsd, outcome.chargeMicroUsd, this.startSecond);
       this.leases.afterEnd(this.lease);
     }
-    return Promise.resolve();
+    return ENDED;
   }
 
   release(): Promise<void> {
@@ -254,7 +254,7 @@ class LeasedGrant implements Grant {
       this.lease.release(this.amountMicroUsd, this.tokens);
       this.leases.afterEnd(this.lease);
     }
-    return Promise.resolve();
+    return ENDED;
   }
 }
 

@@ -2,6 +2,7 @@ import type { Sql } from "../db/connect-database";
 import { acquireLease, accountsWithExpiredLeases, giveExpiredLeasesBack, renewLeases, returnUnusedLease } from "../db/queries/wallet-leases";
 import { lockWalletsThenLeases } from "../db/queries/wallet-locks";
 import { newId } from "../ids";
+import { ENDED } from "./admission-check";
 import { log } from "../observability/log";
 
 interface LocalLease {
@@ -25,8 +26,6 @@ interface LocalLease {
   /** The grant being fetched, shared by every request waiting on this lease. */
   granting?: Promise<boolean>;
 }
-
-const DONE: Promise<void> = Promise.resolve();
 
 export interface WalletLeaseOptions {
   /** A lease not renewed for this long is swept back to its wallet. */
@@ -147,10 +146,10 @@ export class WalletLeases {
   settle(accountId: string, leaseId: string, reserved: number, charge: number | null): Promise<void> {
     const lease = this.leases.get(accountId);
     const spent = charge ?? 0;
-    if (!lease || lease.id !== leaseId) return DONE; // already returned: its row carries the charge on its own
+    if (!lease || lease.id !== leaseId) return ENDED; // already returned: its row carries the charge on its own
     lease.inFlight--;
     lease.available += reserved - spent;
-    return lease.perRequest ? this.giveBack(lease) : DONE;
+    return lease.perRequest ? this.giveBack(lease) : ENDED;
   }
 
   /**
@@ -161,7 +160,7 @@ export class WalletLeases {
    */
   private giveBack(lease: LocalLease): Promise<void> {
     const unused = lease.available;
-    if (unused <= 0) return DONE;
+    if (unused <= 0) return ENDED;
     lease.available -= unused;
     const done = this.inTransaction(async (tx) => {
       await lockWalletsThenLeases(tx, [lease.accountId]);

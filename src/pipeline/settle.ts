@@ -1,5 +1,5 @@
 import type { IrRequest } from "../ir";
-import type { Grant } from "../admission/admission-check";
+import { ENDED, type Grant } from "../admission/admission-check";
 import type { MeteringSink } from "../metering/metering-rows";
 import type { PendingSettlements } from "../metering/pending-settlements";
 import type { ShardedWriteBuffer } from "../db/batch/sharded-write-buffer";
@@ -144,6 +144,8 @@ export class RequestSettlement {
     if (grant === undefined) return;
     this.grant = undefined;
     const ended = this.outcome.attempts.length > 0 ? grant.settle({ chargeMicroUsd }) : grant.release();
+    // Ended in memory (a leased hot key, a wallet chunk): nothing to wait for, no timer to arm.
+    if (ended === ENDED) return;
     this.grantEnded = ended.catch((error: unknown) => log.error("admission grant could not be ended", { requestId: this.outcome.requestId, error: error instanceof Error ? error.message : String(error) }));
   }
 }
