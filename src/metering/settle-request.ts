@@ -50,7 +50,8 @@ export function settleRequest(outcome: RequestOutcome, sink: MeteringSink, now =
   const { evidence, usage } = buildUsageEvidence({
     attempts,
     servingAttemptOrdinal: serving?.ordinal,
-    ...(needsEstimate ? { estimate: { reason, ...estimateFor(outcome, serving, outcome.streamed) } } : {}),
+    // What the serving attempt produced was read (relayed, or a whole body): its bytes bound its output.
+    ...(needsEstimate ? { estimate: { reason, ...estimateFor(outcome, serving, true) } } : {}),
   });
   // A request served with the account's own key (BYOK) is billed by the provider to the
   // customer: its tokens are recorded, the wallet is charged nothing.
@@ -137,13 +138,14 @@ export function settleRequest(outcome: RequestOutcome, sink: MeteringSink, now =
 }
 
 /** An upper-bound estimate for `attempt`'s usage (estimate-tokens.ts): the prompt ceiling, and the output's bytes within the output ceiling. */
-function estimateFor(outcome: RequestOutcome, attempt: AttemptRecord | undefined, relayedOutput: boolean): { promptTokens: number; completionTokens: number } {
+function estimateFor(outcome: RequestOutcome, attempt: AttemptRecord | undefined, outputSeen: boolean): { promptTokens: number; completionTokens: number } {
   if (attempt === undefined || outcome.bounds === undefined) return { promptTokens: 0, completionTokens: 0 };
   const ceiling = outcome.bounds.completionTokens(attempt.candidate);
   const outputBytes = attempt.signals.reduce((sum, s) => sum + s.outputBytes, 0);
-  // A stream is billed for what it relayed; a whole body is produced before it is sent, so a
-  // body that never arrived whole was generated whole: its output is bounded by the ceiling alone.
-  return { promptTokens: outcome.bounds.promptTokens(attempt.candidate), completionTokens: relayedOutput ? Math.min(outputBytes, ceiling) : ceiling };
+  // Output that was seen (relayed, or a whole body read) is billed by its bytes; a whole body
+  // is produced before it is sent, so one that never arrived whole was generated whole: its
+  // output is bounded by the ceiling alone.
+  return { promptTokens: outcome.bounds.promptTokens(attempt.candidate), completionTokens: outputSeen ? Math.min(outputBytes, ceiling) : ceiling };
 }
 
 /**

@@ -78,3 +78,27 @@ describe("settleRequest against the admission reservation", () => {
     expect(settleRequest(served(100, 50, 0, undefined), sink)).toMatchObject({ chargeMicroUsd: 200 });
   });
 });
+
+describe("settleRequest on an upper-bound estimate", () => {
+  const bounds = { promptTokens: () => 300, completionTokens: () => 1_000 };
+
+  test("a whole answer read in full without a usage report is billed its output's bytes, not the output ceiling", () => {
+    const outcome = served(0, 0, 1_000_000, undefined);
+    outcome.serving!.signals = [{ usageFrames: [], outputBytes: 40, toolCalls: 0, finish: { reason: "stop" } }];
+    outcome.bounds = bounds;
+    const { rows, sink } = recordingSink();
+    settleRequest(outcome, sink);
+    expect(rows.requests[0]).toMatchObject({ prompt_tokens: 300, completion_tokens: 40, final_charge_micro_usd: 300 * 1 + 40 * 2 });
+  });
+
+  test("an attempt whose whole body never arrived (cut) is billed the output ceiling: it was generated before it was sent", () => {
+    const outcome = served(10, 5, 1_000_000, undefined);
+    const cut: AttemptRecord = { ...outcome.serving!, ordinal: 1, outcome: "provider_error", signals: [] };
+    outcome.serving!.ordinal = 2;
+    outcome.attempts = [cut, outcome.serving!];
+    outcome.bounds = bounds;
+    const { rows, sink } = recordingSink();
+    settleRequest(outcome, sink);
+    expect(rows.requests[0]!.final_charge_micro_usd).toBe(10 * 1 + 5 * 2 + (300 * 1 + 1_000 * 2));
+  });
+});
