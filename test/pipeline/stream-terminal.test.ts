@@ -21,3 +21,24 @@ test("text that only mentions a terminal frame is not one, and Gemini has none",
   expect(terminalFrameAt("openai-responses", "event: response.completed_extra\n\n")).toBe(-1);
   expect(terminalFrameAt("google-generate-content", 'data: {"candidates":[{"finishReason":"STOP"}]}\n\n')).toBe(-1);
 });
+
+test("in every recorded stream of real traffic with a terminal frame, it is found at the start of the stream's last frame", async () => {
+  const { readdirSync, readFileSync } = await import("node:fs");
+  const { join } = await import("node:path");
+  const root = join(import.meta.dir, "../replay/recordings");
+  let checked = 0;
+  for (const vendor of readdirSync(root)) {
+    for (const file of readdirSync(join(root, vendor)).filter((name) => name.endsWith(".meta.json"))) {
+      const meta = JSON.parse(readFileSync(join(root, vendor, file), "utf8")) as { protocol: "openai-chat" | "openai-responses" | "anthropic-messages" | "google-generate-content"; mode: string; body: string };
+      if (meta.mode !== "stream" || meta.protocol === "google-generate-content") continue;
+      const text = readFileSync(join(root, vendor, meta.body), "utf8");
+      const at = terminalFrameAt(meta.protocol, text);
+      // A stream that failed midway (an error event) may have no terminal frame; one that has one has it once.
+      if (at === -1) continue;
+      checked++;
+      // What the relay holds back is that one frame: nothing of the answer is delayed with it.
+      expect(text.slice(at).split(/\r?\n\r?\n/).filter((frame) => frame.trim() !== "")).toHaveLength(1);
+    }
+  }
+  expect(checked).toBeGreaterThan(30);
+});
