@@ -204,6 +204,9 @@ export function createAnthropicStreamEncoder(context: CodecContext): StreamEncod
         if (open?.kind === "tool" && open.tool === part.index) return closeOpen() + drainQueue(false);
         return "";
       }
+      case "citation":
+      case "web_search":
+        return ""; // not written yet: the stream encoders learn them next
       case "finish":
         finish = part.finish;
         return ensureStarted() + drainQueue(true);
