@@ -2,12 +2,13 @@
  * Puts the request's cost into an OpenAI chat `usage` object on its way to the
  * client: `cost` in USD (as OpenAI-compatible gateways report it) and
  * `cost_micro_usd`, the exact integer Switchyard bills. A string splice right after the
- * `{` of the last `usage` object, so a passthrough body keeps every other byte. The codec's
- * `addCharge` (index.ts); an unknown charge (null) adds nothing.
+ * `{` of the answer's own `usage` object (the last one at the top level of its JSON
+ * object), so a passthrough body keeps every other byte. The codec's `addCharge`
+ * (index.ts); an unknown charge (null) adds nothing.
  */
 export function withUsageCost(text: string, chargeMicroUsd: number | null): string {
   if (chargeMicroUsd === null) return text;
-  const open = lastUsageObjectAt(text);
+  const open = answerUsageObjectAt(text);
   if (open === -1) return text;
   const insertAt = open + 1;
   const cost = `"cost":${chargeMicroUsd / 1_000_000},"cost_micro_usd":${chargeMicroUsd}`;
@@ -38,12 +39,42 @@ export function usageFrameAt(frames: string): number {
  */
 const USAGE_KEY = '"usage"';
 
-function lastUsageObjectAt(text: string): number {
-  for (let at = text.lastIndexOf(USAGE_KEY); at !== -1; at = at === 0 ? -1 : text.lastIndexOf(USAGE_KEY, at - 1)) {
-    const open = objectAfterKey(text, at + USAGE_KEY.length);
-    if (open !== -1) return open;
+/**
+ * The answer's own usage object. Vendors nest more `usage` objects in theirs: Groq's
+ * compound models list each model's usage in `usage_breakdown` after the answer's, and its
+ * streams repeat the usage in `x_groq`. With a single `"usage"` key in the text it is that
+ * one (the common case costs one `lastIndexOf` more); with several, one pass reads the
+ * nesting and keeps the last usage object directly inside a top-level JSON object (a
+ * body's, or a stream frame's: each `data:` line is a top-level object of its own).
+ */
+function answerUsageObjectAt(text: string): number {
+  const last = text.lastIndexOf(USAGE_KEY);
+  if (last === -1) return -1;
+  if (text.indexOf(USAGE_KEY) === last) return objectAfterKey(text, last + USAGE_KEY.length);
+  let found = -1;
+  let depth = 0;
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code === 34 /* " */) {
+      if (depth === 1 && text.startsWith(USAGE_KEY, at)) {
+        const open = objectAfterKey(text, at + USAGE_KEY.length);
+        if (open !== -1) found = open;
+      }
+      at = stringEndAt(text, at);
+    } else if (code === 123 /* { */ || code === 91 /* [ */) depth++;
+    else if (code === 125 /* } */ || code === 93 /* ] */) depth--;
   }
-  return -1;
+  return found;
+}
+
+/** The index of the closing quote of the JSON string opening at `open` (escapes skipped). */
+function stringEndAt(text: string, open: number): number {
+  for (let at = open + 1; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code === 92 /* \ */) at++;
+    else if (code === 34 /* " */) return at;
+  }
+  return text.length;
 }
 
 function firstUsageObjectAt(text: string): number {

@@ -38,6 +38,17 @@ describe("usage on the wire is the codec's to place: the charge, and usage the c
     expect(codecFor("openai-chat").usageFrameAt?.(frames.slice(frames.indexOf("\n\n") + 2))).toBe(-1);
   });
 
+  test("the charge goes into the answer's own usage, not a usage nested after it (Groq's usage_breakdown) or inside it (x_groq)", () => {
+    const addCharge = codecFor("openai-chat").addCharge!;
+    const body = '{"choices":[],"usage":{"prompt_tokens":9},"usage_breakdown":{"models":[{"model":"a","usage":{"prompt_tokens":4}},{"model":"b","usage":{"prompt_tokens":5}}]},"x_groq":{"id":"req_1"}}';
+    expect(addCharge(body, 7)).toBe(body.replace('"usage":{"prompt_tokens":9', '"usage":{"cost":0.000007,"cost_micro_usd":7,"prompt_tokens":9'));
+    // A stream's last chunk: x_groq.usage first, the answer's usage after it, then [DONE]; a brace inside a string changes nothing.
+    const frames = 'data: {"choices":[{"delta":{"content":"} {"}}],"x_groq":{"usage":{"prompt_tokens":9}},"usage":{"prompt_tokens":9}}\n\ndata: [DONE]\n\n';
+    expect(addCharge(frames, 7)).toBe(frames.replace('"usage":{"prompt_tokens":9}}\n', '"usage":{"cost":0.000007,"cost_micro_usd":7,"prompt_tokens":9}}\n'));
+    // Only a nested usage: no place for the charge.
+    expect(addCharge('{"x_groq":{"usage":{"prompt_tokens":9}},"usage":null}', 7)).toBe('{"x_groq":{"usage":{"prompt_tokens":9}},"usage":null}');
+  });
+
   test("an unknown charge adds nothing", () => {
     expect(codecFor("openai-chat").addCharge?.(BODY, null)).toBe(BODY);
   });
