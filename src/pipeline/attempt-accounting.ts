@@ -43,7 +43,8 @@ export function attemptObserver(attempt: AttemptRecord, settlement: RequestSettl
     onEnd(end) {
       if (end.warnings) settlement.outcome.warnings.push(...end.warnings);
       finishAttempt(telemetry, attempt, clientSignal.aborted ? "aborted" : end.attemptOutcome, end.error);
-      settlement.serve(attempt, end.interrupted);
+      if (end.readToEnd) settlement.serveRefused(attempt, true);
+      else settlement.serve(attempt, end.interrupted);
       const chargeMicroUsd = settlement.settle(end.status, 200)?.chargeMicroUsd ?? null;
       return { chargeMicroUsd, holdsEnded: settlement.holdsEnded() };
     },

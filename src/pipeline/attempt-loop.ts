@@ -230,8 +230,8 @@ export async function runAttempts(deps: AttemptDeps, input: AttemptInput): Promi
     if (relayed.ok) return { kind: "stream", response: relayed.response };
     const failure = opaque && !relayed.refused ? opaqueUpstreamError(relayed.error) : relayed.error;
     finish(attempt, request.signal.aborted ? "aborted" : relayed.attemptOutcome, failure);
-    // Refused before the first token: the upstream was cut off mid-answer, and is charged for what it produced.
-    if (relayed.refused) return { kind: "failed", error: failure, cancelled: false, refused: { attempt, whole: false } };
+    // Refused before the first token: charged for what the upstream produced (cut off mid-answer, or read to its end and its usage report).
+    if (relayed.refused) return { kind: "failed", error: failure, cancelled: false, refused: { attempt, whole: relayed.readToEnd === true } };
     lastError = failure;
   }
 

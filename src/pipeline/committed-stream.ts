@@ -3,6 +3,7 @@ import type { StreamHandle } from "../translation/translator";
 import type { StreamOutput } from "../translation/translation-types";
 import type { PassthroughFramer } from "./passthrough-framer";
 import type { BodyReader } from "../routing/body-reader";
+import { readOnForUsage } from "./read-on-for-usage";
 import type { StreamObserver, StreamRefusal, StreamSettled } from "./stream-observer";
 import type { InFlightRequests, InterruptibleStream } from "./in-flight-requests";
 import { streamErrorFrame } from "./stream-error-frame";
@@ -20,6 +21,8 @@ export interface CommittedDeps {
   inFlight: Pick<InFlightRequests, "addStream" | "deleteStream">;
   /** A client that reads nothing for this long has its stream ended (0: never). */
   stallTimeoutMs: number;
+  /** How long a refused answer's upstream is read on for its usage (default READ_ON_MS, read-on-for-usage.ts). */
+  readOnMs?: number;
 }
 
 /** The attempt a committed stream relays (relay-stream.ts RelayInput). */
@@ -251,6 +254,8 @@ export class CommittedStream implements InterruptibleStream {
     const refusedMidway = !this.clientGone && this.interruption === undefined && this.state.seen.refusal?.error === cause;
     const error = this.interruption?.error ?? (refusedMidway ? withChargeNote(cause, null, "partly") : cause);
     await Promise.allSettled(this.accounting);
+    const readToEnd = refusedMidway && this.state.seen.refusal?.readOn === true && !this.state.ended && (await readOnForUsage(this.input.reader, handle, this.state.note, this.deps.readOnMs));
+    if (readToEnd) this.state.ended = true;
     // Always close the translation session, so no worker keeps its state.
     const output = this.state.ended ? undefined : await handle.fail(error).catch(() => undefined);
     this.state.ended = true;
@@ -266,7 +271,7 @@ export class CommittedStream implements InterruptibleStream {
     } else if (this.state.seen.refusal?.error === cause) {
       // A response-side check refused the answer: the upstream did its part, and is not read further.
       this.input.abortUpstream();
-      settled = observer.onEnd({ attemptOutcome: "success", error, status: "failed", interrupted: false, ...warnings });
+      settled = observer.onEnd({ attemptOutcome: "success", error, status: "failed", interrupted: false, ...(readToEnd ? { readToEnd } : {}), ...warnings });
     } else {
       settled = observer.onEnd({ attemptOutcome: cause.kind === "upstream_timeout" ? "timeout" : "provider_error", error, status: "failed", interrupted: false, ...warnings });
     }

@@ -5,6 +5,7 @@ import { codecFor } from "../translation/codec-registry";
 import { PassthroughFramer } from "./passthrough-framer";
 import { asIrError } from "./inference-error";
 import type { AttemptRecord } from "../routing/attempt-record";
+import { readOnForUsage } from "./read-on-for-usage";
 import { CommittedStream, type CommittedDeps, type CommittedInput, type StreamSeen } from "./committed-stream";
 
 export interface RelayDeps extends CommittedDeps {
@@ -28,8 +29,12 @@ export interface RelayInput extends CommittedInput {
 
 export type RelayResult =
   | { ok: true; response: Response }
-  /** Nothing was sent. `refused`: a response-side check refused the answer, so no other candidate is tried. */
-  | { ok: false; error: IrError; attemptOutcome: "timeout" | "provider_error" | "success"; refused: boolean };
+  /**
+   * Nothing was sent. `refused`: a response-side check refused the answer, so no other
+   * candidate is tried; `readToEnd`: the upstream's stream was read to its end first, so its
+   * usage report is final.
+   */
+  | { ok: false; error: IrError; attemptOutcome: "timeout" | "provider_error" | "success"; refused: boolean; readToEnd?: boolean };
 
 const SSE_HEADERS = { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive" };
 
@@ -66,7 +71,7 @@ export async function relayStream(deps: RelayDeps, input: RelayInput): Promise<R
     if (signals.firstToken) seen.firstToken = true;
     if (signals.finish) seen.finish = true;
     if (signals.error) seen.error ??= signals.error;
-    if (signals.refused) seen.refusal ??= { error: signals.refused };
+    if (signals.refused) seen.refusal ??= signals.refusedAction ? { error: signals.refused, readOn: true } : { error: signals.refused };
     const refusal = observer.onParts(output);
     if (refusal) seen.refusal ??= refusal;
     return output;
@@ -105,11 +110,12 @@ export async function relayStream(deps: RelayDeps, input: RelayInput): Promise<R
     }
   } catch (error) {
     const irErr = asIrError(error, irError("upstream_bad_gateway", "upstream stream failed"));
+    if (!ended && seen.refusal?.readOn) ended = await readOnForUsage(reader, handle, note, deps.readOnMs);
     input.abortUpstream();
     reader.cancel();
     if (!ended) await handle.fail(irErr).catch(() => undefined);
     input.release();
-    if (seen.refusal) return { ok: false, error: seen.refusal.error, attemptOutcome: "success", refused: true };
+    if (seen.refusal) return { ok: false, error: seen.refusal.error, attemptOutcome: "success", refused: true, readToEnd: ended };
     return { ok: false, error: irErr, attemptOutcome: irErr.kind === "upstream_timeout" ? "timeout" : "provider_error", refused: false };
   }
 

@@ -6,6 +6,8 @@ import type { StreamOutput } from "../translation/translation-types";
 /** Why an answer is refused by a response-side check, in the client's protocol. */
 export interface StreamRefusal {
   error: IrError;
+  /** The answer is complete at the upstream (a refused client action): read on to its usage before hanging up. */
+  readOn?: true;
 }
 
 /** How a relayed stream ended. */
@@ -17,6 +19,8 @@ export interface StreamEnd {
   status: RequestOutcome["status"];
   /** The client left or stopped reading before the end: the output produced so far is estimated. */
   interrupted: boolean;
+  /** The upstream's stream was read to its end although the answer was refused: its usage report is final. */
+  readToEnd?: boolean;
   /** What the client's protocol could not carry, raised as a failure ended the client's stream (that last output is not an `onParts`). */
   warnings?: IrWarning[];
 }

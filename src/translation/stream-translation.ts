@@ -57,6 +57,7 @@ export class StreamTranslation {
     if (action === undefined || this.encoder === undefined || this.clientActionRefused) return;
     this.clientActionRefused = true;
     signals.refused ??= clientActionRefusal(action, this.options.client);
+    signals.refusedAction = true;
     this.extraWarnings.push(clientActionWarning(action));
   }
 

@@ -13,6 +13,11 @@ export interface TranslationSignals {
   toolCalls: number;
   /** A response-side check refused the answer (its error, 403): nothing after it is sent. */
   refused?: IrError;
+  /**
+   * The refusal is of an action the client must take and its protocol cannot express: the
+   * upstream's answer is complete, so the relay reads on to its usage (read-on-for-usage.ts).
+   */
+  refusedAction?: true;
 }
 
 /**

@@ -1,4 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { irError } from "../../src/ir";
 import { relayStream } from "../../src/pipeline/relay-stream";
 import { InFlightRequests } from "../../src/pipeline/in-flight-requests";
@@ -127,5 +129,104 @@ describe("a committed stream's warnings", () => {
     expect(parts.some((part) => part.warnings !== undefined)).toBe(false);
     expect(ends).toHaveLength(1);
     expect(ends[0]).toMatchObject({ status: "failed", warnings: [{ code: "dropped_content", field: "output.reasoning" }] });
+  });
+});
+
+/**
+ * An answer refused because it asks the client for an action the client's protocol cannot
+ * express is complete at the upstream, which bills all of it: the relay reads on to the
+ * usage report at its end (bounded), so the request is charged what the provider reports.
+ * The recorded OpenAI stream of a `local_shell_call` (test/replay/recordings/openai), one
+ * event per network chunk.
+ */
+describe("a refused client action is read on to its usage", () => {
+  const recorded = readFileSync(join(import.meta.dir, "../replay/recordings/openai/openai-responses-local-shell-stream.sse"), "utf8");
+  const events = recorded.split("\n\n").filter((event) => event.trim() !== "").map((event) => `${event}\n\n`);
+  const completedAt = events.findIndex((event) => event.includes('"type":"response.completed"'));
+  const actionAt = events.findIndex((event) => event.includes('"type":"response.output_item.added"') && event.includes("local_shell_call"));
+  // Text the model wrote before asking for the action: the stream is committed when the action comes.
+  const message = (type: string, extra: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...extra })}\n\n`;
+  const textFirst = [
+    message("response.output_item.added", { output_index: 1, item: { id: "msg_1", type: "message", role: "assistant", status: "in_progress", content: [] } }),
+    message("response.output_text.delta", { output_index: 1, item_id: "msg_1", content_index: 0, delta: "Listing your files." }),
+    message("response.output_item.done", { output_index: 1, item: { id: "msg_1", type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: "Listing your files.", annotations: [] }] } }),
+  ];
+  const reportedUsage = (parts: StreamOutput[]) => parts.flatMap((part) => part.signals.usageFrames).map((usage) => usage.completionTokens);
+
+  async function relayResponses(watcher: StreamObserver, body: ReadableStream<Uint8Array>, readOnMs?: number) {
+    const aborted = { count: 0 };
+    const result = await relayStream(
+      { translator: new InlineTranslator(), inFlight: new InFlightRequests(), stallTimeoutMs: 0, ...(readOnMs === undefined ? {} : { readOnMs }) },
+      {
+        sessionId: "req_action#1",
+        upstreamProtocol: "openai-responses",
+        clientProtocol: "openai-chat",
+        passthrough: false,
+        context: { requestId: "req_action", model: "mock/model", created: 1 },
+        clientAskedUsage: false,
+        reader: new BodyReader(body, 5_000, () => aborted.count++),
+        abortUpstream: () => aborted.count++,
+        release: () => {},
+        headers: {},
+        observer: watcher,
+        waits: {},
+      },
+    );
+    return { result, aborted };
+  }
+
+  test("before the first token: the refusal answers after the upstream's usage is read, and says the stream was read to its end", async () => {
+    expect(actionAt).toBeGreaterThan(0);
+    expect(completedAt).toBeGreaterThan(actionAt);
+    const { watcher, parts } = observer();
+    const { result } = await relayResponses(watcher, upstreamBody(events));
+    expect(result).toMatchObject({ ok: false, refused: true, readToEnd: true, error: { kind: "upstream_invalid_response" } });
+    // OpenAI's report: 151 output tokens, 128 of them reasoning.
+    expect(reportedUsage(parts)).toEqual([151]);
+  });
+
+  test("after text went out: the error frame follows the read-on, and the end is settled with the final usage", async () => {
+    const { watcher, parts, ends } = observer();
+    const frames = [...events.slice(0, actionAt), ...textFirst, ...events.slice(actionAt)];
+    const { result } = await relayResponses(watcher, upstreamBody(frames));
+    expect(result.ok).toBe(true);
+    const text = await (result as { response: Response }).response.text();
+    expect(text).toContain("Listing your files.");
+    // Chat's error frame, after the text: nothing of the action is delivered as content.
+    expect(text.indexOf('"code":"upstream_invalid_response"')).toBeGreaterThan(text.indexOf("Listing your files."));
+    expect(text).not.toContain("ls -a");
+    expect(reportedUsage(parts)).toEqual([151]);
+    expect(ends).toHaveLength(1);
+    expect(ends[0]).toMatchObject({ attemptOutcome: "success", status: "failed", readToEnd: true, error: { kind: "upstream_invalid_response" } });
+  });
+
+  test("an upstream that never ends after the action is read on only as long as the bound, then cut and settled as before", async () => {
+    const { watcher, parts, ends } = observer();
+    const encoder = new TextEncoder();
+    const frames = [...events.slice(0, actionAt), ...textFirst, ...events.slice(actionAt, completedAt)];
+    let next = 0;
+    let cancelled = false;
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (next < frames.length) controller.enqueue(encoder.encode(frames[next++]!));
+        // Then nothing: no response.completed, no end.
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    const started = performance.now();
+    const { result, aborted } = await relayResponses(watcher, endless, 200);
+    expect(result.ok).toBe(true);
+    const text = await (result as { response: Response }).response.text();
+    const took = performance.now() - started;
+    expect(text).toContain("local_shell_call");
+    expect(took).toBeGreaterThanOrEqual(190);
+    expect(cancelled).toBe(true);
+    expect(aborted.count).toBeGreaterThan(0);
+    expect(reportedUsage(parts)).toEqual([]);
+    expect(ends).toHaveLength(1);
+    expect(ends[0]!.readToEnd).toBeUndefined();
+    expect(ends[0]).toMatchObject({ status: "failed", interrupted: false });
   });
 });
