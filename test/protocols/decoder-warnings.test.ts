@@ -1,7 +1,7 @@
 /**
  * Decoders never drop silently: whatever of a recorded upstream answer the IR has no place
- * for (server-tool blocks and their results, hosted tool items, citations and annotations,
- * grounding and URL context, code execution parts, Groq's executed tools) is named in the
+ * for (server-tool blocks and their results other than web search, hosted tool items, file
+ * annotations, URL context, code execution parts, Groq's executed tools) is named in the
  * decoder's warnings as `dropped_content:output.<kind>`, once per kind, the same for a body
  * and its stream cut anywhere. An answer with none of it raises nothing, and a same-protocol
  * relay reports nothing (it drops nothing).
@@ -40,12 +40,12 @@ function streamWarnings(protocol: ProtocolId, text: string): string[] {
   return whole;
 }
 
-describe("anthropic-messages decoders name server-tool blocks and citations", () => {
+describe("anthropic-messages decoders name server-tool blocks other than web search", () => {
   const MESSAGES = "anthropic-messages";
 
-  test("a web search answer: the tool use, its results and the text blocks' citations, each once", () => {
-    expect(bodyWarnings(MESSAGES, recording("anthropic", "anthropic-web-search-sync.json"))).toEqual(dropped("server_tool_use", "web_search_tool_result", "citations"));
-    expect(streamWarnings(MESSAGES, recording("anthropic", "anthropic-web-search-stream.sse"))).toEqual(dropped("server_tool_use", "web_search_tool_result", "citations"));
+  test("a web search answer (the tool use, its results, the text blocks' citations) is carried: nothing is named", () => {
+    expect(bodyWarnings(MESSAGES, recording("anthropic", "anthropic-web-search-sync.json"))).toEqual([]);
+    expect(streamWarnings(MESSAGES, recording("anthropic", "anthropic-web-search-stream.sse"))).toEqual([]);
   });
 
   test("code execution, web fetch, MCP, tool search and compaction blocks are named by their type", () => {
@@ -80,12 +80,12 @@ describe("anthropic-messages decoders name server-tool blocks and citations", ()
   });
 });
 
-describe("openai-responses decoders name hosted tool items and annotations", () => {
+describe("openai-responses decoders name hosted tool items and annotations other than web search and url_citation", () => {
   const RESPONSES = "openai-responses";
 
-  test("a web search answer names the call and the url_citation annotations, and still counts the search", () => {
+  test("a web search answer (the calls, the url_citation annotations) is carried: nothing is named, and the searches are counted", () => {
     const response = codecFor(RESPONSES).decodeResponse(JSON.parse(recording("openai", "openai-responses-web-search-sync.json")));
-    expect(fields(response.warnings).sort()).toEqual(dropped("annotations", "web_search_call").sort());
+    expect(response.warnings).toBeUndefined();
     expect(response.usage?.webSearchCount).toBe(3); // its three web_search_call items
   });
 
@@ -95,11 +95,11 @@ describe("openai-responses decoders name hosted tool items and annotations", () 
     expect(bodyWarnings(RESPONSES, recording("openai", "openai-responses-mcp-call-sync.json"))).toEqual(dropped("mcp_list_tools", "mcp_call"));
     expect(bodyWarnings(RESPONSES, recording("openai", "openai-responses-tool-search-sync.json"))).toEqual(dropped("tool_search_call", "tool_search_output"));
     expect(bodyWarnings(RESPONSES, recording("openai", "openai-responses-program-sync.json"))).toEqual(dropped("program"));
-    expect(bodyWarnings(RESPONSES, recording("xai", "xai-responses-x-search-sync.json")).sort()).toEqual(dropped("annotations", "x_search_call").sort());
+    expect(bodyWarnings(RESPONSES, recording("xai", "xai-responses-x-search-sync.json"))).toEqual(dropped("x_search_call"));
   });
 
   test("streams name the items as they are added and the annotations as they come", () => {
-    expect(streamWarnings(RESPONSES, recording("openai", "openai-responses-annotations-stream.sse"))).toEqual(dropped("web_search_call", "annotations"));
+    expect(streamWarnings(RESPONSES, recording("openai", "openai-responses-annotations-stream.sse"))).toEqual([]);
     expect(streamWarnings(RESPONSES, recording("openai", "openai-responses-file-search-stream.sse")).sort()).toEqual(dropped("annotations", "file_search_call").sort());
     expect(streamWarnings(RESPONSES, recording("openai", "openai-responses-reasoning-code-interpreter-stream.sse"))).toEqual(dropped("code_interpreter_call"));
   });
@@ -119,19 +119,19 @@ describe("openai-responses decoders name hosted tool items and annotations", () 
   });
 });
 
-describe("google-generate-content decoders name grounding, URL context and code execution", () => {
+describe("google-generate-content decoders name URL context, file search chunks and code execution", () => {
   const GEMINI = "google-generate-content";
 
-  test("a grounded answer names its groundingMetadata; a URL context answer its urlContextMetadata too", () => {
-    expect(bodyWarnings(GEMINI, recording("google", "google-web-search-sync.json"))).toEqual(dropped("groundingMetadata"));
-    expect(streamWarnings(GEMINI, recording("google", "google-web-search-stream.sse"))).toEqual(dropped("groundingMetadata"));
-    expect(bodyWarnings(GEMINI, recording("google", "google-url-context-sync.json"))).toEqual(dropped("groundingMetadata", "urlContextMetadata"));
-    expect(streamWarnings(GEMINI, recording("google", "google-url-context-stream.sse"))).toEqual(dropped("groundingMetadata", "urlContextMetadata"));
+  test("a grounded answer's web search and supports are carried; a URL context answer names its urlContextMetadata", () => {
+    expect(bodyWarnings(GEMINI, recording("google", "google-web-search-sync.json"))).toEqual([]);
+    expect(streamWarnings(GEMINI, recording("google", "google-web-search-stream.sse"))).toEqual([]);
+    expect(bodyWarnings(GEMINI, recording("google", "google-url-context-sync.json"))).toEqual(dropped("urlContextMetadata"));
+    expect(streamWarnings(GEMINI, recording("google", "google-url-context-stream.sse"))).toEqual(dropped("urlContextMetadata"));
   });
 
-  test("an executableCode part is named by its field, and the text after it is kept", () => {
+  test("an executableCode part is named by its field, a file search chunk by its kind, and the text after them is kept", () => {
     const text = readFileSync(join(FIXTURES, GEMINI, "stream-file-search-code-execution.sse"), "utf8");
-    expect(streamWarnings(GEMINI, text)).toEqual(dropped("executableCode", "groundingMetadata"));
+    expect(streamWarnings(GEMINI, text)).toEqual(dropped("executableCode", "retrievedContext"));
     const parts = decodePieces(codecFor(GEMINI).createStreamDecoder(), [text]);
     expect(parts.some((part) => part.type === "text_delta" && part.text !== "")).toBe(true);
   });
@@ -144,11 +144,14 @@ describe("google-generate-content decoders name grounding, URL context and code 
   });
 });
 
-describe("openai-chat decoders name annotations and executed tools", () => {
+describe("openai-chat decoders name annotations other than url_citation and executed tools", () => {
   const CHAT = "openai-chat";
 
-  test("a search model's url_citation annotations are named; OpenAI's empty list is not", () => {
-    expect(bodyWarnings(CHAT, recording("openai", "openai-chat-search-annotations-sync.json"))).toEqual(dropped("annotations"));
+  test("a search model's url_citation annotations are carried, another type is named; OpenAI's empty list is not", () => {
+    expect(bodyWarnings(CHAT, recording("openai", "openai-chat-search-annotations-sync.json"))).toEqual([]);
+    const body = JSON.parse(recording("openai", "openai-chat-search-annotations-sync.json"));
+    body.choices[0].message.annotations.push({ type: "file_citation", file_citation: { file_id: "file_1" } });
+    expect(bodyWarnings(CHAT, JSON.stringify(body))).toEqual(dropped("annotations"));
     expect(codecFor(CHAT).decodeResponse(JSON.parse(recording("openai", "openai-chat-search-preview-sync.json"))).warnings).toBeUndefined();
     expect(codecFor(CHAT).decodeResponse(JSON.parse(recording("openai", "openai-chat-tool-sync.json"))).warnings).toBeUndefined();
   });
@@ -168,19 +171,19 @@ describe("the warnings reach a translation, and a same-protocol relay reports no
   const CONTEXT = { requestId: "req_decoder_warnings", model: "vendor/model", created: 1747150000 };
 
   test("a whole answer translated for another protocol carries the decoder's warnings before the encoder's", () => {
-    const body = recording("anthropic", "anthropic-web-search-sync.json");
+    const body = recording("anthropic", "anthropic-web-fetch-sync.json");
     const translated = translateResponse({ upstream: "anthropic-messages", client: "openai-chat", body, context: CONTEXT });
-    expect(fields(translated.warnings)).toEqual(dropped("server_tool_use", "web_search_tool_result", "citations"));
+    expect(fields(translated.warnings)).toEqual(dropped("server_tool_use", "web_fetch_tool_result"));
     expect(translateResponse({ upstream: "anthropic-messages", client: "anthropic-messages", body, context: CONTEXT }).warnings).toEqual([]);
   });
 
   test("a translated stream reports each kind once, with the output of the call that dropped it; a relayed one reports none", () => {
-    const text = recording("openai", "openai-responses-annotations-stream.sse");
+    const text = recording("openai", "openai-responses-file-search-stream.sse");
     const open = (client: ProtocolId) =>
       new StreamTranslation({ sessionId: "s", upstream: "openai-responses", client, context: CONTEXT, clientAskedUsage: false, passthrough: client === "openai-responses" });
     const translated = open("google-generate-content");
     const outputs = [...splitAtRandom(text, 42).map((piece) => translated.push(piece)), translated.end()];
-    expect(outputs.flatMap((output) => fields(output.warnings))).toEqual(dropped("web_search_call", "annotations"));
+    expect(outputs.flatMap((output) => fields(output.warnings))).toEqual(dropped("file_search_call", "annotations"));
     const relayed = open("openai-responses");
     const relayedOutputs = [relayed.push(text), relayed.end()];
     expect(relayedOutputs.some((output) => "warnings" in output)).toBe(false);

@@ -4,15 +4,37 @@ import type { SseEvent } from "../sse";
 import { convertAnthropicUsage, mergeAnthropicUsage } from "./convert-usage";
 import { decodeAnthropicError } from "./error";
 import { mapAnthropicStopReason } from "./map-stop-reason";
-import { isRecord, type JsonObject } from "../shared/json-fields";
+import { isRecord, parseArgumentsObject, type JsonObject } from "../shared/json-fields";
 import { warnDroppedUpstream } from "../shared/output-warnings";
+import { StreamTextPart, type TextPosition } from "../shared/stream-text-part";
+import { readAnthropicCitation, webSearchOfToolUse, withWebSearchResult } from "./decode-citations";
+import type { IrCitation, IrWebSearchPart } from "../../ir";
+
+/** A text block whose citations wait for its end, which gives their span. */
+interface CitedBlock {
+  start: TextPosition;
+  citations: IrCitation[];
+}
+
+/** The web search tool's `server_tool_use` block while its input streams in. */
+interface SearchBlock {
+  block: JsonObject;
+  input: string;
+}
 
 /**
  * Anthropic Messages SSE -> IR stream parts (https://docs.anthropic.com/en/docs/build-with-claude/streaming):
  * message_start, then content_block_start / _delta / _stop per block, message_delta
  * (stop_reason + cumulative usage), message_stop; `ping` is ignored and `error` frames
- * become error parts. Blocks the IR has no place for (server tools and their results, any
- * other block type) and citations (on a text block's start or in a `citations_delta`) are
+ * become error parts.
+ *
+ * The web search tool's `server_tool_use` block (its query streamed as `input_json_delta`)
+ * becomes a web search part when its `web_search_tool_result` block arrives, whole, in its
+ * `content_block_start`; a search still without a result when the message finishes is sent
+ * then, with none. A text block's citations (on its start and in `citations_delta`s, ahead of
+ * its text) are sent at the block's stop, with the block's span in the current text part:
+ * consecutive text blocks are one text part in a stream, and Anthropic cites by block. Blocks
+ * the IR has no place for (other server tools and their results, any other block type) are
  * named in `warnings` as the response decoder names them.
  */
 export function createAnthropicStreamDecoder(): StreamDecoder {
@@ -24,6 +46,13 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
   let finished = false;
   let failed = false;
   const warnings: IrWarning[] = [];
+  const textPart = new StreamTextPart();
+  /** Content block index -> a text block's citations so far. */
+  const citedBlocks = new Map<number, CitedBlock>();
+  /** Content block index -> a web search tool use whose input is streaming. */
+  const searchBlocks = new Map<number, SearchBlock>();
+  /** Tool use id -> a web search waiting for its result block, in answer order. */
+  const awaitingResults = new Map<string, IrWebSearchPart>();
 
   const emitUsage = (next: JsonObject, parts: IrStreamPart[]) => {
     usage = mergeAnthropicUsage(usage, next);
@@ -33,6 +62,10 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
   const finish = (parts: IrStreamPart[]) => {
     if (finished) return;
     finished = true;
+    for (const index of [...citedBlocks.keys()]) sendCitations(index, parts);
+    // A search Anthropic never answered (a paused turn, a cut-off message) still ran.
+    for (const search of awaitingResults.values()) parts.push({ type: "web_search", search });
+    awaitingResults.clear();
     parts.push({ type: "finish", finish: mapAnthropicStopReason(stopReason) });
   };
 
@@ -40,8 +73,17 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
     const block = data.content_block;
     if (!isRecord(block) || typeof data.index !== "number") return;
     if (block.type === "text") {
+      citedBlocks.set(data.index, { start: textPart.positionWith(parts), citations: [] });
       if (typeof block.text === "string" && block.text !== "") parts.push({ type: "text_delta", text: block.text });
-      if (Array.isArray(block.citations) && block.citations.length > 0) warnDroppedUpstream(warnings, "citations", "on a text block");
+      if (Array.isArray(block.citations)) for (const citation of block.citations) addCitation(data.index, citation);
+    } else if (block.type === "server_tool_use" && block.name === "web_search" && typeof block.id === "string") {
+      // Streams start it with `input: {}` and send the query in deltas; a pre-filled input is kept.
+      const input = isRecord(block.input) && Object.keys(block.input).length > 0 ? JSON.stringify(block.input) : "";
+      searchBlocks.set(data.index, { block, input });
+    } else if (block.type === "web_search_tool_result" && typeof block.tool_use_id === "string" && awaitingResults.has(block.tool_use_id)) {
+      const search = awaitingResults.get(block.tool_use_id) as IrWebSearchPart;
+      awaitingResults.delete(block.tool_use_id);
+      parts.push({ type: "web_search", search: withWebSearchResult(search, block) });
     } else if (block.type === "thinking" && typeof block.thinking === "string" && block.thinking !== "") {
       parts.push({ type: "reasoning_delta", text: block.thinking });
     } else if (block.type === "redacted_thinking" && typeof block.data === "string") {
@@ -74,6 +116,8 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
         if (typeof delta.signature === "string") parts.push({ type: "reasoning_signature", signature: delta.signature, protocol: "anthropic-messages" });
         break;
       case "input_json_delta": {
+        const search = typeof data.index === "number" ? searchBlocks.get(data.index) : undefined;
+        if (search !== undefined && typeof delta.partial_json === "string") search.input += delta.partial_json;
         const index = typeof data.index === "number" ? toolIndexByBlock.get(data.index) : undefined;
         if (index !== undefined && typeof delta.partial_json === "string" && delta.partial_json !== "") {
           parts.push({ type: "tool_call_delta", index, argumentsDelta: delta.partial_json });
@@ -81,11 +125,30 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
         break;
       }
       case "citations_delta":
-        warnDroppedUpstream(warnings, "citations", "on a text block");
+        if (typeof data.index === "number") addCitation(data.index, delta.citation);
         break;
       default:
         break;
     }
+  };
+
+  const addCitation = (blockIndex: number, raw: unknown) => {
+    const block = citedBlocks.get(blockIndex);
+    const citation = readAnthropicCitation(raw, warnings);
+    if (citation === undefined) return;
+    if (block === undefined) warnDroppedUpstream(warnings, "citations", "on a text block");
+    else block.citations.push(citation);
+  };
+
+  /** A text block's citations, with the block's span in the current text part. */
+  const sendCitations = (blockIndex: number, parts: IrStreamPart[]) => {
+    const block = citedBlocks.get(blockIndex);
+    if (block === undefined) return;
+    citedBlocks.delete(blockIndex);
+    const end = textPart.positionWith(parts);
+    // The block's text is all in the current part unless another kind of part came between.
+    const span = end.epoch === block.start.epoch ? { start: block.start.length, end: end.length } : {};
+    for (const citation of block.citations) parts.push({ type: "citation", citation: { ...citation, ...span } });
   };
 
   const onEvent = (type: unknown, data: JsonObject, parts: IrStreamPart[]) => {
@@ -106,8 +169,17 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
         onBlockDelta(data, parts);
         break;
       case "content_block_stop": {
-        const index = typeof data.index === "number" ? toolIndexByBlock.get(data.index) : undefined;
+        if (typeof data.index !== "number") break;
+        const index = toolIndexByBlock.get(data.index);
         if (index !== undefined) parts.push({ type: "tool_call_end", index });
+        sendCitations(data.index, parts);
+        const search = searchBlocks.get(data.index);
+        if (search !== undefined) {
+          searchBlocks.delete(data.index);
+          const parsed = search.input === "" ? {} : parseArgumentsObject(search.input);
+          const part = webSearchOfToolUse(search.block, parsed);
+          if (part !== undefined) awaitingResults.set(part.id, part);
+        }
         break;
       }
       case "message_delta": {
@@ -144,6 +216,7 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
       const parts: IrStreamPart[] = [];
       // The payload's `type` is authoritative; the `event:` line is the fallback.
       onEvent(data.type ?? event.event, data, parts);
+      textPart.note(parts);
       return parts;
     },
     end(): IrStreamPart[] {

@@ -1,4 +1,5 @@
-import { IrDecodeError, type IrContentPart, type IrFinish, type IrResponse, type IrWarning } from "../../ir";
+import { IrDecodeError, type IrContentPart, type IrFinish, type IrResponse, type IrTextPart, type IrWarning } from "../../ir";
+import { placeSupport, readGrounding, utf8Length, type Grounding } from "./decode-grounding";
 import { convertGeminiUsage } from "./convert-usage";
 import { mapGeminiFinishReason } from "./map-finish-reason";
 import { isRecord, type JsonObject } from "../shared/json-fields";
@@ -10,11 +11,11 @@ const PART_METADATA: ReadonlySet<string> = new Set(["thought", "thoughtSignature
 
 /**
  * What a candidate carries beside its content that the IR has no place for
- * (https://ai.google.dev/api/generate-content#candidate): the search and its sources
- * (`groundingMetadata`), the URLs the URL context tool read (`urlContextMetadata`), the
- * sources of recited text (`citationMetadata`).
+ * (https://ai.google.dev/api/generate-content#candidate): the URLs the URL context tool read
+ * (`urlContextMetadata`), the sources of recited text (`citationMetadata`). Its
+ * `groundingMetadata` is read (decode-grounding.ts).
  */
-const CANDIDATE_METADATA = ["groundingMetadata", "urlContextMetadata", "citationMetadata"] as const;
+const CANDIDATE_METADATA = ["urlContextMetadata", "citationMetadata"] as const;
 
 /**
  * One candidate part -> IR content; `callIndex` numbers the function calls of the response
@@ -66,6 +67,41 @@ export function promptBlockFinish(body: JsonObject): IrFinish | undefined {
   return { reason: "content_filter", raw: feedback.blockReason };
 }
 
+interface GroundedText {
+  partIndex: number;
+  part: IrTextPart;
+}
+
+/**
+ * Puts a grounding in the answer: each citation on the text part it supports (by the
+ * segment's `partIndex`, else by its offset in the candidate's whole text), and the search
+ * before the first text part, since the model searched before it wrote.
+ */
+function addGrounding(grounding: Grounding, content: IrContentPart[], texts: readonly GroundedText[], warnings: IrWarning[]): void {
+  for (const support of grounding.supports) {
+    let target: GroundedText | undefined;
+    let startByte = support.startByte;
+    if (support.partIndex !== undefined) target = texts.find((text) => text.partIndex === support.partIndex);
+    else {
+      for (const text of texts) {
+        target = text;
+        const bytes = utf8Length(text.part.text);
+        if (startByte < bytes) break;
+        startByte -= bytes;
+      }
+    }
+    if (target === undefined) {
+      warnDroppedUpstream(warnings, "groundingSupports", "of the grounding metadata");
+      continue;
+    }
+    const local = { ...support, startByte, endByte: support.endByte === undefined ? undefined : support.endByte - (support.startByte - startByte) };
+    (target.part.citations ??= []).push(placeSupport(local, target.part.text));
+  }
+  if (grounding.search === undefined) return;
+  const firstText = content.findIndex((part) => part.type === "text");
+  content.splice(firstText < 0 ? content.length : firstText, 0, grounding.search);
+}
+
 /** Gemini GenerateContentResponse -> IR. Only the first candidate is read. */
 export function decodeGeminiResponse(body: unknown): IrResponse {
   if (!isRecord(body) || (!Array.isArray(body.candidates) && !isRecord(body.promptFeedback) && !isRecord(body.usageMetadata))) {
@@ -76,14 +112,20 @@ export function decodeGeminiResponse(body: unknown): IrResponse {
   const content: IrContentPart[] = [];
   const warnings: IrWarning[] = [];
   let callIndex = 0;
+  /** The text parts, by the index of the candidate part they came from. */
+  const texts: GroundedText[] = [];
   const parts = isRecord(candidate?.content) && Array.isArray(candidate.content.parts) ? candidate.content.parts : [];
-  for (const part of parts) {
-    if (!isRecord(part)) continue;
+  parts.forEach((part: unknown, partIndex: number) => {
+    if (!isRecord(part)) return;
     const decoded = decodeGeminiResponsePart(part, responseId, callIndex, warnings);
     if (decoded.some((item) => item.type === "tool_call")) callIndex++;
+    for (const item of decoded) if (item.type === "text") texts.push({ partIndex, part: item });
     content.push(...decoded);
+  });
+  if (candidate !== undefined) {
+    warnDroppedCandidateMetadata(candidate, warnings);
+    if (isRecord(candidate.groundingMetadata)) addGrounding(readGrounding(candidate.groundingMetadata, responseId, warnings), content, texts, warnings);
   }
-  if (candidate !== undefined) warnDroppedCandidateMetadata(candidate, warnings);
   const hasFunctionCall = content.some((part) => part.type === "tool_call");
   const finishReason = typeof candidate?.finishReason === "string" ? candidate.finishReason : undefined;
   const finish =

@@ -1,4 +1,4 @@
-import { type IrStreamPart, type IrWarning, type StreamDecoder } from "../../ir";
+import { type IrStreamPart, type IrWarning, type IrWebSearchPart, type StreamDecoder } from "../../ir";
 import { invalidStream, parseStreamFrame } from "../shared/stream-frame";
 import type { SseEvent } from "../sse";
 import { convertGeminiUsage } from "./convert-usage";
@@ -6,6 +6,9 @@ import { decodeGeminiResponsePart, promptBlockFinish, warnDroppedCandidateMetada
 import { decodeGeminiError } from "./error";
 import { mapGeminiFinishReason } from "./map-finish-reason";
 import { isRecord, type JsonObject } from "../shared/json-fields";
+import { warnDroppedUpstream } from "../shared/output-warnings";
+import { StreamTextPart } from "../shared/stream-text-part";
+import { placeSupport, readGrounding, type Grounding } from "./decode-grounding";
 
 /**
  * Gemini `streamGenerateContent?alt=sse` -> IR stream parts. Every `data:` line is a whole
@@ -14,8 +17,12 @@ import { isRecord, type JsonObject } from "../shared/json-fields";
  * at once, with a synthesised id), usageMetadata is cumulative, and finishReason ends the
  * turn. A trailing `data: [DONE]` (some proxies) is tolerated.
  *
- * Parts and candidate metadata the IR has no place for (code execution, grounding, URL
- * context, citations) are named in `warnings` as the response decoder names them.
+ * Grounding usually comes on the last chunk, after the text: its supports become citation
+ * parts of the current text part (Gemini counts their UTF-8 byte offsets in the candidate's
+ * whole text, which may have begun before it), each sent once however many chunks repeat
+ * it; its search becomes a web search part, after the citations, sent with the finish.
+ * Parts and candidate metadata the IR has no place for (code execution, URL context,
+ * recitation sources) are named in `warnings` as the response decoder names them.
  *
  * Thought signatures are not emitted: no client stream encoder can use a Gemini signature
  * (a Gemini client's own stream is relayed byte for byte).
@@ -28,6 +35,39 @@ export function createGeminiStreamDecoder(): StreamDecoder {
   let failed = false;
   let responseId: string | undefined;
   const warnings: IrWarning[] = [];
+  const textPart = new StreamTextPart();
+  /** The candidate's text so far, which grounding offsets count in. */
+  let candidateText = "";
+  const citedSupports = new Set<string>();
+  let search: IrWebSearchPart | undefined;
+  let searchSent = false;
+
+  /** Citation parts for the supports not sent yet, placed in the current text part. */
+  const onGrounding = (grounding: Grounding, parts: IrStreamPart[]) => {
+    const pending = pendingText(parts);
+    const text = candidateText + pending;
+    // Where the candidate's text begins in the current text part (negative: before it).
+    const shift = textPart.positionWith(parts).length - text.length;
+    for (const support of grounding.supports) {
+      const key = `${support.chunkIndex}:${support.partIndex ?? ""}:${support.startByte}:${support.endByte ?? ""}`;
+      if (citedSupports.has(key)) continue;
+      citedSupports.add(key);
+      const citation = placeSupport(support, text, shift);
+      if (citation.start !== undefined && citation.start < 0) {
+        // It supports text of an earlier part, which a stream cannot cite any more.
+        warnDroppedUpstream(warnings, "groundingSupports", "of the grounding metadata");
+        continue;
+      }
+      parts.push({ type: "citation", citation });
+    }
+    if (grounding.search !== undefined) search = grounding.search;
+  };
+
+  const sendSearch = (parts: IrStreamPart[]) => {
+    if (search === undefined || searchSent) return;
+    searchSent = true;
+    parts.push({ type: "web_search", search });
+  };
 
   const onChunk = (chunk: JsonObject, parts: IrStreamPart[]) => {
     if (isRecord(chunk.error)) {
@@ -61,14 +101,18 @@ export function createGeminiStreamDecoder(): StreamDecoder {
         }
       }
     }
-    if (candidate !== undefined) warnDroppedCandidateMetadata(candidate, warnings);
+    if (candidate !== undefined) {
+      warnDroppedCandidateMetadata(candidate, warnings);
+      if (isRecord(candidate.groundingMetadata)) onGrounding(readGrounding(candidate.groundingMetadata, responseId, warnings), parts);
+    }
     if (isRecord(chunk.usageMetadata)) parts.push({ type: "usage", usage: convertGeminiUsage(chunk.usageMetadata) });
     const finishReason = typeof candidate?.finishReason === "string" ? candidate.finishReason : undefined;
     const finish = finishReason !== undefined ? mapGeminiFinishReason(finishReason, sawFunctionCall) : promptBlockFinish(chunk);
     if (finish !== undefined && !finished) {
       finished = true;
+      sendSearch(parts);
       parts.push({ type: "finish", finish });
-    }
+    } else if (finished) sendSearch(parts); // grounding after the finish chunk
   };
 
   return {
@@ -84,6 +128,8 @@ export function createGeminiStreamDecoder(): StreamDecoder {
       // Some gateways wrap the chunk in a one-element array (the non-SSE JSON array form).
       const chunk = Array.isArray(data) ? data[0] : data;
       if (isRecord(chunk)) onChunk(chunk, parts);
+      textPart.note(parts);
+      candidateText += pendingText(parts);
       return parts;
     },
     end(): IrStreamPart[] {
@@ -93,4 +139,11 @@ export function createGeminiStreamDecoder(): StreamDecoder {
     },
     warnings,
   };
+}
+
+/** The text of the text parts in `parts`: all of it is the candidate's. */
+function pendingText(parts: readonly IrStreamPart[]): string {
+  let text = "";
+  for (const part of parts) if (part.type === "text_delta") text += part.text;
+  return text;
 }

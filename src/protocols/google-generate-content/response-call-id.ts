@@ -4,12 +4,17 @@
  * conversation — so they include the response id when Gemini sent one.
  */
 export function responseCallId(responseId: string | undefined, callIndex: number): string {
-  if (responseId === undefined || responseId === "") return `call_${callIndex}`;
+  return responseScopedId("call", responseId, callIndex);
+}
+
+/** `<prefix>_<response id>_<index>`, or `<prefix>_<index>` without a response id (also the id of a grounding's web search). */
+export function responseScopedId(prefix: string, responseId: string | undefined, index: number): string {
+  if (responseId === undefined || responseId === "") return `${prefix}_${index}`;
   let safe = "";
   for (const char of responseId) {
     const code = char.charCodeAt(0);
     const isWordChar = (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || char === "_" || char === "-";
     safe += isWordChar ? char : "_"; // Anthropic tool_use ids allow [a-zA-Z0-9_-] only
   }
-  return `call_${safe}_${callIndex}`;
+  return `${prefix}_${safe}_${index}`;
 }

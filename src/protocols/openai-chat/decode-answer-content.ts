@@ -1,11 +1,14 @@
-import type { IrWarning } from "../../ir";
+import type { IrCitation, IrWarning } from "../../ir";
 import { isRecord } from "../openai-shared/read-fields";
+import { placeCitation, readUrlCitation } from "../openai-shared/url-citation";
 import { warnDroppedUpstream } from "../shared/output-warnings";
 
 /** One run of answer text or reasoning, in the order the upstream wrote it. */
 export interface AnswerPiece {
   kind: "text" | "reasoning";
   text: string;
+  /** On a text piece: the message's citations that fall in it (attachCitations). */
+  citations?: IrCitation[];
 }
 
 /**
@@ -56,15 +59,57 @@ function push(pieces: AnswerPiece[], kind: AnswerPiece["kind"], text: string): v
 }
 
 /**
+ * A message's (or a stream delta's) `annotations`: the `url_citation`s of OpenAI's search
+ * models (platform.openai.com/docs/api-reference/chat/object), indexed into the message's
+ * text, are returned; an annotation of any other type is named in `warnings`. An empty list
+ * (OpenAI sends `annotations: []` on every message) returns and names nothing.
+ */
+export function readAnnotations(message: Record<string, unknown>, warnings: IrWarning[]): IrCitation[] {
+  if (!Array.isArray(message.annotations)) return [];
+  const citations: IrCitation[] = [];
+  for (const annotation of message.annotations) {
+    const citation = readUrlCitation(annotation);
+    if (citation !== undefined) citations.push(citation);
+    else warnDroppedUpstream(warnings, "annotations", "on the message");
+  }
+  return citations;
+}
+
+/**
  * What a message (or a stream delta) carries beside its content that the IR has no place
- * for, named in `warnings`: `annotations` (the `url_citation`s of OpenAI's search models,
- * platform.openai.com/docs/api-reference/chat/object) and Groq's `executed_tools` (the
- * searches and code runs of its compound models, console.groq.com/docs/compound). An empty
- * list (OpenAI sends `annotations: []` on every message) drops nothing.
+ * for, named in `warnings`: Groq's `executed_tools` (the searches and code runs of its
+ * compound models, console.groq.com/docs/compound), whose results are one text blob per
+ * tool, not pages a client could list.
  */
 export function warnDroppedMessageFields(message: Record<string, unknown>, warnings: IrWarning[]): void {
-  if (Array.isArray(message.annotations) && message.annotations.length > 0) warnDroppedUpstream(warnings, "annotations", "on the message");
   if (Array.isArray(message.executed_tools) && message.executed_tools.length > 0) warnDroppedUpstream(warnings, "executed_tools", "of the message");
+}
+
+/**
+ * Puts each citation on the text piece its span starts in, with indices relative to that
+ * piece: the annotations index the message's text, which a content array may split into
+ * several text pieces around reasoning. A citation without a span goes on the last piece;
+ * with no text to cite, the annotations are named in `warnings`.
+ */
+export function attachCitations(pieces: AnswerPiece[], citations: readonly IrCitation[], warnings: IrWarning[]): void {
+  if (citations.length === 0) return;
+  const texts = pieces.filter((piece) => piece.kind === "text");
+  const last = texts[texts.length - 1];
+  if (last === undefined) return warnDroppedUpstream(warnings, "annotations", "on the message");
+  for (const citation of citations) {
+    if (citation.start === undefined) {
+      (last.citations ??= []).push(citation);
+      continue;
+    }
+    let offset = 0;
+    for (const piece of texts) {
+      if (citation.start < offset + piece.text.length || piece === last) {
+        (piece.citations ??= []).push(placeCitation(citation, -offset, piece.text.length));
+        break;
+      }
+      offset += piece.text.length;
+    }
+  }
 }
 
 function dropPart(type: unknown, warnings: IrWarning[]): void {

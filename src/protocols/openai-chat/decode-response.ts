@@ -1,6 +1,6 @@
 import { IrDecodeError, type IrContentPart, type IrResponse, type IrWarning } from "../../ir";
 import { argumentsText, isRecord } from "../openai-shared/read-fields";
-import { readAnswerContent, warnDroppedMessageFields } from "./decode-answer-content";
+import { attachCitations, readAnnotations, readAnswerContent, warnDroppedMessageFields } from "./decode-answer-content";
 import { warnDroppedUpstream } from "../shared/output-warnings";
 import { decodeChatUsage } from "./convert-usage";
 import { decodeChatFinishReason } from "./map-finish-reason";
@@ -8,8 +8,9 @@ import { decodeChatFinishReason } from "./map-finish-reason";
 /**
  * Upstream `chat.completion` -> IrResponse (platform.openai.com/docs/api-reference/chat/object).
  * Only `choices[0]` is read: Switchyard never forwards `n > 1` semantics across protocols,
- * so the other choices are named in `warnings` (`output.choices`), as are the message's
- * `annotations` and Groq's `executed_tools`.
+ * so the other choices are named in `warnings` (`output.choices`), as are Groq's
+ * `executed_tools` and annotations other than `url_citation`. The `url_citation`s become the
+ * citations of the text they annotate.
  * Reasoning comes from `reasoning_content` (DeepSeek), `reasoning` (OpenRouter, vLLM),
  * `thinking`, or the `thinking` parts of a content array (Mistral: decode-answer-content.ts,
  * whose other part types are dropped with a warning). A refusal becomes text and finishes
@@ -26,8 +27,11 @@ export function decodeChatResponse(body: unknown): IrResponse {
 
   const reasoning = firstString(message.reasoning_content, message.reasoning, message.thinking);
   if (reasoning !== undefined) content.push({ type: "reasoning", text: reasoning });
-  for (const piece of readAnswerContent(message.content, warnings)) {
-    content.push(piece.kind === "text" ? { type: "text", text: piece.text } : { type: "reasoning", text: piece.text });
+  const pieces = readAnswerContent(message.content, warnings);
+  attachCitations(pieces, readAnnotations(message, warnings), warnings);
+  for (const piece of pieces) {
+    if (piece.kind === "reasoning") content.push({ type: "reasoning", text: piece.text });
+    else content.push(piece.citations === undefined ? { type: "text", text: piece.text } : { type: "text", text: piece.text, citations: piece.citations });
   }
   const refusal = typeof message.refusal === "string" && message.refusal !== "" ? message.refusal : undefined;
   if (refusal !== undefined) content.push({ type: "text", text: refusal });

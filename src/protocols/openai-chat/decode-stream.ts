@@ -5,7 +5,9 @@ import { decodeOpenAiStreamError } from "../openai-shared/decode-openai-error";
 import { appendArguments, openIfNamed, type PendingToolCall } from "../openai-shared/pending-tool-call";
 import { isRecord, type JsonObject } from "../openai-shared/read-fields";
 import { decodeChatUsage } from "./convert-usage";
-import { readAnswerContent, warnDroppedMessageFields } from "./decode-answer-content";
+import { placeCitation } from "../openai-shared/url-citation";
+import { StreamTextPart } from "../shared/stream-text-part";
+import { readAnnotations, readAnswerContent, warnDroppedMessageFields } from "./decode-answer-content";
 import { decodeChatFinishReason } from "./map-finish-reason";
 
 /**
@@ -16,7 +18,10 @@ import { decodeChatFinishReason } from "./map-finish-reason";
  * `index` with the id only on the first fragment and `name: ""` on continuations, and
  * `reasoning_content` deltas (DeepSeek), and `content` as an array of `thinking` and `text`
  * parts (Mistral: decode-answer-content.ts, which names any other part type in `warnings`,
- * as it names a delta's `annotations` and Groq's `executed_tools`).
+ * as it names Groq's `executed_tools` and annotations other than `url_citation`).
+ * A delta's `url_citation` annotations become citation parts; they index the message's
+ * text, so their spans are moved to the current text part (which starts later when
+ * reasoning came between).
  * A tool call opens only once its name is known.
  */
 export function createChatStreamDecoder(): StreamDecoder {
@@ -27,8 +32,18 @@ export function createChatStreamDecoder(): StreamDecoder {
   let refusal = false;
   const toolCalls = new Map<number, PendingToolCall>();
   const warnings: IrWarning[] = [];
+  const textPart = new StreamTextPart();
+  /** The message's text emitted so far, which annotation indices count in. */
+  let messageText = 0;
 
   function push(event: SseEvent): IrStreamPart[] {
+    const parts = decodeEvent(event);
+    textPart.note(parts);
+    messageText += textLength(parts);
+    return parts;
+  }
+
+  function decodeEvent(event: SseEvent): IrStreamPart[] {
     if (done || failed) return [];
     if (event.data === "[DONE]") {
       done = true;
@@ -73,6 +88,12 @@ export function createChatStreamDecoder(): StreamDecoder {
       for (const piece of readAnswerContent(delta.content, warnings)) {
         parts.push(piece.kind === "text" ? { type: "text_delta", text: piece.text } : { type: "reasoning_delta", text: piece.text });
       }
+    }
+    const citations = readAnnotations(delta, warnings);
+    if (citations.length > 0) {
+      // Where the message's text begins in the current text part (negative: before it).
+      const shift = textPart.positionWith(parts).length - (messageText + textLength(parts));
+      for (const citation of citations) parts.push({ type: "citation", citation: placeCitation(citation, shift, Infinity) });
     }
     warnDroppedMessageFields(delta, warnings);
     if (typeof delta.refusal === "string" && delta.refusal !== "") {
@@ -120,4 +141,10 @@ export function createChatStreamDecoder(): StreamDecoder {
   }
 
   return { push, end, warnings };
+}
+
+function textLength(parts: readonly IrStreamPart[]): number {
+  let length = 0;
+  for (const part of parts) if (part.type === "text_delta") length += part.text.length;
+  return length;
 }

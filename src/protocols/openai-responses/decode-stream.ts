@@ -1,4 +1,4 @@
-import { type IrStreamPart, type IrWarning, type StreamDecoder } from "../../ir";
+import { type IrCitation, type IrStreamPart, type IrWarning, type StreamDecoder } from "../../ir";
 import { invalidStream, parseStreamFrame } from "../shared/stream-frame";
 import type { SseEvent } from "../sse";
 import { decodeOpenAiStreamError } from "../openai-shared/decode-openai-error";
@@ -9,7 +9,18 @@ import { decodeResponsesStatus } from "./map-finish-reason";
 import { SUMMARY_SEPARATOR } from "./reasoning-item-ref";
 import { CLIENT_ACTION_ITEMS, PendingApprovals } from "./client-actions";
 import { warnDroppedUpstream } from "../shared/output-warnings";
-import { warnDroppedItem } from "./dropped-output";
+import { readOutputTextCitations, warnDroppedItem } from "./dropped-output";
+import { placeCitation, readUrlCitation } from "../openai-shared/url-citation";
+import { StreamTextPart, type TextPosition } from "../shared/stream-text-part";
+import { readWebSearchCall } from "./web-search-call";
+
+/** One output text (a message's content part), which its annotations index. */
+interface OutputTextState {
+  /** Where its text begins in the IR's current text part. */
+  start: TextPosition;
+  /** The `annotation_index`es already sent as citations. */
+  delivered: Set<number>;
+}
 
 interface FunctionCallState extends PendingToolCall {
   /** Arguments received so far (streamed or buffered before the name was known). */
@@ -22,9 +33,13 @@ interface FunctionCallState extends PendingToolCall {
  * platform.openai.com/docs/api-reference/responses-streaming). The event's `type` field is
  * authoritative (the `event:` line repeats it). Usage comes from the terminal response;
  * `response.failed` and `error` become an error part — after any usage the failed
- * response reports, since those tokens were still produced. Hosted tool items and
- * output-text annotations are named in `warnings` as the response decoder names them (an
- * item when it is added, annotations as they are added or on the finished message).
+ * response reports, since those tokens were still produced. A finished `web_search_call`
+ * item is a web search part (its progress events carry nothing), and the usage counts them.
+ * A `url_citation` annotation is a citation part when it is added
+ * (`response.output_text.annotation.added`); the finished part and message repeat every
+ * annotation, and only those not already sent are sent then. Other hosted tool items and
+ * annotations are named in `warnings` as the response decoder names them (an item when it
+ * is added, annotations as they are added or on the finished message).
  */
 export function createResponsesStreamDecoder(): StreamDecoder {
   let started = false;
@@ -35,8 +50,18 @@ export function createResponsesStreamDecoder(): StreamDecoder {
   const itemIds = new Map<number, string>();
   const approvals = new PendingApprovals();
   const warnings: IrWarning[] = [];
+  const textPart = new StreamTextPart();
+  /** `item_id:content_index` -> the output text's state. */
+  const outputTexts = new Map<string, OutputTextState>();
+  let webSearches = 0;
 
   function push(event: SseEvent): IrStreamPart[] {
+    const parts = decodeEvent(event);
+    textPart.note(parts);
+    return parts;
+  }
+
+  function decodeEvent(event: SseEvent): IrStreamPart[] {
     if (terminated || event.data === "[DONE]") return [];
     const frame = parseStreamFrame(event.data, "upstream sent a stream frame that is not JSON");
     if (!frame.ok) {
@@ -59,6 +84,7 @@ export function createResponsesStreamDecoder(): StreamDecoder {
       case "response.output_text.delta":
       case "response.refusal.delta":
         if (type === "response.refusal.delta") refusal = true;
+        outputText(data.item_id, data.content_index, parts);
         if (typeof data.delta === "string" && data.delta !== "") parts.push({ type: "text_delta", text: data.delta });
         break;
       case "response.reasoning_text.delta":
@@ -81,8 +107,14 @@ export function createResponsesStreamDecoder(): StreamDecoder {
       case "response.output_item.done":
         if (isRecord(data.item)) onItem(data.item, data.output_index, parts, true);
         break;
+      case "response.content_part.added":
+        if (isRecord(data.part) && (data.part.type === "output_text" || data.part.type === "refusal")) outputText(data.item_id, data.content_index, parts);
+        break;
+      case "response.content_part.done":
+        if (isRecord(data.part) && data.part.type === "output_text") onFinishedText(data.item_id, data.content_index, data.part, parts);
+        break;
       case "response.output_text.annotation.added":
-        warnDroppedUpstream(warnings, "annotations", "on output text");
+        onAnnotation(data, parts);
         break;
       case "response.completed":
       case "response.incomplete":
@@ -101,17 +133,25 @@ export function createResponsesStreamDecoder(): StreamDecoder {
         terminated = true;
         break;
       default:
-        break; // created, in_progress, content_part.*, *.done text events, hosted-tool progress
+        break; // created, in_progress, *.done text events, hosted-tool progress
     }
     return parts;
   }
 
   function onItem(item: JsonObject, outputIndex: unknown, parts: IrStreamPart[], done: boolean): void {
     if (item.type === "message") {
-      if (done) warnDroppedContent(item.content);
+      if (done) onFinishedMessage(item, parts);
       return;
     }
     if (item.type === "reasoning") return;
+    if (item.type === "web_search_call") {
+      // Sent once finished: only then does its action say what it searched and found.
+      if (done) {
+        webSearches++;
+        parts.push({ type: "web_search", search: readWebSearchCall(item, `ws_${String(outputIndex)}`) });
+      }
+      return;
+    }
     if (typeof item.type === "string" && CLIENT_ACTION_ITEMS.has(item.type)) decoder.clientAction ??= item.type;
     else if (item.type !== "function_call") warnDroppedItem(warnings, item.type);
     if (done) approvals.onItem(item);
@@ -133,14 +173,54 @@ export function createResponsesStreamDecoder(): StreamDecoder {
     }
   }
 
-  /** A finished message repeats its content: annotations (whether or not their events came) and parts of another type. */
-  function warnDroppedContent(content: unknown): void {
-    if (!Array.isArray(content)) return;
-    for (const part of content) {
-      if (!isRecord(part) || part.type === "refusal") continue;
-      if (part.type !== "output_text") warnDroppedUpstream(warnings, part.type, "message content part");
-      else if (Array.isArray(part.annotations) && part.annotations.length > 0) warnDroppedUpstream(warnings, "annotations", "on output text");
+  /** The state of an output text, begun here if this is the first event of it. */
+  function outputText(itemId: unknown, contentIndex: unknown, parts: readonly IrStreamPart[]): OutputTextState {
+    const key = `${String(itemId)}:${String(contentIndex)}`;
+    let state = outputTexts.get(key);
+    if (state === undefined) {
+      state = { start: textPart.positionWith(parts), delivered: new Set() };
+      outputTexts.set(key, state);
     }
+    return state;
+  }
+
+  function onAnnotation(data: JsonObject, parts: IrStreamPart[]): void {
+    const state = outputText(data.item_id, data.content_index, parts);
+    const index = typeof data.annotation_index === "number" ? data.annotation_index : state.delivered.size;
+    if (state.delivered.has(index)) return;
+    state.delivered.add(index);
+    const citation = readUrlCitation(data.annotation);
+    if (citation === undefined) warnDroppedUpstream(warnings, "annotations", "on output text");
+    else sendCitation(state, citation, parts);
+  }
+
+  /** A citation of an output text, its span moved to where that text begins in the current text part. */
+  function sendCitation(state: OutputTextState, citation: IrCitation, parts: IrStreamPart[]): void {
+    // Another kind of part came since that text began: the citation has no text part to go with.
+    if (state.start.epoch !== textPart.positionWith(parts).epoch) return warnDroppedUpstream(warnings, "annotations", "on output text");
+    parts.push({ type: "citation", citation: placeCitation(citation, state.start.length, Infinity) });
+  }
+
+  /** A finished output text repeats its annotations: those no event delivered are sent now. */
+  function onFinishedText(itemId: unknown, contentIndex: unknown, part: JsonObject, parts: IrStreamPart[]): void {
+    if (!Array.isArray(part.annotations)) return;
+    const state = outputText(itemId, contentIndex, parts);
+    part.annotations.forEach((annotation: unknown, index: number) => {
+      if (state.delivered.has(index)) return;
+      state.delivered.add(index);
+      const [citation] = readOutputTextCitations({ annotations: [annotation] }, warnings);
+      if (citation !== undefined) sendCitation(state, citation, parts);
+    });
+  }
+
+  /** A finished message repeats its content: annotations not yet delivered, and parts of another type (named). */
+  function onFinishedMessage(item: JsonObject, parts: IrStreamPart[]): void {
+    if (!Array.isArray(item.content)) return;
+    item.content.forEach((part: unknown, contentIndex: number) => {
+      if (!isRecord(part) || part.type === "refusal") return;
+      if (part.type !== "output_text") warnDroppedUpstream(warnings, part.type, "message content part");
+      else onFinishedText(item.id, contentIndex, part, parts);
+    });
   }
 
   function callOf(data: JsonObject): FunctionCallState | undefined {
@@ -182,7 +262,9 @@ export function createResponsesStreamDecoder(): StreamDecoder {
 
   function pushUsage(response: JsonObject, parts: IrStreamPart[]): void {
     const usage = decodeResponsesUsage(response.usage);
-    if (usage !== undefined) parts.push({ type: "usage", usage });
+    if (usage === undefined) return;
+    if (webSearches > 0) usage.webSearchCount = webSearches;
+    parts.push({ type: "usage", usage });
   }
 
   function end(): IrStreamPart[] {

@@ -22,7 +22,7 @@ export function invalidToolArguments(callId: string): IrWarning {
 
 /**
  * What a decoder skips of an upstream answer because the IR has no place for it (a
- * server-tool block, a hosted tool item, citations, grounding), named by the upstream's own
+ * server-tool block, a hosted tool item, a file annotation, URL context), named by the upstream's own
  * word for it: `dropped_content`, `output.<kind>`, once per kind per answer. `noun` says what
  * the kind is ("content block", "output item", …). The kind is the upstream's string, so it
  * is used as a field name only when it reads as one (bounded, no spaces or quotes).
