@@ -73,10 +73,13 @@ export class StreamTextPart {
     this.text += text;
   }
 
-  /** A citation of the part: returned when its span has arrived, otherwise held for `end()`. */
-  cite(citation: IrCitation, at: number): IrCitation | undefined {
+  /**
+   * A citation of the part: returned when it can be placed now (by default: its span has
+   * arrived; a wire may know better), otherwise held for `end()`.
+   */
+  cite(citation: IrCitation, at: number, placeable: (citation: IrCitation, text: string) => boolean = spanArrived): IrCitation | undefined {
     this.open(at);
-    if (citation.start !== undefined && citation.end !== undefined && citation.end <= this.text.length) return citation;
+    if (placeable(citation, this.text)) return citation;
     this.held.push(citation);
     return undefined;
   }
@@ -93,4 +96,8 @@ export class StreamTextPart {
     this.start = at;
     this.text = "";
   }
+}
+
+function spanArrived(citation: IrCitation, text: string): boolean {
+  return citation.start !== undefined && citation.end !== undefined && citation.end <= text.length;
 }
