@@ -57,8 +57,10 @@ export class ResponseGuard {
         return this.guarded(held, (argumentsDelta) => ({ type: "tool_call_delta", index: part.index, argumentsDelta }), [part]);
       }
       case "usage":
-        // Some upstreams (Gemini) report usage with every chunk: a run of text goes on
-        // across it, or a match split between two chunks would be let through.
+      case "citation":
+        // Some upstreams (Gemini) report usage with every chunk, and a citation comes amid
+        // the text it cites: a run of text goes on across either, or a match split between
+        // two chunks would be let through. A citation is the source's, not the model's text.
         return { parts: [part] };
       default: {
         // Whatever held text precedes this part goes out before it.

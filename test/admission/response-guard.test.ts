@@ -33,6 +33,23 @@ describe("the response guard over stream parts", () => {
     expect(ResponseGuard.for(effective(bound("pol_plain", "guardrail", { max_request_tokens: 5 })).guardrail)).toBeNull();
   });
 
+  test("a citation amid the text passes through without ending the run, so a match split around it is still redacted", () => {
+    const citation = { url: "https://example.org/a", start: 0, end: 5 };
+    const { out } = run(ResponseGuard.for(guardrail)!, [
+      { type: "text_delta", text: "write to al" },
+      { type: "citation", citation },
+      { type: "text_delta", text: "ice@example.com" },
+      { type: "web_search", search: { type: "web_search", id: "ws_1", queries: ["bob@example.com"], results: [] } },
+      { type: "finish", finish: { reason: "stop" } },
+    ]);
+    expect(joined(out, "text_delta")).toBe(`write to ${REDACTED}`);
+    expect(out.find((p) => p.type === "citation")).toEqual({ type: "citation", citation });
+    // A search's queries are not the model's answer text: the part is passed on as it is, after the text.
+    const order = out.map((p) => p.type);
+    expect(order.lastIndexOf("text_delta")).toBeLessThan(order.indexOf("web_search"));
+    expect(out.find((p) => p.type === "web_search")).toMatchObject({ search: { queries: ["bob@example.com"] } });
+  });
+
   test("text and reasoning are redacted across deltas, and held text goes out before the next part", () => {
     const { out, refusal } = run(ResponseGuard.for(guardrail)!, [
       { type: "start", id: "r1" },

@@ -50,7 +50,7 @@ export function mergeAnthropicUsage(previous: JsonObject | undefined, next: Json
   return merged;
 }
 
-/** IR -> Anthropic usage: input_tokens is rendered cache-exclusive again. */
+/** IR -> Anthropic usage: input_tokens is rendered cache-exclusive again; searches are `server_tool_use.web_search_requests`. */
 export function toAnthropicUsage(usage: IrUsage | undefined): AnthropicUsage {
   const prompt = usage?.promptTokens ?? 0;
   const cacheRead = usage?.cacheReadTokens;
@@ -61,5 +61,7 @@ export function toAnthropicUsage(usage: IrUsage | undefined): AnthropicUsage {
   };
   if (cacheRead !== undefined) result.cache_read_input_tokens = cacheRead;
   if (cacheWrite !== undefined) result.cache_creation_input_tokens = cacheWrite;
+  // Only a reported count: the web_fetch_requests beside it in Anthropic's usage is not known here.
+  if (usage?.webSearchCount !== undefined) result.server_tool_use = { web_search_requests: usage.webSearchCount };
   return result;
 }

@@ -27,7 +27,10 @@ function encodeImage(part: IrImagePart): AnthropicImageBlock | undefined {
   return { type: "image", source: { type: "url", url: part.url } };
 }
 
-/** Anthropic rejects empty and whitespace-only text blocks ("text content blocks must be non-empty"). */
+/**
+ * Anthropic rejects empty and whitespace-only text blocks ("text content blocks must be
+ * non-empty"). Citations are not sent: the history's text is sent as text.
+ */
 function encodeText(part: IrTextPart): AnthropicTextBlock | undefined {
   if (part.text.trim() === "") return undefined;
   const block: AnthropicTextBlock = { type: "text", text: part.text };
@@ -90,6 +93,9 @@ function encodePart(part: IrContentPart, path: string, warnings: IrWarning[]): A
       return { type: "tool_use", id: part.id, name: part.name, input: replayedArguments(part, path, warnings) };
     case "tool_result":
       return encodeToolResult(part);
+    case "web_search":
+      // A hosted search is not replayed (ir-content.ts): its encrypted results are Anthropic's own.
+      return undefined;
   }
 }
 

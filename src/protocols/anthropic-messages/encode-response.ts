@@ -2,7 +2,10 @@ import type { CodecContext, Encoded, IrResponse, IrWarning } from "../../ir";
 import { toAnthropicUsage } from "./convert-usage";
 import { toAnthropicStopReason } from "./map-stop-reason";
 import { parseArgumentsObject } from "../shared/json-fields";
+import { CITATION_WITHOUT_TEXT } from "../shared/citations";
 import { droppedOutput, invalidToolArguments, warnOnce } from "../shared/output-warnings";
+import { citedTextBlocks } from "./encode-citations";
+import { webSearchBlocks } from "./encode-web-search";
 import type { AnthropicContentBlock } from "./wire-types";
 
 /** Anthropic message ids look like `msg_…`; ours derive from the request id so they are stable. */
@@ -14,14 +17,19 @@ export function anthropicMessageId(context: CodecContext): string {
 export const UNSIGNED_THINKING_MESSAGE =
   "reasoning without an Anthropic signature is not sent to Messages clients: they replay thinking blocks, and Anthropic refuses unsigned ones";
 
-/** IR -> Anthropic Messages client response. Messages answers carry no images or files. */
+/**
+ * IR -> Anthropic Messages client response. Cited text is split into blocks at the cited
+ * spans (encode-citations.ts); a web search is a server_tool_use block and its
+ * web_search_tool_result (encode-web-search.ts). Messages answers carry no images or files.
+ */
 export function encodeAnthropicResponse(response: IrResponse, context: CodecContext): Encoded<Record<string, unknown>> {
   const content: AnthropicContentBlock[] = [];
   const warnings: IrWarning[] = [];
   let hasToolCalls = false;
   for (const part of response.content) {
     if (part.type === "text") {
-      if (part.text !== "") content.push({ type: "text", text: part.text });
+      if (part.text !== "") content.push(...citedTextBlocks(part, warnings));
+      else if (part.citations !== undefined && part.citations.length > 0) warnOnce(warnings, CITATION_WITHOUT_TEXT);
     } else if (part.type === "reasoning") {
       // Only Anthropic-signed thinking: the client will replay it, and Anthropic rejects foreign signatures.
       if (part.signatureProtocol === "anthropic-messages" && part.redactedData !== undefined) content.push({ type: "redacted_thinking", data: part.redactedData });
@@ -36,6 +44,8 @@ export function encodeAnthropicResponse(response: IrResponse, context: CodecCont
         input = {};
       }
       content.push({ type: "tool_use", id: part.id, name: part.name, input });
+    } else if (part.type === "web_search") {
+      content.push(...webSearchBlocks(part));
     } else if (part.type === "image" || part.type === "file") {
       warnOnce(warnings, droppedOutput(part.type, `Messages answers carry no ${part.type === "image" ? "images" : "files"}`));
     }

@@ -1,7 +1,10 @@
-import type { CodecContext, IrFinish, IrStreamPart, IrUsage, IrWarning, StreamEncoder } from "../../ir";
+import type { CodecContext, IrCitation, IrFinish, IrStreamPart, IrUsage, IrWarning, StreamEncoder } from "../../ir";
 import { sseEvent } from "../sse";
+import { CITATION_WITHOUT_TEXT, endsTextPart, StreamTextPart } from "../shared/citations";
 import { droppedOutput, warnOnce } from "../shared/output-warnings";
 import { toAnthropicUsage } from "./convert-usage";
+import { anthropicCitation } from "./encode-citations";
+import { webSearchBlocks } from "./encode-web-search";
 import { anthropicMessageId, UNSIGNED_THINKING_MESSAGE } from "./encode-response";
 import { toAnthropicErrorType } from "./error";
 import { toAnthropicStopReason } from "./map-stop-reason";
@@ -36,6 +39,14 @@ type OpenBlock = { kind: "text"; index: number } | { kind: "tool"; index: number
  * held until it comes and then written as one whole block; reasoning that ends without
  * one (every non-Anthropic upstream) is dropped with a warning, as the non-streaming
  * encoder drops it.
+ *
+ * A citation is a `citations_delta` in its text block: Anthropic cites by block, so a
+ * streamed citation goes on the whole block its text is in (unlike the whole answer, the
+ * text cannot be split at a span once sent). One that has its cited passage (Anthropic's
+ * own) goes out as soon as its block is open, right after content_block_start as Anthropic
+ * sends it; one that has only a span, once the text it spans has arrived or its part ends.
+ * A web search is a server_tool_use block (input as one input_json_delta) and its
+ * web_search_tool_result block, whole.
  */
 export function createAnthropicStreamEncoder(context: CodecContext): StreamEncoder {
   let started = false;
@@ -50,6 +61,9 @@ export function createAnthropicStreamEncoder(context: CodecContext): StreamEncod
   /** Thinking deltas of the current block, held until its signature arrives. */
   let heldThinking: string[] = [];
   const warnings: IrWarning[] = [];
+  const textPart = new StreamTextPart();
+  /** Citations placeable before their text (they carry the passage cited), waiting for their block to open. */
+  const early: IrCitation[] = [];
 
   const ensureStarted = (): string => {
     if (started) return "";
@@ -118,11 +132,41 @@ export function createAnthropicStreamEncoder(context: CodecContext): StreamEncod
     const index = nextIndex++;
     open = { kind: "text", index };
     out += sseEvent("content_block_start", { type: "content_block_start", index, content_block: { type: "text", text: "" } });
-    return out;
+    return out + citationDeltas(early.splice(0));
   };
 
   const delta = (payload: Record<string, unknown>): string =>
     sseEvent("content_block_delta", { type: "content_block_delta", index: open?.index ?? 0, delta: payload });
+
+  /** Citations of the current text part, into the open text block. */
+  const citationDeltas = (citations: IrCitation[]): string => {
+    let out = "";
+    for (const citation of citations) {
+      const wire = anthropicCitation(citation, textPart.text, warnings);
+      if (wire !== undefined) out += delta({ type: "citations_delta", citation: wire });
+    }
+    return out;
+  };
+
+  /** The current text part ends: what it still holds goes into its block before that closes. */
+  const endCitations = (): string => {
+    const rest = [...early.splice(0), ...textPart.end()];
+    if (rest.length === 0) return "";
+    if (open?.kind === "text") return citationDeltas(rest);
+    warnOnce(warnings, CITATION_WITHOUT_TEXT);
+    return "";
+  };
+
+  /** A whole server-tool block: a server_tool_use opens with empty input and streams it, as Anthropic does. */
+  const writeBlock = (block: ReturnType<typeof webSearchBlocks>[number]): string => {
+    const index = nextIndex++;
+    const start = block.type === "server_tool_use" ? { ...block, input: {} } : block;
+    let out = sseEvent("content_block_start", { type: "content_block_start", index, content_block: start });
+    if (block.type === "server_tool_use") {
+      out += sseEvent("content_block_delta", { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input) } });
+    }
+    return out + sseEvent("content_block_stop", { type: "content_block_stop", index });
+  };
 
   /** Writes the held thinking as one complete block closed by its signature. */
   const writeSignedThinking = (signature: string): string => {
@@ -144,9 +188,12 @@ export function createAnthropicStreamEncoder(context: CodecContext): StreamEncod
     warnOnce(warnings, droppedOutput("reasoning", UNSIGNED_THINKING_MESSAGE));
   };
 
-  /** Every part but a thinking delta or its signature ends the held thinking block: unsigned, it is dropped. */
+  /**
+   * Every part but a thinking delta or its signature ends the held thinking block: unsigned,
+   * it is dropped. A citation does not decide it: it is held until its text, which does.
+   */
   const dropUnsignedThinking = (part: IrStreamPart): void => {
-    if (part.type !== "reasoning_delta" && part.type !== "reasoning_signature" && part.type !== "usage") dropHeldThinking();
+    if (part.type !== "reasoning_delta" && part.type !== "reasoning_signature" && part.type !== "usage" && part.type !== "citation") dropHeldThinking();
   };
 
   const onPart = (part: IrStreamPart): string => {
@@ -158,6 +205,7 @@ export function createAnthropicStreamEncoder(context: CodecContext): StreamEncod
         return "";
       case "text_delta":
         if (part.text === "") return ""; // never open an empty text block
+        textPart.addText(part.text, 0);
         return ensureStarted() + openText() + delta({ type: "text_delta", text: part.text });
       case "reasoning_delta":
         if (part.text === "") return "";
@@ -204,9 +252,15 @@ export function createAnthropicStreamEncoder(context: CodecContext): StreamEncod
         if (open?.kind === "tool" && open.tool === part.index) return closeOpen() + drainQueue(false);
         return "";
       }
-      case "citation":
+      case "citation": {
+        const ready = textPart.cite(part.citation, 0, (citation, text) => citation.citedText !== undefined || (citation.end !== undefined && citation.end <= text.length));
+        if (ready === undefined) return "";
+        if (open?.kind === "text") return citationDeltas([ready]);
+        early.push(ready);
+        return "";
+      }
       case "web_search":
-        return ""; // not written yet: the stream encoders learn them next
+        return ensureStarted() + drainQueue(true) + webSearchBlocks(part.search).map(writeBlock).join("");
       case "finish":
         finish = part.finish;
         return ensureStarted() + drainQueue(true);
@@ -222,13 +276,13 @@ export function createAnthropicStreamEncoder(context: CodecContext): StreamEncod
     push(part: IrStreamPart): string {
       if (done) return "";
       dropUnsignedThinking(part);
-      return onPart(part);
+      return (endsTextPart(part) ? endCitations() : "") + onPart(part);
     },
     end(): string {
       if (done) return "";
       done = true;
       dropHeldThinking();
-      let out = ensureStarted() + drainQueue(true);
+      let out = endCitations() + ensureStarted() + drainQueue(true);
       out += sseEvent("message_delta", {
         type: "message_delta",
         delta: { stop_reason: toAnthropicStopReason(finish, sawToolCall), stop_sequence: null },

@@ -13,9 +13,33 @@ export type AnthropicDocumentSource =
   | { type: "url"; url: string };
 
 export interface AnthropicTextBlock {
+  /** Anthropic writes a cited block's `citations` first. */
+  citations?: unknown[];
   type: "text";
   text: string;
   cache_control?: unknown;
+}
+
+/** A search Anthropic ran (`server_tool_use` named `web_search`). */
+export interface AnthropicServerToolUseBlock {
+  type: "server_tool_use";
+  id: string;
+  name: "web_search";
+  input: Record<string, unknown>;
+}
+
+export interface AnthropicWebSearchResult {
+  type: "web_search_result";
+  title: string;
+  url: string;
+  encrypted_content: string;
+  page_age: string | null;
+}
+
+export interface AnthropicWebSearchToolResultBlock {
+  type: "web_search_tool_result";
+  tool_use_id: string;
+  content: AnthropicWebSearchResult[] | { type: "web_search_tool_result_error"; error_code: string };
 }
 
 export interface AnthropicImageBlock {
@@ -61,7 +85,9 @@ export type AnthropicContentBlock =
   | AnthropicThinkingBlock
   | AnthropicRedactedThinkingBlock
   | AnthropicToolUseBlock
-  | AnthropicToolResultBlock;
+  | AnthropicToolResultBlock
+  | AnthropicServerToolUseBlock
+  | AnthropicWebSearchToolResultBlock;
 
 export interface AnthropicMessage {
   role: "user" | "assistant" | "system";
@@ -74,6 +100,7 @@ export interface AnthropicUsage {
   output_tokens: number;
   cache_read_input_tokens?: number;
   cache_creation_input_tokens?: number;
+  server_tool_use?: { web_search_requests: number };
 }
 
 export type AnthropicStopReason =

@@ -44,6 +44,7 @@ function encodeFunctionResponse(part: IrToolResultPart, path: string, warnings: 
 function encodePart(part: IrContentPart, path: string, warnings: IrWarning[]): GeminiPart | undefined {
   switch (part.type) {
     case "text":
+      // Citations stay behind: the history's text is sent as text.
       return part.text === "" ? undefined : { text: part.text };
     case "image":
     case "file":
@@ -61,6 +62,9 @@ function encodePart(part: IrContentPart, path: string, warnings: IrWarning[]): G
     }
     case "tool_result":
       return { functionResponse: { name: part.toolName ?? part.callId, response: encodeFunctionResponse(part, path, warnings) } };
+    case "web_search":
+      // A hosted search is not replayed (ir-content.ts); grounding is the provider's, per answer.
+      return undefined;
   }
 }
 

@@ -4,6 +4,7 @@ import { toGeminiFinishReason } from "./map-finish-reason";
 import { parseArgumentsObject } from "../shared/json-fields";
 import { droppedOutput, invalidToolArguments, warnOnce } from "../shared/output-warnings";
 import type { GeminiPart } from "./wire-types";
+import { GroundingMetadataBuilder, utf8Length } from "./encode-grounding";
 
 /** Anthropic's `redacted_thinking` is encrypted for Anthropic; Gemini has no part for it. */
 export const REDACTED_REASONING = droppedOutput("redacted_reasoning", "redacted (encrypted) reasoning of another vendor has no Gemini form; not sent");
@@ -50,17 +51,26 @@ export function encodeGeminiResponseParts(content: IrContentPart[], warnings: Ir
   return parts;
 }
 
-/** IR -> Gemini GenerateContentResponse for the client. */
+/** IR -> Gemini GenerateContentResponse for the client; citations and searches are the candidate's grounding (encode-grounding.ts). */
 export function encodeGeminiResponse(response: IrResponse, context: CodecContext): Encoded<Record<string, unknown>> {
   const warnings: IrWarning[] = [];
+  const candidate: Record<string, unknown> = {
+    content: { role: "model", parts: encodeGeminiResponseParts(response.content, warnings) },
+    finishReason: toGeminiFinishReason(response.finish),
+    index: 0,
+  };
+  const grounding = new GroundingMetadataBuilder(warnings);
+  let answerBytes = 0;
+  for (const part of response.content) {
+    if (part.type === "text") {
+      grounding.addCitations(part.citations, part.text, answerBytes);
+      answerBytes += utf8Length(part.text);
+    } else if (part.type === "web_search") grounding.addSearch(part);
+  }
+  const metadata = grounding.build();
+  if (metadata !== undefined) candidate.groundingMetadata = metadata;
   const body = {
-    candidates: [
-      {
-        content: { role: "model", parts: encodeGeminiResponseParts(response.content, warnings) },
-        finishReason: toGeminiFinishReason(response.finish),
-        index: 0,
-      },
-    ],
+    candidates: [candidate],
     usageMetadata: toGeminiUsage(response.usage),
     modelVersion: context.model,
     responseId: context.requestId,

@@ -6,6 +6,8 @@ import { googleErrorEnvelope } from "./error";
 import { toGeminiFinishReason } from "./map-finish-reason";
 import { parseArgumentsObject } from "../shared/json-fields";
 import { invalidToolArguments, warnOnce } from "../shared/output-warnings";
+import { endsTextPart, StreamTextPart } from "../shared/citations";
+import { GroundingMetadataBuilder, utf8Length } from "./encode-grounding";
 import type { GeminiPart } from "./wire-types";
 
 interface BufferedCall {
@@ -20,7 +22,9 @@ interface BufferedCall {
  * functionCall part (Gemini never streams arguments); the final chunk carries
  * finishReason and usageMetadata. An error part becomes a `{"error":{…}}` chunk. Arguments
  * that are not a JSON object (a cut-off stream) and redacted reasoning, which has no Gemini
- * form, are reported as warnings.
+ * form, are reported as warnings. Citations and searches are gathered into the
+ * groundingMetadata of the final chunk, where Gemini sends its own; a text part's citations
+ * are placed when it ends, its text (and so each span's byte offsets) then known.
  */
 export function createGeminiStreamEncoder(context: CodecContext): StreamEncoder {
   const calls = new Map<number, BufferedCall>();
@@ -28,6 +32,10 @@ export function createGeminiStreamEncoder(context: CodecContext): StreamEncoder 
   let finish: IrFinish | undefined;
   let done = false;
   const warnings: IrWarning[] = [];
+  const grounding = new GroundingMetadataBuilder(warnings);
+  const textPart = new StreamTextPart();
+  /** UTF-8 bytes of answer text sent: grounding segments index the whole candidate text. */
+  let answerBytes = 0;
 
   const chunk = (parts: GeminiPart[], extra: Record<string, unknown> = {}): string =>
     sseData({
@@ -58,7 +66,16 @@ export function createGeminiStreamEncoder(context: CodecContext): StreamEncoder 
   const onPart = (part: IrStreamPart): string => {
     switch (part.type) {
       case "text_delta":
-        return part.text === "" ? "" : chunk([{ text: part.text }]);
+        if (part.text === "") return "";
+        textPart.addText(part.text, answerBytes);
+        answerBytes += utf8Length(part.text);
+        return chunk([{ text: part.text }]);
+      case "citation":
+        textPart.cite(part.citation, answerBytes, () => false);
+        return "";
+      case "web_search":
+        grounding.addSearch(part.search);
+        return "";
       case "reasoning_delta":
         return part.text === "" ? "" : chunk([{ text: part.text, thought: true }]);
       case "tool_call_start":
@@ -89,16 +106,22 @@ export function createGeminiStreamEncoder(context: CodecContext): StreamEncoder 
 
   return {
     push(part: IrStreamPart): string {
-      return done ? "" : onPart(part);
+      if (done) return "";
+      if (endsTextPart(part)) grounding.addCitations(textPart.end(), textPart.text, textPart.start);
+      return onPart(part);
     },
     end(): string {
       if (done) return "";
       done = true;
+      grounding.addCitations(textPart.end(), textPart.text, textPart.start);
       const out = flushAllCalls();
+      const candidate: Record<string, unknown> = { content: { role: "model", parts: [] }, finishReason: toGeminiFinishReason(finish), index: 0 };
+      const metadata = grounding.build();
+      if (metadata !== undefined) candidate.groundingMetadata = metadata;
       return (
         out +
         sseData({
-          candidates: [{ content: { role: "model", parts: [] }, finishReason: toGeminiFinishReason(finish), index: 0 }],
+          candidates: [candidate],
           usageMetadata: toGeminiUsage(usage),
           modelVersion: context.model,
           responseId: context.requestId,

@@ -74,7 +74,10 @@ function encodeAssistantMessage(message: IrMessage, path: string, warnings: IrWa
   const toolCalls: ChatMessage[] = [];
   message.content.forEach((part, index) => {
     const partPath = `${path}.content[${index}]`;
+    // Citations stay behind: the history's text is sent as text.
     if (part.type === "text") text += part.text;
+    // A hosted search the provider ran is its own record, not replayable as chat history (ir-content.ts).
+    else if (part.type === "web_search") return;
     else if (part.type === "tool_call") {
       toolCalls.push({ id: part.id, type: "function", function: { name: part.name, arguments: part.arguments } });
     } else if (part.type === "reasoning") {

@@ -1,7 +1,8 @@
-import type { CodecContext, IrFinish, IrStreamPart, IrUsage, IrWarning, StreamEncoder } from "../../ir";
+import type { CodecContext, IrCitation, IrFinish, IrStreamPart, IrUsage, IrWarning, StreamEncoder } from "../../ir";
 import { openAiErrorObject } from "../openai-shared/encode-openai-error";
+import { endsTextPart, placeCitations, StreamTextPart } from "../shared/citations";
 import { droppedOutput, warnOnce } from "../shared/output-warnings";
-import { REDACTED_REASONING } from "./encode-response";
+import { chatAnnotation, REDACTED_REASONING, WEB_SEARCH } from "./encode-response";
 import { encodeChatUsage } from "./convert-usage";
 import { encodeChatFinishReason } from "./map-finish-reason";
 
@@ -13,8 +14,11 @@ const DONE = "data: [DONE]\n\n";
  * {name, arguments: ""}}`; the usage part is buffered and sent after the finish chunk as
  * OpenAI's usage-only chunk (`choices: []`) only when the client asked for it
  * (`stream_options.include_usage`). One JSON.stringify per frame, no post-processing.
- * Output after the finish chunk has no place in a chat stream and redacted reasoning no
- * form: both are dropped with a warning.
+ * Citations go out as `delta.annotations`, as OpenAI's search models stream them, with
+ * spans into the whole `content`: a citation as soon as the text it spans has been sent, one
+ * without a span (its part's whole text) when its part ends. Output after the finish chunk
+ * has no place in a chat stream, and redacted reasoning and web searches no form: they are
+ * dropped with a warning.
  */
 export function createChatStreamEncoder(context: CodecContext, options: { includeUsage: boolean }): StreamEncoder {
   const head = { id: context.requestId, object: "chat.completion.chunk", created: context.created, model: context.model };
@@ -25,6 +29,9 @@ export function createChatStreamEncoder(context: CodecContext, options: { includ
   /** IR tool index -> chat tool index, in order of opening. */
   const toolIndexes = new Map<number, number>();
   const warnings: IrWarning[] = [];
+  /** Code units of `content` sent so far: citation spans are shifted by the text before their part. */
+  let contentLength = 0;
+  const textPart = new StreamTextPart();
 
   /** Output that arrives after the finish chunk was sent. */
   function late(): string {
@@ -45,12 +52,34 @@ export function createChatStreamEncoder(context: CodecContext, options: { includ
     return chunk({}, encodeChatFinishReason(finish, toolIndexes.size > 0));
   }
 
+  /** An annotations chunk for citations of the current text part. */
+  function annotate(citations: IrCitation[]): string {
+    const placed = placeCitations(citations, textPart.start, textPart.text, warnings);
+    if (placed.length === 0) return "";
+    return finishSent ? late() : chunk({ annotations: placed.map(chatAnnotation) });
+  }
+
   function push(part: IrStreamPart): string {
     if (closed) return "";
+    // The citations a text part still holds go out before whatever ends it (the finish chunk among them).
+    return (endsTextPart(part) ? annotate(textPart.end()) : "") + write(part);
+  }
+
+  function write(part: IrStreamPart): string {
     switch (part.type) {
       case "text_delta":
         if (part.text === "") return "";
-        return finishSent ? late() : chunk({ content: part.text });
+        if (finishSent) return late();
+        textPart.addText(part.text, contentLength);
+        contentLength += part.text.length;
+        return chunk({ content: part.text });
+      case "citation": {
+        const ready = textPart.cite(part.citation, contentLength);
+        return ready === undefined ? "" : annotate([ready]);
+      }
+      case "web_search":
+        warnOnce(warnings, WEB_SEARCH);
+        return "";
       case "reasoning_delta":
         if (part.text === "") return "";
         return finishSent ? late() : chunk({ reasoning_content: part.text });
@@ -88,8 +117,9 @@ export function createChatStreamEncoder(context: CodecContext, options: { includ
 
   function end(): string {
     if (closed) return "";
+    let out = annotate(textPart.end());
     closed = true;
-    let out = finishSent ? "" : finishChunk({ reason: "stop" });
+    out += finishSent ? "" : finishChunk({ reason: "stop" });
     if (options.includeUsage && usage !== undefined) {
       out += `data: ${JSON.stringify({ ...head, choices: [], usage: encodeChatUsage(usage) })}\n\n`;
     }

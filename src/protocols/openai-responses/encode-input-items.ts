@@ -86,9 +86,13 @@ function encodeAssistantItems(message: IrMessage, path: string, warnings: IrWarn
   message.content.forEach((part, index) => {
     const partPath = `${path}.content[${index}]`;
     if (part.type === "text") {
+      // Citations stay behind: the history's text is sent as text.
       if (part.text !== "") texts.push({ type: "output_text", text: part.text, annotations: [] });
       return;
     }
+    // A hosted search the provider ran is not replayed (ir-content.ts): a web_search_call item
+    // of another vendor's search would name a call OpenAI never made.
+    if (part.type === "web_search") return;
     flushText();
     if (part.type === "tool_call") {
       items.push({ type: "function_call", call_id: part.id, name: part.name, arguments: part.arguments });

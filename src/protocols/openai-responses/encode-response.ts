@@ -1,27 +1,34 @@
 import type { CodecContext, Encoded, IrResponse, IrWarning } from "../../ir";
+import { placeCitations } from "../shared/citations";
 import { droppedOutput, warnOnce } from "../shared/output-warnings";
 import { encodeResponsesUsage } from "./convert-usage";
 import { encodeResponsesStatus } from "./map-finish-reason";
-import { functionCallItem, messageItem, reasoningItem, type OutputItem } from "./output-items";
+import { functionCallItem, messageItem, reasoningItem, urlCitation, webSearchItem, type OutputItem } from "./output-items";
 import { unpackReasoningRef } from "./reasoning-item-ref";
 import { encodeResponseId } from "./response-id";
 
 /**
  * IrResponse -> client `response` object. Consecutive text parts form one
- * message item; `usage` is omitted, not zero-filled, when unknown. `context.newId(prefix)`
- * supplies the item ids (`msg`, `rs`, `fc`). Output items have no form for images, files
- * or another vendor's redacted reasoning: those are dropped with a warning.
+ * message item, whose web citations are its output_text's `url_citation` annotations (spans
+ * shifted onto the joined text); a web search is a `web_search_call` item in answer order.
+ * `usage` is omitted, not zero-filled, when unknown (searches are counted as items, not in
+ * usage). `context.newId(prefix)` supplies the item ids (`msg`, `rs`, `fc`). Output items
+ * have no form for images, files, another vendor's redacted reasoning or a document
+ * citation: those are dropped with a warning.
  */
 export function encodeResponsesResponse(response: IrResponse, context: CodecContext): Encoded<Record<string, unknown>> {
   const output: OutputItem[] = [];
   const warnings: IrWarning[] = [];
   let text: string | undefined;
+  let annotations: Array<Record<string, unknown>> = [];
   const flushText = (): void => {
-    if (text !== undefined) output.push(messageItem(context.newId("msg"), text, "completed"));
+    if (text !== undefined) output.push(messageItem(context.newId("msg"), text, "completed", annotations));
     text = undefined;
+    annotations = [];
   };
   for (const part of response.content) {
     if (part.type === "text") {
+      for (const citation of placeCitations(part.citations, text?.length ?? 0, part.text, warnings)) annotations.push(urlCitation(citation));
       text = (text ?? "") + part.text;
       continue;
     }
@@ -36,6 +43,9 @@ export function encodeResponsesResponse(response: IrResponse, context: CodecCont
     } else if (part.type === "tool_call") {
       flushText();
       output.push(functionCallItem(context.newId("fc"), part.id, part.name, part.arguments, "completed"));
+    } else if (part.type === "web_search") {
+      flushText();
+      output.push(webSearchItem(part));
     } else if (part.type === "image" || part.type === "file") {
       warnOnce(warnings, droppedOutput(part.type, `Responses output items carry no ${part.type === "image" ? "images" : "files"}`));
     }

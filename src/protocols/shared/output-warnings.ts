@@ -9,7 +9,7 @@ import type { IrWarning } from "../../ir";
  * vendor, so no encoder warns for leaving one out; its loss surfaces on the next request,
  * whose encoder cannot replay the unsigned reasoning and says so.
  */
-export type DroppedOutput = "reasoning" | "redacted_reasoning" | "image" | "file" | "after_finish";
+export type DroppedOutput = "reasoning" | "redacted_reasoning" | "image" | "file" | "after_finish" | "citations" | "web_search";
 
 export function droppedOutput(kind: DroppedOutput, message: string): IrWarning {
   return { code: "dropped_content", field: `output.${kind}`, message };

@@ -98,11 +98,11 @@ describe("anthropic-messages encodeResponse", () => {
     expect(body.usage).toEqual({ input_tokens: 42, output_tokens: 7 });
   });
 
-  test("an Anthropic response survives decode then encode with its signature and usage buckets", () => {
+  test("an Anthropic response survives decode then encode with its signature, usage buckets and search count", () => {
     const fixture = readJsonFixture("response-thinking-tool-use.json");
     const body = codec.encodeResponse(codec.decodeResponse(fixture), CONTEXT).value;
     expect(body.content).toEqual(fixture.content);
     expect(body.stop_reason).toBe("tool_use");
-    expect(body.usage).toEqual({ input_tokens: 2095, output_tokens: 503, cache_read_input_tokens: 3000, cache_creation_input_tokens: 1500 });
+    expect(body.usage).toEqual({ input_tokens: 2095, output_tokens: 503, cache_read_input_tokens: 3000, cache_creation_input_tokens: 1500, server_tool_use: { web_search_requests: 2 } });
   });
 });
