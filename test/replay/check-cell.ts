@@ -11,7 +11,7 @@ import type { ClientName } from "../policy-enforcement/enforcement-support";
 import type { UpstreamProtocol } from "../helpers/mock-upstreams";
 import { handCharge } from "../metering/metering-support";
 import type { ClientView } from "./clients/client-view";
-import type { ExpectedAnswer, Finish } from "./expected/expected-answer";
+import type { CitationKind, ExpectedAnswer, Finish } from "./expected/expected-answer";
 import type { Recording } from "./recording";
 import { REPLAY_PRICING } from "./replay-catalog";
 
@@ -97,13 +97,36 @@ const SERVER_TOOL_FIELDS: Readonly<Record<UpstreamProtocol, (kind: string) => st
   "google-generate-content": (kind) => [GEMINI_SERVER_TOOL_FIELDS[kind] ?? kind],
   "openai-chat": () => ["executed_tools"],
 };
-const CITATION_FIELDS: Readonly<Record<UpstreamProtocol, string[]>> = {
-  "anthropic-messages": ["citations"],
-  "openai-responses": ["annotations"],
-  "openai-chat": ["annotations"],
-  "google-generate-content": ["groundingMetadata", "urlContextMetadata"],
-};
 const droppedAs = (fields: string[]) => fields.map((field) => `dropped_content:output.${field}`);
+
+/**
+ * A web search the provider ran is carried where the client's protocol has a place for it,
+ * under the client's own name (what its view lists): a Responses `web_search_call` item, a
+ * Messages `server_tool_use` named `web_search` with its results, Gemini grounding's
+ * `webSearchQueries`. Chat has none: the search is named in a warning (its citations are
+ * still carried as annotations).
+ */
+const WEB_SEARCH_KINDS: ReadonlySet<string> = new Set(["web_search", "web_search_call", "google_search"]);
+const WEB_SEARCH_AS: Readonly<Record<ClientName, string | undefined>> = {
+  "openai-chat": undefined,
+  "openai-responses": "web_search_call",
+  "anthropic-messages": "web_search",
+  "google-generate-content": "google_search",
+};
+const WEB_SEARCH_DROPPED = "dropped_content:output.web_search";
+
+/**
+ * Where a citation that the client's protocol cannot carry is named, by its kind (a page
+ * a search found rides with the search, so it is named with it). A web citation has a
+ * place in every protocol (chat and Responses `url_citation`, Messages
+ * `web_search_result_location`, Gemini grounding) and must be carried.
+ */
+const CITATION_DROPPED: Readonly<Record<Exclude<CitationKind, "web">, (protocol: UpstreamProtocol) => string>> = {
+  found: () => WEB_SEARCH_DROPPED,
+  file: () => "dropped_content:output.annotations",
+  document: (protocol) => (protocol === "google-generate-content" ? "dropped_content:output.groundingMetadata" : "dropped_content:output.citations"),
+  "read-page": () => "dropped_content:output.urlContextMetadata",
+};
 
 const json = (value: unknown) => JSON.stringify(value);
 const squeeze = (text: string) => text.replace(/\s+/g, "");
@@ -228,6 +251,64 @@ function checkRecord(outcome: CellOutcome, results: Map<Aspect, string | undefin
   }
 }
 
+function relayedServerTools({ expected, view }: CellOutcome): string | undefined {
+  return view.serverTools.length > 0 ? undefined : `server tools (${[...new Set(expected.serverTools)].join(", ")}) are dropped from a relayed answer`;
+}
+
+/** Web searches carried under the client's name where it has one, every other server tool named in a warning. */
+function translatedServerTools(outcome: CellOutcome): string | undefined {
+  const { expected, view, client, recording } = outcome;
+  const searches = expected.serverTools.filter((kind) => WEB_SEARCH_KINDS.has(kind));
+  const others = expected.serverTools.filter((kind) => !WEB_SEARCH_KINDS.has(kind));
+  const problems: string[] = [];
+  if (searches.length > 0) {
+    const carriedAs = WEB_SEARCH_AS[client];
+    if (carriedAs === undefined) {
+      const unnamed = warnedAs(outcome, [(warning) => warning === WEB_SEARCH_DROPPED], `${searches.length} web searches have no place in ${client}`);
+      if (unnamed !== undefined) problems.push(unnamed);
+    } else {
+      const carried = view.serverTools.filter((kind) => kind === carriedAs).length;
+      // Gemini reports its searches as one grounding, whatever their number.
+      const want = client === "google-generate-content" ? 1 : searches.length;
+      if (carried < want) problems.push(`${searches.length} web searches, ${carried} carried as ${carriedAs}`);
+    }
+  }
+  if (others.length > 0) {
+    const unnamed = warnedAs(outcome, namedAs(others, SERVER_TOOL_FIELDS[recording.protocol]), `server tools (${[...new Set(others)].join(", ")}) are dropped`);
+    if (unnamed !== undefined) problems.push(unnamed);
+  }
+  return problems.length === 0 ? undefined : problems.join("; ");
+}
+
+function relayedCitations({ expected, view }: CellOutcome): string | undefined {
+  const missing = expected.citations.filter((citation) => !view.citations.includes(citation));
+  return missing.length === 0 ? undefined : `${missing.length} of ${expected.citations.length} citations are dropped from a relayed answer`;
+}
+
+/**
+ * Web citations carried (as citations, or a search's results); a found page carried or named
+ * with its search; what the client's protocol has no place for named in a warning.
+ */
+function translatedCitations(outcome: CellOutcome): string | undefined {
+  const { expected, view, recording } = outcome;
+  const seen = new Set([...view.citations, ...view.searchResults]);
+  const problems: string[] = [];
+  const missing = expected.citations.filter((citation) => expected.citationKinds[citation] === "web" && !seen.has(citation));
+  if (missing.length > 0) problems.push(`${missing.length} cited pages are not carried (${missing.slice(0, 3).join(", ")})`);
+  const uncarried = new Map<string, number>();
+  for (const citation of expected.citations) {
+    const kind = expected.citationKinds[citation]!;
+    if (kind === "web" || seen.has(citation)) continue;
+    const name = CITATION_DROPPED[kind](recording.protocol);
+    uncarried.set(name, (uncarried.get(name) ?? 0) + 1);
+  }
+  for (const [name, count] of uncarried) {
+    const unnamed = warnedAs(outcome, [(warning) => warning === name], `${count} citations are dropped`);
+    if (unnamed !== undefined) problems.push(unnamed);
+  }
+  return problems.length === 0 ? undefined : problems.join("; ");
+}
+
 /** Every aspect that applies to the cell, with its failure or undefined. */
 export function checkCell(outcome: CellOutcome): Map<Aspect, string | undefined> {
   const { recording, client, expected, view } = outcome;
@@ -293,18 +374,8 @@ export function checkCell(outcome: CellOutcome): Map<Aspect, string | undefined>
         : warned(outcome, WARNED.redacted, `${expected.redactedReasoning} redacted reasoning blocks are dropped`),
     );
   }
-  // Carried, or (across protocols) named in a warning.
-  if (expected.serverTools.length > 0) {
-    const dropped = `server tools (${[...new Set(expected.serverTools)].join(", ")}) are dropped`;
-    const named = namedAs(expected.serverTools, SERVER_TOOL_FIELDS[recording.protocol]);
-    results.set("server-tools", view.serverTools.length > 0 ? undefined : passthrough ? `${dropped} from a relayed answer` : warnedAs(outcome, named, dropped));
-  }
-  if (expected.citations.length > 0) {
-    const missing = expected.citations.filter((citation) => !view.citations.includes(citation));
-    const dropped = `${missing.length} of ${expected.citations.length} citations are dropped`;
-    const names = droppedAs(CITATION_FIELDS[recording.protocol]);
-    results.set("citations", missing.length === 0 ? undefined : passthrough ? `${dropped} from a relayed answer` : warnedAs(outcome, [(warning) => names.includes(warning)], dropped));
-  }
+  if (expected.serverTools.length > 0) results.set("server-tools", passthrough ? relayedServerTools(outcome) : translatedServerTools(outcome));
+  if (expected.citations.length > 0) results.set("citations", passthrough ? relayedCitations(outcome) : translatedCitations(outcome));
   checkRecord(outcome, results);
   if (record !== undefined && !results.has("record")) {
     const status = record.status === "succeeded" ? undefined : `the record says ${record.status}`;

@@ -4,7 +4,7 @@
  * with `message_delta`'s, as the SDK's own accumulator does).
  */
 import Anthropic from "@anthropic-ai/sdk";
-import { addCitation, emptyView, parsedArguments, type ClientRequest, type ClientView } from "./client-view";
+import { addCitation, addSearchResult, emptyView, parsedArguments, type ClientRequest, type ClientView } from "./client-view";
 
 const CONTENT_BLOCKS = new Set(["text", "thinking", "redacted_thinking", "tool_use"]);
 
@@ -14,6 +14,7 @@ function readBlockStart(view: ClientView, block: any): void {
   else if (block.type === "server_tool_use") view.serverTools.push(block.name);
   else if (block.type === "mcp_tool_use") view.serverTools.push(`mcp:${block.name}`);
   else if (!CONTENT_BLOCKS.has(block.type) && !String(block.type).endsWith("_tool_result")) view.serverTools.push(block.type);
+  if (block.type === "web_search_tool_result" && Array.isArray(block.content)) for (const result of block.content) addSearchResult(view, result.url);
 }
 
 function readCitations(view: ClientView, citations: any[] | null | undefined): void {

@@ -46,6 +46,8 @@ export interface ClientView {
   citations: string[];
   /** Server-tool items the client's protocol carried (Responses items, Messages blocks, Gemini code and search). */
   serverTools: string[];
+  /** Pages a web search found, where the client's protocol lists them (Responses `action.sources`, Messages `web_search_tool_result`). */
+  searchResults: string[];
   /** Responses items the client must act on (local shell, MCP approval, …). */
   hostedCalls: string[];
   /** `x-switchyard-warnings` of the answer's head. */
@@ -62,6 +64,7 @@ export function emptyView(client: ClientName): ClientView {
     toolCalls: [],
     citations: [],
     serverTools: [],
+    searchResults: [],
     hostedCalls: [],
     warningsHeader: null,
   };
@@ -76,6 +79,10 @@ export function parsedArguments(value: unknown): unknown {
   } catch {
     return value;
   }
+}
+
+export function addSearchResult(view: ClientView, url: unknown): void {
+  if (typeof url === "string" && url !== "" && !view.searchResults.includes(url)) view.searchResults.push(url);
 }
 
 export function addCitation(view: ClientView, source: unknown): void {

@@ -4,7 +4,7 @@
  * event's status and usage, an `error` event).
  */
 import OpenAI from "openai";
-import { addCitation, emptyView, parsedArguments, type ClientRequest, type ClientView } from "./client-view";
+import { addCitation, addSearchResult, emptyView, parsedArguments, type ClientRequest, type ClientView } from "./client-view";
 
 /** Items the client must run that are not function calls. */
 const HOSTED_ITEMS = new Set(["local_shell_call", "shell_call", "apply_patch_call", "computer_call", "custom_tool_call", "mcp_approval_request"]);
@@ -29,6 +29,7 @@ function readItem(view: ClientView, item: any, withContent: boolean): void {
     default:
       if (item.type === "tool_search_call" ? item.execution === "client" : HOSTED_ITEMS.has(item.type)) view.hostedCalls.push(item.type);
       else if (typeof item.type === "string" && !item.type.endsWith("_output")) view.serverTools.push(item.type);
+      if (item.type === "web_search_call") for (const source of item.action?.sources ?? []) addSearchResult(view, source.url);
   }
 }
 

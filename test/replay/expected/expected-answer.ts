@@ -57,6 +57,8 @@ export interface ExpectedAnswer {
   serverTools: string[];
   /** URLs (or titles) the answer cites, in order, without repeats. */
   citations: string[];
+  /** What each of `citations` is: it decides which client protocols have a place for it. */
+  citationKinds: Record<string, CitationKind>;
   /** Actions the provider asks the client to take that are not function calls (local shell, MCP approval, …). */
   hostedCalls: string[];
   /** The provider's error inside a 200 answer (an SSE error event, a failed response). */
@@ -74,13 +76,28 @@ export function emptyAnswer(): ExpectedAnswer {
     finish: "other",
     serverTools: [],
     citations: [],
+    citationKinds: {},
     hostedCalls: [],
   };
 }
 
-/** Adds a citation once. */
-export function cite(answer: ExpectedAnswer, source: unknown): void {
-  if (typeof source === "string" && source !== "" && !answer.citations.includes(source)) answer.citations.push(source);
+/**
+ * What a citation is:
+ * - `web`: a page the text cites (chat and Responses `url_citation`, Anthropic
+ *   `web_search_result_location`, a Gemini grounding chunk a support points to);
+ * - `found`: a page a search found that no span of the text cites (a Gemini grounding chunk
+ *   without a support): a search result;
+ * - `file`: a file the text cites (Responses `file_citation`, `container_file_citation`);
+ * - `document`: a document of the request (Anthropic `char_location`, `page_location`, …);
+ * - `read-page`: a page Gemini's URL context tool read (`urlContextMetadata`).
+ */
+export type CitationKind = "web" | "found" | "file" | "document" | "read-page";
+
+/** Adds a citation once; a page cited later by a span is `web` even if first seen as `found`. */
+export function cite(answer: ExpectedAnswer, source: unknown, kind: CitationKind): void {
+  if (typeof source !== "string" || source === "") return;
+  if (!answer.citations.includes(source)) answer.citations.push(source);
+  if (answer.citationKinds[source] === undefined || kind === "web") answer.citationKinds[source] = kind;
 }
 
 /** Tool arguments as JSON text → the parsed object; `{}` for empty text. */

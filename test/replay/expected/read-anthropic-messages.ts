@@ -43,7 +43,7 @@ function readMessage(message: any, answer: ExpectedAnswer): ExpectedAnswer {
     switch (block.type) {
       case "text":
         answer.text += block.text ?? "";
-        for (const citation of block.citations ?? []) cite(answer, citation.url ?? citation.document_title ?? citation.title);
+        for (const citation of block.citations ?? []) cite(answer, citation.url ?? citation.document_title ?? citation.title, typeof citation.url === "string" ? "web" : "document");
         break;
       case "thinking":
         answer.reasoning += block.thinking ?? "";

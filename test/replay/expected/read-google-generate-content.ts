@@ -51,11 +51,14 @@ function readChunk(chunk: any, answer: ExpectedAnswer, state: { finishReason?: s
   const grounding = candidate.groundingMetadata;
   if (grounding !== undefined) {
     if ((grounding.webSearchQueries ?? []).length > 0 && !answer.serverTools.includes("google_search")) answer.serverTools.push("google_search");
-    for (const chunk of grounding.groundingChunks ?? []) cite(answer, chunk.web?.uri ?? chunk.retrievedContext?.uri ?? chunk.retrievedContext?.title);
+    const supported = new Set<number>((grounding.groundingSupports ?? []).flatMap((support: any) => support.groundingChunkIndices ?? []));
+    (grounding.groundingChunks ?? []).forEach((chunk: any, index: number) => {
+      cite(answer, chunk.web?.uri ?? chunk.retrievedContext?.uri ?? chunk.retrievedContext?.title, chunk.web === undefined ? "document" : supported.has(index) ? "web" : "found");
+    });
   }
   const urls = candidate.urlContextMetadata?.urlMetadata ?? [];
   if (urls.length > 0 && !answer.serverTools.includes("url_context")) answer.serverTools.push("url_context");
-  for (const entry of urls) cite(answer, entry.retrievedUrl);
+  for (const entry of urls) cite(answer, entry.retrievedUrl, "read-page");
   if (typeof candidate.finishReason === "string") state.finishReason = candidate.finishReason;
 }
 

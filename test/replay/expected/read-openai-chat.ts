@@ -53,7 +53,7 @@ function usageOf(usage: any): ExpectedUsage | undefined {
 }
 
 function readMessageExtras(message: any, answer: ExpectedAnswer): void {
-  for (const annotation of message.annotations ?? []) cite(answer, annotation.url_citation?.url);
+  for (const annotation of message.annotations ?? []) cite(answer, annotation.url_citation?.url, "web");
   for (const tool of message.executed_tools ?? []) answer.serverTools.push(String(tool.type ?? "executed_tool"));
 }
 

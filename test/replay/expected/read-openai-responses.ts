@@ -53,7 +53,7 @@ function readItem(item: any, answer: ExpectedAnswer, refusal: { seen: boolean },
       for (const part of item.content ?? []) {
         if (part.type === "output_text") {
           answer.text += part.text ?? "";
-          for (const annotation of part.annotations ?? []) cite(answer, annotation.url ?? annotation.filename ?? annotation.file_id);
+          for (const annotation of part.annotations ?? []) cite(answer, annotation.url ?? annotation.filename ?? annotation.file_id, annotation.type === "url_citation" ? "web" : "file");
         } else if (part.type === "refusal") {
           answer.text += part.refusal ?? "";
           refusal.seen = true;
