@@ -6,7 +6,7 @@ import { decodeAnthropicError } from "./error";
 import { mapAnthropicStopReason } from "./map-stop-reason";
 import { isRecord, parseArgumentsObject, type JsonObject } from "../shared/json-fields";
 import { warnDroppedUpstream } from "../shared/output-warnings";
-import { StreamTextPart, type TextPosition } from "../shared/stream-text-part";
+import { TextPartCursor, type TextPosition } from "../shared/text-part-cursor";
 import { readAnthropicCitation, webSearchOfToolUse, withWebSearchResult } from "./decode-citations";
 import type { IrCitation, IrWebSearchPart } from "../../ir";
 
@@ -46,7 +46,7 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
   let finished = false;
   let failed = false;
   const warnings: IrWarning[] = [];
-  const textPart = new StreamTextPart();
+  const textPart = new TextPartCursor();
   /** Content block index -> a text block's citations so far. */
   const citedBlocks = new Map<number, CitedBlock>();
   /** Content block index -> a web search tool use whose input is streaming. */

@@ -1,6 +1,6 @@
 import type { CodecContext, IrCitation, IrFinish, IrStreamPart, IrUsage, IrWarning, StreamEncoder } from "../../ir";
 import { sseEvent } from "../sse";
-import { CITATION_WITHOUT_TEXT, endsTextPart, StreamTextPart } from "../shared/citations";
+import { CITATION_WITHOUT_TEXT, endsTextPart, CitedTextPart } from "../shared/citations";
 import { droppedOutput, warnOnce } from "../shared/output-warnings";
 import { toAnthropicUsage } from "./convert-usage";
 import { anthropicCitation } from "./encode-citations";
@@ -61,7 +61,7 @@ export function createAnthropicStreamEncoder(context: CodecContext): StreamEncod
   /** Thinking deltas of the current block, held until its signature arrives. */
   let heldThinking: string[] = [];
   const warnings: IrWarning[] = [];
-  const textPart = new StreamTextPart();
+  const textPart = new CitedTextPart();
   /** Citations placeable before their text (they carry the passage cited), waiting for their block to open. */
   const early: IrCitation[] = [];
 

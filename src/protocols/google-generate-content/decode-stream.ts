@@ -7,7 +7,7 @@ import { decodeGeminiError } from "./error";
 import { mapGeminiFinishReason } from "./map-finish-reason";
 import { isRecord, type JsonObject } from "../shared/json-fields";
 import { warnDroppedUpstream } from "../shared/output-warnings";
-import { StreamTextPart } from "../shared/stream-text-part";
+import { TextPartCursor } from "../shared/text-part-cursor";
 import { placeSupport, readGrounding, type Grounding } from "./decode-grounding";
 
 /**
@@ -35,7 +35,7 @@ export function createGeminiStreamDecoder(): StreamDecoder {
   let failed = false;
   let responseId: string | undefined;
   const warnings: IrWarning[] = [];
-  const textPart = new StreamTextPart();
+  const textPart = new TextPartCursor();
   /** The candidate's text so far, which grounding offsets count in. */
   let candidateText = "";
   const citedSupports = new Set<string>();

@@ -6,7 +6,7 @@ import { googleErrorEnvelope } from "./error";
 import { toGeminiFinishReason } from "./map-finish-reason";
 import { parseArgumentsObject } from "../shared/json-fields";
 import { invalidToolArguments, warnOnce } from "../shared/output-warnings";
-import { endsTextPart, StreamTextPart } from "../shared/citations";
+import { endsTextPart, CitedTextPart } from "../shared/citations";
 import { GroundingMetadataBuilder, utf8Length } from "./encode-grounding";
 import type { GeminiPart } from "./wire-types";
 
@@ -33,7 +33,7 @@ export function createGeminiStreamEncoder(context: CodecContext): StreamEncoder 
   let done = false;
   const warnings: IrWarning[] = [];
   const grounding = new GroundingMetadataBuilder(warnings);
-  const textPart = new StreamTextPart();
+  const textPart = new CitedTextPart();
   /** UTF-8 bytes of answer text sent: grounding segments index the whole candidate text. */
   let answerBytes = 0;
 

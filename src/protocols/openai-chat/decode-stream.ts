@@ -6,7 +6,7 @@ import { appendArguments, openIfNamed, type PendingToolCall } from "../openai-sh
 import { isRecord, type JsonObject } from "../openai-shared/read-fields";
 import { decodeChatUsage } from "./convert-usage";
 import { placeCitation } from "../openai-shared/url-citation";
-import { StreamTextPart } from "../shared/stream-text-part";
+import { TextPartCursor } from "../shared/text-part-cursor";
 import { readAnnotations, readAnswerContent, warnDroppedMessageFields } from "./decode-answer-content";
 import { decodeChatFinishReason } from "./map-finish-reason";
 
@@ -32,7 +32,7 @@ export function createChatStreamDecoder(): StreamDecoder {
   let refusal = false;
   const toolCalls = new Map<number, PendingToolCall>();
   const warnings: IrWarning[] = [];
-  const textPart = new StreamTextPart();
+  const textPart = new TextPartCursor();
   /** The message's text emitted so far, which annotation indices count in. */
   let messageText = 0;
 

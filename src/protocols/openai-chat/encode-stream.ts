@@ -1,6 +1,6 @@
 import type { CodecContext, IrCitation, IrFinish, IrStreamPart, IrUsage, IrWarning, StreamEncoder } from "../../ir";
 import { openAiErrorObject } from "../openai-shared/encode-openai-error";
-import { endsTextPart, placeCitations, StreamTextPart } from "../shared/citations";
+import { endsTextPart, placeCitations, CitedTextPart } from "../shared/citations";
 import { droppedOutput, warnOnce } from "../shared/output-warnings";
 import { chatAnnotation, REDACTED_REASONING, WEB_SEARCH } from "./encode-response";
 import { encodeChatUsage } from "./convert-usage";
@@ -31,7 +31,7 @@ export function createChatStreamEncoder(context: CodecContext, options: { includ
   const warnings: IrWarning[] = [];
   /** Code units of `content` sent so far: citation spans are shifted by the text before their part. */
   let contentLength = 0;
-  const textPart = new StreamTextPart();
+  const textPart = new CitedTextPart();
 
   /** Output that arrives after the finish chunk was sent. */
   function late(): string {

@@ -11,7 +11,7 @@ import { CLIENT_ACTION_ITEMS, PendingApprovals } from "./client-actions";
 import { warnDroppedUpstream } from "../shared/output-warnings";
 import { readOutputTextCitations, warnDroppedItem } from "./dropped-output";
 import { placeCitation, readUrlCitation } from "../openai-shared/url-citation";
-import { StreamTextPart, type TextPosition } from "../shared/stream-text-part";
+import { TextPartCursor, type TextPosition } from "../shared/text-part-cursor";
 import { readWebSearchCall } from "./web-search-call";
 
 /** One output text (a message's content part), which its annotations index. */
@@ -50,7 +50,7 @@ export function createResponsesStreamDecoder(): StreamDecoder {
   const itemIds = new Map<number, string>();
   const approvals = new PendingApprovals();
   const warnings: IrWarning[] = [];
-  const textPart = new StreamTextPart();
+  const textPart = new TextPartCursor();
   /** `item_id:content_index` -> the output text's state. */
   const outputTexts = new Map<string, OutputTextState>();
   let webSearches = 0;

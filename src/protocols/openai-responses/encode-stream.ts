@@ -1,5 +1,5 @@
 import { IR_ERROR_TABLE, irError, type CodecContext, type IrCitation, type IrError, type IrFinish, type IrStreamPart, type IrUsage, type IrWarning, type IrWebSearchPart, type StreamEncoder } from "../../ir";
-import { CITATION_WITHOUT_TEXT, endsTextPart, placeCitations, StreamTextPart } from "../shared/citations";
+import { CITATION_WITHOUT_TEXT, endsTextPart, placeCitations, CitedTextPart } from "../shared/citations";
 import { warnOnce } from "../shared/output-warnings";
 import { encodeResponsesUsage } from "./convert-usage";
 import { REDACTED_REASONING } from "./encode-response";
@@ -38,7 +38,7 @@ export function createResponsesStreamEncoder(context: CodecContext, _options: { 
   const held: IrStreamPart[] = [];
   const isHeld = (index: number): boolean => held.some((part) => part.type === "tool_call_start" && part.index === index);
   const release = (): string => held.splice(0).map(push).join("");
-  const textPart = new StreamTextPart();
+  const textPart = new CitedTextPart();
 
   function event(type: string, fields: Record<string, unknown>): string {
     return `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...fields })}\n\n`;

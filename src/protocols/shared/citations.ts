@@ -61,7 +61,7 @@ export function endsTextPart(part: IrStreamPart): boolean {
  * A citation is placed once the text it spans has arrived; one without a span, or whose
  * text has not all arrived, waits for the end of the part.
  */
-export class StreamTextPart {
+export class CitedTextPart {
   start = 0;
   text = "";
   private active = false;

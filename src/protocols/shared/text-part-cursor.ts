@@ -8,7 +8,7 @@ import type { IrStreamPart } from "../../ir";
  * began. `epoch` changes whenever a part of another kind ends the current text part, so a
  * position taken earlier can be told apart from one in the current part.
  */
-export class StreamTextPart {
+export class TextPartCursor {
   private length = 0;
   private epoch = 0;
 
