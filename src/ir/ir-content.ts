@@ -46,6 +46,19 @@ export interface IrCitation {
    * location only means something to that vendor (other clients get a warning).
    */
   document?: { protocol: ProtocolId; raw: unknown };
+  /** The producing vendor's opaque token for the cited passage (Anthropic `encrypted_index`). */
+  sealed?: IrSealed;
+}
+
+/**
+ * A vendor's opaque token, meaningful only to the protocol that produced it (Anthropic's
+ * `encrypted_index` and `encrypted_content`): an answer re-encoded for that protocol (a
+ * response-side check, a customer-supplied base) gives it back as it came, because the
+ * client sends it to the vendor again with its next turn.
+ */
+export interface IrSealed {
+  protocol: ProtocolId;
+  value: string;
 }
 
 /**
@@ -72,6 +85,8 @@ export interface IrWebSearchResult {
   title?: string;
   /** Anthropic `page_age`. */
   pageAge?: string;
+  /** The page's content as the vendor sealed it (Anthropic `encrypted_content`). */
+  sealed?: IrSealed;
 }
 
 export interface IrReasoningPart {

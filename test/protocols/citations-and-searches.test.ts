@@ -14,6 +14,7 @@ import { REPLAY_SEEDS, splitAtRandom } from "../helpers/split-chunks";
 import { decodePieces } from "./openai-chat/replay-sse";
 
 const RECORDINGS = join(import.meta.dir, "../replay/recordings");
+const CONTEXT = { requestId: "req_sealed", model: "anthropic/claude", created: 1747150000, newId: (prefix: string) => `${prefix}_1` };
 const recording = (vendor: string, file: string) => readFileSync(join(RECORDINGS, vendor, file), "utf8");
 const decodeBody = (protocol: ProtocolId, vendor: string, file: string) => codecFor(protocol).decodeResponse(JSON.parse(recording(vendor, file)));
 const kinds = (content: IrContentPart[]) => content.map((part) => part.type);
@@ -150,7 +151,12 @@ describe("anthropic-messages: the web search tool and text block citations", () 
     expect(first?.type === "web_search" && first.id).toBe("srvtoolu_01Qxbje4duKBes3Nj42MkZug");
     expect(first?.type === "web_search" && first.queries).toEqual(["tech news today September 26 2024"]);
     expect(first?.type === "web_search" && first.results.length).toBe(10);
-    expect(first?.type === "web_search" && first.results[5]).toEqual({ url: "https://www.cnbc.com/technology/", title: "Technology News", pageAge: "December 21, 2015" });
+    expect(first?.type === "web_search" && first.results[5]).toEqual({
+      url: "https://www.cnbc.com/technology/",
+      title: "Technology News",
+      pageAge: "December 21, 2015",
+      sealed: { protocol: "anthropic-messages", value: expect.stringMatching(/^EvsCCioICBgCIiRiY2Jj/) },
+    });
     expect(response.content[2]).toEqual({ type: "web_search", id: "srvtoolu_01HyorfKHSCsjCUVH6WHcNUC", queries: ['"September 26 2024" tech news breaking'], results: [] });
     const cited = texts(response.content).filter((part) => part.citations !== undefined);
     expect(cited.length).toBe(3);
@@ -158,7 +164,28 @@ describe("anthropic-messages: the web search tool and text block citations", () 
       url: "https://acecomments.mu.nu/?post=411647",
       title: "Daily Tech News 26 September 2024",
       citedText: "Daily Tech News 26 September 2024 · Top Story Caroline Ellison, Sam Bankman-Fried&#x27;s right-hand woman in the FTX kerfuffle, has been sentenced to ...",
+      sealed: { protocol: "anthropic-messages", value: expect.stringMatching(/^Eo8BCioICBgCIiRiY2Jj/) },
     }]);
+  });
+
+  test("re-encoded for Messages (a response-side check, a customer's own base), Anthropic's sealed tokens come back as they came: the client replays them to Anthropic", () => {
+    const recorded = JSON.parse(readFileSync(join(RECORDINGS, "anthropic", "anthropic-web-search-sync.json"), "utf8"));
+    const response = decodeBody("anthropic-messages", "anthropic", "anthropic-web-search-sync.json");
+    const encoded = codecFor("anthropic-messages").encodeResponse(response, CONTEXT).value as { content: any[] };
+    const sealedOf = (content: any[]) => ({
+      results: content.filter((block) => block.type === "web_search_tool_result").flatMap((block) => (Array.isArray(block.content) ? block.content : [])).map((page: any) => page.encrypted_content),
+      citations: content.flatMap((block) => block.citations ?? []).map((citation: any) => citation.encrypted_index),
+    });
+    const want = sealedOf(recorded.content);
+    expect(want.results.length).toBe(10);
+    expect(want.citations.length).toBeGreaterThan(0);
+    expect(sealedOf(encoded.content)).toEqual(want);
+    // Another vendor's page has no token to give: "", not something made up.
+    const foreign = codecFor("anthropic-messages").encodeResponse({
+      content: [{ type: "web_search", id: "ws_1", queries: ["q"], results: [{ url: "https://a.example", sealed: { protocol: "google-generate-content", value: "not-anthropic" } }] }],
+      finish: { reason: "stop" },
+    }, CONTEXT).value as { content: any[] };
+    expect(sealedOf(foreign.content).results).toEqual([""]);
   });
 
   test("a search's error and a document citation are carried; another server tool is still named", () => {

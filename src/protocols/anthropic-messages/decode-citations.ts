@@ -9,8 +9,8 @@ const DOCUMENT_CITATIONS: ReadonlySet<unknown> = new Set(["char_location", "page
  * A text block's citation -> IrCitation (docs.anthropic.com/en/docs/build-with-claude/citations,
  * and the web search tool's `web_search_result_location`:
  * docs.anthropic.com/en/docs/agents-and-tools/tool-use/web-search-tool). A citation cites its
- * whole block, so it has no span. A web page is kept by its url, title and cited text (its
- * `encrypted_index` only lets Anthropic find the passage again); a document location is kept
+ * whole block, so it has no span. A web page is kept by its url, title and cited text, and
+ * its `encrypted_index` (which only lets Anthropic find the passage again) as sealed; a document location is kept
  * verbatim in `document`, with its cited text and the document's title. Any other type is
  * named in `warnings` as `citations`.
  */
@@ -20,6 +20,7 @@ export function readAnthropicCitation(raw: unknown, warnings: IrWarning[]): IrCi
   if (raw.type === "web_search_result_location" && typeof raw.url === "string") {
     citation = { url: raw.url };
     if (typeof raw.title === "string" && raw.title !== "") citation.title = raw.title;
+    if (typeof raw.encrypted_index === "string" && raw.encrypted_index !== "") citation.sealed = { protocol: "anthropic-messages", value: raw.encrypted_index };
   } else if (DOCUMENT_CITATIONS.has(raw.type)) {
     citation = { document: { protocol: "anthropic-messages", raw } };
     if (typeof raw.document_title === "string" && raw.document_title !== "") citation.title = raw.document_title;
@@ -57,8 +58,8 @@ export function webSearchOfToolUse(block: JsonObject, input: unknown = block.inp
 
 /**
  * The search with the pages of its `web_search_tool_result` block: `content` is a list of
- * `web_search_result` (`url`, `title`, `page_age`; the `encrypted_content` only Anthropic
- * reads), or a `web_search_tool_result_error` with its `error_code`.
+ * `web_search_result` (`url`, `title`, `page_age`, and the `encrypted_content` only Anthropic
+ * reads, kept sealed), or a `web_search_tool_result_error` with its `error_code`.
  */
 export function withWebSearchResult(search: IrWebSearchPart, block: JsonObject): IrWebSearchPart {
   const content = block.content;
@@ -72,6 +73,7 @@ export function withWebSearchResult(search: IrWebSearchPart, block: JsonObject):
       const result: IrWebSearchResult = { url: item.url };
       if (typeof item.title === "string" && item.title !== "") result.title = item.title;
       if (typeof item.page_age === "string" && item.page_age !== "") result.pageAge = item.page_age;
+      if (typeof item.encrypted_content === "string" && item.encrypted_content !== "") result.sealed = { protocol: "anthropic-messages", value: item.encrypted_content };
       results.push(result);
     }
   }

@@ -1,4 +1,4 @@
-import type { IrCitation, IrTextPart, IrWarning } from "../../ir";
+import type { IrCitation, IrSealed, IrTextPart, IrWarning } from "../../ir";
 import { citationSpan, UNCARRIED_CITATION } from "../shared/citations";
 import { warnOnce } from "../shared/output-warnings";
 import type { AnthropicTextBlock } from "./wire-types";
@@ -7,10 +7,10 @@ import type { AnthropicTextBlock } from "./wire-types";
  * An IR citation as a Messages text block's citation, or undefined (reported) when Messages
  * cannot carry it. A web page is a `web_search_result_location` whose `cited_text` is the
  * passage the provider quoted, else the answer text the citation spans. Its
- * `encrypted_index` is required by the type but only Anthropic's own is real, and it
- * cannot be rebuilt from another vendor's citation: it is sent as "". A client that replays
- * the answer through Switchyard loses nothing by it (request encoders send history text
- * without citations). A document citation is Anthropic's own location, sent verbatim,
+ * `encrypted_index` is Anthropic's own, given back as it came (a client replays it to
+ * Anthropic with its next turn); another vendor's citation has none and it cannot be
+ * rebuilt, so it is sent as "" (request encoders send history text without citations, so a
+ * replay through another upstream loses nothing by it). A document citation is Anthropic's own location, sent verbatim,
  * and has no meaning when another vendor made it.
  */
 export function anthropicCitation(citation: IrCitation, partText: string, warnings: IrWarning[]): unknown {
@@ -29,7 +29,7 @@ export function anthropicCitation(citation: IrCitation, partText: string, warnin
     cited_text: citation.citedText ?? partText.slice(span.start, span.end),
     url: citation.url,
     title: citation.title ?? null,
-    encrypted_index: "",
+    encrypted_index: anthropicSealed(citation.sealed),
   };
 }
 
@@ -71,4 +71,9 @@ export function citedTextBlocks(part: IrTextPart, warnings: IrWarning[]): Anthro
     leading = "";
   }
   return blocks;
+}
+
+/** Anthropic's own opaque token, as it came; "" for anything else (another vendor's, or none). */
+export function anthropicSealed(sealed: IrSealed | undefined): string {
+  return sealed?.protocol === "anthropic-messages" ? sealed.value : "";
 }

@@ -1,4 +1,5 @@
 import type { IrWebSearchPart } from "../../ir";
+import { anthropicSealed } from "./encode-citations";
 import type { AnthropicServerToolUseBlock, AnthropicWebSearchToolResultBlock } from "./wire-types";
 
 /**
@@ -9,8 +10,8 @@ import type { AnthropicServerToolUseBlock, AnthropicWebSearchToolResultBlock } f
  * query; the pages, reported for the searches together, go with the first.
  *
  * A result's `encrypted_content` is Anthropic's own, needed only to replay the result to
- * Anthropic and not to be rebuilt from another vendor's page: it is sent as "" (request
- * encoders never replay a search).
+ * Anthropic: given back as it came, and sent as "" for another vendor's page, from which it
+ * cannot be rebuilt (request encoders never replay a search to another upstream).
  */
 export function webSearchBlocks(search: IrWebSearchPart): Array<AnthropicServerToolUseBlock | AnthropicWebSearchToolResultBlock> {
   const base = search.id.startsWith("srvtoolu_") ? search.id : `srvtoolu_${search.id}`;
@@ -27,7 +28,7 @@ export function webSearchBlocks(search: IrWebSearchPart): Array<AnthropicServerT
               type: "web_search_result",
               title: result.title ?? "",
               url: result.url,
-              encrypted_content: "",
+              encrypted_content: anthropicSealed(result.sealed),
               page_age: result.pageAge ?? null,
             }));
     return [use, { type: "web_search_tool_result", tool_use_id: id, content }];
