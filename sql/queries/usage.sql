@@ -25,6 +25,9 @@ select id, request_id, api_key_id, oauth_token_id, billing_status, created_at, c
    and ($8::timestamptz is null or created_at >= $8::timestamptz)
    and ($9::timestamptz is null or created_at < $9::timestamptz)
    and ($10::text is null or (created_at, id) < ($10::text::timestamptz, $11::text))
+   -- Implied by the row comparison, but PostgreSQL prunes partitions only on a plain
+   -- comparison of the partition key: this one leaves out the months after the position.
+   and ($10::text is null or created_at <= $10::text::timestamptz)
  order by created_at desc, id desc
  limit $3 offset $4;
 
@@ -49,8 +52,20 @@ select id, request_id, api_key_id, oauth_token_id, billing_status, created_at, c
    and ($8::timestamptz is null or created_at >= $8::timestamptz)
    and ($9::timestamptz is null or created_at < $9::timestamptz)
    and ($10::text is null or (created_at, id) < ($10::text::timestamptz, $11::text))
+   -- Implied by the row comparison, but PostgreSQL prunes partitions only on a plain
+   -- comparison of the partition key: this one leaves out the months after the position.
+   and ($10::text is null or created_at <= $10::text::timestamptz)
  order by created_at desc, id desc
  limit $3 offset $4;
+
+-- name: findNamespaceRequestPosition
+-- Where a record of the namespace ($3, its id) stands in the history: its exact
+-- created_at as text (microseconds kept) and id, for listNamespaceRequests' $10/$11.
+-- The key is (id, created_at), so this is one probe of each month's key index.
+-- Another namespace's or tenant's record, like a missing one, is no row.
+select created_at::text as created_at, id
+  from requests
+ where account_id = $1 and namespace_id = $2 and id = $3;
 
 -- name: findNamespaceRequest
 -- One record of the namespace by its record id ($3), with what the detail adds to the

@@ -1,8 +1,8 @@
 import { Elysia } from "elysia";
-import { parsePagination, type QueryParams } from "../management/usage/query-params";
+import { parseHistoryPage, RECORD_ID, type HistoryPage, type QueryParams } from "../management/usage/query-params";
 import { parseRequestFilters } from "../management/usage/request-filters";
-import { eachRequestPage, listRequests, requestDetail } from "../management/usage/usage-service";
-import { notFound } from "../errors/api-error";
+import { eachRequestPage, listRequests, requestDetail, UNKNOWN_AFTER } from "../management/usage/usage-service";
+import { ApiError, badRequest, notFound } from "../errors/api-error";
 import type { ConsoleContext } from "./console-context";
 import { managementPage, type ManagementRequest, type QueryFields } from "./management-request";
 import { requestDetailPage } from "./request-detail-page";
@@ -13,7 +13,6 @@ import { requestsPage, requestsUrl } from "./requests-page";
 
 /** Rows read from the history per page of the CSV export. */
 const CSV_PAGE_ROWS = 100;
-const RECORD_ID = /^[\x21-\x7e]{1,128}$/;
 
 /**
  * /console/requests: the history the JSON API lists under …/requests, through the same
@@ -22,19 +21,26 @@ const RECORD_ID = /^[\x21-\x7e]{1,128}$/;
  */
 export function requestsPageRoutes(context: ConsoleContext) {
   const { services } = context;
-  /** A page of the history, narrowed by the JSON API's own query parameters. */
-  const list = (req: ManagementRequest, apiQuery: Record<string, string>, offset: number, limit: number) =>
-    listRequests(services, req.tenant, { offset, limit }, parseRequestFilters(apiQuery)).then((listing) => listing.data);
+  /**
+   * A page of the history, narrowed by the JSON API's own query parameters. A link whose
+   * `after` is no request of this namespace (stale, edited, another namespace's) gets words
+   * for a person instead of the API's; the same words whichever it was.
+   */
+  const list = (req: ManagementRequest, apiQuery: Record<string, string>, page: HistoryPage) =>
+    listRequests(services, req.tenant, page, parseRequestFilters(apiQuery)).catch((error: unknown) => {
+      if (error instanceof ApiError && error.description === UNKNOWN_AFTER) throw badRequest("This page starts after a request this namespace does not have. Start again from the newest requests.");
+      throw error;
+    });
   const keyNames = async (req: ManagementRequest) => new Map((await requestKeys(services, req.tenant)).map((key) => [key.id, key.display_name]));
 
   return new Elysia({ name: "console-requests", normalize: false })
     .get("/console/requests", ({ request, query }) =>
       managementPage(context, request, query as QueryFields, async (req) => {
-        const page = parsePagination(query as QueryParams);
+        const page = parseHistoryPage(query as QueryParams);
         const filters = requestFilters(query as QueryFields);
-        const [records, keys] = await Promise.all([list(req, apiFilterQuery(filters), page.offset, page.limit), requestKeys(services, req.tenant)]);
+        const [listing, keys] = await Promise.all([list(req, apiFilterQuery(filters), page), requestKeys(services, req.tenant)]);
         const models = services.catalog.listModels().map((model) => model.id);
-        return requestsPage(req, { records, page, filters, keys, models });
+        return requestsPage(req, { records: listing.data, page, nextAfter: listing.next_after, filters, keys, models });
       }),
     )
     .get("/console/requests.csv", ({ request, query }) =>

@@ -1,6 +1,6 @@
 import type { ApiKeyRow } from "../db/queries/api-keys";
 import type { RequestRecordEnvelope } from "../management/usage/usage-service";
-import type { Pagination } from "../management/usage/query-params";
+import type { HistoryPage } from "../management/usage/query-params";
 import { formatCount, formatTime } from "./format";
 import { html } from "./html";
 import { managementLayout, selectOptions } from "./management-layout";
@@ -10,7 +10,9 @@ import { FILTER_NAMES, type RequestFilterFields } from "./request-filters";
 
 export interface RequestsView {
   records: readonly RequestRecordEnvelope[];
-  page: Pagination;
+  page: HistoryPage;
+  /** The listing's next_after: the last record's id when older ones follow, else null. */
+  nextAfter: string | null;
   filters: RequestFilterFields;
   keys: readonly ApiKeyRow[];
   models: readonly string[];
@@ -84,22 +86,25 @@ function filterForm(req: ManagementRequest, view: RequestsView) {
 export function requestsPage(req: ManagementRequest, view: RequestsView): Response {
   const { records, page, filters } = view;
   const keys: KeyNames = new Map(view.keys.map((key) => [key.id, key.display_name]));
-  const link = (offset: number) => requestsUrl("/console/requests", req.namespace.id, filters, { limit: String(page.limit), offset: String(offset) });
-  const newer = page.offset > 0 ? html`<a href="${link(Math.max(0, page.offset - page.limit))}" rel="prev">Newer requests</a>` : "";
-  // A full page may have more behind it; the next page says so when it is empty.
-  const older = records.length === page.limit ? html`<a href="${link(page.offset + page.limit)}" rel="next">Older requests</a>` : "";
+  // Pages go by the last request shown (`after`), never by an offset: the thousandth page
+  // costs what the first does, and requests arriving meanwhile do not shift what comes next.
+  // Going back is the browser's Back, or the newest page; no script needed either way.
+  const link = (extra: Record<string, string>) => requestsUrl("/console/requests", req.namespace.id, filters, { limit: String(page.limit), ...extra });
+  const deeper = page.after !== undefined || page.offset > 0;
+  const newest = deeper ? html`<a href="${link({})}" rel="first">Newest requests</a>` : "";
+  const older = view.nextAfter !== null ? html`<a href="${link({ after: view.nextAfter })}" rel="next">Older requests</a>` : "";
   const filtered = FILTER_NAMES.some((name) => filters[name]);
   const body = html`${filterForm(req, view)}
 <section aria-labelledby="requests-heading"><h2 id="requests-heading">Requests of ${req.namespace.name}</h2>
 ${
   records.length === 0
-    ? html`<p>${page.offset > 0 ? "No more requests." : filtered ? "No request matches these filters." : "No requests yet."}</p>`
-    : html`<p class="hint">Requests ${formatCount(page.offset + 1)} to ${formatCount(page.offset + records.length)}${filtered ? " matching the filters" : ""}, newest first. Select a time for the request's details.
+    ? html`<p>${deeper ? "No more requests." : filtered ? "No request matches these filters." : "No requests yet."}</p>`
+    : html`<p class="hint">${deeper ? "Earlier requests" : "The latest requests"}${filtered ? " matching the filters" : ""}, newest first. Select a time for the request's details.
 <a href="${requestsUrl("/console/requests.csv", req.namespace.id, filters)}" download>Download all ${filtered ? "matching " : ""}requests as CSV</a></p>
 <div class="scroll"><table class="dense" id="requests-table">
 <thead><tr><th scope="col">Time</th><th scope="col">Key</th><th scope="col">Model</th><th scope="col">Provider</th><th scope="col">Status</th><th scope="col" class="num">Tokens in</th><th scope="col" class="num">Tokens out</th><th scope="col" class="num">Cost</th><th scope="col" class="num">Latency</th><th scope="col" class="num">First token</th><th scope="col">Paid by</th></tr></thead>
 <tbody>${records.map((record) => requestRow(req, record, keys, filters))}</tbody></table></div>`
 }
-${newer || older ? html`<nav aria-label="Pages"><ul><li>${newer}</li><li>${older}</li></ul></nav>` : ""}</section>`;
+${newest || older ? html`<nav aria-label="Pages"><ul><li>${newest}</li><li>${older}</li></ul></nav>` : ""}</section>`;
   return managementLayout(req, { path: "/console/requests", title: "Requests", state: {}, body });
 }

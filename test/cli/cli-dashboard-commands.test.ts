@@ -72,6 +72,52 @@ describe("requests filters", () => {
   });
 });
 
+describe("requests, page after page", () => {
+  test("a full page ends with the command for the next one on stderr; following it walks the whole history once, as the route's next_after does", async () => {
+    const everything = (await route("/v1/namespaces/me/requests?limit=100")).data.map((record: any) => record.request_id);
+    expect(everything).toHaveLength(4);
+    const seen: string[] = [];
+    let args = ["requests", "--limit", "1", "--model", "mock-openai/gpt-4o-mini"];
+    for (let page = 0; page < 10; page++) {
+      const result = await runSwitchyard(args, env);
+      expect(result.exitCode).toBe(0);
+      const rows = result.stdout.trimEnd().split("\n").slice(1);
+      expect(rows).toHaveLength(1);
+      seen.push(everything.find((id: string) => rows[0]!.includes(id)));
+      const more = /^More: switchyard (.+)$/m.exec(result.stderr);
+      if (!more) break;
+      // The same filters and limit, and --after the page's last record.
+      args = more[1]!.split(" ");
+      expect(args.slice(0, 5)).toEqual(["requests", "--limit", "1", "--model", "mock-openai/gpt-4o-mini"]);
+      expect(args[5]).toBe("--after");
+    }
+    expect(seen).toEqual(everything);
+  });
+
+  test("--after with --json is the route's body for the same query; the last page says nothing more", async () => {
+    const first = await route("/v1/namespaces/me/requests?limit=2");
+    expect(first.next_after).toBe(first.data[1].id);
+    const json = await runSwitchyard(["requests", "--limit", "2", "--after", first.next_after, "--json"], env);
+    expect(json.exitCode).toBe(0);
+    const body = JSON.parse(json.stdout);
+    expect(body).toEqual(await route(`/v1/namespaces/me/requests?limit=2&after=${first.next_after}`));
+    expect(body.next_after).toBeNull();
+    const table = await runSwitchyard(["requests", "--limit", "2", "--after", first.next_after], env);
+    expect(table.stdout.trimEnd().split("\n")).toHaveLength(3);
+    expect(table.stderr).not.toContain("More:");
+  });
+
+  test("an --offset past 10,000 is bad usage; an --after that is no record here is the server's 400, said", async () => {
+    const deep = await runSwitchyard(["requests", "--offset", "10001"], env);
+    expect(deep.exitCode).toBe(2);
+    expect(deep.stderr).toContain("--offset");
+    const unknown = await runSwitchyard(["requests", "--after", "rq_nobody"], env);
+    expect(unknown.exitCode).toBe(1);
+    expect(unknown.stderr).toContain("after names no record");
+    expect(unknown.stdout).toBe("");
+  });
+});
+
 describe("usage --daily", () => {
   test("--json is the daily route's body; --by key splits today's row by key", async () => {
     const json = await runSwitchyard(["usage", "--daily", "--by", "key", "--from", "2020-01-01", "--to", "2021-01-01", "--json"], env);

@@ -187,6 +187,65 @@ describe("the requests page", () => {
     }
   });
 
+  test("pages go by the last request shown: Older requests follows next_after through the whole filtered history once, with plain links; Newest leads back", async () => {
+    const user = await signedInUser(server());
+    const sql = server().server.services.db.sql;
+    // 13 records, a microsecond apart, every third by one key (the filter the pages keep).
+    await sql`insert into requests (id, request_id, account_id, namespace_id, api_key_id, status, status_code, billing_status, streamed, usage_evidence, created_at, completed_at)
+      select 'rq_console_' || lpad(g::text, 2, '0'), 'console', ${user.accountId}, ${user.namespaceId}, case when g % 3 = 0 then 'k_third' else null end,
+             'succeeded', 200, 'computed', false, '{}', now() - interval '1 hour' + make_interval(secs => g * 0.000001), now()
+        from generate_series(1, 13) g`;
+    const shown = (text: string) => [...text.matchAll(/href="\/console\/requests\/(rq_console_\d\d)\?/g)].map((match) => match[1]!);
+    const olderLink = (text: string) => /<a href="([^"]+)" rel="next">Older requests<\/a>/.exec(text)?.[1]?.replaceAll("&amp;", "&");
+    const walk = async (start: string) => {
+      const pages: string[][] = [];
+      let path: string | undefined = start;
+      while (path !== undefined && pages.length < 20) {
+        const page = await getPage(server(), user, path);
+        expect(page.status).toBe(200);
+        pages.push(shown(page.text));
+        if (pages.length > 1) expect(page.text).toContain(`rel="first">Newest requests</a>`);
+        path = olderLink(page.text);
+        if (path !== undefined) {
+          const link = new URL(path, server().url);
+          // The position of the last request shown, not an offset; the filters and the page size ride along.
+          expect(link.searchParams.get("after")).toBe(pages.at(-1)!.at(-1)!);
+          expect(link.searchParams.has("offset")).toBe(false);
+        }
+      }
+      return pages;
+    };
+    const newestFirst = Array.from({ length: 13 }, (_, i) => `rq_console_${String(13 - i).padStart(2, "0")}`);
+    const all = await walk(`/console/requests?ns=${user.namespaceId}&limit=5`);
+    expect(all).toEqual([newestFirst.slice(0, 5), newestFirst.slice(5, 10), newestFirst.slice(10)]);
+    const first = await getPage(server(), user, `/console/requests?ns=${user.namespaceId}&limit=5`);
+    expect(first.text).not.toContain("Newest requests");
+    const ofKey = await walk(`/console/requests?ns=${user.namespaceId}&limit=2&api_key_id=k_third`);
+    expect(ofKey).toEqual([["rq_console_12", "rq_console_09"], ["rq_console_06", "rq_console_03"]]);
+    // A page that ends exactly at the oldest request offers no empty page after it.
+    const exact = await getPage(server(), user, `/console/requests?ns=${user.namespaceId}&limit=13`);
+    expect(olderLink(exact.text)).toBeUndefined();
+  });
+
+  test("a page after a request this namespace does not have is one 400 page, the same for a missing one and another account's", async () => {
+    const user = await signedInUser(server(), 50_000_000);
+    await chat(user.apiKey);
+    const [record] = await historyHolds(user, 1);
+    const own = await getPage(server(), user, `/console/requests?after=${record.id}`);
+    expect(own.status).toBe(200);
+    expect(own.text).toContain("No more requests.");
+    const stranger = await signedInUser(server());
+    const theirs = await getPage(server(), stranger, `/console/requests?after=${record.id}`);
+    const missing = await getPage(server(), stranger, "/console/requests?after=rq_does_not_exist");
+    expect(theirs.status).toBe(400);
+    expect(theirs.text).toBe(missing.text);
+    expect(missing.text).toContain("Start again from the newest requests");
+    for (const query of ["after=", "after=%00", "after=a%20b", `after=${"x".repeat(200)}`, "offset=10001", "offset=-1", "limit=abc"]) {
+      const refused = await getPage(server(), stranger, `/console/requests?${query}`);
+      expect({ query, status: refused.status }).toEqual({ query, status: 400 });
+    }
+  });
+
   test("a request's detail shows its evidence and the refusing policy; another account's request is the 404 of a missing one", async () => {
     const user = await signedInUser(server(), 50_000_000);
     const budget = await server().api("POST", "/v1/budgets", { token: user.apiKey, body: { name: "none left", window: "day", limit_micro_usd: 1 } });

@@ -79,6 +79,7 @@ const NO_FILTERS: Param[] = [null, null, null, null, null, null, null];
 
 const CASES: Array<{ name: string; params: Param[]; reads: string[]; why: string }> = [
   { name: "listNamespaceRequests", params: ["acct_7", "ns_7_1", 50, 0, ...NO_FILTERS], reads: MONTHS_WITH_ROWS, why: "history: the namespace's newest records" },
+  { name: "findNamespaceRequestPosition", params: ["acct_7", "ns_7_1", "req_1007"], reads: MONTHS_WITH_ROWS, why: "where a record stands, for the history's after: one key probe per month" },
   { name: "namespaceUsage", params: ["acct_7", "ns_7_1", "2025-02-10T00:00:00Z", "2025-03-15T00:00:00Z"], reads: ["requests_p2025_02", "requests_p2025_03"], why: "usage of a namespace over a window" },
   { name: "accountUsage", params: ["acct_7", null, "2025-02-10T00:00:00Z", "2025-03-15T00:00:00Z"], reads: ["requests_p2025_02", "requests_p2025_03"], why: "usage of an account over a window (no account-and-time index any more)" },
   { name: "accountUsage", params: ["acct_7", "ns_7_1", "2025-03-02T00:00:00Z", "2025-03-09T00:00:00Z"], reads: ["requests_p2025_03"], why: "usage of one namespace through the account statement" },
@@ -109,6 +110,15 @@ describe("plans over the partitioned request table", () => {
     const read = [...text.matchAll(/Scan (?:Backward )?using \S+ on requests_p2025_\d\d \S+ \(actual rows=(\d+)/g)].reduce((sum, match) => sum + Number(match[1]), 0);
     expect({ read, plan: text }).toEqual({ read: expect.any(Number), plan: text });
     expect(read).toBeGreaterThanOrEqual(50);
+    expect(read).toBeLessThan(200);
+  });
+
+  test("history after a record of March, planned with its values (as the server plans it): January to March through their indexes, April not at all", async () => {
+    const text = await plan("listNamespaceRequests", ["acct_0", "ns_0_0", 51, 0, null, null, null, null, null, "2025-03-10 12:00:00+00", "big_zzz"], "force_custom_plan");
+    const scans = partitionScans(text);
+    expect({ reads: [...scans.keys()].filter((partition) => MONTHS_WITH_ROWS.includes(partition)).sort(), plan: text }).toEqual({ reads: MONTHS_WITH_ROWS.slice(0, 3), plan: text });
+    for (const methods of scans.values()) expect(methods).not.toContain("Seq Scan");
+    const read = [...text.matchAll(/Scan (?:Backward )?using \S+ on requests_p2025_\d\d \S+ \(actual rows=(\d+)/g)].reduce((sum, match) => sum + Number(match[1]), 0);
     expect(read).toBeLessThan(200);
   });
 

@@ -338,3 +338,168 @@ describe("eachRequestPage (the export of a whole filtered history)", () => {
     expect(await read({ status: "failed" })).toEqual([]);
   });
 });
+
+describe("GET …/requests past the first pages: after and next_after", () => {
+  let account: TestAccount;
+  /** Every record of the namespace, newest first, as one listing gives them. */
+  let everything: string[];
+  const get = (query: string, token = account.apiKey, nsid: string = account.namespaceId) => api("GET", `/v1/namespaces/${nsid}/requests?${query}`, token);
+
+  /** Follows next_after from the first page to the last; the ids of each page. */
+  async function walk(query: string, limit: number): Promise<string[][]> {
+    const pages: string[][] = [];
+    let after: string | null = null;
+    do {
+      const response = await get(`${query}&limit=${limit}${after === null ? "" : `&after=${encodeURIComponent(after)}`}`);
+      expect(response.status).toBe(200);
+      pages.push(response.body.data.map((r: any) => r.id));
+      after = response.body.next_after;
+      if (after !== null) expect(after).toBe(response.body.data.at(-1).id);
+    } while (after !== null && pages.length < 50);
+    return pages;
+  }
+
+  beforeAll(async () => {
+    account = await harness.server.createAccount();
+    // 23 records, in groups of four at the same microsecond (ties broken by id), others a
+    // microsecond apart (a millisecond Date would merge them); keys, statuses and streaming vary.
+    await sql`insert into requests (id, request_id, account_id, namespace_id, api_key_id, status, status_code, billing_status, model_id, streamed, usage_evidence, created_at, completed_at)
+      select 'rq_walk_' || lpad(g::text, 3, '0'), 'walk', ${account.accountId}, ${account.namespaceId}, case when g % 3 = 0 then 'k_third' else 'k_other' end,
+             case when g % 5 = 0 then 'failed' else 'succeeded' end, 200, 'computed', case when g % 2 = 0 then 'm/even' else 'm/odd' end, g % 4 = 0, '{}',
+             '2026-05-01T00:00:00Z'::timestamptz + make_interval(secs => (g / 4) * 0.000001 + (g / 8) * 86400), now()
+        from generate_series(1, 23) g`;
+    everything = (await get("limit=100")).body.data.map((r: any) => r.id);
+    expect(everything).toHaveLength(23);
+  });
+
+  test("each page says where the next starts; following next_after reads every record once, newest first, and the last page says null", async () => {
+    const first = await get("limit=5");
+    expect(Object.keys(first.body).sort()).toEqual(["data", "limit", "next_after", "offset"]);
+    expect(first.body).toMatchObject({ limit: 5, offset: 0, next_after: everything[4] });
+    const pages = await walk("", 5);
+    expect(pages.map((page) => page.length)).toEqual([5, 5, 5, 5, 3]);
+    expect(pages.flat()).toEqual(everything);
+    // A page that ends exactly at the last record says so: no empty page to ask for.
+    const even = await walk("", 23);
+    expect(even).toEqual([everything]);
+    expect((await get("limit=100")).body.next_after).toBeNull();
+  });
+
+  test("after works with every filter, alone and combined, on both statements (the key filter has its own)", async () => {
+    for (const query of [
+      "status=failed",
+      "status=succeeded",
+      "model_id=m%2Feven",
+      "streamed=true",
+      "api_key_id=k_third",
+      "api_key_id=k_other&streamed=false",
+      "from=2026-05-02T00:00:00Z",
+      "to=2026-05-03T00:00:00Z",
+      "from=2026-05-02T00:00:00Z&to=2026-05-03T00:00:00Z&status=succeeded&api_key_id=k_other",
+    ]) {
+      const filtered = (await get(`${query}&limit=100`)).body.data.map((r: any) => r.id);
+      expect(filtered.length).toBeGreaterThan(0);
+      const pages = await walk(query, 2);
+      expect({ query, ids: pages.flat() }).toEqual({ query, ids: filtered });
+      expect(pages.slice(0, -1).every((page) => page.length === 2)).toBe(true);
+    }
+  });
+
+  test("the record after names sets a position only: it need not match the filters, and the offset counts from it", async () => {
+    const failed = (await get("status=failed&limit=100")).body.data.map((r: any) => r.id);
+    const succeeded = everything.find((id, index) => index > 3 && !failed.includes(id))!;
+    const olderFailed = failed.filter((id: string) => everything.indexOf(id) > everything.indexOf(succeeded));
+    const page = await get(`status=failed&limit=100&after=${succeeded}`);
+    expect(page.body.data.map((r: any) => r.id)).toEqual(olderFailed);
+    const skipped = await get(`limit=3&offset=2&after=${everything[5]}`);
+    expect(skipped.body.data.map((r: any) => r.id)).toEqual(everything.slice(8, 11));
+    expect(skipped.body).toMatchObject({ limit: 3, offset: 2, next_after: everything[10] });
+    const last = await get(`after=${everything.at(-1)}`);
+    expect(last.body).toMatchObject({ data: [], next_after: null });
+  });
+
+  test("the flat /v1/requests takes after and answers next_after", async () => {
+    const flat = await api("GET", `/v1/requests?limit=4&after=${everything[3]}`, account.apiKey);
+    expect(flat.body.data.map((r: any) => r.id)).toEqual(everything.slice(4, 8));
+    expect(flat.body.next_after).toBe(everything[7]);
+  });
+
+  test("another tenant's record, another namespace's and a missing id are the same 400, byte for byte: a cursor reveals nothing", async () => {
+    const missing = await get("after=rq_does_not_exist");
+    expect(missing.status).toBe(400);
+    expect(missing.body.error).toBe("bad_request");
+    expect(missing.body.error_description).toContain("after");
+    const stranger = await harness.server.createAccount();
+    const theirs = await get(`after=${everything[0]}`, stranger.apiKey, stranger.namespaceId);
+    expect(theirs.status).toBe(400);
+    expect(theirs.text).toBe(missing.text);
+    const theirsFlat = await api("GET", `/v1/requests?after=${everything[0]}`, stranger.apiKey);
+    expect(theirsFlat.text).toBe(missing.text);
+    const second = await harness.server.api("POST", "/v1/namespaces", { token: account.apiKey, body: { name: `walk-${crypto.randomUUID().slice(0, 8)}` } });
+    expect(second.status).toBe(200);
+    const elsewhere = await get(`after=${everything[0]}`, account.apiKey, second.body.id);
+    expect(elsewhere.status).toBe(400);
+    expect(elsewhere.text).toBe(missing.text);
+    // Nor does the stranger's own listing move: their namespace is empty either way.
+    expect((await get("limit=100", stranger.apiKey, stranger.namespaceId)).body).toMatchObject({ data: [], next_after: null });
+  });
+
+  test("offset is bounded at 10,000: past it a 400 that says to page with after", async () => {
+    const deepest = await get("offset=10000");
+    expect(deepest.status).toBe(200);
+    expect(deepest.body).toMatchObject({ data: [], offset: 10000, next_after: null });
+    for (const offset of ["10001", "1100000", "99999999999999999999", "000000000000000000000010001"]) {
+      const response = await get(`limit=100&offset=${offset}`);
+      expect({ offset, status: response.status, error: response.body.error }).toEqual({ offset, status: 400, error: "bad_request" });
+      expect(response.body.error_description).toContain("after=");
+      expect(response.body.error_description).toContain("10000");
+    }
+  });
+
+  test("hostile limit, offset and after are 400 bad_request naming the parameter, or clamped where the spec clamps", async () => {
+    const cases: [string, string][] = [
+      ["offset=-1", "offset"],
+      ["offset=abc", "offset"],
+      ["offset=1.5", "offset"],
+      ["offset=1e3", "offset"],
+      ["offset=", "offset"],
+      ["offset=%2010", "offset"],
+      ["offset=0x10", "offset"],
+      ["limit=abc", "limit"],
+      ["limit=", "limit"],
+      ["limit=2.5", "limit"],
+      ["limit=NaN", "limit"],
+      ["after=", "after"],
+      ["after=rq%20space", "after"],
+      ["after=rq%00nul", "after"],
+      ["after=%E2%9C%93", "after"],
+      ["after=%ED%A0%80", "after"],
+      [`after=${"r".repeat(129)}`, "after"],
+      ["after=rq_x&offset=10001", "after="],
+    ];
+    for (const [query, name] of cases) {
+      const response = await get(query);
+      expect({ query, status: response.status, error: response.body.error }).toEqual({ query, status: 400, error: "bad_request" });
+      expect(response.body.error_description).toContain(name);
+    }
+    // The spec clamps limit to [1, 100].
+    expect((await get("limit=-5")).body).toMatchObject({ limit: 1, next_after: everything[0] });
+    expect((await get("limit=0")).body.limit).toBe(1);
+    expect((await get("limit=99999999999999999999")).body.limit).toBe(100);
+    // SQL in a cursor is a record id nobody has.
+    const injected = await get(`after=${encodeURIComponent("x'or'1'='1';--")}`);
+    expect(injected.status).toBe(400);
+    expect(injected.text).toBe((await get("after=rq_does_not_exist")).text);
+  });
+
+  test("the OpenAPI document describes after, next_after and the offset bound", async () => {
+    const spec = await harness.server.api("GET", "/openapi/json");
+    const flat = spec.body.paths["/v1/requests"].get;
+    const parameters = Object.fromEntries(flat.parameters.map((p: any) => [p.name, p]));
+    expect(parameters.offset.schema).toMatchObject({ minimum: 0, maximum: 10000 });
+    expect(parameters.after.schema.type).toBe("string");
+    expect(parameters.after.description).toContain("next_after");
+    const namespaced = spec.body.paths["/v1/namespaces/{nsid}/requests"].get;
+    for (const words of ["after", "next_after", "10000"]) expect(namespaced.description).toContain(words);
+  });
+});

@@ -322,7 +322,7 @@ describe("request history paging", () => {
     const expected = ["rq_tie_c", "rq_tie_b", "rq_tie_a", ...Array.from({ length: 105 }, (_, i) => `rq_page_${String(104 - i).padStart(3, "0")}`)];
     expect(seen).toEqual(expected);
     const beyond = await api("GET", `${path()}?offset=500`, account.apiKey);
-    expect(beyond.body).toEqual({ data: [], limit: 25, offset: 500 });
+    expect(beyond.body).toEqual({ data: [], limit: 25, offset: 500, next_after: null });
   });
 });
 
@@ -733,7 +733,7 @@ describe("authorization", () => {
     }
     const names = (path: string) => spec.body.paths[path].get.parameters.map((p: any) => `${p.in}:${p.name}`);
     expect(names("/v1/namespaces/{nsid}/requests")).toEqual(["path:nsid"]);
-    expect(names("/v1/requests")).toEqual(["query:limit", "query:offset"]);
+    expect(names("/v1/requests")).toEqual(["query:limit", "query:offset", "query:after"]);
     expect(names("/v1/usage")).toEqual(["query:from", "query:to"]);
     expect(names("/v1/requests/{request_id}/settlement")).toEqual(["path:request_id"]);
   });

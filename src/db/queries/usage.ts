@@ -148,6 +148,13 @@ export function listNamespaceRequests(
   return runQueryPlannedPerCall<RequestRecordRow>(sql, "listKeyRequests", [...params, filters.apiKeyId]);
 }
 
+/** Where the namespace's record `recordId` stands in its history; undefined when the namespace has no such record. */
+export function findNamespaceRequestPosition(sql: Sql, accountId: string, namespaceId: string, recordId: string): Promise<ListingPosition | undefined> {
+  return runQueryRow<{ created_at: string; id: string }>(sql, "findNamespaceRequestPosition", [accountId, namespaceId, recordId]).then((row) =>
+    row === undefined ? undefined : { createdAt: row.created_at, id: row.id },
+  );
+}
+
 export function findNamespaceRequest(sql: Sql, accountId: string, namespaceId: string, recordId: string): Promise<RequestDetailRow | undefined> {
   return runQueryRow<RequestDetailRow>(sql, "findNamespaceRequest", [accountId, namespaceId, recordId]);
 }

@@ -33,6 +33,43 @@ export function parsePagination(query: QueryParams): Pagination {
   };
 }
 
+/**
+ * The deepest `offset` the request history answers. PostgreSQL reads and drops every
+ * record before an offset, so a page at offset 1,000,000 costs a million records; past
+ * this bound the history wants `after`, which starts at a record through the index and
+ * costs the same at any depth.
+ */
+export const MAX_HISTORY_OFFSET = 10_000;
+
+/** A page of the request history: the listing's `limit` and `offset`, and `after` (a record id) when given. */
+export interface HistoryPage extends Pagination {
+  /** The id of the record the page follows (the previous page's `next_after`). */
+  after?: string;
+}
+
+/** What a record id can be: short printable ASCII (rq_… today; older and loaded records have other forms). */
+export const RECORD_ID = /^[\x21-\x7e]{1,128}$/;
+
+/**
+ * parsePagination, an offset of at most MAX_HISTORY_OFFSET (past it, a 400 that names
+ * `after`), and `after`: a record id, or 400. Whether the record is the namespace's is for
+ * the service to find out.
+ */
+export function parseHistoryPage(query: QueryParams): HistoryPage {
+  // Checked before parsePagination, so that an offset too large for a safe integer gets this answer too.
+  const offset = integerParam(query, "offset");
+  if (offset !== undefined && offset > MAX_HISTORY_OFFSET) {
+    throw badRequest(`offset must be at most ${MAX_HISTORY_OFFSET}; to read further, pass after=<next_after of the previous page> instead of an offset`);
+  }
+  const page = parsePagination(query);
+  const after = query.after;
+  if (after !== undefined) {
+    if (!RECORD_ID.test(after)) throw badRequest("after must be a record id: the next_after (or a record's id) of an earlier page");
+    return { ...page, after };
+  }
+  return page;
+}
+
 function integerParam(query: QueryParams, name: string): number | undefined {
   const raw = query[name];
   if (raw === undefined) return undefined;

@@ -4,7 +4,7 @@ import { badRequest } from "../../errors/api-error";
 import type { Services } from "../../services";
 import { assertAddressablePathIds } from "../../auth/path-ids";
 import { resolveTenant, type Tenant } from "../tenant";
-import { MAX_DAILY_WINDOW_DAYS, parseDailyWindow, parseGroupBy, parsePagination, parseWindow, type QueryParams } from "./query-params";
+import { MAX_DAILY_WINDOW_DAYS, MAX_HISTORY_OFFSET, parseDailyWindow, parseGroupBy, parseHistoryPage, parseWindow, type QueryParams } from "./query-params";
 import { parseRequestFilters } from "./request-filters";
 import { accountUsageAggregate, dailyUsage, findSettlementReceipt, listRequests, namespaceUsageAggregate, requestDetail } from "./usage-service";
 
@@ -22,6 +22,28 @@ export const PAGINATION_PARAMETERS: ParameterDoc[] = [
   { name: "limit", in: "query", required: false, schema: { type: "integer", default: 25, minimum: 1, maximum: 100 }, description: "clamped to [1, 100]" },
   { name: "offset", in: "query", required: false, schema: { type: "integer", default: 0, minimum: 0 }, description: "into the newest-first listing" },
 ];
+
+/** The history's paging: the shared limit, a bounded offset, and the keyset cursor `after`. */
+const HISTORY_PAGINATION_PARAMETERS: ParameterDoc[] = [
+  PAGINATION_PARAMETERS[0]!,
+  {
+    name: "offset",
+    in: "query",
+    required: false,
+    schema: { type: "integer", default: 0, minimum: 0, maximum: MAX_HISTORY_OFFSET },
+    description: `into the newest-first listing (counted from \`after\` when given); above ${MAX_HISTORY_OFFSET} → 400: page with \`after\` instead`,
+  },
+  {
+    name: "after",
+    in: "query",
+    required: false,
+    schema: { type: "string" },
+    description:
+      "a record id: the page starts just after that record, newest first (pass the previous page's `next_after`); the same cost at any depth. Not a record of this namespace (missing, or another namespace's or tenant's) → the same 400",
+  },
+];
+
+const HISTORY_PAGINATION_DESCRIPTION = `Query: limit (integer, default 25, clamped to [1, 100]; not an integer → 400), offset (integer 0 to ${MAX_HISTORY_OFFSET}, default 0; above ${MAX_HISTORY_OFFSET} → 400 naming \`after\`), after (a record id: the page starts just after that record; pass the previous page's \`next_after\` to read the next page at any depth, with the same filters; an id that is not a record of this namespace, missing or another namespace's or tenant's, → the same 400). Response: { data: RequestRecord[], limit, offset, next_after } — next_after is the id of the page's last record when more records follow, null at the end.`;
 
 const WINDOW_PARAMETERS: ParameterDoc[] = [
   { name: "from", in: "query", required: false, schema: { type: "string", format: "date-time" }, description: "inclusive; default: 30 days before `to`" },
@@ -96,15 +118,15 @@ export function usageRoutes(services: Services) {
         : "Request history of the caller's own namespace (`me`), newest first",
       tags: ["usage"],
       "x-scope": "usage:read",
-      description: `${namespaced ? "{nsid} is a namespace id or `me`. " : ""}${PAGINATION_DESCRIPTION} ${FILTER_DESCRIPTION} Response: { data: RequestRecord[], limit, offset }.`,
-      ...(namespaced ? {} : { parameters: PAGINATION_PARAMETERS }),
+      description: `${namespaced ? "{nsid} is a namespace id or `me`. " : ""}${HISTORY_PAGINATION_DESCRIPTION} ${FILTER_DESCRIPTION}`,
+      ...(namespaced ? {} : { parameters: HISTORY_PAGINATION_PARAMETERS }),
     };
     routes.get(
       path,
       async ({ request, params, query }) => {
         const nsid = (params as Record<string, string | undefined> | undefined)?.nsid ?? "me";
         const tenant = await authorizeNamespace(request, nsid, "usage:read");
-        const page = parsePagination(query as QueryParams);
+        const page = parseHistoryPage(query as QueryParams);
         const filters = parseRequestFilters(query as QueryParams);
         return listRequests(services, tenant, page, filters);
       },

@@ -2,6 +2,7 @@ import {
   accountUsage,
   dailyNamespaceUsage,
   findNamespaceRequest,
+  findNamespaceRequestPosition,
   findSettlement,
   listNamespaceRequests,
   namespaceUsage,
@@ -14,11 +15,11 @@ import {
   type SettlementRow,
 } from "../../db/queries/usage";
 import { settlementUsage, type SettlementUsage } from "../../metering/usage-evidence";
-import { notFound } from "../../errors/api-error";
+import { badRequest, notFound } from "../../errors/api-error";
 import type { Principal } from "../../auth/principal";
 import type { Services } from "../../services";
 import type { Tenant } from "../tenant";
-import type { Pagination, UsageWindow } from "./query-params";
+import type { HistoryPage, UsageWindow } from "./query-params";
 
 /** What the usage service uses: the database, and this instance's requests not yet written (for settlement receipts). */
 export type UsageServiceDeps = Pick<Services, "db" | "pendingSettlements">;
@@ -69,10 +70,37 @@ export function requestRecordEnvelope(row: RequestRecordRow): RequestRecordEnvel
   };
 }
 
-/** One page of the namespace's history, newest first, narrowed by the filters (none: every record). */
-export async function listRequests(deps: UsageServiceDeps, tenant: Tenant, page: Pagination, filters: RequestHistoryFilters = {}) {
-  const rows = await listNamespaceRequests(deps.db.sql, tenant.accountId, tenant.namespaceId, page.limit, page.offset, filters);
-  return { data: rows.map(requestRecordEnvelope), limit: page.limit, offset: page.offset };
+/** GET …/requests: a page of records, and where the next one starts (`after=<next_after>`), null when none follows. */
+export interface RequestListing {
+  data: RequestRecordEnvelope[];
+  limit: number;
+  offset: number;
+  next_after: string | null;
+}
+
+/**
+ * The answer to an `after` that names no record of the namespace: a missing id and another
+ * namespace's or tenant's are the same words, so the answer tells nobody which it was.
+ */
+export const UNKNOWN_AFTER = "after names no record of this namespace's history: pass the next_after of a page this namespace listed";
+
+/**
+ * One page of the namespace's history, newest first, narrowed by the filters (none: every
+ * record). With `page.after`, the page starts just after that record ((created_at, id)
+ * descending, through the history's index, whatever the depth); the offset then counts from
+ * there. The record sets the position only: it need not match the filters. One record more
+ * than the page is read, so `next_after` is null exactly when nothing follows, and a client
+ * never asks for an empty last page.
+ */
+export async function listRequests(deps: UsageServiceDeps, tenant: Tenant, page: HistoryPage, filters: RequestHistoryFilters = {}): Promise<RequestListing> {
+  let position: ListingPosition | undefined;
+  if (page.after !== undefined) {
+    position = await findNamespaceRequestPosition(deps.db.sql, tenant.accountId, tenant.namespaceId, page.after);
+    if (position === undefined) throw badRequest(UNKNOWN_AFTER);
+  }
+  const rows = await listNamespaceRequests(deps.db.sql, tenant.accountId, tenant.namespaceId, page.limit + 1, page.offset, filters, position);
+  const data = rows.slice(0, page.limit).map(requestRecordEnvelope);
+  return { data, limit: page.limit, offset: page.offset, next_after: rows.length > page.limit ? data.at(-1)!.id : null };
 }
 
 /**
