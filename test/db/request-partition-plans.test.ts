@@ -84,7 +84,7 @@ const CASES: Array<{ name: string; params: Param[]; reads: string[]; why: string
   { name: "accountUsage", params: ["acct_7", null, "2025-02-10T00:00:00Z", "2025-03-15T00:00:00Z"], reads: ["requests_p2025_02", "requests_p2025_03"], why: "usage of an account over a window (no account-and-time index any more)" },
   { name: "accountUsage", params: ["acct_7", "ns_7_1", "2025-03-02T00:00:00Z", "2025-03-09T00:00:00Z"], reads: ["requests_p2025_03"], why: "usage of one namespace through the account statement" },
   { name: "findSettlement", params: ["acct_7", "q_1007", null], reads: MONTHS_WITH_ROWS, why: "a settlement by client request id (any month)" },
-  { name: "listLedgerEntries", params: ["acct_7", null, 50, 0], reads: MONTHS_WITH_ROWS, why: "the ledger's join by record id, one key probe per month" },
+  { name: "listLedgerEntries", params: ["acct_7", null, 50, 0, null, null, null], reads: MONTHS_WITH_ROWS, why: "the ledger's join by record id, one key probe per month" },
   { name: "platformUsageByDayAndModel", params: ["2025-03-05T00:00:00Z", "2025-03-06T00:00:00Z"], reads: ["requests_p2025_03"], why: "public statistics of one day" },
   { name: "providerRequestWindow", params: ["2025-04-20T11:00:00Z", "2025-04-20T11:59:00Z"], reads: ["requests_p2025_04"], why: "the last hour per provider" },
 ];

@@ -143,6 +143,57 @@ describe("GET /v1/billing/transactions", () => {
     expect(whole[0]).toMatchObject({ request_id: requestId });
     expect(whole).toHaveLength(5);
   });
+
+  test("after=<next_after> walks the whole ledger page by page, each entry once, in the listing's order; the last page says null", async () => {
+    const all = (await api("GET", "/v1/billing/transactions?limit=100", account.apiKey)).body;
+    expect(all.next_after).toBeNull();
+    const walked: any[] = [];
+    let after: string | null = null;
+    for (let page = 0; page < 10; page++) {
+      const query: string = after === null ? "limit=2" : `limit=2&after=${after}`;
+      const response = await api("GET", `/v1/billing/transactions?${query}`, account.apiKey);
+      expect(response.status).toBe(200);
+      walked.push(...response.body.data);
+      after = response.body.next_after;
+      if (after === null) break;
+      expect(after).toBe(response.body.data.at(-1).id);
+    }
+    expect(after).toBeNull();
+    expect(walked).toEqual(all.data);
+    // offset counts from the position.
+    const skipped = await api("GET", `/v1/billing/transactions?limit=1&offset=1&after=${all.data[0].id}`, account.apiKey);
+    expect(skipped.body.data).toEqual([all.data[2]]);
+  });
+
+  test("offset is bounded and after must be an entry the caller may list: another account's, another namespace's and a missing one read the same 400", async () => {
+    const deep = await api("GET", "/v1/billing/transactions?offset=10001", account.apiKey);
+    expect(deep.status).toBe(400);
+    expect(deep.body.error_description).toContain("after=");
+    expect((await api("GET", "/v1/billing/transactions?offset=99999999999999999999", account.apiKey)).status).toBe(400);
+    expect((await api("GET", "/v1/billing/transactions?offset=10000", account.apiKey)).status).toBe(200);
+
+    const mallory = await harness.server.createAccount(undefined, 555);
+    const [malloryCredit] = (await api("GET", "/v1/billing/transactions", mallory.apiKey)).body.data;
+    const [ownCredit] = (await api("GET", "/v1/billing/transactions?limit=100", account.apiKey)).body.data.filter((entry: any) => entry.kind === "credit");
+    const other = await harness.server.api("POST", "/v1/namespaces", { token: account.apiKey, body: { name: unique("cursor") } });
+    const bound = await harness.server.mintKey(account.apiKey, ["billing:read"], other.body.id);
+    const answers = [];
+    for (const [token, id] of [
+      [account.apiKey, malloryCredit.id], // another account's entry
+      [account.apiKey, "le_0000000000000000000000"], // missing
+      [bound, ownCredit.id], // the account's credit, not the bound namespace's
+    ] as const) {
+      const response = await fetch(`${harness.server.url}/v1/billing/transactions?after=${id}`, { headers: { authorization: `Bearer ${token}` } });
+      answers.push({ status: response.status, body: await response.text() });
+    }
+    expect(answers[0]!.status).toBe(400);
+    expect(answers[1]).toEqual(answers[0]!);
+    expect(answers[2]).toEqual(answers[0]!);
+    for (const hostile of ["", "%00", "x".repeat(200), "le_1%22%20or%201=1"]) {
+      const response = await api("GET", `/v1/billing/transactions?after=${hostile}`, account.apiKey);
+      expect({ hostile, status: response.status }).toEqual({ hostile, status: 400 });
+    }
+  });
 });
 
 describe("authorization", () => {

@@ -21,7 +21,21 @@ export async function billingBalance(sql: Sql, accountId: string): Promise<Walle
   return runQueryRow<WalletBalanceRow>(sql, "billingBalance", [accountId]);
 }
 
-/** `namespaceId` null = every entry of the account. */
-export function listLedgerEntries(sql: Sql, accountId: string, namespaceId: string | null, limit: number, offset: number): Promise<LedgerEntryRow[]> {
-  return runQuery<LedgerEntryRow>(sql, "listLedgerEntries", [accountId, namespaceId, limit, offset]);
+/** Where a ledger entry stands in listLedgerEntries' order (its three sort keys). */
+export interface LedgerPosition {
+  createdAt: string;
+  settledCreatedAt: string;
+  id: string;
+}
+
+/** `namespaceId` null = every entry of the account; `after`: only entries that sort after that position. */
+export function listLedgerEntries(sql: Sql, accountId: string, namespaceId: string | null, limit: number, offset: number, after?: LedgerPosition): Promise<LedgerEntryRow[]> {
+  return runQuery<LedgerEntryRow>(sql, "listLedgerEntries", [accountId, namespaceId, limit, offset, after?.createdAt ?? null, after?.settledCreatedAt ?? null, after?.id ?? null]);
+}
+
+/** The position of an entry the caller may list; undefined for a missing one or another tenant's alike. */
+export function findLedgerEntryPosition(sql: Sql, accountId: string, namespaceId: string | null, entryId: string): Promise<LedgerPosition | undefined> {
+  return runQueryRow<{ created_at: string; settled_created_at: string; id: string }>(sql, "findLedgerEntryPosition", [accountId, namespaceId, entryId]).then((row) =>
+    row === undefined ? undefined : { createdAt: row.created_at, settledCreatedAt: row.settled_created_at, id: row.id },
+  );
 }

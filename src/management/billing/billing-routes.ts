@@ -1,14 +1,14 @@
 import { Elysia } from "elysia";
 import { authPlugin } from "../../auth/auth-plugin";
 import type { Services } from "../../services";
-import { parsePagination, type QueryParams } from "../usage/query-params";
-import { PAGINATION_DESCRIPTION, PAGINATION_PARAMETERS } from "../usage/usage-routes";
+import { parseHistoryPage, type QueryParams } from "../usage/query-params";
+import { cursorPaginationDescription, cursorPaginationParameters } from "../usage/usage-routes";
 import { listTransactions, walletBalance } from "./billing-service";
 
 /**
  * Account-level billing, scope billing:read:
  *   GET /v1/billing/balance        { balance_micro_usd, pending_debits_micro_usd, available_micro_usd, currency }
- *   GET /v1/billing/transactions   { data: ledger entries newest first, limit, offset }
+ *   GET /v1/billing/transactions   { data: ledger entries newest first, limit, offset, next_after }
  * The wallet belongs to the account, so the balance is the account's for every
  * credential; transactions of a namespace-bound credential are its namespace's.
  */
@@ -23,14 +23,14 @@ export function billingRoutes(services: Services) {
         "x-scope": "billing:read",
       },
     })
-    .get("/v1/billing/transactions", ({ principal, query }) => listTransactions(services, principal, parsePagination(query as QueryParams)), {
+    .get("/v1/billing/transactions", ({ principal, query }) => listTransactions(services, principal, parseHistoryPage(query as QueryParams)), {
       scope: "billing:read",
       detail: {
         summary: "Wallet ledger entries, newest first: credits, usage debits, pending debit recoveries, refunds (signed micro-USD)",
         tags: ["billing"],
         "x-scope": "billing:read",
-        description: `${PAGINATION_DESCRIPTION} Items: { id, kind, amount_micro_usd (signed), request_id, namespace_id, created_at }. A namespace-bound credential sees only its namespace's entries.`,
-        parameters: PAGINATION_PARAMETERS,
+        description: `${cursorPaginationDescription("entry", "these transactions", "LedgerEntry")} Items: { id, kind, amount_micro_usd (signed), request_id, namespace_id, created_at }. A namespace-bound credential sees only its namespace's entries.`,
+        parameters: cursorPaginationParameters("entry", "these transactions"),
       },
     });
 }

@@ -1,8 +1,8 @@
-import { billingBalance, listLedgerEntries, type LedgerEntryRow } from "../../db/queries/billing";
-import { notFound } from "../../errors/api-error";
+import { billingBalance, findLedgerEntryPosition, listLedgerEntries, type LedgerEntryRow, type LedgerPosition } from "../../db/queries/billing";
+import { badRequest, notFound } from "../../errors/api-error";
 import type { Principal } from "../../auth/principal";
 import type { Services } from "../../services";
-import type { Pagination } from "../usage/query-params";
+import type { HistoryPage } from "../usage/query-params";
 
 /** What the billing service uses: the database (the wallet and its ledger). */
 export type BillingServiceDeps = Pick<Services, "db">;
@@ -65,7 +65,17 @@ export function transactionEnvelope(row: LedgerEntryRow): TransactionEnvelope {
  * namespace-bound one only the entries attributed to its namespace (its requests'
  * debits), never the account's credits or other namespaces' usage.
  */
-export async function listTransactions(deps: BillingServiceDeps, principal: Principal, page: Pagination) {
-  const rows = await listLedgerEntries(deps.db.sql, principal.accountId, principal.namespaceId, page.limit, page.offset);
-  return { data: rows.map(transactionEnvelope), limit: page.limit, offset: page.offset };
+export async function listTransactions(deps: BillingServiceDeps, principal: Principal, page: HistoryPage) {
+  let position: LedgerPosition | undefined;
+  if (page.after !== undefined) {
+    position = await findLedgerEntryPosition(deps.db.sql, principal.accountId, principal.namespaceId, page.after);
+    if (position === undefined) throw badRequest(UNKNOWN_TRANSACTION_AFTER);
+  }
+  // One entry more than the page: next_after is null exactly when nothing follows.
+  const rows = await listLedgerEntries(deps.db.sql, principal.accountId, principal.namespaceId, page.limit + 1, page.offset, position);
+  const data = rows.slice(0, page.limit).map(transactionEnvelope);
+  return { data, limit: page.limit, offset: page.offset, next_after: rows.length > page.limit ? data.at(-1)!.id : null };
 }
+
+/** A missing entry and another account's or namespace's read the same. */
+export const UNKNOWN_TRANSACTION_AFTER = "after names no entry of these transactions: pass the next_after of a page you listed";

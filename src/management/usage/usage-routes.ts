@@ -17,33 +17,38 @@ export interface ParameterDoc {
   description: string;
 }
 
-/** OpenAPI query parameter descriptions, shared with the billing listing. */
-export const PAGINATION_PARAMETERS: ParameterDoc[] = [
-  { name: "limit", in: "query", required: false, schema: { type: "integer", default: 25, minimum: 1, maximum: 100 }, description: "clamped to [1, 100]" },
-  { name: "offset", in: "query", required: false, schema: { type: "integer", default: 0, minimum: 0 }, description: "into the newest-first listing" },
-];
+/**
+ * The paging of a newest-first listing (the request history, the billing transactions), as
+ * OpenAPI query parameters: limit, a bounded offset, and the keyset cursor `after`, whose
+ * value is an item of the listing (`item`: "record", "entry").
+ */
+export function cursorPaginationParameters(item: string, scope: string): ParameterDoc[] {
+  return [
+    { name: "limit", in: "query", required: false, schema: { type: "integer", default: 25, minimum: 1, maximum: 100 }, description: "clamped to [1, 100]" },
+    {
+      name: "offset",
+      in: "query",
+      required: false,
+      schema: { type: "integer", default: 0, minimum: 0, maximum: MAX_HISTORY_OFFSET },
+      description: `into the newest-first listing (counted from \`after\` when given); above ${MAX_HISTORY_OFFSET} → 400: page with \`after\` instead`,
+    },
+    {
+      name: "after",
+      in: "query",
+      required: false,
+      schema: { type: "string" },
+      description: `a${item === "entry" ? "n" : ""} ${item} id: the page starts just after that ${item}, newest first (pass the previous page's \`next_after\`); the same cost at any depth. Not a${item === "entry" ? "n" : ""} ${item} of ${scope} (missing, or another namespace's or tenant's) → the same 400`,
+    },
+  ];
+}
 
-/** The history's paging: the shared limit, a bounded offset, and the keyset cursor `after`. */
-const HISTORY_PAGINATION_PARAMETERS: ParameterDoc[] = [
-  PAGINATION_PARAMETERS[0]!,
-  {
-    name: "offset",
-    in: "query",
-    required: false,
-    schema: { type: "integer", default: 0, minimum: 0, maximum: MAX_HISTORY_OFFSET },
-    description: `into the newest-first listing (counted from \`after\` when given); above ${MAX_HISTORY_OFFSET} → 400: page with \`after\` instead`,
-  },
-  {
-    name: "after",
-    in: "query",
-    required: false,
-    schema: { type: "string" },
-    description:
-      "a record id: the page starts just after that record, newest first (pass the previous page's `next_after`); the same cost at any depth. Not a record of this namespace (missing, or another namespace's or tenant's) → the same 400",
-  },
-];
+/** The same in words, for routes whose path parameters replace `parameters` (see WINDOW_DESCRIPTION). */
+export function cursorPaginationDescription(item: string, scope: string, itemsType: string): string {
+  return `Query: limit (integer, default 25, clamped to [1, 100]; not an integer → 400), offset (integer 0 to ${MAX_HISTORY_OFFSET}, default 0; above ${MAX_HISTORY_OFFSET} → 400 naming \`after\`), after (a${item === "entry" ? "n" : ""} ${item} id: the page starts just after that ${item}; pass the previous page's \`next_after\` to read the next page at any depth, with the same filters; an id that is not a${item === "entry" ? "n" : ""} ${item} of ${scope}, missing or another namespace's or tenant's, → the same 400). Response: { data: ${itemsType}[], limit, offset, next_after } — next_after is the id of the page's last ${item} when more follow, null at the end.`;
+}
 
-const HISTORY_PAGINATION_DESCRIPTION = `Query: limit (integer, default 25, clamped to [1, 100]; not an integer → 400), offset (integer 0 to ${MAX_HISTORY_OFFSET}, default 0; above ${MAX_HISTORY_OFFSET} → 400 naming \`after\`), after (a record id: the page starts just after that record; pass the previous page's \`next_after\` to read the next page at any depth, with the same filters; an id that is not a record of this namespace, missing or another namespace's or tenant's, → the same 400). Response: { data: RequestRecord[], limit, offset, next_after } — next_after is the id of the page's last record when more records follow, null at the end.`;
+const HISTORY_PAGINATION_PARAMETERS = cursorPaginationParameters("record", "this namespace");
+const HISTORY_PAGINATION_DESCRIPTION = cursorPaginationDescription("record", "this namespace", "RequestRecord");
 
 const WINDOW_PARAMETERS: ParameterDoc[] = [
   { name: "from", in: "query", required: false, schema: { type: "string", format: "date-time" }, description: "inclusive; default: 30 days before `to`" },
@@ -55,7 +60,6 @@ const WINDOW_PARAMETERS: ParameterDoc[] = [
  * has any, so query parameters are listed only on routes without path parameters and
  * described in `description` everywhere.
  */
-export const PAGINATION_DESCRIPTION = "Query: limit (integer, default 25, clamped to [1, 100]; not an integer → 400), offset (integer ≥ 0, default 0).";
 const WINDOW_DESCRIPTION = "Query: from (RFC 3339, inclusive; default 30 days before `to`), to (RFC 3339, exclusive; default now); unparsable or from ≥ to → 400.";
 
 const FILTER_DESCRIPTION =
