@@ -5,9 +5,9 @@ import { checkHaproxyConfig } from "../helpers/haproxy";
 
 /**
  * deploy/compose.yaml and deploy/haproxy.cfg cannot rot: the compose file parses and wires
- * PostgreSQL, the one-shot migration, two instances and HAProxy as README "Deployment"
- * says; every server HAProxy balances is an instance of the compose file, checked on
- * /ready; every variable given to an instance is one the README's configuration table
+ * PostgreSQL, the one-shot migration, two instances and HAProxy as docs/operations.md
+ * "Deployment" says; every server HAProxy balances is an instance of the compose file,
+ * checked on /ready; every variable given to an instance is one docs/configuration.md
  * documents; and `haproxy -c` accepts the configuration.
  */
 const ROOT = resolve(import.meta.dir, "../..");
@@ -62,9 +62,8 @@ describe("deploy/compose.yaml", () => {
     }
   });
 
-  test("every variable given to an instance is documented in the README's configuration table", () => {
-    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-    const configuration = readme.split(/^## /m).find((part) => part.startsWith("Configuration"))!;
+  test("every variable given to an instance is documented in docs/configuration.md", () => {
+    const configuration = readFileSync(join(ROOT, "docs", "configuration.md"), "utf8");
     for (const name of instances) {
       for (const variable of Object.keys(services[name]!.environment!)) expect({ variable, documented: configuration.includes(`\`${variable}\``) }).toEqual({ variable, documented: true });
     }
