@@ -2,7 +2,7 @@ import { availableParallelism } from "node:os";
 
 /**
  * Process configuration, read once from the environment. The variable names are a
- * contract that outside tests rely on (README "Configuration"): keep them stable.
+ * contract that outside tests rely on (docs/configuration.md "Configuration (a contract: outside tests rely on these names)"): keep them stable.
  */
 export interface Config {
   port: number;
@@ -13,7 +13,7 @@ export interface Config {
   adminToken: string | undefined;
   /**
    * A second operator token accepted alongside ADMIN_TOKEN while a new one is rolled out
-   * (README "Rotating ADMIN_TOKEN"); unset outside a rotation.
+   * (docs/operations.md "Rotating ADMIN_TOKEN and BYOK_MASTER_KEY without downtime"); unset outside a rotation.
    */
   adminTokenPrevious: string | undefined;
   /**
@@ -28,7 +28,7 @@ export interface Config {
   byokMasterKey: string | undefined;
   /**
    * The master key being retired during a rotation: KEKs it wrapped still unwrap, new KEKs
-   * are wrapped with BYOK_MASTER_KEY (README "Rotating BYOK_MASTER_KEY"); unset outside one.
+   * are wrapped with BYOK_MASTER_KEY (docs/operations.md "Rotating ADMIN_TOKEN and BYOK_MASTER_KEY without downtime"); unset outside one.
    */
   byokMasterKeyPrevious: string | undefined;
   publicUrl: string;

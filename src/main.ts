@@ -23,7 +23,7 @@ try {
 }
 
 // `bun src/main.ts migrate`: apply the pending migrations (under the same advisory lock
-// as a starting server) and exit, as a deployment's one-shot migration step (README "Deployment").
+// as a starting server) and exit, as a deployment's one-shot migration step (docs/operations.md "Migrations").
 if (process.argv[2] === "migrate") {
   try {
     const db = await connectDatabase(config);

@@ -2,7 +2,7 @@ import type { Subprocess } from "bun";
 import { log } from "./observability/log";
 
 /**
- * SERVER_PROCESSES=N (README "Configuration", "Operations"): the process an operator
+ * SERVER_PROCESSES=N (docs/operations.md "Server processes"): the process an operator
  * starts (the primary) serves nothing itself; it runs N copies of itself (`bun src/main.ts`)
  * that listen on one port (`reusePort`: the kernel spreads connections over them), each
  * with its own database pool, worker threads and /metrics, sharing only the database.

@@ -131,7 +131,7 @@ export async function startServer(overrides: Partial<Config> = {}, parts: Server
   });
   policyCounters.start();
   const masterKey = () => {
-    // A generated key lives in DATA_DIR: keep the folder private first (README, "Configuration").
+    // A generated key lives in DATA_DIR: keep the folder private first (docs/configuration.md "Configuration (a contract: outside tests rely on these names)").
     if (config.byokMasterKey === undefined) makeDataDirPrivate(config.dataDir);
     return loadMasterKey(config.byokMasterKey, config.dataDir);
   };
@@ -168,7 +168,7 @@ export async function startServer(overrides: Partial<Config> = {}, parts: Server
     funding: new AccountKeysThenPlatform(byokKeys, new PlatformKeys(catalog)),
     // Guardrails first (pure CPU), then the counters, then the wallet: a refusal undoes as
     // little as possible. METERING=off records and charges nothing, so there is no charge
-    // for the wallet to guard (README "Metering"); policies still apply.
+    // for the wallet to guard (docs/architecture.md "Metering"); policies still apply.
     admission: new AdmissionChain([new GuardrailCheck(), policyCounters], config.meteringEnabled ? [new WalletCheck(walletLeases)] : []),
   };
   const hooks = createRequestHooks(services.metrics, bodyLimits(config), new BodyBudget(config.bodyMemoryBudgetBytes), new IdleCollector());
@@ -205,7 +205,7 @@ export async function startServer(overrides: Partial<Config> = {}, parts: Server
     (stopping ??= (async () => {
       services.readiness.markStopping();
       // A balancer checking /ready now sees 503; until it has moved away, keep serving
-      // what it still sends, so that no connection is refused (README "Deployment").
+      // what it still sends, so that no connection is refused (docs/operations.md "Readiness and drain").
       const delayMs = services.readiness.probed ? (options.delayMs ?? 0) : 0;
       if (delayMs > 0) {
         log.info("not ready; serving until the drain delay ends", { delay_ms: delayMs });

@@ -27,14 +27,14 @@ const validateCredit = bodyValidator(
 );
 
 /**
- * The operator API (README "Operator API and CLI"). Mounted only when ADMIN_TOKEN is set;
+ * The operator API (docs/api/operator.md "Operator API and CLI"). Mounted only when ADMIN_TOKEN is set;
  * otherwise /admin/* answers 404 like any unknown path.
  */
 export function adminRoutes(services: Services) {
   const adminToken = services.config.adminToken;
   if (!adminToken) return new Elysia({ name: "admin", normalize: false });
   // During a rotation the outgoing token (ADMIN_TOKEN_PREVIOUS) is accepted too, so
-  // instances can be restarted with the new one one at a time (README "Rotating ADMIN_TOKEN").
+  // instances can be restarted with the new one one at a time (docs/operations.md "Rotating ADMIN_TOKEN and BYOK_MASTER_KEY without downtime").
   const accepted = [adminToken, services.config.adminTokenPrevious].filter((token) => token !== undefined).map(sha256);
   return new Elysia({ name: "admin", normalize: false })
     .onBeforeHandle(({ request, path, params }) => {

@@ -3,7 +3,7 @@ import { REFUSAL_KIND, type Refusal } from "./admission-check";
 
 /**
  * A refusal as the error the client gets, the one place where admission meets the
- * protocols (each codec renders the kind in its own shape, README "Policies"). A policy's
+ * protocols (each codec renders the kind in its own shape, docs/api/policies.md "Policies"). A policy's
  * refusal starts its message with its code: Anthropic Messages has no field for the code,
  * and its clients read it there. A 429 carries its Retry-After.
  */
@@ -16,7 +16,7 @@ export function refusalError(refusal: Refusal): IrError {
 /** Code of the record warning that names the policy that refused a request. */
 export const REFUSED_BY_POLICY = "refused_by_policy";
 
-/** What the request record keeps of a policy's refusal (README "Policies"): the policy's id in `field`, its name and code in the message. */
+/** What the request record keeps of a policy's refusal (docs/api/policies.md "Policies"): the policy's id in `field`, its name and code in the message. */
 export function refusalWarning(refusal: Refusal): IrWarning | undefined {
   const policy = refusal.policy;
   if (!policy) return undefined;

@@ -4,7 +4,7 @@ import { endLease, takeLease, type BudgetToAdmit, type RateLimitToAdmit } from "
 import { log } from "../observability/log";
 
 /**
- * Leases of room on hot budget and rate-limit keys (README "Leases"). While one set of
+ * Leases of room on hot budget and rate-limit keys (src/admission/README.md "Budgets and rate limits: exact across instances"). While one set of
  * clauses is busy (`hotAdmissionsPerSecond` admissions within a second) and far from its
  * limits, the instance takes a chunk of each clause in one database call
  * (admission_lease_take, migration 0029) and admits the requests that fit in it without

@@ -22,7 +22,7 @@ interface CacheEntry {
  * Turns a presented token into a Principal. Results are cached in an LRU keyed by
  * the token's SHA-256 (never the token itself) for `ttlMs`: a key revoked on this
  * instance is dropped from the cache at once; other instances notice within the
- * TTL (documented in the README). Unknown tokens are cached too, so a flood of bad
+ * TTL (CREDENTIAL_CACHE_TTL_MS, docs/configuration.md). Unknown tokens are cached too, so a flood of bad
  * tokens cannot turn into a flood of database reads.
  */
 export class CredentialResolver {

@@ -25,7 +25,7 @@ interface CachedKey {
 
 /**
  * The decrypted BYOK key a caller's requests use for a provider, for the request path: the
- * key of the caller's namespace when it has one, else the account's (README "BYOK"); a
+ * key of the caller's namespace when it has one, else the account's (docs/api/byok.md "BYOK"); a
  * caller that is not bound to a namespace uses the account's alone. Decrypted keys live only
  * in this bounded, short-lived cache (CREDENTIAL_CACHE_TTL_MS), and leave it when they
  * expire (a timer per entry), not at the next read: an upload or delete invalidates it on

@@ -23,7 +23,7 @@ function queryValue(query: Record<string, unknown>, name: string): string | unde
 }
 
 /**
- * The console's sign-in, overview and account pages (README "Console and sign-in").
+ * The console's sign-in, overview and account pages (docs/console-and-cli.md "Console and sign-in").
  * Server-rendered HTML, no script; every form carries a CSRF token and a foreign Origin
  * is refused.
  */

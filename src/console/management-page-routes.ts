@@ -9,7 +9,7 @@ import { requestsPageRoutes } from "./requests-page-routes";
 import { routingPresetsPageRoutes } from "./routing-presets-page-routes";
 
 /**
- * The console's management pages (README "Console"): request history, API keys, BYOK
+ * The console's management pages (docs/console-and-cli.md "Console and sign-in"): request history, API keys, BYOK
  * keys, policies, routing presets and OAuth. Each reads and writes through the same
  * services as the JSON API, acting as the signed-in account; every form is checked for
  * the session, this site's Origin and the form's CSRF token before anything else.

@@ -32,7 +32,7 @@ const BIGINT_AS_NUMBER = {
  * Seconds before a pooled connection that failed tries to connect again, after `retries`
  * failures across the pool: 50 ms doubling, at most 1 s. postgres.js's own backoff grows
  * to 20 s, and every query queued on a waiting connection waits with it: after a database
- * restart of 2 s, requests and the readiness probe hung up to 20 s longer (README "Faults").
+ * restart of 2 s, requests and the readiness probe hung up to 20 s longer (docs/operations.md "Faults").
  * At most 1 s, a database that is back is used again within a second, and an outage costs
  * each connection one refused attempt a second.
  */

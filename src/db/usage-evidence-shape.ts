@@ -36,7 +36,7 @@ export interface UsageFrameRecord {
   usage: UsageCounts;
 }
 
-/** A request record's `usage_evidence` (README "Metering"), field for field. */
+/** A request record's `usage_evidence` (docs/architecture.md "Metering"), field for field. */
 export interface UsageEvidence {
   source: UsageSource;
   effective_usage: EffectiveUsageCounts;

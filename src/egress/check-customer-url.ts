@@ -10,8 +10,8 @@ export type CustomerUrlCheck =
   | { ok: false; reason: string };
 
 /**
- * The write-time rule for a URL a customer makes the server call (README "Reliability",
- * "Customer-supplied upstream addresses"): https only, no user info, query or fragment,
+ * The write-time rule for a URL a customer makes the server call (docs/operations.md
+ * "Customer-supplied upstream addresses (the egress guard)"): https only, no user info, query or fragment,
  * and no host that is `localhost`, `*.localhost` or a non-public IP literal, unless the
  * operator allowed it. Pure: names are not resolved here (the egress guard does that at
  * request time). The URL is read with the same WHATWG parser fetch() uses, so every IPv4

@@ -9,7 +9,7 @@ export interface AccountKeyLookup {
 }
 
 /**
- * The caller's own provider key (BYOK, README "BYOK": its namespace's, else the account's) first, for providers that accept
+ * The caller's own provider key (BYOK, docs/api/byok.md "BYOK": its namespace's, else the account's) first, for providers that accept
  * one, then whatever `platform` funds: the customer's contract is used before the
  * platform's money, and the platform's key stays a fallback when the customer's is
  * refused.

@@ -4,8 +4,8 @@ import type { CatalogEndpoint } from "../providers/catalog";
 /**
  * Whose money pays for a call: `cloud_credit` is the platform's keys, billed from the
  * account's wallet; `byok` is the account's own provider key, billed by the provider to
- * the customer. The same words as the request record's `funding_source` (the reference's
- * names, stored by migration 0018), so nothing translates them.
+ * the customer. The same words as the request record's `funding_source` (the names the
+ * history documents, docs/api/byok.md; stored by migration 0018), so nothing translates them.
  */
 export type Funding = "cloud_credit" | "byok";
 

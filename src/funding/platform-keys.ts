@@ -3,8 +3,7 @@ import type { Catalog, CatalogEndpoint } from "../providers/catalog";
 import type { FundingSource, UpstreamFunding } from "./funding-source";
 
 /**
- * The platform's own provider keys, from each provider's `api_key_env` (README
- * "Configuration"): every caller is funded alike, and a provider without a key is not
+ * The platform's own provider keys, from each provider's `api_key_env` (docs/configuration.md): every caller is funded alike, and a provider without a key is not
  * eligible.
  */
 export class PlatformKeys implements FundingSource {

@@ -164,7 +164,7 @@ export function inferenceDeps(services: Services): InferenceDeps {
       inFlight,
       stallTimeoutMs: config.streamStallTimeoutMs,
     },
-    // METERING=off (benchmarks): nothing is recorded or charged (README "Metering").
+    // METERING=off (benchmarks): nothing is recorded or charged (docs/architecture.md "Metering").
     records: config.meteringEnabled ? { sink: services.meteringSink, writeBuffer: services.writeBuffer, pending: services.pendingSettlements } : undefined,
     overhead: metrics.gatewayOverhead,
     tracing: services.tracing,

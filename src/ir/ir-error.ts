@@ -1,5 +1,5 @@
 /**
- * One error table for inference: kind -> HTTP status -> type/code (reference §1.4). Every
+ * One error table for inference: kind -> HTTP status -> type/code (docs/errors.md "Inference errors"). Every
  * IrError's status comes from here; codecs render the kind in their protocol's shape, and
  * each protocol's own names for a kind (Anthropic `error.type`, Google `error.status`) sit
  * in a table of its own, keyed by every kind, so a new kind cannot go unrendered.
@@ -65,7 +65,7 @@ export const IR_ERROR_TABLE = {
   upstream_policy_violation: { status: 403, type: "permission_error", code: "upstream_policy_violation" },
   upstream_bad_gateway: { status: 502, type: "upstream_error", code: "upstream_bad_gateway" },
   upstream_invalid_response: { status: 502, type: "upstream_error", code: "upstream_invalid_response" },
-  // "upstream's status" (reference §1.4): an upstream 403 stays a 403, a permission error.
+  // An upstream that refuses our credential keeps its status: its 403 stays a 403, a permission error.
   upstream_auth_required: { status: 401, type: "authentication_error", code: "upstream_auth_required", alsoStatus: { 403: "permission_denied" } },
   upstream_timeout: { status: 504, type: "upstream_error", code: "upstream_timeout" },
   upstream_unavailable: { status: 503, type: "upstream_error", code: "upstream_unavailable" },

@@ -19,7 +19,7 @@ const SHUTTING_DOWN: ReadinessState = { ready: false, reason: "shutting_down" };
 const UNREACHABLE: ReadinessState = { ready: false, reason: "database_unreachable" };
 
 /**
- * `GET /ready` (README "Deployment"): ready while the database answers and has every
+ * `GET /ready` (docs/operations.md "Readiness and drain"): ready while the database answers and has every
  * migration this code knows applied, not ready at once and for good after `markStopping`
  * (SIGTERM). The database is asked at most once per `cacheMs`, and never by two probes at
  * a time; a probe that has not answered within `timeoutMs` reads as unreachable, and no

@@ -1,7 +1,7 @@
 import type { IrErrorKind, IrFinish, IrUsage, ProtocolId } from "../ir";
 
 /**
- * What the pipeline calls to trace a request (README "Traces"), types only: tracing.ts
+ * What the pipeline calls to trace a request (docs/operations.md "Traces"), types only: tracing.ts
  * gives the implementation for tracing off, otel-tracing.ts the one for on. The pipeline
  * reports times (performance.now()) and, once, the settled request; spans are made from
  * them when the request ends. The Traced* types are what a trace reads of the pipeline's

@@ -2,7 +2,7 @@ import { tracingConfig } from "./tracing-config";
 import type { RequestTrace, RequestTracing } from "./request-trace";
 
 /**
- * Request traces (README "Traces"): one span per inference request, a child per stage and
+ * Request traces (docs/operations.md "Traces"): one span per inference request, a child per stage and
  * one per upstream attempt, exported over OTLP/HTTP when the OTEL_* variables turn it on.
  * This module loads no OpenTelemetry code: with tracing off the pipeline holds
  * `TRACING_OFF`, whose traces are one constant object of empty methods, and the SDK is

@@ -71,7 +71,7 @@ const REFUSED_KEY_KINDS: ReadonlyMap<number, string> = new Map([
 
 /**
  * Stage 6: the candidates in order, falling through on 429, 5xx, timeouts, network errors
- * and streams that fail before their first token (README "Inference"). Each attempt is
+ * and streams that fail before their first token (docs/api/inference.md "Inference"). Each attempt is
  * encoded for its upstream, called, and answered by respond-json.ts or relay-stream.ts.
  */
 export async function runAttempts(deps: AttemptDeps, input: AttemptInput): Promise<AttemptsResult> {

@@ -14,7 +14,7 @@ export interface ResponseCheck {
 }
 
 /**
- * The response side of a request's guardrail (README "Policies"): undefined when no
+ * The response side of a request's guardrail (docs/api/policies.md "Policies"): undefined when no
  * content pattern applies, so an answer without one is relayed as before, with no
  * holdback and no translation it would not otherwise need. A refusal becomes the
  * protocol's 403 and the record's note of the refusing policy.

@@ -35,12 +35,12 @@ export interface InferenceDeps {
   records: RecordDeps | undefined;
   /** Where every response's Server-Timing `gateway` part is observed. */
   overhead: OverheadHistogram;
-  /** Request traces (README "Traces"); TRACING_OFF unless the OTEL_* variables turn them on. */
+  /** Request traces (docs/operations.md "Traces"); TRACING_OFF unless the OTEL_* variables turn them on. */
   tracing: RequestTracing;
 }
 
 /**
- * One inference request, end to end (README "Inference"): authenticate → decode → resolve
+ * One inference request, end to end (docs/architecture.md "The pipeline"): authenticate → decode → resolve
  * (routing presets, then endpoints) → fund → admit → attempt (answer or relay) → settle. Each stage returns its result or
  * the error to answer with; from the moment the caller is known, every way out settles
  * the request exactly once (a stream's when it ends, through its observer), and answers only

@@ -12,7 +12,7 @@ const LABELS = Object.fromEntries(
 ) as Record<ProtocolId, Record<ProtocolId | "none", string[]>>;
 
 /**
- * `Server-Timing` on an inference response whose head goes out now (README "Headers"):
+ * `Server-Timing` on an inference response whose head goes out now (docs/operations.md "The overhead, live (Server-Timing)"):
  * `gateway;dur=` the time since the request arrived less the time spent waiting for
  * upstreams, and, when an upstream was called, `upstream;dur=` that wait (every attempt's
  * `upstreamMs`, a fallback's included). The gateway part is observed in the overhead

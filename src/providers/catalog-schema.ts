@@ -4,7 +4,7 @@ import { ValueErrorType, type ValueError } from "@sinclair/typebox/errors";
 import { PROTOCOL_IDS } from "../ir/protocol-id";
 
 /**
- * The catalog file's wire shape (README "Catalog file"). Unknown fields are
+ * The catalog file's wire shape (docs/configuration.md "Catalog file"). Unknown fields are
  * rejected everywhere, so a misspelt optional field (`protocl`, `cache_reads`) fails at
  * startup instead of silently changing routing or prices. `description` texts double as
  * the "expected …" part of error messages.

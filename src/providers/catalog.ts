@@ -6,7 +6,7 @@ import type { CatalogPricing, ContextTier } from "./pricing";
 
 /**
  * The provider and model catalog: the built-in one (`builtin-catalog.json`) or the file
- * named by PROVIDERS_FILE, which replaces it entirely (README "Catalog file"). It is
+ * named by PROVIDERS_FILE, which replaces it entirely (docs/configuration.md "Catalog file"). It is
  * validated once at startup; every problem names the entry it is in.
  */
 

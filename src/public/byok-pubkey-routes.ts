@@ -12,7 +12,7 @@ function matches(ifNoneMatch: string | null, etag: string): boolean {
 
 /**
  * `GET /v1/byok/encryption-pubkey` (public): the current KEK's X25519 public key, which
- * customers seal their provider keys to (README "BYOK"). The ETag is the quoted kek_id, so
+ * customers seal their provider keys to (docs/api/byok.md "BYOK"). The ETag is the quoted kek_id, so
  * a client revalidates cheaply and learns of a rotation at once.
  */
 export function byokPubkeyRoutes(services: Services) {

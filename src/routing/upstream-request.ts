@@ -1,6 +1,6 @@
 import type { ProtocolId } from "../ir";
 
-/** Where and how to call one upstream endpoint (README "Catalog file": upstream URLs and credential headers). */
+/** Where and how to call one upstream endpoint (docs/configuration.md "Catalog file": upstream URLs and credential headers). */
 export interface UpstreamTarget {
   protocol: ProtocolId;
   baseUrl: string;

@@ -106,7 +106,7 @@ export class PooledTranslator implements Translator {
 }
 
 /**
- * What the benchmark decided (src/translation/README.md, "What runs where"): a worker round trip costs a
+ * What the benchmark decided (src/translation/README.md, "What runs where (the benchmark decided)"): a worker round trip costs a
  * fixed ~20–60 µs plus copying, while translating a small body takes a few µs; so
  * small payloads and every stream chunk are translated inline, and only bodies
  * larger than `inlineMaxBytes` (long agent histories, base64 images) go to the pool,

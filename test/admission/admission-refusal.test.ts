@@ -8,7 +8,7 @@ test("a refusal's status is the error table's for its code, the same the client 
     const refused = refusal(code, "no");
     return { code, refusal: refused.status as number, answer: refusalError(refused).status, table: IR_ERROR_TABLE[REFUSAL_KIND[code]].status as number };
   });
-  // README "Policies": what outside clients rely on.
+  // docs/api/policies.md "Policies": what outside clients rely on.
   expect(statuses).toEqual([
     { code: "payment_required", refusal: 402, answer: 402, table: 402 },
     { code: "budget_exceeded", refusal: 402, answer: 402, table: 402 },

@@ -1,7 +1,7 @@
 /**
  * `bun test/bench/partition-load.ts [requests] [migrated rows]`: how big a month of request
  * records is, and how the history, usage and statistics queries answer against it
- * (README "Growth"). Not a test: its figures are read by a person, on this machine.
+ * (docs/architecture.md "Growth"). Not a test: its figures are read by a person, on this machine.
  *
  * 1. Loads `requests` (default 1,000,000) requests into last month's partition with the
  *    real write path: settleRequest's rows through the metering sink and the batch writer

@@ -2,7 +2,7 @@ import { chatTarget, runLanes, type Target } from "./load";
 import { cpuTicks, postgresTicks, TICKS_PER_SECOND } from "./process-cpu";
 
 /**
- * What the policy engine costs (README "Policies"): the same Switchyard serves the metered
+ * What the policy engine costs (docs/performance.md): the same Switchyard serves the metered
  * chat path with a key that has no policy bound, a key with a budget, a rate limit and a
  * guardrail bound, and streams for a key with and without a response-side redact
  * pattern. Each path's gateway CPU per request is read from /proc around interleaved

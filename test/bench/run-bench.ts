@@ -83,7 +83,7 @@ async function main(): Promise<number> {
       { mode: "auto, metering off", env: { TRANSLATION_MODE: "auto", METERING: "off" } },
     ];
     // BENCH_SERVER_PROCESSES=2 (off by default): the default again as that many server
-    // processes on one port (SERVER_PROCESSES), for the README's throughput by process count.
+    // processes on one port (SERVER_PROCESSES), for docs/operations.md "Server processes".
     // Its memory figures are the primary's, which serves nothing.
     const processes = process.env.BENCH_SERVER_PROCESSES;
     if (processes !== undefined && processes !== "" && processes !== "1") {
@@ -91,7 +91,7 @@ async function main(): Promise<number> {
     }
     // BENCH_TRACING=1 (off by default): the default again with request traces on, exported
     // over OTLP/HTTP (protobuf, the SDK's default batching) to a collector stand-in, side by
-    // side with the default, whose tracing is off (README "Traces").
+    // side with the default, whose tracing is off (docs/operations.md "Traces").
     if (process.env.BENCH_TRACING === "1") {
       const sink = spawnChild("OTLP collector stand-in", [process.execPath, join(HERE, "otlp-sink.ts")]);
       const endpoint = await firstLineWithin(sink, 30_000);

@@ -9,7 +9,7 @@ import { createAccountWithPassword } from "../helpers/console-http";
 
 /** Screenshots each run writes (git-ignored: test/console/.gitignore). */
 const SCREENSHOTS = join(import.meta.dir, "screenshots");
-/** The README's two: written to docs/ only when asked (CONSOLE_DOC_SCREENSHOTS=1), so a test run changes no tracked file. */
+/** The two docs/console-and-cli.md shows: written to docs/ only when asked (CONSOLE_DOC_SCREENSHOTS=1), so a test run changes no tracked file. */
 const DOCS = process.env.CONSOLE_DOC_SCREENSHOTS === "1" ? join(import.meta.dir, "..", "..", "docs") : SCREENSHOTS;
 const WIDE = { width: 1440, height: 900 };
 const NARROW = { width: 375, height: 812 };

@@ -1,5 +1,5 @@
 /**
- * README "Backup and restore", done as written: a database with an account, a minted key,
+ * docs/operations.md "Backup and restore", done as written: a database with an account, a minted key,
  * a BYOK key and some requests is dumped with pg_dump (custom format), restored with
  * pg_restore into a fresh database, and a server started on the copy sees all of it.
  */

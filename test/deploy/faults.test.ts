@@ -8,7 +8,7 @@ import type { SpawnedServer } from "../helpers/spawn-server";
 import { createTestDatabase } from "../helpers/test-database";
 
 /**
- * Faults with two instances behind HAProxy (README "Faults"): PostgreSQL stopped and
+ * Faults with two instances behind HAProxy (docs/operations.md "Faults"): PostgreSQL stopped and
  * started under load, one instance killed with SIGKILL under load, upstreams that hang.
  * Each scenario runs a few seconds of load and prints its tally; the assertions are the
  * bookkeeping (no record lost, none twice, the wallet's spend equals the records' charges,

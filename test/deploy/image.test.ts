@@ -42,7 +42,7 @@ function answers(command: string[], env: Record<string, string | undefined> = pr
 /** The tool scripts/build-image.sh will use, or why there is none. */
 function findContainerTool(): ContainerTool | string {
   if (answers(["docker", "info"])) return { name: "docker", command: ["docker"], runFlags: ["--read-only"], env: process.env };
-  if (!answers(["podman", "--version"])) return "neither a docker engine nor podman is available here (the test runner installs neither; see README \"Image\")";
+  if (!answers(["podman", "--version"])) return "neither a docker engine nor podman is available here (the test runner installs neither; see docs/operations.md \"Image\")";
   const env = { ...process.env, CONTAINERS_CONF: join(ROOT, ".tmp/image/containers.conf") };
   // As scripts/podman-env.sh: runc, and (in run flags) no writable tmpfs beyond DATA_DIR,
   // no healthcheck timer (podman would ask systemd for one; the test runs the check itself).

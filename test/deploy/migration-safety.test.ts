@@ -1,5 +1,5 @@
 /**
- * Migrations run while the previous version still serves (README "Upgrading while the old
+ * Migrations run while the previous version still serves (docs/operations.md "Upgrading while the old
  * version runs"): during a rolling upgrade the first new instance applies them, and old
  * instances keep running against the new schema until they are replaced. So a migration
  * must be additive — new tables, new nullable columns or columns with a default, new

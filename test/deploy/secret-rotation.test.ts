@@ -5,7 +5,7 @@ import { createTestDatabase } from "../helpers/test-database";
 import { startTestServer, type TestServer } from "../helpers/test-server";
 
 /**
- * The rotations README "Operations" describes, instance by instance on one database, as a
+ * The rotations docs/operations.md describes, instance by instance on one database, as a
  * rolling restart goes: old instances and new ones serve side by side at every step.
  */
 let database: { url: string; drop(): Promise<void> };

@@ -3,7 +3,7 @@ import { startInferenceHarness, type InferenceHarness } from "../helpers/inferen
 import type { TestAccount } from "../helpers/test-server";
 
 /**
- * Server-Timing on every inference response (README "Headers"): `gateway;dur=` always,
+ * Server-Timing on every inference response (docs/operations.md "The overhead, live (Server-Timing)"): `gateway;dur=` always,
  * `upstream;dur=` exactly when an upstream was called, and each response observed in
  * `switchyard_gateway_overhead_seconds` by client and upstream protocol.
  */

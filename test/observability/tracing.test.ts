@@ -7,7 +7,7 @@ import { startOtlpCollector, type CollectedSpan, type OtlpCollector } from "../h
 import type { SpawnedServer } from "../helpers/spawn-server";
 
 /**
- * Request traces (README "Traces") from `bun src/main.ts` with the OTEL_* variables set,
+ * Request traces (docs/operations.md "Traces") from `bun src/main.ts` with the OTEL_* variables set,
  * exported over OTLP/HTTP to a collector stand-in on loopback: the spans of five requests
  * (JSON, read back), then the exporter as an operator meets it (the protobuf default, a
  * collector that never answers).

@@ -4,7 +4,7 @@ import { api, callThroughSdk, CLIENTS, keyWithPolicy, type ClientName, type Seen
 
 /**
  * Every policy refusal, through each official SDK, sync and stream: the SDK's error
- * carries the status and, where the protocol has room, the code (README "Policies").
+ * carries the status and, where the protocol has room, the code (docs/api/policies.md "Policies").
  * Refused requests never reach an upstream and write a record that costs nothing and
  * names the refusing policy.
  */

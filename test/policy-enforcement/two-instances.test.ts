@@ -8,7 +8,7 @@ import { createTestDatabase } from "../helpers/test-database";
 /**
  * Two Switchyard processes on one PostgreSQL, 2 × 200 concurrent requests at a namespace
  * with a budget, then at one with a rate limit. Budgets and rate limits hold in the
- * database only (README "Policies"): never more admitted than `max_requests` in the
+ * database only (docs/architecture.md "Budgets and rate limits across instances"): never more admitted than `max_requests` in the
  * window, never more spent than the budget, whichever instance admits. After SIGTERM the
  * counters' tables agree with the requests and the ledger, and nothing stays held.
  */

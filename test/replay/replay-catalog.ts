@@ -1,5 +1,5 @@
 /**
- * The catalog the replay gateway runs on (a PROVIDERS_FILE, README "Catalog file"): the
+ * The catalog the replay gateway runs on (a PROVIDERS_FILE, docs/configuration.md "Catalog file"): the
  * built-in catalog's providers as they are, only their base URL pointing at the replay
  * upstream and their key read from a REPLAY_* variable, so whatever the gateway decides
  * from a provider entry is decided as in production; plus `azure` and `github-copilot`,

@@ -6,7 +6,7 @@ import { spawnServer, type SpawnedServer } from "../helpers/spawn-server";
 import { startTestServer, type TestServer } from "../helpers/test-server";
 
 /**
- * GET /ready (README "Deployment"): 200 {"status":"ready"} while the database answers with
+ * GET /ready (docs/operations.md "Readiness and drain"): 200 {"status":"ready"} while the database answers with
  * every migration applied; 503 {"status":"not_ready","reason"} while it does not answer
  * (without hanging), while a migration is pending, and from SIGTERM on, while the listener
  * keeps serving for SHUTDOWN_DELAY_MS.

@@ -12,7 +12,7 @@ import { startHaproxy, type RunningHaproxy } from "../helpers/haproxy";
  * start its replacement on the same port once it has exited, wait until HAProxy has it up,
  * then the same for instance 2. With the drain delay every request is answered 200 and
  * recorded once; with it set to 0 the balancer still sends to the closed listener and
- * requests fail, which is what the delay is for (README "Deployment").
+ * requests fail, which is what the delay is for (docs/operations.md "Readiness and drain").
  */
 let db: Awaited<ReturnType<typeof createTestDatabase>>;
 let mocks: MockUpstreamSet;

@@ -1,5 +1,5 @@
 /**
- * The two ways a command fails, by exit code (README "Command-line client"):
+ * The two ways a command fails, by exit code (docs/console-and-cli.md "Command-line client"):
  * 1 when the server refuses or the user is not signed in, 2 when the command line
  * itself is wrong. Messages never carry a token or a key.
  */

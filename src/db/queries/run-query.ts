@@ -15,7 +15,7 @@ export async function runQuery<Row>(sql: Sql, name: string, params: readonly Sql
  * unnamed statement: never the generic plan PostgreSQL caches for a named one after a few
  * executions). For a statement whose best plan depends on the tenant's size: a generic plan
  * assumes an average tenant, and for the history's page of 50 it sorts every record of a
- * large namespace instead of reading the newest 50 from an index (README "Growth").
+ * large namespace instead of reading the newest 50 from an index (docs/architecture.md "Growth").
  * Planning costs a fraction of a millisecond per call; keep this off the hot paths.
  */
 export async function runQueryPlannedPerCall<Row>(sql: Sql, name: string, params: readonly SqlParam[]): Promise<Row[]> {

@@ -143,7 +143,7 @@ export function listNamespaceRequests(
     after?.id ?? null,
   ];
   // Planned on every call: a generic plan cannot see which months the range keeps, and
-  // sorts a large namespace whole (src/db/README.md, "Partitions").
+  // sorts a large namespace whole (src/db/README.md, "The request table's monthly partitions").
   if (filters.apiKeyId === undefined) return runQueryPlannedPerCall<RequestRecordRow>(sql, "listNamespaceRequests", params);
   return runQueryPlannedPerCall<RequestRecordRow>(sql, "listKeyRequests", [...params, filters.apiKeyId]);
 }

@@ -26,7 +26,7 @@ function requireAccountWide(principal: Principal): void {
 
 const routeDoc = routeDocs<"user:read" | "user:write">("account");
 
-/** The caller's own account (user-level, §4.2): read, rename, delete. */
+/** The caller's own account (user-level, docs/api/identity.md "Accounts"): read, rename, delete. */
 export function accountRoutes(services: Services) {
   return new Elysia({ name: "account", normalize: false })
     .use(authPlugin(services))

@@ -39,7 +39,7 @@ export async function updateAccount(deps: AccountServiceDeps, accountId: string,
 }
 
 /**
- * Deletes the account (README "Accounts"): everything in one transaction, then this
+ * Deletes the account (docs/api/identity.md "Accounts"): everything in one transaction, then this
  * instance's caches forget every credential, BYOK key and policy it held, so none works
  * here from the next request on; other instances stop honouring them within
  * CREDENTIAL_CACHE_TTL_MS, and their next look-up finds them revoked.

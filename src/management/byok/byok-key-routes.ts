@@ -22,7 +22,7 @@ const validateUpload = bodyValidator(
 const doc = routeDocs<"byok:read" | "byok:write">("byok");
 
 /**
- * BYOK provider keys (README "BYOK"). An account-wide credential manages the account's keys
+ * BYOK provider keys (docs/api/byok.md "BYOK"). An account-wide credential manages the account's keys
  * (and may delete a namespace's with `?namespace_id=`); a namespace-bound one writes and
  * deletes its namespace's alone, and sees those and the account's.
  */

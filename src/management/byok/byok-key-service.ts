@@ -62,7 +62,7 @@ function isPrefixOf(bytes: Uint8Array, key: Uint8Array): boolean {
 /** Standard base64 with padding, as libsodium's ORIGINAL variant and Python's b64encode write it. */
 const STANDARD_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
-/** The egress rule for customer-supplied upstream addresses (README "Reliability"). */
+/** The egress rule for customer-supplied upstream addresses (docs/operations.md "Customer-supplied upstream addresses (the egress guard)"). */
 function checkApiBase(egress: ByokKeyServiceDeps["egress"], value: string): void {
   const refusal = egress.refusal(value);
   if (refusal !== undefined) throw badRequest(`api_base ${refusal}`);

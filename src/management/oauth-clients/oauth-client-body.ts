@@ -4,7 +4,7 @@ import { badRequest } from "../../errors/api-error";
 import { bodyValidator } from "../validate-body";
 import { assertRegistrableRedirectUri } from "./redirect-uri";
 
-/** The grant types a client may be registered for (reference §4.12). */
+/** The grant types a client may be registered for (docs/api/identity.md "Identity: OAuth, clients, accounts"). */
 export const CLIENT_GRANT_TYPES = ["authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:device_code"] as const;
 /** A client needs one of these to obtain a first token; refresh_token only extends a grant. */
 const INITIAL_GRANT_TYPES = new Set<string>(["authorization_code", "urn:ietf:params:oauth:grant-type:device_code"]);

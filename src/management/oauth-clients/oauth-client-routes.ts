@@ -9,7 +9,7 @@ import * as service from "./oauth-client-service";
 const routeDoc = routeDocs<"clients:read" | "clients:write">("oauth clients");
 
 /**
- * OAuth clients (reference §4.12): third-party apps registered by a namespace to ask
+ * OAuth clients (docs/api/identity.md "Identity: OAuth, clients, accounts"): third-party apps registered by a namespace to ask
  * users for access through the authorization server. Paths take the client's `id` or
  * its public `client_id`.
  */

@@ -29,7 +29,7 @@ type UpdateBody = ReturnType<typeof validateUpdate>;
 /** What the client service uses: the database, and the credential cache to drop revoked grants from. */
 export type OauthClientServiceDeps = Pick<Services, "db" | "credentials">;
 
-/** The client as every route returns it (reference §4.12): never the secret or its hash. */
+/** The client as every route returns it (docs/api/identity.md "Identity: OAuth, clients, accounts"): never the secret or its hash. */
 export function clientEnvelope(row: OauthClientRow) {
   return {
     id: row.id,

@@ -7,7 +7,7 @@ import type { Tenant } from "../tenant";
 /** What the grant service uses: the database, and the credential cache a revoked grant leaves. */
 export type OauthGrantServiceDeps = Pick<Services, "db" | "credentials">;
 
-/** A grant as `GET …/oauth/tokens` lists it (DESIGN "Principals and their ids"). */
+/** A grant as `GET …/oauth/tokens` lists it (docs/api/identity.md "Identity: OAuth, clients, accounts"). */
 export function grantEnvelope(row: OauthGrantListing) {
   return {
     id: row.id,

@@ -26,7 +26,7 @@ const validateUpdate = bodyValidator(
 const CLAUSES = ["guardrail", "budget", "rate_limit"] as const;
 
 /**
- * Policy presets (the spec's "preset bundles", under `…/presets`; not routing presets):
+ * Policy presets (bundles, under `…/presets`, docs/api/policies.md; not routing presets):
  * policies of kind `preset` bundling at most a guardrail, a
  * budget and a rate limit. PUT: an absent clause is unchanged, and so is a JSON null (it
  * is not a clear); `clear_<clause>: true` removes the clause, even when the body also

@@ -2,7 +2,7 @@ import type { BudgetCounterStatusRow, RateLimitCounterStatusRow } from "../../db
 import type { BudgetSpec, BudgetWindow, RateLimitSpec } from "../../policy/policy-spec";
 
 /**
- * GET …/policies/{id}/status (DESIGN.md "Policy status"): how much of a budget or a rate
+ * GET …/policies/{id}/status (docs/api/policies.md "Policies"): how much of a budget or a rate
  * limit is used, from the counters admission itself decides by. A policy bound to several
  * principals holds one counter per binding (each principal is capped on its own), so the
  * top-level figures are those of the binding nearest its limit, the one that refuses

@@ -9,7 +9,7 @@ const routeDoc = routeDocs<"routing_preset:read" | "routing_preset:write">("rout
 
 /**
  * Routing presets ("virtual models"): a request naming `@<name>` gets the preset's model,
- * system prompt, parameter defaults and provider choice (README "Routing presets").
+ * system prompt, parameter defaults and provider choice (docs/api/routing-presets.md "Routing presets").
  */
 export function routingPresetRoutes(services: Services) {
   return namespaceScopedRoutes("routing-presets", services, (routes, base) =>

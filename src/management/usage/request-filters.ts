@@ -6,8 +6,8 @@ import { dateParam, type QueryParams } from "./query-params";
 const MAX_FILTER_LENGTH = 512;
 
 /**
- * Reads the history filters of GET …/requests (DESIGN.md "Request attribution and history
- * filters"), AND-combined; an absent one does not narrow. A value nobody has (a status
+ * Reads the history filters of GET …/requests (docs/api/usage-and-history.md "Request
+ * history and usage API"), AND-combined; an absent one does not narrow. A value nobody has (a status
  * or key id that does not exist) matches nothing; a malformed one is a 400 naming it.
  */
 export function parseRequestFilters(query: QueryParams): RequestHistoryFilters {

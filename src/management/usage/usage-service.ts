@@ -32,7 +32,7 @@ export type UsageServiceDeps = Pick<Services, "db" | "pendingSettlements">;
 export type RequestRecordEnvelope = Omit<RequestRecordRow, "created_at" | "completed_at" | "refusal" | "routing_preset" | "keyset_created_at"> & {
   created_at: string;
   completed_at: string;
-  /** Only on a request a policy refused (README "Policies"): which one, and why. Other records carry exactly the spec's fields. */
+  /** Only on a request a policy refused (docs/api/policies.md "Policies"): which one, and why. Other records carry exactly the history's documented fields. */
   refused_by?: { policy_id: string; reason: string };
   /** Only on a request that named a routing preset (`@<name>`): its name. */
   routing_preset?: string;
@@ -161,7 +161,7 @@ export async function namespaceUsageAggregate(deps: UsageServiceDeps, tenant: Te
   };
 }
 
-/** GET …/usage/daily (DESIGN.md "Daily usage"). */
+/** GET …/usage/daily (docs/api/usage-and-history.md "Request history and usage API"). */
 export interface DailyUsageEnvelope {
   from: string;
   to: string;

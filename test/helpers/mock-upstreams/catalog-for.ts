@@ -1,5 +1,5 @@
 /**
- * A Switchyard catalog (the `PROVIDERS_FILE` format, README "Catalog file") pointing at
+ * A Switchyard catalog (the `PROVIDERS_FILE` format, docs/configuration.md "Catalog file") pointing at
  * the mocks: one BYOK provider per mock, a few priced models each, "@scenario" variants of
  * the first model of each provider (the catalog id is always `<provider>/<upstream id>`,
  * so "mock-openai/gpt-4o-mini@error429" makes the upstream answer 429), and
