@@ -68,7 +68,7 @@ export function renderModelsDoc(catalog: CatalogFile): string {
       const protocol = endpoint.protocol && endpoint.protocol !== provider?.protocol ? `, \`${endpoint.protocol}\`` : "";
       const pricing = endpoint.pricing;
       lines.push(
-        `| \`${model.id}\` | ${model.name} | \`${endpoint.provider}\` (\`${endpoint.provider_model_id}\`${protocol}) | ${tokens(model.max_input_tokens)} | ${tokens(model.max_output_tokens)} | ${price(pricing.input)} | ${price(pricing.output)} | ${price(pricing.cache_read)} | ${price(pricing.cache_write)} | ${model.capabilities.join(", ")} |`,
+        `| \`${model.id}\` | ${model.name} | \`${endpoint.provider}\` (\`${endpoint.provider_model_id}\`${protocol}) | ${tokens(model.max_input_tokens)} | ${tokens(model.max_output_tokens)} | ${price(pricing.input)} | ${price(pricing.output)} | ${price(pricing.cache_read)} | ${price(pricing.cache_write)} | ${(model.capabilities ?? []).join(", ")} |`,
       );
       for (const tier of tiers(pricing)) notes.push(`- \`${model.id}\` on \`${endpoint.provider}\`, ${tier}.`);
     }
