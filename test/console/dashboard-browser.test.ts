@@ -126,7 +126,7 @@ describe("the dashboard in a browser", () => {
       expect(await page.textContent("#request-status")).toBe("failed 402");
       expect(await page.getAttribute("text=Back to the requests", "href")).toContain("status=failed");
       await page.screenshot({ path: join(SCREENSHOTS, "request-detail-1440.png"), fullPage: true });
-      // The table of every request, for the README.
+      // The table of every request, for docs/console-and-cli.md.
       await page.goto(url(`/console/requests?ns=${account.namespaceId}&limit=25`));
       // Dense: a row is about one line of text at 1440 px (the old list took ~180 px per request).
       const table = (await page.locator("#requests-table tbody").boundingBox())!;

@@ -29,7 +29,7 @@ const CASES = Number(process.env.FUZZ_CASES ?? 4000);
 const BUDGET_MS = 15_000;
 const LANES = 6;
 const ADMIN_TOKEN = "fuzz-operator";
-/** The runtime answers a request head above this by itself (431, empty body): out of our hands, see the README. */
+/** The runtime answers a request head above this by itself (431, empty body): out of our hands, see docs/operations.md "Reliability: what hostile input, slow clients and failures cannot do". */
 const RUNTIME_HEADER_LIMIT = 16 * 1024;
 
 let running: FuzzServer | undefined;
