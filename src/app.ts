@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import { openapi } from "@elysiajs/openapi";
 import { ApiError, errorResponse } from "./errors/api-error";
+import { isStatementTimeout, queryTooLong } from "./errors/query-timeout";
 import { credentialRouteKey, credentialRouteKeys } from "./auth/credential-routes";
 import { markNoStore } from "./auth/tokens";
 import { log } from "./observability/log";
@@ -75,6 +76,10 @@ function errorAnswer(code: unknown, error: unknown, request: Request): Response 
     default: {
       const status = (error as { status?: unknown }).status;
       if (status === 413) return errorResponse(new ApiError("payload_too_large", "request body is too large"));
+      if (isStatementTimeout(error)) {
+        log.warn("read stopped by its statement timeout", { method: request.method, path: pathOf(request.url) });
+        return errorResponse(queryTooLong());
+      }
       log.error("unhandled error", { method: request.method, path: pathOf(request.url), error: String(error) });
       return errorResponse(new ApiError("internal", "internal error"));
     }

@@ -84,6 +84,29 @@ export interface Config {
   admissionTickMs: number;
   /** Client pool size for a real PostgreSQL (the embedded one always gets 1). */
   databasePoolSize: number;
+  /**
+   * The read pool's size (DATABASE_READ_POOL_SIZE): the connections that serve request
+   * history, usage, the console's overview and export, and the public statistics, apart
+   * from the pool that admits, settles and writes (src/db/README.md, "Two pools").
+   */
+  databaseReadPoolSize: number;
+  /**
+   * READ_STATEMENT_TIMEOUT_MS: PostgreSQL stops a statement on the read pool after this long
+   * (`statement_timeout`), and the caller gets a 503 saying how to narrow the query. 0: no limit.
+   */
+  readStatementTimeoutMs: number;
+  /**
+   * ACCOUNT_CONCURRENT_READS: expensive management reads (history, usage, daily usage, the
+   * console's overview and CSV export) one account may have in flight on this process; one
+   * more is a 429 (src/management/account-read-gate.ts).
+   */
+  accountConcurrentReads: number;
+  /**
+   * REFUSED_RECORDS_PER_MINUTE: requests refused before admission (an invalid body, an
+   * unknown model) that get a record of their own, per account and minute on this process;
+   * the rest are only counted (src/metering/refusal-sampler.ts). 0: none get a record.
+   */
+  refusedRecordsPerMinute: number;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
   /** Request records, charges and wallet reservations. Off only for benchmarks (METERING=off). */
   meteringEnabled: boolean;
@@ -164,6 +187,13 @@ function integer(name: string, fallback: number, env: Record<string, string | un
   return value;
 }
 
+/** A whole number of at least 1: a pool or a cap of 0 would stop every read it governs. */
+function positive(name: string, fallback: number, env: Record<string, string | undefined>): number {
+  const value = integer(name, fallback, env);
+  if (value < 1) throw new Error(`${name} must be a positive integer, got "${env[name]}"`);
+  return value;
+}
+
 function translationMode(raw: string | undefined): Config["translationMode"] {
   if (raw === undefined || raw === "" || raw === "auto") return "auto";
   if (raw === "pool" || raw === "inline") return raw;
@@ -240,6 +270,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     streamStallTimeoutMs: integer("STREAM_STALL_TIMEOUT_MS", 30_000, env),
     ...admissionTiming(env),
     databasePoolSize: integer("DATABASE_POOL_SIZE", 10, env),
+    databaseReadPoolSize: positive("DATABASE_READ_POOL_SIZE", 4, env),
+    readStatementTimeoutMs: integer("READ_STATEMENT_TIMEOUT_MS", 5_000, env),
+    accountConcurrentReads: positive("ACCOUNT_CONCURRENT_READS", 4, env),
+    refusedRecordsPerMinute: integer("REFUSED_RECORDS_PER_MINUTE", 60, env),
     logLevel,
     meteringEnabled: env.METERING !== "off",
     admissionLeases: env.ADMISSION_LEASES !== "off",

@@ -9,7 +9,21 @@ import { makeDataDirPrivate } from "./private-data-dir";
 export type Sql = postgres.Sql<{ bigint: number }>;
 
 export interface Database {
+  /**
+   * The primary pool: admission, wallets, settlement, policy counters and leases, metering
+   * writes, credentials, migrations, and every read that must see a write just made
+   * (a key listed after it is minted, a settlement receipt). No statement timeout: nothing
+   * on it is cut short mid-transaction.
+   */
   sql: Sql;
+  /**
+   * The read pool: request history, usage aggregates and daily series, the console's
+   * overview and CSV export, the public statistics. Smaller, and each statement is stopped
+   * after READ_STATEMENT_TIMEOUT_MS, so however many reads a tenant sends, the primary pool
+   * stays free for money and admission (README "Two pools"). On the embedded database,
+   * which takes one connection, it is the primary pool itself.
+   */
+  read: Sql;
   /** "postgres" for DATABASE_URL, "embedded" for the PGlite default. */
   kind: "postgres" | "embedded";
   close(): Promise<void>;
@@ -40,6 +54,15 @@ export function reconnectDelaySecs(retries: number): number {
   return Math.min(0.05 * 2 ** Math.max(0, retries - 1), 1);
 }
 
+/**
+ * Where the read pool connects: DATABASE_URL for now. This is the seam for a read replica
+ * (DATABASE_READ_URL, DESIGN.md "Read replica"): what reads there tolerates a moment of
+ * lag, and what must see its own writes already stays on the primary pool.
+ */
+function readDatabaseUrl(config: Pick<Config, "databaseUrl">): string | undefined {
+  return config.databaseUrl;
+}
+
 function clientOptions(max: number) {
   return {
     max,
@@ -57,6 +80,42 @@ function clientOptions(max: number) {
 }
 
 /**
+ * The read pool's options: its own size, and a `statement_timeout` sent in each
+ * connection's startup message, so it holds for every statement on those connections and
+ * for none on the primary pool's. `application_name` tells the two apart in
+ * pg_stat_activity.
+ */
+function readClientOptions(config: Pick<Config, "databaseReadPoolSize" | "readStatementTimeoutMs">) {
+  return {
+    ...clientOptions(config.databaseReadPoolSize),
+    // Not fetched under the timeout: shareArrayTypes gives the pool the primary's.
+    fetch_types: false,
+    connection: {
+      application_name: "switchyard-read",
+      ...(config.readStatementTimeoutMs > 0 ? { statement_timeout: config.readStatementTimeoutMs } : {}),
+    },
+  };
+}
+
+/**
+ * Gives the read pool the array types (text[], int8[], …) the primary pool fetched from
+ * PostgreSQL's catalog when its first connection opened. postgres.js runs that catalog
+ * query on every new connection, and on the read pool it would run under the statement
+ * timeout: stopped there (a database slow enough), its error escapes where no caller can
+ * catch it, and the arrays of that pool would arrive as unparsed text. Every pool on one
+ * database has the same types, so the read pool takes the primary's instead.
+ */
+async function shareArrayTypes(from: Sql, to: Sql): Promise<void> {
+  // The first query opens a connection, which fetches the types before it runs.
+  await from`select 1`;
+  for (const [oid, parse] of Object.entries(from.options.parsers)) to.options.parsers[Number(oid)] ??= parse;
+  for (const [oid, serialize] of Object.entries(from.options.serializers)) to.options.serializers[Number(oid)] ??= serialize;
+  // Which array type holds each element type: used when postgres.js infers an array parameter's type.
+  const shared = (pool: Sql) => (pool.options as unknown as { shared: { typeArrayMap: Record<number, number> } }).shared.typeArrayMap;
+  Object.assign(shared(to), shared(from));
+}
+
+/**
  * Opens the database: the PostgreSQL at DATABASE_URL, or the embedded default —
  * PGlite kept in DATA_DIR, served over a Unix socket inside DATA_DIR so the very same
  * postgres.js code talks to it.
@@ -64,7 +123,16 @@ function clientOptions(max: number) {
 export async function connectDatabase(config: Config): Promise<Database> {
   if (config.databaseUrl) {
     const sql = postgres(config.databaseUrl, clientOptions(config.databasePoolSize)) as unknown as Sql;
-    return { sql, kind: "postgres", close: () => sql.end({ timeout: 5 }) };
+    const read = postgres(readDatabaseUrl(config) ?? config.databaseUrl, readClientOptions(config)) as unknown as Sql;
+    await shareArrayTypes(sql, read);
+    return {
+      sql,
+      read,
+      kind: "postgres",
+      close: async () => {
+        await Promise.all([sql.end({ timeout: 5 }), read.end({ timeout: 5 })]);
+      },
+    };
   }
   return connectEmbedded(config.dataDir);
 }
@@ -115,6 +183,8 @@ async function connectEmbedded(dataDir: string): Promise<Database> {
   log.info("embedded database ready", { directory });
   return {
     sql,
+    // One connection is all PGlite takes: reads share it (and have no statement timeout).
+    read: sql,
     kind: "embedded",
     async close() {
       await sql.end({ timeout: 5 });

@@ -5,7 +5,8 @@ import type { Services } from "../services";
 /**
  * What the public routes read from the database: the health check's ping, the platform
  * usage statistics and the discovery routes' request window. No tenant: these figures are
- * the platform's, never one account's.
+ * the platform's, never one account's. The figures come from the read pool: anonymous
+ * callers never take a connection admission needs.
  */
 export type PublicFiguresDeps = Pick<Services, "db">;
 
@@ -21,10 +22,10 @@ export async function databaseAnswers(deps: PublicFiguresDeps): Promise<boolean>
 
 /** Succeeded requests created in [from, to), grouped by UTC day and model. */
 export function platformUsage(deps: PublicFiguresDeps, from: Date, to: Date): Promise<UsageDayModelRow[]> {
-  return platformUsageByDayAndModel(deps.db.sql, from, to);
+  return platformUsageByDayAndModel(deps.db.read, from, to);
 }
 
 /** Per provider: requests since `minuteStart`, and cache-read / prompt tokens of succeeded requests since `windowStart`. */
 export function providerWindow(deps: PublicFiguresDeps, windowStart: Date, minuteStart: Date): Promise<ProviderWindowRow[]> {
-  return providerRequestWindow(deps.db.sql, windowStart, minuteStart);
+  return providerRequestWindow(deps.db.read, windowStart, minuteStart);
 }

@@ -105,7 +105,7 @@ describe("live metrics after real requests", () => {
     const services = harness.server.server.services;
     const cache = providersCache(services);
     cache.clear();
-    const reads = countNamedQuery(services.db.sql, "providerRequestWindow");
+    const reads = countNamedQuery(services.db.read, "providerRequestWindow");
     try {
       const responses = await Promise.all(Array.from({ length: 20 }, () => harness.server.api<{ data: ProviderBody[] }>("GET", "/v1/providers")));
       expect(responses.map((response) => response.status)).toEqual(Array.from({ length: 20 }, () => 200));

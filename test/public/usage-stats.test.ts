@@ -226,7 +226,7 @@ describe("GET /v1/stats/usage", () => {
     await insertRequest({ model: "openai/gpt-5", prompt: 300, completion: 300 });
     await insertRequest({ model: "anthropic/claude-sonnet-4.5", prompt: 200, completion: 200, createdAt: daysAgo(1) });
     await insertRequest({ model: "x-ai/grok-4", prompt: 100, completion: 100 });
-    const reads = countNamedQuery(sql, "platformUsageByDayAndModel");
+    const reads = countNamedQuery(server.server.services.db.read, "platformUsageByDayAndModel");
     try {
       const tops = Array.from({ length: 25 }, (_, i) => i + 1);
       const concurrent = await Promise.all(tops.map((top) => stats(`?days=2&top=${top}`)));

@@ -21,7 +21,12 @@ import type { Services } from "../../services";
 import type { Tenant } from "../tenant";
 import type { HistoryPage, UsageWindow } from "./query-params";
 
-/** What the usage service uses: the database, and this instance's requests not yet written (for settlement receipts). */
+/**
+ * What the usage service uses: the database, and this instance's requests not yet written
+ * (for settlement receipts). History and usage read on the read pool (statement timeout,
+ * apart from admission's connections); the settlement receipt reads the primary, since a
+ * client asks for it right after its request's record is written.
+ */
 export type UsageServiceDeps = Pick<Services, "db" | "pendingSettlements">;
 
 /**
@@ -95,10 +100,10 @@ export const UNKNOWN_AFTER = "after names no record of this namespace's history:
 export async function listRequests(deps: UsageServiceDeps, tenant: Tenant, page: HistoryPage, filters: RequestHistoryFilters = {}): Promise<RequestListing> {
   let position: ListingPosition | undefined;
   if (page.after !== undefined) {
-    position = await findNamespaceRequestPosition(deps.db.sql, tenant.accountId, tenant.namespaceId, page.after);
+    position = await findNamespaceRequestPosition(deps.db.read, tenant.accountId, tenant.namespaceId, page.after);
     if (position === undefined) throw badRequest(UNKNOWN_AFTER);
   }
-  const rows = await listNamespaceRequests(deps.db.sql, tenant.accountId, tenant.namespaceId, page.limit + 1, page.offset, filters, position);
+  const rows = await listNamespaceRequests(deps.db.read, tenant.accountId, tenant.namespaceId, page.limit + 1, page.offset, filters, position);
   const data = rows.slice(0, page.limit).map(requestRecordEnvelope);
   return { data, limit: page.limit, offset: page.offset, next_after: rows.length > page.limit ? data.at(-1)!.id : null };
 }
@@ -112,7 +117,7 @@ export async function listRequests(deps: UsageServiceDeps, tenant: Tenant, page:
 export async function* eachRequestPage(deps: UsageServiceDeps, tenant: Tenant, filters: RequestHistoryFilters = {}, pageSize = 500): AsyncGenerator<RequestRecordEnvelope[]> {
   let after: ListingPosition | undefined;
   for (;;) {
-    const rows = await listNamespaceRequests(deps.db.sql, tenant.accountId, tenant.namespaceId, pageSize, 0, filters, after);
+    const rows = await listNamespaceRequests(deps.db.read, tenant.accountId, tenant.namespaceId, pageSize, 0, filters, after);
     if (rows.length === 0) return;
     yield rows.map(requestRecordEnvelope);
     if (rows.length < pageSize) return;
@@ -126,7 +131,7 @@ export type RequestDetailEnvelope = RequestRecordEnvelope & Pick<RequestDetailRo
 
 /** One record of the namespace by its record id (`rq_…`); another namespace's or tenant's is the 404 of a missing one. */
 export async function requestDetail(deps: UsageServiceDeps, tenant: Tenant, recordId: string): Promise<RequestDetailEnvelope> {
-  const row = await findNamespaceRequest(deps.db.sql, tenant.accountId, tenant.namespaceId, recordId);
+  const row = await findNamespaceRequest(deps.db.read, tenant.accountId, tenant.namespaceId, recordId);
   if (!row) throw notFound("request");
   return { ...requestRecordEnvelope(row), warnings: row.warnings, attempts: row.attempts };
 }
@@ -148,7 +153,7 @@ export interface NamespaceUsageEnvelope {
 }
 
 export async function namespaceUsageAggregate(deps: UsageServiceDeps, tenant: Tenant, window: UsageWindow): Promise<NamespaceUsageEnvelope> {
-  const row = await namespaceUsage(deps.db.sql, tenant.accountId, tenant.namespaceId, window);
+  const row = await namespaceUsage(deps.db.read, tenant.accountId, tenant.namespaceId, window);
   return {
     from: window.from.toISOString(),
     to: window.to.toISOString(),
@@ -176,7 +181,7 @@ export interface DailyUsageEnvelope {
  * the namespace aggregate's, so the sums over `data` equal it for the same window.
  */
 export async function dailyUsage(deps: UsageServiceDeps, tenant: Tenant, window: UsageWindow, groupBy: DailyUsageGrouping): Promise<DailyUsageEnvelope> {
-  const data = await dailyNamespaceUsage(deps.db.sql, tenant.accountId, tenant.namespaceId, window, groupBy);
+  const data = await dailyNamespaceUsage(deps.db.read, tenant.accountId, tenant.namespaceId, window, groupBy);
   return { from: window.from.toISOString(), to: window.to.toISOString(), group_by: groupBy, data };
 }
 
@@ -225,7 +230,7 @@ export interface AccountUsageEnvelope {
 }
 
 export async function accountUsageAggregate(deps: UsageServiceDeps, principal: Principal, window: UsageWindow): Promise<AccountUsageEnvelope> {
-  const row = await accountUsage(deps.db.sql, principal.accountId, principal.namespaceId, window);
+  const row = await accountUsage(deps.db.read, principal.accountId, principal.namespaceId, window);
   // Debits are negative in the ledger; spend is reported as a positive amount (0, never -0).
   const usageMicroUsd = 0 - row.usage_amount_micro_usd;
   const recoveredMicroUsd = 0 - row.pending_debit_recovery_amount_micro_usd;
