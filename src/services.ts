@@ -23,6 +23,7 @@ import type { AuthThrottle } from "./auth/auth-throttle";
 import type { EgressGuard } from "./egress/egress-guard";
 import type { RequestTracing } from "./observability/request-trace";
 import type { Readiness } from "./observability/readiness";
+import type { AccountReadGate } from "./management/account-read-gate";
 
 /** The long-lived parts a route needs; built once in server.ts (or a test) and passed down. */
 export interface Services {
@@ -60,6 +61,8 @@ export interface Services {
   throttle: AuthThrottle;
   /** The gate for every outbound call a customer can steer (BYOK `api_base`): checked when stored and before each connection. */
   egress: EgressGuard;
+  /** Expensive management reads in flight per account on this process, capped (ACCOUNT_CONCURRENT_READS). */
+  accountReads: AccountReadGate;
   /** Request traces: TRACING_OFF unless main.ts started them from the OTEL_* variables. */
   tracing: RequestTracing;
 }

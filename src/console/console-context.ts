@@ -1,4 +1,6 @@
 import { ApiError } from "../errors/api-error";
+import { isStatementTimeout, queryTooLong } from "../errors/query-timeout";
+import { TOO_MANY_READS } from "../management/account-read-gate";
 import { log } from "../observability/log";
 import { clientAddress } from "../http/client-address";
 import type { Services } from "../services";
@@ -53,10 +55,15 @@ export async function asPage(handler: () => Promise<Response>): Promise<Response
     if (error instanceof ApiError) {
       if (error.code === "too_many_requests") {
         const retryAfter = Number(error.headers["retry-after"] ?? 60);
+        if (error.description.startsWith(TOO_MANY_READS)) {
+          return errorPage(429, "Too many pages at once", "This account has too many history, usage or export pages loading at once. Try again when one has finished.", { retryAfterSecs: retryAfter });
+        }
         return errorPage(429, "Too many attempts", `Too many failed attempts. Try again in ${waitText(retryAfter)}.`, { retryAfterSecs: retryAfter });
       }
       if (error.status < 500) return errorPage(error.status, "Request refused", error.description);
+      if (error.code === "service_unavailable") return errorPage(error.status, "Try again", error.description);
     }
+    if (isStatementTimeout(error)) return errorPage(503, "Too much to read at once", queryTooLong().description);
     log.error("console page failed", { error: error instanceof Error ? error.message : String(error) });
     return errorPage(500, "Something went wrong", "The console could not complete this request. Try again in a moment.");
   }

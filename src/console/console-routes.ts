@@ -49,7 +49,9 @@ export function consoleRoutes(context: ConsoleContext) {
         const session = await sessions.resolve(request);
         if (!session) return showSignIn(request, safeNextPath(queryValue(query, "next")));
         const picked = await pickNamespace(session, queryValue(query, "ns"));
-        return overviewPage(session, await overviewData(services, session.accountId, picked, query as QueryFields));
+        // The overview's reads (aggregate, two daily series, a thousand records) are one of the account's concurrent reads.
+        const data = await services.accountReads.run(session.accountId, () => overviewData(services, session.accountId, picked, query as QueryFields));
+        return overviewPage(session, data);
       }),
     )
     .post("/console/sign-in", ({ request, body }) =>

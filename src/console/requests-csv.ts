@@ -80,3 +80,28 @@ export function requestsCsvResponse(pages: AsyncIterator<readonly RequestRecordE
   headers.set("content-disposition", `attachment; filename="${filename}"`);
   return new Response(body, { headers });
 }
+
+/**
+ * `pages`, calling `release` once when they end: read to the end, failed, or stopped by the
+ * stream's cancel (a client gone). A generator's own `finally` would not do: `return()` on
+ * a generator that never started skips it, and an export cancelled before its first page
+ * would keep its slot forever.
+ */
+export function heldUntilDone<T>(pages: AsyncIterator<T>, release: () => void): AsyncIterator<T> {
+  return {
+    async next() {
+      try {
+        const step = await pages.next();
+        if (step.done) release();
+        return step;
+      } catch (error) {
+        release();
+        throw error;
+      }
+    },
+    async return(value?: unknown) {
+      release();
+      return (await pages.return?.(value)) ?? { done: true, value: undefined };
+    },
+  };
+}

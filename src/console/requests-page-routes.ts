@@ -8,7 +8,7 @@ import { managementPage, type ManagementRequest, type QueryFields } from "./mana
 import { requestDetailPage } from "./request-detail-page";
 import { apiFilterQuery, requestFilters } from "./request-filters";
 import { requestKeys } from "./request-keys";
-import { requestsCsvResponse } from "./requests-csv";
+import { heldUntilDone, requestsCsvResponse } from "./requests-csv";
 import { requestsPage, requestsUrl } from "./requests-page";
 
 /** Rows read from the history per page of the CSV export. */
@@ -27,7 +27,7 @@ export function requestsPageRoutes(context: ConsoleContext) {
    * for a person instead of the API's; the same words whichever it was.
    */
   const list = (req: ManagementRequest, apiQuery: Record<string, string>, page: HistoryPage) =>
-    listRequests(services, req.tenant, page, parseRequestFilters(apiQuery)).catch((error: unknown) => {
+    services.accountReads.run(req.tenant.accountId, () => listRequests(services, req.tenant, page, parseRequestFilters(apiQuery))).catch((error: unknown) => {
       if (error instanceof ApiError && error.description === UNKNOWN_AFTER) throw badRequest("This page starts after a request this namespace does not have. Start again from the newest requests.");
       throw error;
     });
@@ -49,8 +49,13 @@ export function requestsPageRoutes(context: ConsoleContext) {
         // Bounded by the moment the export starts, so rows written meanwhile do not join it.
         apiQuery.to ??= new Date().toISOString();
         // A malformed filter is the 400 page here, before any CSV is sent.
-        const pages = eachRequestPage(services, req.tenant, parseRequestFilters(apiQuery), CSV_PAGE_ROWS);
-        return requestsCsvResponse(pages, await keyNames(req), `requests-${req.namespace.id}.csv`);
+        const filters = parseRequestFilters(apiQuery);
+        const names = await keyNames(req);
+        // The export holds one of the account's concurrent reads until its last page is read
+        // or the client goes away (heldUntilDone), however long the download takes.
+        const release = services.accountReads.enter(req.tenant.accountId);
+        const pages = heldUntilDone(eachRequestPage(services, req.tenant, filters, CSV_PAGE_ROWS), release);
+        return requestsCsvResponse(pages, names, `requests-${req.namespace.id}.csv`);
       }),
     )
     .get("/console/requests/:recordId", ({ request, query, params }) =>

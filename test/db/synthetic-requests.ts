@@ -10,6 +10,8 @@ export interface SyntheticRequests {
   namespaces: number;
   /** Record ids are `<prefix><n>`, client request ids `q_<n>`. */
   idPrefix?: string;
+  /** Every row to this account and namespace instead (`accounts` and `namespaces` then only vary the keys' numbering). */
+  tenant?: { accountId: string; namespaceId: string };
 }
 
 /**
@@ -25,7 +27,7 @@ export async function insertSyntheticRequests(sql: Sql, rows: SyntheticRequests)
                            model_id, provider_id, provider_model_id, routing_profile, funding_source, streamed,
                            finish_reason, prompt_tokens, completion_tokens, reasoning_tokens, cache_read_tokens,
                            final_charge_micro_usd, request_duration_ms, used_capabilities, usage_evidence, created_at, completed_at)
-     select $1 || g, 'q_' || g, 'acct_' || (g % $2), 'ns_' || (g % $2) || '_' || (g % $3 / $2), 'key_' || (g % 40),
+     select $1 || g, 'q_' || g, coalesce($7, 'acct_' || (g % $2)), coalesce($8, 'ns_' || (g % $2) || '_' || (g % $3 / $2)), 'key_' || (g % 40),
             case when g % 10 = 0 then 'failed' else 'succeeded' end, case when g % 10 = 0 then 502 else 200 end,
             case when g % 10 = 0 then 'not_charged' else 'computed' end,
             'p' || (g % 4) || '/m' || (g % 12), 'p' || (g % 4), 'm' || (g % 12), 'balanced', 'cloud_credit', g % 2 = 0,
@@ -35,6 +37,6 @@ export async function insertSyntheticRequests(sql: Sql, rows: SyntheticRequests)
             t, t + interval '1 second'
        from generate_series(0, $4 - 1) g,
             lateral (select $5::timestamptz + (g::float8 / $4) * ($6::timestamptz - $5::timestamptz) as t) at`,
-    [rows.idPrefix ?? "req_", rows.accounts, rows.namespaces, rows.count, rows.from.toISOString(), rows.to.toISOString()],
+    [rows.idPrefix ?? "req_", rows.accounts, rows.namespaces, rows.count, rows.from.toISOString(), rows.to.toISOString(), rows.tenant?.accountId ?? null, rows.tenant?.namespaceId ?? null],
   );
 }

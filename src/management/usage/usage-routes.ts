@@ -96,7 +96,10 @@ const DAILY_USAGE_DETAIL = {
  *   GET /v1/usage                                                     account usage aggregate (NOT the flat
  *                                                                     form of the namespace one)
  *   GET /v1/requests/{request_id}/settlement                          settlement receipt
- * All need usage:read.
+ * All need usage:read. The history and the usage aggregates read the read pool and count
+ * against the account's concurrent reads (ACCOUNT_CONCURRENT_READS, 429 past it), after
+ * the credential and the query are checked, so a refused or malformed call takes no slot.
+ * One record and the settlement receipt are single index lookups and take none.
  */
 export function usageRoutes(services: Services) {
   const routes = new Elysia({ name: "usage", normalize: false }).use(authPlugin(services));
@@ -132,7 +135,7 @@ export function usageRoutes(services: Services) {
         const tenant = await authorizeNamespace(request, nsid, "usage:read");
         const page = parseHistoryPage(query as QueryParams);
         const filters = parseRequestFilters(query as QueryParams);
-        return listRequests(services, tenant, page, filters);
+        return services.accountReads.run(tenant.accountId, () => listRequests(services, tenant, page, filters));
       },
       { detail },
     );
@@ -155,7 +158,7 @@ export function usageRoutes(services: Services) {
       async ({ request, params, query }) => {
         const tenant = await authorizeNamespace(request, params.nsid, "usage:read");
         const window = parseWindow(query as QueryParams);
-        return namespaceUsageAggregate(services, tenant, window);
+        return services.accountReads.run(tenant.accountId, () => namespaceUsageAggregate(services, tenant, window));
       },
       { detail: NAMESPACE_USAGE_DETAIL },
     )
@@ -165,7 +168,7 @@ export function usageRoutes(services: Services) {
         const tenant = await authorizeNamespace(request, params.nsid, "usage:read");
         const window = parseDailyWindow(query as QueryParams);
         const groupBy = parseGroupBy(query as QueryParams);
-        return dailyUsage(services, tenant, window, groupBy);
+        return services.accountReads.run(tenant.accountId, () => dailyUsage(services, tenant, window, groupBy));
       },
       { detail: DAILY_USAGE_DETAIL },
     )
@@ -173,7 +176,7 @@ export function usageRoutes(services: Services) {
       "/v1/usage",
       async ({ principal, query }) => {
         const window = parseWindow(query as QueryParams);
-        return accountUsageAggregate(services, principal, window);
+        return services.accountReads.run(principal.accountId, () => accountUsageAggregate(services, principal, window));
       },
       {
         scope: "usage:read",

@@ -1,0 +1,58 @@
+import { ApiError } from "../errors/api-error";
+
+/** The first words of the 429 a busy account gets; the console tells it apart from the sign-in throttle's. */
+export const TOO_MANY_READS = "too many reads of this account in flight";
+
+/**
+ * How many expensive management reads (history, usage, daily usage, the console's overview
+ * and CSV export) each account has in flight, refused past `limit` with a 429.
+ *
+ * In memory, per process, on purpose: what it protects is this process's read pool (one
+ * account's loops must not hold every connection of it while other accounts wait), so a
+ * count per process is the right measure, and it costs no database round trip, which a
+ * shared counter would, on the very pool it guards. With SERVER_PROCESSES or several
+ * instances an account may have `limit` reads in flight on each; each has its own pool.
+ * Unlike budgets and rate limits this is not a promise to the customer, so per-process
+ * drift does not matter.
+ */
+export class AccountReadGate {
+  private readonly inFlight = new Map<string, number>();
+
+  constructor(readonly limit: number) {}
+
+  /**
+   * Takes one of the account's slots, or throws the 429 when all are taken. The returned
+   * release gives it back; calling it more than once gives back one slot only.
+   */
+  enter(accountId: string): () => void {
+    const current = this.inFlight.get(accountId) ?? 0;
+    if (current >= this.limit) {
+      throw new ApiError(
+        "too_many_requests",
+        `${TOO_MANY_READS} (at most ${this.limit} history, usage or export reads at once); retry when one has finished`,
+        // The reads it waits for take at most the read statement timeout, usually far less.
+        { "retry-after": "1" },
+      );
+    }
+    this.inFlight.set(accountId, current + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.inFlight.get(accountId) ?? 1) - 1;
+      // No entry stays for an idle account: the map holds only accounts reading now.
+      if (left <= 0) this.inFlight.delete(accountId);
+      else this.inFlight.set(accountId, left);
+    };
+  }
+
+  /** Runs `read` in one of the account's slots (or throws the 429 without running it). */
+  async run<T>(accountId: string, read: () => Promise<T>): Promise<T> {
+    const release = this.enter(accountId);
+    try {
+      return await read();
+    } finally {
+      release();
+    }
+  }
+}
