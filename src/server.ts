@@ -30,6 +30,7 @@ import { createMeteringSink } from "./metering/metering-sink";
 import { NamespaceAttribution } from "./metering/namespace-attribution";
 import { WalletLeases } from "./admission/wallet-leases";
 import { PendingSettlements } from "./metering/pending-settlements";
+import { RefusalSampler } from "./metering/refusal-sampler";
 import { AutoTranslator, InlineTranslator, PooledTranslator, type Translator } from "./translation/translator";
 import { WorkerPool } from "./workers/worker-pool";
 import { PolicyStore } from "./policy/policy-store";
@@ -139,6 +140,8 @@ export async function startServer(overrides: Partial<Config> = {}, parts: Server
   // A malformed BYOK_MASTER_KEY stops the start; an unset one is generated on first BYOK use.
   if (config.byokMasterKey !== undefined) masterKey();
   const previousMasterKey = config.byokMasterKeyPrevious === undefined ? undefined : decodeMasterKey(config.byokMasterKeyPrevious, "BYOK_MASTER_KEY_PREVIOUS");
+  const refusals = new RefusalSampler(db.sql, config.refusedRecordsPerMinute);
+  refusals.start();
   const keks = new KekStore(db.sql, masterKey, previousMasterKey);
   const byokKeys = new ByokKeyStore(db.sql, keks, config.credentialCacheTtlMs);
   const services: Services = {
@@ -158,6 +161,7 @@ export async function startServer(overrides: Partial<Config> = {}, parts: Server
     namespaces: new NamespaceAttribution(db.sql),
     walletLeases,
     pendingSettlements: new PendingSettlements(),
+    refusals,
     policies: new PolicyStore(db.sql, config.credentialCacheTtlMs),
     routingPresets: new RoutingPresetStore(db.sql, config.credentialCacheTtlMs),
     inFlight: new InFlightRequests(),
@@ -230,8 +234,9 @@ export async function startServer(overrides: Partial<Config> = {}, parts: Server
       loopDelay.stop();
       await lastUsed.stop();
       await byokKeys.flushUses();
-      // Every buffered record, frame and ledger entry is written before the database closes.
+      // Every buffered record, frame and ledger entry, and every refusal counted instead of recorded, is written before the database closes.
       await writeBuffer.stop();
+      await refusals.stop();
       // Then the unused part of every wallet lease goes back to its wallet.
       await walletLeases.stop();
       // Settlements of budget and rate-limit grants the database refused get a last try.

@@ -24,6 +24,7 @@ import type { EgressGuard } from "./egress/egress-guard";
 import type { RequestTracing } from "./observability/request-trace";
 import type { Readiness } from "./observability/readiness";
 import type { AccountReadGate } from "./management/account-read-gate";
+import type { RefusalSampler } from "./metering/refusal-sampler";
 
 /** The long-lived parts a route needs; built once in server.ts (or a test) and passed down. */
 export interface Services {
@@ -43,6 +44,8 @@ export interface Services {
   namespaces: NamespaceAttribution;
   walletLeases: WalletLeases;
   pendingSettlements: PendingSettlements;
+  /** Which requests refused before admission get a record; the rest are counted per account and day (REFUSED_RECORDS_PER_MINUTE). */
+  refusals: RefusalSampler;
   /** Policies bound to principals, cached; the policy routes invalidate it on every change. */
   policies: PolicyStore;
   /** Routing presets by namespace and name, cached; the routing-preset routes invalidate it on every change. */

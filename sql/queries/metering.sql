@@ -90,3 +90,11 @@ update wallets w
 -- SQLSTATE and error message.
 insert into metering_dead_letters (table_name, request_record_id, row_values, error_code, error_message)
 select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]);
+
+-- name: addRefusedRequestCounts
+-- Refusals counted instead of recorded (src/metering/refusal-sampler.ts), added to the
+-- day's totals: one row per account, UTC day and status.
+insert into refused_request_counts (account_id, day, status_code, count)
+select account_id, day, status_code, count
+  from unnest($1::text[], $2::date[], $3::integer[], $4::bigint[]) as c(account_id, day, status_code, count)
+on conflict (account_id, day, status_code) do update set count = refused_request_counts.count + excluded.count;

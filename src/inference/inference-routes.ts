@@ -165,7 +165,7 @@ export function inferenceDeps(services: Services): InferenceDeps {
       stallTimeoutMs: config.streamStallTimeoutMs,
     },
     // METERING=off (benchmarks): nothing is recorded or charged (docs/architecture.md "Metering").
-    records: config.meteringEnabled ? { sink: services.meteringSink, writeBuffer: services.writeBuffer, pending: services.pendingSettlements } : undefined,
+    records: config.meteringEnabled ? { sink: services.meteringSink, writeBuffer: services.writeBuffer, pending: services.pendingSettlements, refusals: services.refusals } : undefined,
     overhead: metrics.gatewayOverhead,
     tracing: services.tracing,
   };

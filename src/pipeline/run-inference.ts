@@ -77,16 +77,24 @@ export async function runInference(deps: InferenceDeps, input: InferenceInput): 
     await settlement.holdsEnded();
     return fail(error, outcome.attempts);
   };
+  // Refused before admission: nothing held or called. Past the account's sample of such
+  // records a minute, the refusal is only counted (metering/refusal-sampler.ts), so a
+  // client looping on a bad request does not write a record per attempt.
+  const refuse = async (error: IrError) => {
+    if (!settlement.endUnrecorded(error.status)) return failAndSettle(error);
+    trace.failed(error);
+    return fail(error, outcome.attempts);
+  };
 
   const decoded = await decode(deps.decode, input, requestId);
   trace.stage("decode");
-  if (!decoded.ok) return decoded.closeConnection ? closingConnection(await failAndSettle(decoded.error)) : failAndSettle(decoded.error);
+  if (!decoded.ok) return decoded.closeConnection ? closingConnection(await refuse(decoded.error)) : refuse(decoded.error);
   outcome.warnings.push(...decoded.warnings);
   settlement.describe(decoded.ir);
 
   const resolved = await resolvePresets(deps.resolve, principal, decoded.ir);
   trace.stage("resolve");
-  if (!resolved.ok) return failAndSettle(resolved.error);
+  if (!resolved.ok) return refuse(resolved.error);
   // From here on the request is the one its routing preset (if any) made of it.
   const ir = resolved.ir;
   if (resolved.warning) outcome.warnings.push(resolved.warning);
@@ -94,11 +102,11 @@ export async function runInference(deps: InferenceDeps, input: InferenceInput): 
 
   const plan = planAttempts(deps.plan, ir, tokensFromChars(outcome.promptChars), resolved.targets);
   trace.stage("plan");
-  if (!plan.ok) return failAndSettle(plan.error);
+  if (!plan.ok) return refuse(plan.error);
 
   const funded = await fund(deps.funding, principal, plan.byModel);
   trace.stage("fund");
-  if (!funded.ok) return failAndSettle(funded.error);
+  if (!funded.ok) return refuse(funded.error);
   outcome.routingProfile = funded.candidates[0]?.routingProfile;
 
   const admitted = await admit(deps.admission, { principal, requestId, ir, candidates: funded.candidates, record: outcome });

@@ -3,6 +3,7 @@ import { ENDED, type Grant } from "../admission/admission-check";
 import type { MeteringSink } from "../metering/metering-rows";
 import type { PendingSettlements } from "../metering/pending-settlements";
 import type { ShardedWriteBuffer } from "../db/batch/sharded-write-buffer";
+import type { RefusalSampler } from "../metering/refusal-sampler";
 import { usedCapabilities, type RequestOutcome, type UsageBounds } from "../metering/request-outcome";
 import { promptShape, promptTokenCeiling, type PromptShape } from "../admission/prompt-token-ceiling";
 import { outputTokenCeiling } from "../admission/cost-ceiling";
@@ -18,6 +19,8 @@ export interface RecordDeps {
   sink: MeteringSink;
   writeBuffer: Pick<ShardedWriteBuffer, "onWritten">;
   pending: PendingSettlements;
+  /** Which refusals before admission get a record of their own; the rest are counted. */
+  refusals: Pick<RefusalSampler, "sample">;
 }
 
 /**
@@ -107,6 +110,26 @@ export class RequestSettlement {
     this.endGrant(settlement.chargeMicroUsd);
     this.trace.end(outcome, settlement);
     return settlement;
+  }
+
+  /**
+   * A request refused before admission (nothing held, no upstream called, nothing charged)
+   * past its account's sample of such records (RefusalSampler): ended here with no rows,
+   * counted by the sampler instead, and true. False while the sample has room (and without
+   * metering): the caller settles it with its record as usual.
+   */
+  endUnrecorded(statusCode: number): boolean {
+    const deps = this.deps;
+    if (this.settled || deps === undefined || this.outcome.attempts.length > 0) return false;
+    if (deps.refusals.sample(this.outcome.principal.accountId, statusCode)) return false;
+    this.settled = true;
+    const outcome = this.outcome;
+    outcome.status = "failed";
+    outcome.statusCode = statusCode;
+    deps.pending.done(outcome);
+    this.endGrant(null);
+    this.trace.end(outcome);
+    return true;
   }
 
   /**

@@ -46,3 +46,17 @@ export async function insertDeadLetters(tx: Sql, letters: readonly DeadLetter[])
     letters.map((letter) => letter.errorMessage),
   ]);
 }
+
+/** One account's refusals of one UTC day and status that got no record of their own. */
+export interface RefusedRequestCount {
+  accountId: string;
+  /** YYYY-MM-DD, UTC. */
+  day: string;
+  statusCode: number;
+  count: number;
+}
+
+/** Adds counts to refused_request_counts (each row's day total grows by its count). */
+export async function addRefusedRequestCounts(sql: Sql, counts: readonly RefusedRequestCount[]): Promise<void> {
+  await runQuery(sql, "addRefusedRequestCounts", [counts.map((c) => c.accountId), counts.map((c) => c.day), counts.map((c) => c.statusCode), counts.map((c) => c.count)]);
+}

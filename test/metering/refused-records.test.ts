@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type postgres from "postgres";
+import { RefusalSampler } from "../../src/metering/refusal-sampler";
+import type { Sql } from "../../src/db/connect-database";
+import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
+import { closeClients, database, flush } from "./metering-support";
+
+/**
+ * Requests refused before admission (README "Metering", "Refused requests"): each account's
+ * first REFUSED_RECORDS_PER_MINUTE a minute get a full record, the rest are counted by
+ * account, day and status, so a flood of bad requests cannot grow the request table
+ * without limit.
+ */
+const PER_MINUTE = 3;
+let harness: InferenceHarness;
+let sql: postgres.Sql;
+beforeAll(async () => {
+  harness = await startInferenceHarness({ refusedRecordsPerMinute: PER_MINUTE });
+  sql = database(harness.server.databaseUrl);
+});
+afterAll(async () => {
+  await closeClients();
+  await harness.close();
+});
+
+function chat(key: string, body: unknown): Promise<Response> {
+  return fetch(`${harness.server.url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+}
+
+const INVALID = { model: "mock-openai/gpt-4o-mini", max_tokens: 0, messages: [{ role: "user", content: "hi" }] };
+
+async function records(accountId: string): Promise<{ status_code: number }[]> {
+  return sql<{ status_code: number }[]>`select status_code from requests where account_id = ${accountId}`;
+}
+
+async function counted(accountId: string): Promise<Record<string, number>> {
+  const rows = await sql<{ status_code: number; count: bigint }[]>`
+    select status_code, count from refused_request_counts where account_id = ${accountId} and day = (now() at time zone 'utc')::date`;
+  return Object.fromEntries(rows.map((row) => [String(row.status_code), Number(row.count)]));
+}
+
+describe("requests refused before admission", () => {
+  test("a single invalid body is a 400 with a record in the history, as before", async () => {
+    const account = await harness.server.createAccount(undefined, 1_000_000);
+    const response = await chat(account.apiKey, INVALID);
+    expect(response.status).toBe(400);
+    await flush(harness);
+    const history = await harness.server.api("GET", "/v1/requests", { token: account.apiKey });
+    expect(history.body.data.map((record: { status: string; status_code: number }) => [record.status, record.status_code])).toEqual([["failed", 400]]);
+  });
+
+  test("a flood gets its account's first records of the minute, the rest counted by day and status; another account keeps its own sample", async () => {
+    const flooder = await harness.server.createAccount(undefined, 1_000_000);
+    const other = await harness.server.createAccount(undefined, 1_000_000);
+    const statuses = await Promise.all(Array.from({ length: 20 }, () => chat(flooder.apiKey, INVALID).then((r) => r.status)));
+    expect(new Set(statuses)).toEqual(new Set([400]));
+    // An unknown model is refused before admission too, and counted under its own status.
+    const unknown = await chat(flooder.apiKey, { ...INVALID, max_tokens: 8, model: "mock-openai/no-such-model" });
+    expect(unknown.status).toBeGreaterThanOrEqual(400);
+    expect(unknown.status).toBeLessThan(500);
+    expect((await chat(other.apiKey, INVALID)).status).toBe(400);
+    await flush(harness);
+    await harness.server.server.services.refusals.flush();
+
+    // The minute may turn during the flood: then up to twice the sample is recorded.
+    const kept = await records(flooder.accountId);
+    expect(kept.length).toBeGreaterThanOrEqual(PER_MINUTE);
+    expect(kept.length).toBeLessThanOrEqual(2 * PER_MINUTE);
+    const counts = await counted(flooder.accountId);
+    const total = Object.values(counts).reduce((sum, n) => sum + n, 0);
+    expect(kept.length + total).toBe(21);
+    expect(counts["400"]).toBeGreaterThanOrEqual(20 - 2 * PER_MINUTE);
+    expect(await records(other.accountId)).toEqual([{ status_code: 400 }]);
+    expect(await counted(other.accountId)).toEqual({});
+  });
+
+  test("a served request is recorded whatever the refusals did", async () => {
+    const account = await harness.server.createAccount(undefined, 100_000_000);
+    for (let i = 0; i < PER_MINUTE + 2; i++) await chat(account.apiKey, INVALID);
+    const served = await chat(account.apiKey, { ...INVALID, max_tokens: 16 });
+    expect(served.status).toBe(200);
+    await flush(harness);
+    const rows = await sql<{ n: number }[]>`select count(*)::int as n from requests where account_id = ${account.accountId} and status_code = 200`;
+    expect(rows[0]!.n).toBe(1);
+  });
+});
+
+describe("RefusalSampler", () => {
+  test("gives each account its sample again when the minute turns, and keeps counts a failed write could not store", async () => {
+    let now = Date.UTC(2026, 10, 28, 12, 0, 30);
+    const failing = { unsafe: () => Promise.reject(new Error("database away")) } as unknown as Sql;
+    const sampler = new RefusalSampler(failing, 2, 60_000, () => now);
+    expect([1, 2, 3, 4].map(() => sampler.sample("acct_a", 400))).toEqual([true, true, false, false]);
+    expect(sampler.sample("acct_b", 400)).toBe(true);
+    now += 30_000;
+    expect([1, 2, 3].map(() => sampler.sample("acct_a", 400))).toEqual([true, true, false]);
+    expect(await sampler.flush()).toBe(false);
+    // Put back: the next write carries all three.
+    let written: unknown[][] = [];
+    const working = { unsafe: (_text: string, params: unknown[][]) => ((written = params), Promise.resolve([])) } as unknown as Sql;
+    Object.assign(sampler, { sql: working });
+    expect(await sampler.flush()).toBe(true);
+    expect(written).toEqual([["acct_a"], ["2026-11-28"], [400], [3]]);
+  });
+});
