@@ -98,7 +98,7 @@ export interface Config {
   /**
    * ACCOUNT_CONCURRENT_READS: expensive management reads (history, usage, daily usage, the
    * console's overview and CSV export) one account may have in flight on this process; one
-   * more is a 429 (src/management/account-read-gate.ts).
+   * more is a 429 (src/http/account-read-gate.ts).
    */
   accountConcurrentReads: number;
   /**

@@ -51,7 +51,7 @@ import { parseAllowList } from "./egress/allow-list";
 import { reportListening, serverProcessNumber } from "./server-processes";
 import { Readiness, type DatabaseProbe } from "./observability/readiness";
 import { pendingMigrationVersions } from "./db/queries/health";
-import { AccountReadGate } from "./management/account-read-gate";
+import { AccountReadGate } from "./http/account-read-gate";
 
 const TRANSLATE_WORKER = new URL("../workers/translate.worker.ts", import.meta.url);
 

@@ -23,7 +23,7 @@ import type { AuthThrottle } from "./auth/auth-throttle";
 import type { EgressGuard } from "./egress/egress-guard";
 import type { RequestTracing } from "./observability/request-trace";
 import type { Readiness } from "./observability/readiness";
-import type { AccountReadGate } from "./management/account-read-gate";
+import type { AccountReadGate } from "./http/account-read-gate";
 import type { RefusalSampler } from "./metering/refusal-sampler";
 
 /** The long-lived parts a route needs; built once in server.ts (or a test) and passed down. */

@@ -1,6 +1,6 @@
 import { ApiError } from "../errors/api-error";
 import { isStatementTimeout, queryTooLong } from "../errors/query-timeout";
-import { TOO_MANY_READS } from "../management/account-read-gate";
+import { TOO_MANY_READS } from "../http/account-read-gate";
 import { log } from "../observability/log";
 import { clientAddress } from "../http/client-address";
 import type { Services } from "../services";
