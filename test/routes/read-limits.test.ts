@@ -3,6 +3,7 @@ import { startTestServer, type TestAccount, type TestServer } from "../helpers/t
 import { insertSyntheticRequests } from "../db/synthetic-requests";
 import { heldUntilDone } from "../../src/console/requests-csv";
 import { OneAtATime } from "../../src/public/one-at-a-time";
+import { getPage, signedInUser } from "../helpers/console-session";
 
 /**
  * The read pool's limits, seen from the API: a read PostgreSQL stops at the read statement
@@ -130,5 +131,37 @@ describe("what holds a slot or a connection, and for how long", () => {
     expect(results.map((result) => result.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
     expect(order).toEqual([1, 2, 3]);
     expect(most).toBe(1);
+  });
+});
+
+describe("the console's reads count against the same cap", () => {
+  test("with the account's slots taken the overview is a 429 page with Retry-After; an export holds a slot until its download is read to the end or cancelled", async () => {
+    const user = await signedInUser(server);
+    const gate = server.server.services.accountReads;
+    const releases = [gate.enter(user.accountId), gate.enter(user.accountId)];
+    const refused = await getPage(server, user, "/console");
+    expect(refused.status).toBe(429);
+    expect(refused.response.headers.get("retry-after")).toBe("1");
+    expect(refused.text).toContain("Too many pages at once");
+    releases.pop()!();
+    expect((await getPage(server, user, "/console")).status).toBe(200);
+
+    // One slot free: an export takes it while its body is unread, so the overview waits its turn.
+    const exporting = await fetch(`${server.url}/console/requests.csv`, { headers: { cookie: user.cookie } });
+    expect(exporting.status).toBe(200);
+    expect((await getPage(server, user, "/console")).status).toBe(429);
+    await exporting.text();
+    expect((await getPage(server, user, "/console")).status).toBe(200);
+
+    // A download the client abandons gives its slot back too.
+    const abandoned = await fetch(`${server.url}/console/requests.csv`, { headers: { cookie: user.cookie } });
+    await abandoned.body!.cancel();
+    let status = 429;
+    for (let i = 0; i < 50 && status === 429; i++) {
+      await Bun.sleep(20);
+      status = (await getPage(server, user, "/console")).status;
+    }
+    expect(status).toBe(200);
+    releases.pop()!();
   });
 });
