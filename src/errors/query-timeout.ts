@@ -20,6 +20,6 @@ export function isStatementTimeout(error: unknown): boolean {
 export function queryTooLong(): ApiError {
   return new ApiError(
     "service_unavailable",
-    "the query took too long and was stopped: narrow it with a shorter from/to range, filters (status, model_id, api_key_id, streamed) or a smaller offset, then try again",
+    "the query took too long and was stopped: narrow it with a shorter from/to range or filters (status, model_id, api_key_id, streamed), page with after=<next_after> instead of an offset, then try again",
   );
 }
