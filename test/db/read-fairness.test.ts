@@ -10,9 +10,10 @@ import { insertSyntheticRequests } from "./synthetic-requests";
 /**
  * No tenant slows another (README "Two pools"). A Switchyard process with its default pools
  * and limits; one account with a few hundred thousand request records runs concurrent
- * loops of its most expensive reads (history at a deep offset, namespace and account usage,
- * daily usage by model, the three together far more than the pools hold), while anonymous
- * callers hammer the public figures with a different `days` each (every one a cache miss).
+ * loops of its most expensive reads (history pages whose filters scan every record,
+ * namespace and account usage, daily usage by model: together far more than the pools
+ * hold), while anonymous callers hammer the public figures with a different `days` each
+ * (every one a cache miss).
  * Meanwhile another account lists its keys, a third makes warm inference requests, and
  * mints a key and makes its first request with it (a credential the cache has never seen).
  * Those must stay fast.
@@ -116,12 +117,15 @@ test("one tenant's concurrent expensive reads and anonymous callers of the publi
   let loading = true;
   const statuses = new Map<number, number>();
   const count = (status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1);
+  // The history's offset stops at 10,000; a filter the index does not serve makes the
+  // page scan the namespace's records (every one of them, for a model nobody used).
   const expensive = [
-    "/v1/namespaces/me/requests?limit=100&offset=250000",
+    "/v1/namespaces/me/requests?limit=100&model_id=none/such",
     "/v1/namespaces/me/usage",
+    "/v1/namespaces/me/requests?limit=100&offset=10000&status=failed",
     "/v1/namespaces/me/usage/daily?group_by=model",
     "/v1/usage",
-    "/v1/requests?limit=100&offset=200000&streamed=true",
+    "/v1/requests?limit=100&offset=10000&model_id=p1/m5",
   ];
   const readLoop = async (lane: number) => {
     for (let i = lane; loading; i++) {
