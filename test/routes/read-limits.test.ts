@@ -137,6 +137,17 @@ describe("what holds a slot or a connection, and for how long", () => {
 describe("the console's reads count against the same cap", () => {
   test("with the account's slots taken the overview is a 429 page with Retry-After; an export holds a slot until its download is read to the end or cancelled", async () => {
     const user = await signedInUser(server);
+    // Sixty pages of CSV: an export nobody reads is still open when the overview is asked for.
+    const now = Date.now();
+    await insertSyntheticRequests(server.server.services.db.sql, {
+      count: 6_000,
+      from: new Date(now - 86_400_000),
+      to: new Date(now - 60_000),
+      accounts: 1,
+      namespaces: 1,
+      idPrefix: "req_export_",
+      tenant: { accountId: user.accountId, namespaceId: user.namespaceId },
+    });
     const gate = server.server.services.accountReads;
     const releases = [gate.enter(user.accountId), gate.enter(user.accountId)];
     const refused = await getPage(server, user, "/console");
