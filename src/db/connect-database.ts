@@ -20,7 +20,7 @@ export interface Database {
    * The read pool: request history, usage aggregates and daily series, the console's
    * overview and CSV export, the public statistics. Smaller, and each statement is stopped
    * after READ_STATEMENT_TIMEOUT_MS, so however many reads a tenant sends, the primary pool
-   * stays free for money and admission (README "Two pools"). On the embedded database,
+   * stays free for money and admission (docs/operations.md "Two pools: reads apart from money"). On the embedded database,
    * which takes one connection, it is the primary pool itself.
    */
   read: Sql;
@@ -55,9 +55,9 @@ export function reconnectDelaySecs(retries: number): number {
 }
 
 /**
- * Where the read pool connects: DATABASE_URL for now. This is the seam for a read replica
- * (DATABASE_READ_URL, DESIGN.md "Read replica"): what reads there tolerates a moment of
- * lag, and what must see its own writes already stays on the primary pool.
+ * Where the read pool connects: DATABASE_URL for now. This is the seam a read replica
+ * (DATABASE_READ_URL, to come) plugs into: what reads there tolerates a moment of lag, and
+ * what must see its own writes already stays on the primary pool.
  */
 function readDatabaseUrl(config: Pick<Config, "databaseUrl">): string | undefined {
   return config.databaseUrl;

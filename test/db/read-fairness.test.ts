@@ -8,7 +8,7 @@ import type { SpawnedServer } from "../helpers/spawn-server";
 import { insertSyntheticRequests } from "./synthetic-requests";
 
 /**
- * No tenant slows another (README "Two pools"). A Switchyard process with its default pools
+ * No tenant slows another (docs/operations.md "Two pools: reads apart from money"). A Switchyard process with its default pools
  * and limits; one account with a few hundred thousand request records runs concurrent
  * loops of its most expensive reads (history pages whose filters scan every record,
  * namespace and account usage, daily usage by model: together far more than the pools

@@ -6,7 +6,7 @@ import { startInferenceHarness, type InferenceHarness } from "../helpers/inferen
 import { closeClients, database, flush } from "./metering-support";
 
 /**
- * Requests refused before admission (README "Metering", "Refused requests"): each account's
+ * Requests refused before admission (docs/architecture.md "Metering", **Refused requests**): each account's
  * first REFUSED_RECORDS_PER_MINUTE a minute get a full record, the rest are counted by
  * account, day and status, so a flood of bad requests cannot grow the request table
  * without limit.
