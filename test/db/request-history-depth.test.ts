@@ -73,7 +73,7 @@ async function recordAt(depth: number, where = "true"): Promise<{ createdAt: str
   return { createdAt: row!.created_at, id: row!.id };
 }
 
-const deps = () => ({ db: { sql } }) as unknown as UsageServiceDeps;
+const deps = () => ({ db: { sql, read: sql } }) as unknown as UsageServiceDeps;
 const tenant = { accountId: ACCOUNT, namespaceId: NAMESPACE };
 
 describe("the history 150,000 records deep", () => {
