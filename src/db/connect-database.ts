@@ -20,8 +20,9 @@ export interface Database {
    * The read pool: request history, usage aggregates and daily series, the console's
    * overview and CSV export, the public statistics. Smaller, and each statement is stopped
    * after READ_STATEMENT_TIMEOUT_MS, so however many reads a tenant sends, the primary pool
-   * stays free for money and admission (docs/operations.md "Two pools: reads apart from money"). On the embedded database,
-   * which takes one connection, it is the primary pool itself.
+   * stays free for money and admission (docs/operations.md "Two pools: reads apart from
+   * money"). On the embedded database, which takes one connection, it is the primary pool
+   * itself.
    */
   read: Sql;
   /** "postgres" for DATABASE_URL, "embedded" for the PGlite default. */

@@ -81,8 +81,9 @@ export async function runInference(deps: InferenceDeps, input: InferenceInput): 
   // records a minute, the refusal is only counted (metering/refusal-sampler.ts), so a
   // client looping on a bad request does not write a record per attempt.
   const refuse = async (error: IrError) => {
-    if (!settlement.endUnrecorded(error.status)) return failAndSettle(error);
+    // Before the trace ends with the request (failed() only notes the error; twice is harmless).
     trace.failed(error);
+    if (!settlement.endUnrecorded(error.status)) return failAndSettle(error);
     return fail(error, outcome.attempts);
   };
 
