@@ -7,6 +7,9 @@
  *      user when invoked as root: PostgreSQL refuses to run as root),
  *   3. run `bun test` with TEST_DATABASE_URL pointing at it,
  *   4. stop and delete the cluster, and end with one line `N passed, M failed`.
+ * Interrupted (SIGINT, SIGTERM), it stops the test process, removes the containers its
+ * tests started (test/helpers/test-containers.ts) and the cluster. A run also removes
+ * test containers a runner that no longer exists left behind.
  * Extra arguments go to `bun test` (e.g. a path filter).
  */
 import { spawn, spawnSync } from "node:child_process";
@@ -14,6 +17,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, chmodSync } from "node:fs
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createServer } from "node:net";
+import { findContainerTool, removeTestContainers } from "./helpers/test-containers";
 
 function sh(command: string, args: string[], options: { asPostgres?: boolean; quiet?: boolean } = {}) {
   const [cmd, argv] = options.asPostgres && isRoot() ? ["runuser", ["-u", "postgres", "--", command, ...args]] : [command, args];
@@ -96,7 +100,14 @@ async function main(): Promise<number> {
   const port = await freePort();
   if (isRoot()) sh("chown", ["-R", "postgres", dir], { quiet: true });
   let started = false;
+  let child: ReturnType<typeof spawn> | undefined;
+  // Found once: every removal below uses it, and none may wait for a tool that is not there.
+  const containerTool = findContainerTool();
+  const removed = removeTestContainers("stale", containerTool);
+  if (removed.length > 0) console.log(`removed test containers left by an earlier run: ${removed.join(", ")}`);
   const stop = () => {
+    // The test process may be gone before its afterAll ran: its containers go here.
+    removeTestContainers(process.pid, containerTool);
     if (started) {
       started = false;
       try {
@@ -107,7 +118,14 @@ async function main(): Promise<number> {
     }
     rmSync(dir, { recursive: true, force: true });
   };
-  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => { stop(); process.exit(130); });
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.on(signal, () => {
+      // A SIGTERM sent to this process alone would leave `bun test` running on, orphaned.
+      child?.kill("SIGKILL");
+      stop();
+      process.exit(130);
+    });
+  }
   try {
     sh(join(bin, "initdb"), ["-D", dataDir, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"], { asPostgres: true, quiet: true });
     // Durability is pointless for a throwaway cluster; speed is not.
@@ -119,21 +137,24 @@ async function main(): Promise<number> {
       TEST_DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/postgres`,
       TEST_PG_BIN: bin,
       LOG_LEVEL: process.env.LOG_LEVEL ?? "silent",
+      // What the tests name and label their containers by (test/helpers/test-containers.ts).
+      SWITCHYARD_TEST_RUNNER_PID: String(process.pid),
     };
     const bunBinary = process.execPath; // the bun running this script
     // The per-test timeout of bunfig.toml, on the command line: bun 1.4.5 does not read the
     // bunfig key and falls back to 5 s, which a test that starts a server or a cluster can
     // exceed on a loaded machine. A later --timeout among the arguments wins.
-    const child = spawn(bunBinary, ["test", "--timeout", "30000", ...process.argv.slice(2)], { env, stdio: ["ignore", "pipe", "pipe"] });
+    child = spawn(bunBinary, ["test", "--timeout", "30000", ...process.argv.slice(2)], { env, stdio: ["ignore", "pipe", "pipe"] });
+    const running = child;
     let summary = "";
     const forward = (stream: NodeJS.ReadableStream, out: NodeJS.WriteStream) =>
       stream.on("data", (chunk: Buffer) => {
         out.write(chunk);
         summary = (summary + chunk.toString()).slice(-4000);
       });
-    forward(child.stdout!, process.stdout);
-    forward(child.stderr!, process.stderr);
-    const code: number = await new Promise((resolve) => child.on("close", (c) => resolve(c ?? 1)));
+    forward(running.stdout!, process.stdout);
+    forward(running.stderr!, process.stderr);
+    const code: number = await new Promise((resolve) => running.on("close", (c) => resolve(c ?? 1)));
     const passed = Number(/(\d+) pass\b/.exec(summary)?.[1] ?? 0);
     const failed = Number(/(\d+) fail\b/.exec(summary)?.[1] ?? (code === 0 ? 0 : 1));
     stop();

@@ -21,9 +21,12 @@ on conflict (counter_key) do update set counter_key = excluded.counter_key;
 -- name: admitGrants
 -- One round trip for a batch of requests on the same clauses: admission_admit_batch
 -- (migration 0024) locks, judges each request in order and reserves for the admitted
--- ones. One row per refused request (its 1-based index) naming the clause that refused.
-select request_index, refused_clause, clause_index, spent_micro_usd, reserved_micro_usd, retry_after_secs
-  from admission_admit_batch($1::text[], $2::bigint[], $3::bigint[],
+-- ones. One row per refused request (its 1-based index) naming the clause that refused,
+-- then one 'window' row per rate limit: what its window counts after the batch and when
+-- its oldest admission leaves (admission_admit_batch_report, migration 0032).
+select request_index, refused_clause, clause_index, spent_micro_usd, reserved_micro_usd, retry_after_secs,
+       window_requests, window_tokens, reset_secs
+  from admission_admit_batch_report($1::text[], $2::bigint[], $3::bigint[],
                              $4::text[], $5::int[], $6::bigint[], $7::int[],
                              $8::text[], $9::int[], $10::bigint[], $11::bigint[], $12::int);
 

@@ -37,3 +37,16 @@ on conflict (purpose) do nothing;
 
 -- name: findConsoleSigningKey
 select secret from console_signing_keys where purpose = $1;
+
+-- name: setConsoleFlash
+-- Replaces any message not yet shown: only the latest form's outcome is shown.
+update console_sessions set flash = $2
+ where token_hash = $1 and expires_at > now();
+
+-- name: takeConsoleFlash
+-- Reads and clears in one statement under the row lock, so two loads of the page at once
+-- cannot both show the message.
+update console_sessions s set flash = null
+  from (select token_hash, flash from console_sessions where token_hash = $1 and flash is not null for update) taken
+ where s.token_hash = taken.token_hash
+returning taken.flash;

@@ -9,7 +9,7 @@ values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10);
 -- name: findOauthGrantForAuth
 -- The grant an access token belongs to, with what makes it unusable besides its own
 -- expiry and revocation: an archived namespace, a deleted account.
-select t.id, t.account_id, t.namespace_id, t.scopes, t.expires_at, t.revoked_at, t.oauth_client_ref,
+select t.id, t.account_id, t.namespace_id, t.scopes, t.expires_at, t.revoked_at, t.client_id, t.oauth_client_ref,
        n.archived_at is not null as namespace_archived, a.deleted_at is not null as account_deleted
   from oauth_tokens t
   join namespaces n on n.id = t.namespace_id

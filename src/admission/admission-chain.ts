@@ -1,5 +1,5 @@
 import { NO_POLICY } from "../policy/compose-policies";
-import { ENDED, isRefusal, NOTHING_HELD, type AdmissionCheck, type AdmissionRequest, type Grant, type Refusal, type SettleOutcome } from "./admission-check";
+import { ENDED, isRefusal, NOTHING_HELD, type AdmissionCheck, type AdmissionRequest, type Grant, type RateLimitStatus, type Refusal, type SettleOutcome } from "./admission-check";
 
 /**
  * Several checks as one: each runs in order, and the first refusal ends admission after
@@ -59,7 +59,10 @@ const ADMITTED: Promise<Grant | Refusal> = Promise.resolve(NOTHING_HELD);
 
 class CombinedGrant implements Grant {
   readonly kind = "grant" as const;
-  constructor(private readonly grants: readonly Grant[]) {}
+  readonly rateLimits: RateLimitStatus | undefined;
+  constructor(private readonly grants: readonly Grant[]) {
+    this.rateLimits = grants.find((grant) => grant.rateLimits !== undefined)?.rateLimits;
+  }
 
   settle(outcome: SettleOutcome): Promise<void> {
     return allEnded(this.grants.map((grant) => grant.settle(outcome)));

@@ -49,8 +49,27 @@ export interface SettleOutcome {
   chargeMicroUsd: number | null;
 }
 
+/** One dimension of a rate limit as a client sees it: its limit, what is left, seconds until room comes back. */
+export interface RateLimitHeadroom {
+  limit: number;
+  remaining: number;
+  resetSecs: number;
+}
+
+/**
+ * What the request's tightest rate-limit clauses have left, for the x-ratelimit-*
+ * headers: the request clause with the fewest requests left, the token clause with the
+ * fewest tokens left. Absent when no rate limit applies.
+ */
+export interface RateLimitStatus {
+  requests?: RateLimitHeadroom;
+  tokens?: RateLimitHeadroom;
+}
+
 export interface Grant {
   readonly kind: "grant";
+  /** Set by the rate limits' check: what they have left after this request. */
+  readonly rateLimits?: RateLimitStatus;
   /** The request reached an upstream: its charge is counted, the rest of the reservation is freed. */
   settle(outcome: SettleOutcome): Promise<void>;
   /** The request never reached an upstream (a later check refused it, it failed before its first attempt): as if never admitted. */
@@ -81,6 +100,8 @@ export interface Refusal {
   retryAfterSecs?: number;
   /** The policy (and the principal it is bound to) that refused: what the request record names. Absent for the wallet. */
   policy?: PolicySource;
+  /** What the rate limits have left, when the counters judged the request. */
+  rateLimits?: RateLimitStatus;
 }
 
 /**

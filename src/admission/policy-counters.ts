@@ -13,9 +13,10 @@ import {
   type GrantToAdmit,
   type RateLimitToAdmit,
 } from "../db/queries/admission";
+import { rateLimitStatus, WindowReadings } from "./rate-limit-status";
 import { log } from "../observability/log";
 import type { BudgetClause, EffectivePolicy, RateLimitClause } from "../policy/effective-policy";
-import { budgetExceeded, ENDED, NOTHING_HELD, rateLimitExceeded, type AdmissionCheck, type AdmissionRequest, type Grant, type Refusal, type SettleOutcome } from "./admission-check";
+import { budgetExceeded, ENDED, NOTHING_HELD, rateLimitExceeded, type AdmissionCheck, type AdmissionRequest, type Grant, type RateLimitStatus, type Refusal, type SettleOutcome } from "./admission-check";
 import { BUDGET_WINDOWS, SPEND_RETENTION_SECS } from "./budget-windows";
 import { CounterLeases, type CounterLease, type LeaseSettings } from "./counter-leases";
 import { GroupCommit } from "./group-commit";
@@ -32,7 +33,10 @@ export interface PolicyCountersOptions {
 }
 
 /** One request waiting for admission, with the clauses it shares with the rest of its batch. */
-type AdmissionItem = { grant: GrantToAdmit; budgets: readonly BudgetToAdmit[]; rates: readonly RateLimitToAdmit[] };
+type AdmissionItem = { grant: GrantToAdmit; budgets: readonly BudgetToAdmit[]; rates: readonly RateLimitToAdmit[]; setKey: string };
+
+/** One request's decision, and what its rate limits have left after its batch (shared by the batch). */
+type AdmissionDecision = { refused: CounterRefusal | undefined; rateLimits: RateLimitStatus | undefined };
 
 /** A settlement or release the database refused (unreachable): retried every tick until it lands. */
 type PendingEnd = { grantId: string; keys: readonly string[]; chargeMicroUsd: number | null; kind: "settle" | "release" };
@@ -60,7 +64,9 @@ export class PolicyCounters implements AdmissionCheck {
   private timer: ReturnType<typeof setInterval> | undefined;
   private readonly holdTtlSecs: number;
   private readonly tickMs: number;
-  private readonly admissions: GroupCommit<AdmissionItem, CounterRefusal | undefined>;
+  private readonly admissions: GroupCommit<AdmissionItem, AdmissionDecision>;
+  /** The windows the last batch of each set read, for the headers of requests admitted from a lease. */
+  private readonly readings = new WindowReadings();
   private readonly ends: GroupCommit<PendingEnd, undefined>;
   private readonly leases: CounterLeases | undefined;
 
@@ -71,17 +77,21 @@ export class PolicyCounters implements AdmissionCheck {
     this.holdTtlSecs = options.holdTtlSecs ?? 30;
     this.tickMs = options.tickMs ?? 5_000;
     const maxBatch = options.maxBatch ?? 256;
-    this.admissions = new GroupCommit(
-      (items) =>
-        admitGrants(
-          this.sql,
-          items.map((item) => item.grant),
-          items[0]!.budgets,
-          items[0]!.rates,
-          this.holdTtlSecs,
-        ),
-      maxBatch,
-    );
+    this.admissions = new GroupCommit(async (items) => {
+      const first = items[0]!;
+      const batch = await admitGrants(
+        this.sql,
+        items.map((item) => item.grant),
+        first.budgets,
+        first.rates,
+        this.holdTtlSecs,
+      );
+      // The windows as they stand after the whole batch, read in the same call: one status
+      // for every request of it, and no query of its own.
+      const rateLimits = rateLimitStatus(first.rates, batch.windows);
+      if (first.rates.length > 0) this.readings.note(first.setKey, batch.windows);
+      return batch.refusals.map((refused) => ({ refused, rateLimits }));
+    }, maxBatch);
     this.ends = new GroupCommit(async (items) => {
       await endGrants(this.sql, items, items[0]!.keys, items[0]!.kind === "release");
       return items.map(() => undefined);
@@ -111,19 +121,24 @@ export class PolicyCounters implements AdmissionCheck {
     const tokens = input.outputCeiling;
     const { budgetClauses, rateClauses, setKey } = clausesOf(input.policy, input.funding === "byok");
     const lease = this.leases?.admit(setKey, amount, tokens);
-    if (lease !== undefined) return new LeasedGrant(this.leases!, lease, amount, tokens, Math.floor(Date.now() / 1000));
+    if (lease !== undefined) {
+      // Approximate (rate-limit-status.ts): the lease admitted it without reading the windows.
+      const leasedLimits = rateClauses.length === 0 ? undefined : this.readings.admitLeased(setKey, rateClauses, tokens);
+      return new LeasedGrant(this.leases!, lease, amount, tokens, Math.floor(Date.now() / 1000), leasedLimits);
+    }
     const grantId = newId("adm", 20);
-    const refused = await this.admissions.submit(setKey, {
+    const { refused, rateLimits } = await this.admissions.submit(setKey, {
       grant: { grantId, amountMicroUsd: amount, tokens },
       budgets: budgetClauses,
       rates: rateClauses,
+      setKey,
     });
-    if (refused?.clause === "budget") return budgetRefusal(budgets[refused.index]!, refused.spentMicroUsd, refused.reservedMicroUsd, amount);
-    if (refused?.clause === "rate_limit") return rateLimitRefusal(rates[refused.index]!, refused.retryAfterSecs, tokens);
+    if (refused?.clause === "budget") return { ...budgetRefusal(budgets[refused.index]!, refused.spentMicroUsd, refused.reservedMicroUsd, amount), rateLimits };
+    if (refused?.clause === "rate_limit") return { ...rateLimitRefusal(rates[refused.index]!, refused.retryAfterSecs, tokens), rateLimits };
     this.leases?.noteAdmission(setKey, { budgets: budgetClauses, rates: rateClauses }, amount, tokens);
     const budgetKeys = budgets.map((b) => b.counterKey);
     if (budgetKeys.length > 0) this.live.add(grantId);
-    return new CounterGrant(this, grantId, budgetKeys, [...budgetKeys, ...rates.map((r) => r.counterKey)]);
+    return new CounterGrant(this, grantId, budgetKeys, [...budgetKeys, ...rates.map((r) => r.counterKey)], rateLimits);
   }
 
   /** Settles or releases a grant (batched with others of the same counters); when the database refuses, keeps its holds renewed and retries every tick. */
@@ -182,6 +197,7 @@ class CounterGrant implements Grant {
     private readonly grantId: string,
     private readonly budgetKeys: readonly string[],
     private readonly allKeys: readonly string[],
+    readonly rateLimits: RateLimitStatus | undefined,
   ) {}
 
   settle(outcome: SettleOutcome): Promise<void> {
@@ -237,6 +253,7 @@ class LeasedGrant implements Grant {
     private readonly amountMicroUsd: number,
     private readonly tokens: number,
     private readonly startSecond: number,
+    readonly rateLimits: RateLimitStatus | undefined,
   ) {}
 
   settle(outcome: SettleOutcome): Promise<void> {

@@ -2,6 +2,7 @@ import { LRUCache } from "lru-cache";
 import type { Sql } from "../db/connect-database";
 import { findApiKeyForAuth } from "../db/queries/api-keys";
 import { findOauthGrantForAuth } from "../db/queries/oauth-tokens";
+import { FIRST_PARTY_CLIENT_ID } from "./first-party-client";
 import type { Principal } from "./principal";
 import { constantTimeEqual, OAUTH_ACCESS_TOKEN_PREFIX, parseApiKeyToken, sha256Base64 } from "./tokens";
 import type { LastUsedTracker } from "./last-used-tracker";
@@ -126,6 +127,9 @@ export class CredentialResolver {
       namespaceId: row.namespace_id,
       scopes: row.scopes,
       oauthClientId: row.oauth_client_ref,
+      // The built-in client has no row (no ref); a registered one's client_id is a
+      // server-made `brc_…`, so no registration can take the CLI's id.
+      firstPartySignIn: row.client_id === FIRST_PARTY_CLIENT_ID && row.oauth_client_ref === null,
       expiresAt: row.expires_at.getTime(),
     };
   }

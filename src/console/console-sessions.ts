@@ -1,5 +1,5 @@
-import { createHmac, randomBytes } from "node:crypto";
-import { endSession, extendSession, findSession, startSession, type SessionServiceDeps } from "../management/sessions/session-service";
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from "node:crypto";
+import { endSession, extendSession, findSession, setSessionFlash, startSession, takeSessionFlash, type SessionServiceDeps } from "../management/sessions/session-service";
 import { constantTimeEqual, sha256 } from "../auth/tokens";
 import { readCookie, setCookie } from "./cookies";
 
@@ -23,6 +23,32 @@ export interface ConsoleSession {
   checkCsrf(purpose: string, presented: unknown): boolean;
   /** The session's key in the database (SHA-256 of the cookie's token). */
   tokenHash: Buffer;
+  /**
+   * Seals the session's one-time message: derived from the cookie's token, which the
+   * database does not hold (only its hash), so a stored message opens only for a request
+   * presenting that cookie.
+   */
+  flashKey: Buffer;
+}
+
+/** AES-256-GCM: a 12-byte nonce, then the ciphertext, then the 16-byte tag. */
+function sealFlash(key: Buffer, plain: string): Buffer {
+  const nonce = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", key, nonce);
+  const body = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
+  return Buffer.concat([nonce, body, cipher.getAuthTag()]);
+}
+
+function openFlash(key: Buffer, sealed: Uint8Array): string | undefined {
+  const box = Buffer.from(sealed);
+  if (box.length < 28) return undefined;
+  try {
+    const decipher = createDecipheriv("aes-256-gcm", key, box.subarray(0, 12));
+    decipher.setAuthTag(box.subarray(box.length - 16));
+    return Buffer.concat([decipher.update(box.subarray(12, box.length - 16)), decipher.final()]).toString("utf8");
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -82,10 +108,26 @@ export class ConsoleSessions {
       displayName: row.display_name,
       cookies,
       tokenHash,
+      flashKey: createHmac("sha256", token).update("console-flash").digest(),
       csrfToken,
       checkCsrf: (purpose, presented) =>
         typeof presented === "string" && constantTimeEqual(Buffer.from(presented), Buffer.from(csrfToken(purpose))),
     };
+  }
+
+  /**
+   * Keeps `message` for the next page this session loads that asks for it (post/redirect/get:
+   * a form that made a secret redirects, and the page after shows the secret once).
+   */
+  async putFlash(session: ConsoleSession, message: unknown): Promise<void> {
+    await setSessionFlash(this.deps, session.tokenHash, sealFlash(session.flashKey, JSON.stringify(message)));
+  }
+
+  /** The session's one-time message, removed as it is read: a reload finds nothing. */
+  async takeFlash(session: ConsoleSession): Promise<unknown> {
+    const sealed = await takeSessionFlash(this.deps, session.tokenHash);
+    const plain = sealed && openFlash(session.flashKey, sealed);
+    return plain === undefined ? undefined : JSON.parse(plain);
   }
 
   /** Ends the session; returns the Set-Cookie value that deletes the cookie. */

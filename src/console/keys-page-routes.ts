@@ -4,11 +4,21 @@ import { createKey, listAccountKeys, listKeys, revokeAccountKey, revokeKey } fro
 import { listPolicyRows, namespaceBindings, policyStatus } from "../management/policies/policy-service";
 import type { ConsoleContext } from "./console-context";
 import { checkedValues, endOfDayField, idField, oneLineField, submittedValues } from "./form-input";
-import { pageWithNotices, type FormState } from "./management-layout";
-import { backTo, managementForm, orShowRefusal, type ManagementRequest } from "./management-request";
+import { noticeOf, type FormState } from "./management-layout";
+import { backTo, managementForm, managementPage, orShowRefusal, type ManagementRequest, type QueryFields } from "./management-request";
 import { keysPage, NAMESPACE_KEY_SCOPES, type KeyPolicy, type NewKey } from "./keys-page";
 
-const NOTICES = { revoked: "The key is revoked: requests with it are refused from now on." };
+const NOTICES = {
+  revoked: "The key is revoked: requests with it are refused from now on.",
+  created: "Key created.",
+};
+
+/** The session's one-time message after "Create key": the token, shown on the next page only. */
+function newKeyOf(flash: unknown): NewKey | undefined {
+  if (typeof flash !== "object" || flash === null) return undefined;
+  const { kind, token, display_name, key_prefix } = flash as Record<string, unknown>;
+  return kind === "new-key" && typeof token === "string" && typeof display_name === "string" && typeof key_prefix === "string" ? { token, display_name, key_prefix } : undefined;
+}
 
 /** /console/keys: list, create (the token shown once), revoke. */
 export function keysPageRoutes(context: ConsoleContext) {
@@ -39,7 +49,14 @@ export function keysPageRoutes(context: ConsoleContext) {
   };
 
   return new Elysia({ name: "console-keys", normalize: false })
-    .get("/console/keys", pageWithNotices(context, NOTICES, show))
+    // Only the page a creation redirects to (`done=created`) reads the session's message,
+    // so other views of the page cost no write.
+    .get("/console/keys", ({ request, query }: { request: Request; query: QueryFields }) =>
+      managementPage(context, request, query, async (req) => {
+        const created = query.done === "created" ? newKeyOf(await context.sessions.takeFlash(req.session)) : undefined;
+        return show(req, noticeOf(query, NOTICES), created);
+      }),
+    )
     .post("/console/keys", ({ request, body }) =>
       managementForm(context, request, body, "keys-create", (req) =>
         orShowRefusal(
@@ -49,7 +66,10 @@ export function keysPageRoutes(context: ConsoleContext) {
             if (scopes.length === 0) throw badRequest("Choose at least one scope.");
             const expiresAt = endOfDayField(body, "expires_on", "The expiry date");
             const created = await createKey(services, req.caller, req.namespace.id, { display_name: displayName, scopes, ...(expiresAt ? { expires_at: expiresAt } : {}) });
-            return show(req, { notice: "Key created." }, created);
+            // Post/redirect/get: the token waits in the session, sealed, for the one page
+            // load after the redirect; reloading that page shows no token and mints nothing.
+            await context.sessions.putFlash(req.session, { kind: "new-key", token: created.token, display_name: created.display_name, key_prefix: created.key_prefix });
+            return backTo(req, "/console/keys", "created");
           },
           (message, status) => show(req, { error: message, status, values: submittedValues(body) }),
         ),

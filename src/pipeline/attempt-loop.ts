@@ -20,6 +20,7 @@ import type { EgressGuard } from "../egress/egress-guard";
 import { opaqueUpstreamError } from "../egress/opaque-upstream-error";
 import type { UpstreamTarget } from "../routing/upstream-request";
 import { log } from "../observability/log";
+import { logUnreachableUpstream } from "../routing/unreachable-upstream-log";
 
 export interface AttemptDeps extends AttemptTelemetry, RelayDeps {
   translator: Translator;
@@ -138,6 +139,7 @@ export async function runAttempts(deps: AttemptDeps, input: AttemptInput): Promi
     if (!call.ok) {
       // A stream's client hanging up (or shutdown) aborts the upstream call: that says nothing about the provider.
       const clientLeft = (ir.stream && request.signal.aborted) || deps.graceOver.aborted;
+      if (!clientLeft && call.error.kind === "upstream_unavailable") logUnreachableUpstream(candidate.providerId, target, call.error, requestId);
       finish(attempt, clientLeft ? "aborted" : call.error.kind === "upstream_timeout" ? "timeout" : "provider_error", call.error);
       lastError = call.error;
       continue;

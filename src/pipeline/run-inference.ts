@@ -19,6 +19,8 @@ import { jsonResponse } from "./respond-json";
 import { responseCheckFor } from "./response-check";
 import { RequestSettlement, type RecordDeps } from "./settle";
 import { withServerTiming, type OverheadHistogram } from "./server-timing";
+import { withRateLimitHeaders } from "./rate-limit-headers";
+import type { RateLimitStatus } from "../admission/admission-check";
 import type { AttemptRecord } from "../routing/attempt-record";
 import type { RequestTracing } from "../observability/request-trace";
 
@@ -51,8 +53,12 @@ export async function runInference(deps: InferenceDeps, input: InferenceInput): 
   const startedAt = performance.now();
   const createdAt = new Date();
   const requestId = requestIdFrom(request.headers);
+  // Set once admission has judged the request under a rate limit: every way out from then
+  // on carries what the limits have left (a refusal's too), from admission's own reading.
+  let rateLimits: RateLimitStatus | undefined;
   // Every way out carries Server-Timing, taken as its head goes out (server-timing.ts).
-  const timed = (response: Response, attempts?: readonly AttemptRecord[]) => withServerTiming(deps.overhead, protocol, startedAt, attempts, response);
+  const timed = (response: Response, attempts?: readonly AttemptRecord[]) =>
+    withServerTiming(deps.overhead, protocol, startedAt, attempts, withRateLimitHeaders(response, rateLimits, protocol));
   const fail = (error: IrError, attempts?: readonly AttemptRecord[]) => timed(errorInProtocol(protocol, error, requestId), attempts);
   const trace = deps.tracing.start(request, protocol, requestId, startedAt);
 
@@ -112,6 +118,7 @@ export async function runInference(deps: InferenceDeps, input: InferenceInput): 
 
   const admitted = await admit(deps.admission, { principal, requestId, ir, candidates: funded.candidates, record: outcome });
   trace.stage("admit");
+  rateLimits = admitted.ok ? admitted.grant.rateLimits : admitted.refusal?.rateLimits;
   if (!admitted.ok) return failAndSettle(admitted.error);
   settlement.hold(admitted.grant);
   const candidates = admitted.candidates;

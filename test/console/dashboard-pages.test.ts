@@ -80,8 +80,8 @@ describe("arrival", () => {
     expect(page.status).toBe(200);
     expect(page.text).toContain('id="first-run"');
     const base = server().server.services.config.publicUrl;
-    expect(page.text).toContain(`curl ${base}/v1/chat/completions`);
-    expect(page.text).toContain(`OpenAI(base_url="${base}/v1"`);
+    expect(page.text).toContain(`curl -s ${base}/v1/chat/completions`);
+    expect(page.text).toContain(`new OpenAI({ baseURL: "${base}/v1"`);
     expect(page.text).toContain("keys create --name my-app");
     // Nothing to chart yet: the panel stands in for the charts.
     expect(page.text).not.toContain('id="spend-chart"');

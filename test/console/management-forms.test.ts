@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import sodium from "libsodium-wrappers";
 import { startTestServer, type TestServer } from "../helpers/test-server";
-import { formToken, getPage, postForm, signedInUser, submitForm, type ConsoleUser } from "../helpers/console-session";
+import { CONSOLE_PASSWORD, formToken, getPage, postForm, signedInUser, submitForm, type ConsoleUser } from "../helpers/console-session";
+import { signInOverHttp } from "../helpers/console-http";
 import { deviceTokens } from "../oauth/oauth-support";
 
 let server: TestServer;
@@ -293,7 +294,10 @@ describe("refused input", () => {
 describe("forms that work", () => {
   test("a key created in the console shows its token once and works; revoked, it gets 401", async () => {
     const user = await signedInUser(server);
-    const created = await submitForm(server, user, "/console/keys", "/console/keys", { display_name: "deploy bot", "scope.keys:read": "on", "scope.usage:read": "on" });
+    const posted = await submitForm(server, user, "/console/keys", "/console/keys", { display_name: "deploy bot", "scope.keys:read": "on", "scope.usage:read": "on" });
+    expect(posted.status).toBe(303);
+    expect(posted.location).toBe(`/console/keys?ns=${user.namespaceId}&done=created`);
+    const created = await getPage(server, user, posted.location!);
     expect(created.status).toBe(200);
     const token = /id="new-token" type="text" readonly value="([^"]+)"/.exec(created.text)![1]!;
     expect(token).toMatch(/^brk_/);
@@ -307,6 +311,36 @@ describe("forms that work", () => {
     expect(revoked.status).toBe(303);
     expect(revoked.location).toBe(`/console/keys?ns=${user.namespaceId}&done=revoked`);
     expect((await server.api("GET", "/v1/keys", { token })).status).toBe(401);
+  });
+
+  test("reloading the page after Create key mints no second key and shows the token no more", async () => {
+    const user = await signedInUser(server);
+    const keyCount = async () => (await server.api("GET", "/v1/keys", { token: user.apiKey })).body.data.filter((key: { display_name: string }) => key.display_name === "reloaded").length;
+    const posted = await submitForm(server, user, "/console/keys", "/console/keys", { display_name: "reloaded", "scope.usage:read": "on" });
+    expect(posted.status).toBe(303);
+    const first = await getPage(server, user, posted.location!);
+    const token = /id="new-token" type="text" readonly value="(brk_[^"]+)"/.exec(first.text)![1]!;
+    expect(first.text).toContain("New key “reloaded”");
+    // The reload is the same GET: one key still, no token, and the table holds no trace of it.
+    const reload = await getPage(server, user, posted.location!);
+    expect(reload.status).toBe(200);
+    expect(reload.text).not.toContain(token);
+    expect(reload.text).not.toContain('id="new-token"');
+    expect(reload.text).toContain("Key created.");
+    expect(await keyCount()).toBe(1);
+    const stored = await server.server.services.db.sql`select flash from console_sessions where account_id = ${user.accountId}`;
+    expect(stored.every((row) => row.flash === null)).toBe(true);
+    // The sealed message opens only for the session that made it: another session of the
+    // same account, sent to the same address while a message waits, sees no token.
+    const other = { ...user, cookie: (await signInOverHttp(server, user.email, CONSOLE_PASSWORD)).session! };
+    const again = await submitForm(server, user, "/console/keys", "/console/keys", { display_name: "reloaded", "scope.usage:read": "on" });
+    const elsewhere = await getPage(server, other, again.location!);
+    expect(elsewhere.text).not.toContain('id="new-token"');
+    const sealed = await server.server.services.db.sql`select flash from console_sessions where account_id = ${user.accountId} and flash is not null`;
+    expect(sealed.length).toBe(1);
+    expect(Buffer.from(sealed[0]!.flash).toString("latin1")).not.toContain("brk_");
+    expect((await getPage(server, user, again.location!)).text).toMatch(/id="new-token" type="text" readonly value="brk_/);
+    expect(await keyCount()).toBe(2);
   });
 
   test("revoking a grant in the console ends its access token", async () => {

@@ -26,8 +26,9 @@ const formError = (page: string) => /<p class="error" role="alert" id="form-erro
 
 /** A namespace key made in the console with inference:invoke; its token and id. */
 async function consoleKey(user: ConsoleUser, name: string, extra: Record<string, string> = {}) {
-  const created = await submitForm(harness.server, user, "/console/keys", "/console/keys", { display_name: name, "scope.inference:invoke": "on", ...extra });
-  expect(created.status).toBe(200);
+  const posted = await submitForm(harness.server, user, "/console/keys", "/console/keys", { display_name: name, "scope.inference:invoke": "on", ...extra });
+  expect(posted.status).toBe(303);
+  const created = await getPage(harness.server, user, posted.location!);
   const token = /id="new-token" type="text" readonly value="([^"]+)"/.exec(created.text)![1]!;
   const listed = (await api("GET", "/v1/keys", user.apiKey)).body.data as { id: string; display_name: string; expires_at: string | null }[];
   return { token, key: listed.find((entry) => entry.display_name === name)!, page: created.text };

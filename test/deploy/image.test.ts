@@ -16,38 +16,12 @@ import { join, resolve } from "node:path";
 import { catalogFor, mockProviderEnv, startMockUpstream, type MockUpstream } from "../helpers/mock-upstreams";
 import { freePort } from "../helpers/spawn-server";
 import { createTestDatabase } from "../helpers/test-database";
+import { findContainerTool, testContainer, type ContainerTool } from "../helpers/test-containers";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const MOCK_KEY = "mock-key-for-the-image";
 const ADMIN_TOKEN = "image-test-admin-token";
 const BUILD_TIMEOUT_MS = 15 * 60_000;
-
-interface ContainerTool {
-  name: "docker" | "podman";
-  /** The tool and the flags every call needs. */
-  command: string[];
-  /** Flags for `run` beyond the common ones. */
-  runFlags: string[];
-  env: Record<string, string | undefined>;
-}
-
-function answers(command: string[], env: Record<string, string | undefined> = process.env): boolean {
-  try {
-    return Bun.spawnSync(command, { env, stdout: "ignore", stderr: "ignore", timeout: 20_000 }).exitCode === 0;
-  } catch {
-    return false; // not installed
-  }
-}
-
-/** The tool scripts/build-image.sh will use, or why there is none. */
-function findContainerTool(): ContainerTool | string {
-  if (answers(["docker", "info"])) return { name: "docker", command: ["docker"], runFlags: ["--read-only"], env: process.env };
-  if (!answers(["podman", "--version"])) return "neither a docker engine nor podman is available here (the test runner installs neither; see docs/operations.md \"Image\")";
-  const env = { ...process.env, CONTAINERS_CONF: join(ROOT, ".tmp/image/containers.conf") };
-  // As scripts/podman-env.sh: runc, and (in run flags) no writable tmpfs beyond DATA_DIR,
-  // no healthcheck timer (podman would ask systemd for one; the test runs the check itself).
-  return { name: "podman", command: ["podman", "--runtime", "runc"], runFlags: ["--read-only", "--read-only-tmpfs=false", "--health-interval=disable"], env };
-}
 
 async function run(tool: ContainerTool, args: string[], timeoutMs = 60_000): Promise<{ code: number; stdout: string; stderr: string }> {
   const child = Bun.spawn([...tool.command, ...args], { env: tool.env, stdout: "pipe", stderr: "pipe", timeout: timeoutMs });
@@ -85,7 +59,10 @@ describe.skipIf(typeof tool === "string")("the container image", () => {
     writeFileSync(join(folder, "providers.json"), JSON.stringify(catalogFor([mock], { scenarioModels: false })));
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
-    name = `switchyard-image-test-${process.pid}`;
+    // Named and labelled by the test runner's pid: when the run is interrupted before
+    // afterAll, the runner removes it (test/helpers/test-containers.ts).
+    const labelled = testContainer("image");
+    name = labelled.name;
     const env = {
       PORT: String(port),
       HOST: "127.0.0.1",
@@ -97,7 +74,7 @@ describe.skipIf(typeof tool === "string")("the container image", () => {
       ...mockProviderEnv(MOCK_KEY),
     };
     await mustRun(container, [
-      "run", "--detach", "--name", name, "--network", "host", ...container.runFlags,
+      "run", "--detach", "--name", name, ...labelled.flags, "--network", "host", ...container.runFlags,
       "--volume", `${join(folder, "providers.json")}:/etc/switchyard/providers.json:ro`,
       ...Object.entries(env).flatMap(([key, value]) => ["--env", `${key}=${value}`]),
       image,

@@ -11,7 +11,7 @@ import { fencedBlocks, readRepositoryFile, ROOT } from "./markdown";
 
 /**
  * docs/sdks.md's examples, run as written: each ```ts sdk-example``` and ```sh sdk-example```
- * block in its own process with only SWITCHYARD_URL and SWITCHYARD_KEY set, against a test
+ * block in its own process with only SWITCHYARD_URL and SWITCHYARD_API_KEY set, against a test
  * server on the built-in catalog (the model ids the page names) whose providers point at the
  * stand-in upstreams; the Claude Code block with only the variables its ```sh sdk-env```
  * block exports; Codex from its ```toml sdk-config``` block. Every example prints the
@@ -84,7 +84,7 @@ async function runExample(language: "ts" | "sh", code: string, env: Record<strin
   return { exitCode, stdout, stderr };
 }
 
-/** `export NAME=value` lines of a shell block, `$SWITCHYARD_URL` and `$SWITCHYARD_KEY` expanded. */
+/** `export NAME=value` lines of a shell block, `$SWITCHYARD_URL` and `$SWITCHYARD_API_KEY` expanded. */
 function exportedVariables(code: string, values: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [, name, raw] of code.matchAll(/^export ([A-Z_][A-Z0-9_]*)=(.*)$/gm)) {
@@ -119,7 +119,7 @@ describe("docs/sdks.md", () => {
     const language = block.info.startsWith("ts") ? "ts" : "sh";
     const firstLine = block.code.split("\n").find((line) => line.trim() !== "")!;
     test(`example ${index + 1} (${language}: ${firstLine.slice(0, 60)}) prints the answer`, async () => {
-      const result = await runExample(language, block.code, { SWITCHYARD_URL: server.url, SWITCHYARD_KEY: key });
+      const result = await runExample(language, block.code, { SWITCHYARD_URL: server.url, SWITCHYARD_API_KEY: key });
       expect({ exitCode: result.exitCode, stderr: result.stderr }).toEqual({ exitCode: 0, stderr: expect.any(String) });
       const lines = result.stdout.split("\n").filter((line) => line.trim() !== "");
       expect(lines.length).toBeGreaterThan(0);
@@ -128,7 +128,7 @@ describe("docs/sdks.md", () => {
   });
 
   test("Claude Code: the variables the page exports are all the Anthropic SDK needs to reach Switchyard", async () => {
-    const variables = exportedVariables(BLOCKS.find((block) => block.info === "sh sdk-env claude-code")!.code, { SWITCHYARD_URL: server.url, SWITCHYARD_KEY: key });
+    const variables = exportedVariables(BLOCKS.find((block) => block.info === "sh sdk-env claude-code")!.code, { SWITCHYARD_URL: server.url, SWITCHYARD_API_KEY: key });
     expect(Object.keys(variables).sort()).toEqual(["ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL"]);
     const result = await runExample("ts", BLOCKS.find((block) => block.info === "ts sdk-example claude-code")!.code, variables);
     expect({ exitCode: result.exitCode, stderr: result.stderr }).toEqual({ exitCode: 0, stderr: expect.any(String) });
@@ -138,7 +138,7 @@ describe("docs/sdks.md", () => {
   test("Codex: the page's config.toml (model, base_url's path, env_key, wire_api) streams a Responses turn as Codex does", async () => {
     const config = tomlValues(BLOCKS.find((block) => block.info === "toml sdk-config codex")!.code);
     const provider = config[`model_providers.${config[""]!.model_provider}`]!;
-    expect({ wire_api: provider.wire_api, env_key: provider.env_key }).toEqual({ wire_api: "responses", env_key: "SWITCHYARD_KEY" });
+    expect({ wire_api: provider.wire_api, env_key: provider.env_key }).toEqual({ wire_api: "responses", env_key: "SWITCHYARD_API_KEY" });
     const baseURL = new URL(new URL(provider.base_url!).pathname, server.url).toString();
     const env: Record<string, string> = { [provider.env_key!]: key };
     const codex = new OpenAI({ apiKey: env[provider.env_key!], baseURL, maxRetries: 0 });

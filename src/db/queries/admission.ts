@@ -42,18 +42,34 @@ export interface GrantToEnd {
 }
 
 interface RefusalRow {
-  request_index: number;
-  refused_clause: "budget" | "rate_limit";
+  request_index: number | null;
+  refused_clause: "budget" | "rate_limit" | "window";
   clause_index: number;
   spent_micro_usd: number | null;
   reserved_micro_usd: number | null;
   retry_after_secs: number | null;
+  window_requests: string | number | null;
+  window_tokens: string | number | null;
+  reset_secs: number | null;
+}
+
+/** A rate limit's window after a batch: what it counts, and whole seconds until its oldest admission leaves (null: it counts none). */
+export interface RateWindow {
+  requests: number;
+  tokens: number;
+  resetSecs: number | null;
+}
+
+/** A batch's outcome: per grant, undefined (admitted) or why it was refused; per rate limit (in the order passed), its window after the batch. */
+export interface AdmittedBatch {
+  refusals: (CounterRefusal | undefined)[];
+  windows: (RateWindow | undefined)[];
 }
 
 /**
  * Admits `grants`, in order, against every budget (each reserving its amount) and every
  * rate limit (one request of its tokens each); a refused grant takes nothing. One round
- * trip for the batch. Returns, per grant, undefined (admitted) or why it was refused.
+ * trip for the batch, which also reads what each rate limit's window counts after it.
  */
 export async function admitGrants(
   sql: Sql,
@@ -61,7 +77,7 @@ export async function admitGrants(
   budgets: readonly BudgetToAdmit[],
   rates: readonly RateLimitToAdmit[],
   holdTtlSecs: number,
-): Promise<(CounterRefusal | undefined)[]> {
+): Promise<AdmittedBatch> {
   const rows = await runQuery<RefusalRow>(sql, "admitGrants", [
     grants.map((g) => g.grantId),
     grants.map((g) => g.amountMicroUsd),
@@ -78,14 +94,19 @@ export async function admitGrants(
     holdTtlSecs,
   ]);
   const results: (CounterRefusal | undefined)[] = grants.map(() => undefined);
+  const windows: (RateWindow | undefined)[] = rates.map(() => undefined);
   for (const row of rows) {
     const index = row.clause_index - 1;
-    results[row.request_index - 1] =
+    if (row.refused_clause === "window") {
+      windows[index] = { requests: Number(row.window_requests), tokens: Number(row.window_tokens), resetSecs: row.reset_secs };
+      continue;
+    }
+    results[row.request_index! - 1] =
       row.refused_clause === "budget"
         ? { clause: "budget", index, spentMicroUsd: Number(row.spent_micro_usd), reservedMicroUsd: Number(row.reserved_micro_usd) }
         : { clause: "rate_limit", index, retryAfterSecs: Number(row.retry_after_secs) };
   }
-  return results;
+  return { refusals: results, windows };
 }
 
 /** Settles grants (their holds move to spend at their charge, at most the hold) or releases them, all of counter keys `keys`. Idempotent. */

@@ -33,6 +33,17 @@ export async function deleteConsoleSession(sql: Sql, tokenHash: Uint8Array): Pro
   await runQuery(sql, "deleteConsoleSession", [tokenHash]);
 }
 
+/** Stores a session's one-time message (sealed by the caller), replacing one not yet shown. */
+export async function setConsoleFlash(sql: Sql, tokenHash: Uint8Array, sealed: Uint8Array): Promise<void> {
+  await runQuery(sql, "setConsoleFlash", [tokenHash, sealed]);
+}
+
+/** A session's one-time message, cleared as it is read; undefined when there is none. */
+export async function takeConsoleFlash(sql: Sql, tokenHash: Uint8Array): Promise<Uint8Array | undefined> {
+  const row = await runQueryRow<{ flash: Uint8Array }>(sql, "takeConsoleFlash", [tokenHash]);
+  return row?.flash;
+}
+
 /** The server-wide secret for `purpose`, created by whichever instance asks first. */
 export async function consoleSigningKey(sql: Sql, purpose: string, candidate: Uint8Array): Promise<Uint8Array> {
   await runQuery(sql, "ensureConsoleSigningKey", [purpose, candidate]);

@@ -40,6 +40,8 @@ export interface OauthGrantAuthRow {
   scopes: string[];
   expires_at: Date;
   revoked_at: Date | null;
+  /** The public client id the grant was issued to, as the server recorded it at issue. */
+  client_id: string;
   oauth_client_ref: string | null;
   namespace_archived: boolean;
   account_deleted: boolean;

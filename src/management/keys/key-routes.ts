@@ -8,6 +8,19 @@ import { createKey, keyEnvelope, listAccountKeys, listKeys, revokeAccountKey, re
 import { Elysia } from "elysia";
 import { authPlugin } from "../../auth/auth-plugin";
 import { markNoStore } from "../../auth/tokens";
+import type { Principal } from "../../auth/principal";
+
+/**
+ * What a new key is bounded by: the credential that asked for it, unless that is a
+ * person's own sign-in through the first-party CLI (DESIGN "Keys people make", as for
+ * the console, which passes no parent). Such a key is the account's: it expires when
+ * asked, not with the sign-in, and `switchyard logout` leaves it working. Keys minted
+ * by an API key or a third-party client's token stay bounded by it. Whether the token is
+ * the CLI's comes from its grant as issued, so no client can claim it.
+ */
+function keyParent(principal: Principal): Principal | null {
+  return principal.kind === "oauth_token" && principal.firstPartySignIn === true ? null : principal;
+}
 
 const validateCreate = bodyValidator(
   Type.Object(
@@ -42,7 +55,7 @@ export function keyRoutes(services: Services) {
         async ({ principal, params, body, set }) => {
           const input = validateCreate(body);
           const tenant = await tenantOfPath(services, principal, params);
-          const created = await createKey(services, principal, tenant.namespaceId, input, principal);
+          const created = await createKey(services, principal, tenant.namespaceId, input, keyParent(principal));
           markNoStore(set);
           return created;
         },

@@ -53,7 +53,8 @@ export function parseRfc3339(value: string, field: string): Date {
  * Mints a namespace-baked key. The requested scopes must be a subset of the
  * caller's effective scopes (RFC 6749 §3.3, no upscaling), and a key bound to a
  * namespace never carries the account's control-plane scopes. A key minted by a
- * credential (`parent`: a key or an OAuth access token; none in the console) expires no
+ * credential (`parent`: a key or an OAuth access token; none in the console, nor for a
+ * person signed in through the first-party CLI: see key-routes.ts) expires no
  * later than it and remembers it, so that it dies with it.
  */
 export async function createKey(deps: KeyServiceDeps, caller: Caller, namespaceId: string, input: CreateKeyInput, parent: Pick<Principal, "kind" | "id" | "expiresAt"> | null = null) {

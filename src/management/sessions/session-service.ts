@@ -5,6 +5,8 @@ import {
   extendConsoleSession,
   findConsoleSession,
   insertConsoleSession,
+  setConsoleFlash,
+  takeConsoleFlash,
   type ConsoleSessionRow,
 } from "../../db/queries/console-sessions";
 import { verifyPassword } from "../../auth/passwords";
@@ -72,6 +74,16 @@ export function extendSession(deps: SessionServiceDeps, tokenHash: Uint8Array, e
 
 export function endSession(deps: SessionServiceDeps, tokenHash: Uint8Array): Promise<void> {
   return deleteConsoleSession(deps.db.sql, tokenHash);
+}
+
+/** Stores the session's one-time message (already sealed), replacing one not yet shown. */
+export function setSessionFlash(deps: SessionServiceDeps, tokenHash: Uint8Array, sealed: Uint8Array): Promise<void> {
+  return setConsoleFlash(deps.db.sql, tokenHash, sealed);
+}
+
+/** The session's one-time message, cleared as it is read. */
+export function takeSessionFlash(deps: SessionServiceDeps, tokenHash: Uint8Array): Promise<Uint8Array | undefined> {
+  return takeConsoleFlash(deps.db.sql, tokenHash);
 }
 
 /** The deployment's secret for `purpose` (shared by every instance), created by whichever asks first. */

@@ -23,6 +23,12 @@ function keyState(key: ApiKeyEnvelope, now = Date.now()): string {
   return "active";
 }
 
+/** Whether the server bounded the key's expiry below the one asked for (none asked: never). */
+function earlierThanAsked(granted: string | null, asked: string | undefined): boolean {
+  if (granted === null) return false;
+  return asked === undefined || Date.parse(granted) < Date.parse(asked);
+}
+
 export const keysListCommand: Command = {
   path: ["keys", "list"],
   summary: "list the namespace's API keys (never their secrets)",
@@ -49,7 +55,10 @@ export const keysCreateCommand: Command = {
     { name: "scope", value: "<scope>", repeatable: true, description: "a scope the key carries (repeat, or separate with spaces); at most those you hold" },
     { name: "expires-at", value: "<RFC 3339>", description: "when the key stops working, e.g. 2027-01-01T00:00:00Z (default: never)" },
   ],
-  notes: ["The token is printed once and cannot be shown again: store it now."],
+  notes: [
+    "The token is printed once and cannot be shown again: store it now.",
+    "A key made while signed in with `switchyard login` belongs to the account: it expires when --expires-at says (else never) and keeps working after logout. One made with SWITCHYARD_API_KEY expires no later than that key.",
+  ],
   async run(context) {
     const name = optionValue(context.args, "name");
     if (name === undefined || name.trim() === "") throw new UsageError("--name is required", context.usage);
@@ -66,6 +75,10 @@ export const keysCreateCommand: Command = {
     });
     if (context.json) return printJson(context, body);
     const created = body as ApiKeyEnvelope & { token: string };
+    const shortened = earlierThanAsked(created.expires_at, expiresAt);
+    // On stderr, so stdout stays the key alone; a key made by another key (SWITCHYARD_API_KEY)
+    // or a third-party app's token is bounded by it, and that should not come as a surprise.
+    if (shortened) context.io.stderr(`Note: this key expires ${formatTimestamp(created.expires_at)}, earlier than asked: it cannot outlive the credential that created it.\n`);
     print(
       context,
       [

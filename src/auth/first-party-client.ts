@@ -1,0 +1,7 @@
+/**
+ * The OAuth client id of the `switchyard` CLI, the one first-party client. It exists
+ * without a row in oauth_clients, and a registered client's id is a server-made `brc_…`,
+ * so no registration can take it: a grant issued to this id is a person's own sign-in
+ * through the CLI (DESIGN "Keys people make").
+ */
+export const FIRST_PARTY_CLIENT_ID = "switchyard-cli";
