@@ -23,7 +23,7 @@ on conflict (counter_key) do update set counter_key = excluded.counter_key;
 -- (migration 0024) locks, judges each request in order and reserves for the admitted
 -- ones. One row per refused request (its 1-based index) naming the clause that refused,
 -- then one 'window' row per rate limit: what its window counts after the batch and when
--- its oldest admission leaves (admission_admit_batch_report, migration 0032).
+-- its oldest admission leaves (admission_admit_batch_report, migration 0033).
 select request_index, refused_clause, clause_index, spent_micro_usd, reserved_micro_usd, retry_after_secs,
        window_requests, window_tokens, reset_secs
   from admission_admit_batch_report($1::text[], $2::bigint[], $3::bigint[],

@@ -3,7 +3,7 @@ import type { RateLimitHeadroom, RateLimitStatus } from "./admission-check";
 
 /**
  * What a request's rate limits have left, from each clause's window as admission read it:
- * per dimension, the clause with the least left (README "Rate-limit headers"). The reset
+ * per dimension, the clause with the least left (docs/api/policies.md "Rate-limit headers"). The reset
  * is when the oldest admission the clause counts leaves its window, the moment room comes
  * back; a window that counts nothing has all its room now (0).
  */

@@ -18,7 +18,7 @@ export interface Principal {
    * True for an OAuth token of the built-in first-party client (`switchyard-cli`): a
    * person signed in through the CLI. Set from the grant the server recorded when it
    * issued the token, never from anything a request carries. Keys such a token mints
-   * belong to the account (DESIGN "Keys people make"); absent means false.
+   * belong to the account (docs/api/credentials.md "Keys people make are the account's"); absent means false.
    */
   firstPartySignIn?: boolean;
   /** Epoch ms, or null for a credential that does not expire. */

@@ -34,7 +34,7 @@ function setAnthropic(headers: Headers, unit: "requests" | "tokens", headroom: R
 
 /**
  * The rate-limit headers of an inference response on a credential a rate limit binds
- * (README "Rate-limit headers"): OpenAI's `x-ratelimit-*` on every protocol (the names
+ * (docs/api/policies.md "Rate-limit headers"): OpenAI's `x-ratelimit-*` on every protocol (the names
  * most clients read), and on Messages answers Anthropic's `anthropic-ratelimit-*` as
  * well. The figures are those admission decided by; `remaining` is approximate for a
  * request admitted from a lease (src/admission/rate-limit-status.ts).

@@ -8,7 +8,7 @@ const lastLogged = new Map<string, number>();
 
 /**
  * Logs at `warn` that an upstream could not be reached (refused, reset, unresolvable):
- * otherwise the operator only sees the clients' 503s (README "Quickstart", where a stale
+ * otherwise the operator only sees the clients' 503s (README "Quickstart (five minutes)", where a stale
  * catalog port is the usual cause). Names the provider and the catalog's host:port,
  * never a key, a header or a body. A customer's own BYOK `api_base` is not printed: it
  * is theirs, and the egress guard's log already speaks for it.

@@ -12,7 +12,7 @@ import type { Principal } from "../../auth/principal";
 
 /**
  * What a new key is bounded by: the credential that asked for it, unless that is a
- * person's own sign-in through the first-party CLI (DESIGN "Keys people make", as for
+ * person's own sign-in through the first-party CLI (docs/api/credentials.md "Keys people make are the account's", as for
  * the console, which passes no parent). Such a key is the account's: it expires when
  * asked, not with the sign-in, and `switchyard logout` leaves it working. Keys minted
  * by an API key or a third-party client's token stay bounded by it. Whether the token is
