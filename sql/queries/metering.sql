@@ -2,7 +2,8 @@
 -- A batch of request records as one JSON array parameter; idempotent on the record id
 -- (with its created_at: the partitioned table's key, migration 0025).
 -- (The first attempt of a flush writes requests and ledger entries with COPY instead:
--- src/metering/metering-sink.ts. These statements are the retry path.)
+-- src/metering/metering-sink.ts. These statements are the retry path.) Returns the ids of
+-- the records actually inserted: only those are added to the usage rollups.
 insert into requests (
   id, request_id, account_id, namespace_id, api_key_id, oauth_token_id, status, status_code, billing_status,
   model_id, provider_id, provider_model_id, routing_profile, funding_source, streamed,
@@ -25,11 +26,13 @@ from json_to_recordset($1::text::json) as r(
   request_duration_ms integer, upstream_duration_ms integer, generation_duration_ms integer,
   ttft_ms integer, used_capabilities json, usage_evidence json, warnings json, attempts json,
   charge_audit json, created_at timestamptz, completed_at timestamptz)
-on conflict (id, created_at) do nothing;
+on conflict (id, created_at) do nothing
+returning id;
 
 -- name: applyLedgerEntries
 -- Ledger rows and the wallet change they cause, in one statement: only entries that
--- were actually inserted move the balance, so a retried batch can never debit twice.
+-- were actually inserted move the balance (and the usage rollup), so a retried batch can
+-- never debit or count twice.
 -- A usage entry's charge also leaves the lease it was admitted against, and the
 -- reservation shrinks only by what left a lease that still exists (a lease already
 -- swept has given its whole amount back).
@@ -40,7 +43,19 @@ with inserted as (
     id text, account_id text, namespace_id text, request_record_id text, kind text,
     amount_micro_usd bigint, released_micro_usd bigint, lease_id text)
   on conflict (id) do nothing
-  returning account_id, amount_micro_usd, released_micro_usd, lease_id
+  returning account_id, namespace_id, kind, amount_micro_usd, released_micro_usd, lease_id, created_at
+), ledger_days as (
+  -- The usage rollup of the entries inserted here (migration 0034), as addLedgerUsage does
+  -- for COPYed ones; executed although nothing below reads it.
+  insert into ledger_usage_days as d (account_id, namespace_id, day, kind, amount_micro_usd, entry_count)
+  select account_id, namespace_id, (created_at at time zone 'UTC')::date, kind, sum(amount_micro_usd), count(*)
+    from inserted
+   where kind in ('usage', 'pending_debit_recovery')
+   group by 1, 2, 3, 4
+   order by 1, 2, 3, 4
+  on conflict (account_id, day, dimensions) do update
+     set amount_micro_usd = d.amount_micro_usd + excluded.amount_micro_usd,
+         entry_count = d.entry_count + excluded.entry_count
 ), per_lease as (
   select lease_id, sum(released_micro_usd) as released from inserted where lease_id is not null group by lease_id
 ), leases as (

@@ -82,71 +82,161 @@ select id, request_id, api_key_id, oauth_token_id, billing_status, created_at, c
  where account_id = $1 and namespace_id = $2 and id = $3;
 
 -- name: namespaceUsage
--- One namespace over [$3, $4). A request's charge is its immutable billing-audit
--- charge when one exists (records written before migration 0030), else the charge on
--- the request row; a request whose charge is still null is a billing anomaly
--- (counted, never summed as 0).
-with window_requests as (
+-- One namespace over [$3, $4): its whole UTC days [$5, $6) from the rollups (migration
+-- 0034), the partial days at the edges, [$3, $5) and [$6, $4), from the records
+-- (src/db/queries/rollup-window.ts), so the answer is the records' whatever the window. A
+-- request's charge is its immutable billing-audit charge when one exists (records written
+-- before migration 0030), else the charge on the request row; a request whose charge is
+-- still null is a billing anomaly (counted, never summed as 0).
+with edge_requests as (
   select r.id, r.prompt_tokens, r.completion_tokens, r.used_capabilities,
          coalesce(a.charge_micro_usd, r.final_charge_micro_usd) as charge_micro_usd
     from requests r
     left join billing_audit a on a.request_record_id = r.id and a.account_id = r.account_id
    where r.account_id = $1 and r.namespace_id = $2
-     and r.created_at >= $3::timestamptz and r.created_at < $4::timestamptz
+     and r.created_at >= $3::timestamptz and r.created_at < $5::timestamptz
+  union all
+  select r.id, r.prompt_tokens, r.completion_tokens, r.used_capabilities,
+         coalesce(a.charge_micro_usd, r.final_charge_micro_usd) as charge_micro_usd
+    from requests r
+    left join billing_audit a on a.request_record_id = r.id and a.account_id = r.account_id
+   where r.account_id = $1 and r.namespace_id = $2
+     and r.created_at >= $6::timestamptz and r.created_at < $4::timestamptz
+), sums as (
+  select request_count, prompt_tokens, completion_tokens, spend_micro_usd, unknown_charge_count
+    from request_usage_days
+   where account_id = $1 and namespace_id = $2
+     and day >= ($5::timestamptz at time zone 'UTC')::date and day < ($6::timestamptz at time zone 'UTC')::date
+  union all
+  select 1, prompt_tokens, completion_tokens, coalesce(charge_micro_usd, 0), (charge_micro_usd is null)::int
+    from edge_requests
 ), capabilities as (
-  select capability, count(distinct w.id)::bigint as request_count
-    from window_requests w, unnest(w.used_capabilities) as capability
+  select capability, sum(request_count)::bigint as request_count
+    from (select capability, request_count
+            from request_capability_days
+           where account_id = $1 and namespace_id = $2
+             and day >= ($5::timestamptz at time zone 'UTC')::date and day < ($6::timestamptz at time zone 'UTC')::date
+          union all
+          select capability, count(distinct e.id)
+            from edge_requests e, unnest(e.used_capabilities) as capability
+           group by capability) c
    group by capability
 )
-select count(*)::bigint as request_count,
+select coalesce(sum(request_count), 0)::bigint as request_count,
        coalesce(sum(prompt_tokens), 0)::bigint as prompt_tokens,
        coalesce(sum(completion_tokens), 0)::bigint as completion_tokens,
-       coalesce(sum(charge_micro_usd), 0)::bigint as spend_micro_usd,
-       count(*) filter (where charge_micro_usd is null)::bigint as billing_anomalies,
+       coalesce(sum(spend_micro_usd), 0)::bigint as spend_micro_usd,
+       coalesce(sum(unknown_charge_count), 0)::bigint as billing_anomalies,
        coalesce((select jsonb_object_agg(capability, request_count) from capabilities), '{}'::jsonb) as capability_request_counts
-  from window_requests;
+  from sums;
 
 -- name: dailyNamespaceUsage
 -- One namespace over [$3, $4) by UTC day, and by $5 (model, api_key, provider; null:
--- no grouping, the group is null). The charges are namespaceUsage's (the billing-audit
--- charge, else the row's; an unknown one adds nothing), so the rows sum to it for the
--- same window. Days without requests have no row.
-select to_char((r.created_at at time zone 'UTC')::date, 'YYYY-MM-DD') as date,
-       case $5::text when 'model' then r.model_id when 'api_key' then r.api_key_id when 'provider' then r.provider_id end as "group",
-       count(*)::bigint as request_count,
-       coalesce(sum(r.prompt_tokens), 0)::bigint as prompt_tokens,
-       coalesce(sum(r.completion_tokens), 0)::bigint as completion_tokens,
-       coalesce(sum(coalesce(a.charge_micro_usd, r.final_charge_micro_usd)), 0)::bigint as spend_micro_usd
-  from requests r
-  left join billing_audit a on a.request_record_id = r.id and a.account_id = r.account_id
- where r.account_id = $1 and r.namespace_id = $2
-   and r.created_at >= $3::timestamptz and r.created_at < $4::timestamptz
+-- no grouping, the group is null): whole days [$6, $7) from the rollups, the partial days
+-- at the edges from the records, as namespaceUsage. The charges are namespaceUsage's (the
+-- billing-audit charge, else the row's; an unknown one adds nothing), so the rows sum to it
+-- for the same window. Days without requests have no row.
+with days as (
+  select day,
+         case $5::text when 'model' then model_id when 'api_key' then api_key_id when 'provider' then provider_id end as grouped_by,
+         request_count, prompt_tokens, completion_tokens, spend_micro_usd
+    from request_usage_days
+   where account_id = $1 and namespace_id = $2
+     and day >= ($6::timestamptz at time zone 'UTC')::date and day < ($7::timestamptz at time zone 'UTC')::date
+  union all
+  select (r.created_at at time zone 'UTC')::date,
+         case $5::text when 'model' then r.model_id when 'api_key' then r.api_key_id when 'provider' then r.provider_id end,
+         1, r.prompt_tokens, r.completion_tokens, coalesce(a.charge_micro_usd, r.final_charge_micro_usd, 0)
+    from requests r
+    left join billing_audit a on a.request_record_id = r.id and a.account_id = r.account_id
+   where r.account_id = $1 and r.namespace_id = $2
+     and r.created_at >= $3::timestamptz and r.created_at < $6::timestamptz
+  union all
+  select (r.created_at at time zone 'UTC')::date,
+         case $5::text when 'model' then r.model_id when 'api_key' then r.api_key_id when 'provider' then r.provider_id end,
+         1, r.prompt_tokens, r.completion_tokens, coalesce(a.charge_micro_usd, r.final_charge_micro_usd, 0)
+    from requests r
+    left join billing_audit a on a.request_record_id = r.id and a.account_id = r.account_id
+   where r.account_id = $1 and r.namespace_id = $2
+     and r.created_at >= $7::timestamptz and r.created_at < $4::timestamptz
+)
+select to_char(day, 'YYYY-MM-DD') as date,
+       grouped_by as "group",
+       sum(request_count)::bigint as request_count,
+       coalesce(sum(prompt_tokens), 0)::bigint as prompt_tokens,
+       coalesce(sum(completion_tokens), 0)::bigint as completion_tokens,
+       coalesce(sum(spend_micro_usd), 0)::bigint as spend_micro_usd
+  from days
  group by 1, 2
  order by 1, 2 nulls last;
 
 -- name: accountUsage
 -- The whole account over [$3, $4) ($2 null), or one namespace for a namespace-bound
 -- credential ($2 set). Request rows give counts and tokens; the wallet ledger's
--- `usage` and `pending_debit_recovery` entries (debits, negative) give the spend.
-with window_requests as (
-  select count(*)::bigint as request_count,
+-- `usage` and `pending_debit_recovery` entries (debits, negative) give the spend. Both
+-- take their whole UTC days [$5, $6) from the rollups and the partial days at the edges
+-- from the rows, as namespaceUsage. The edge records are read by namespace (the history's
+-- index: there is no index by account and time); the namespaces are those the rollups
+-- have on the edge days, which every record of those days is counted in.
+with edge_namespaces as (
+  select distinct namespace_id
+    from request_usage_days
+   where account_id = $1 and ($2::text is null or namespace_id = $2::text)
+     and day in (($3::timestamptz at time zone 'UTC')::date, ($6::timestamptz at time zone 'UTC')::date)
+), edge_requests as (
+  select r.id, r.account_id, r.final_charge_micro_usd, r.prompt_tokens, r.completion_tokens
+    from edge_namespaces n
+    join requests r on r.namespace_id = n.namespace_id
+   where r.account_id = $1 and r.created_at >= $3::timestamptz and r.created_at < $5::timestamptz
+  union all
+  select r.id, r.account_id, r.final_charge_micro_usd, r.prompt_tokens, r.completion_tokens
+    from edge_namespaces n
+    join requests r on r.namespace_id = n.namespace_id
+   where r.account_id = $1 and r.created_at >= $6::timestamptz and r.created_at < $4::timestamptz
+  union all
+  -- Records of no namespace (an account that had no live namespace), when there are any.
+  select r.id, r.account_id, r.final_charge_micro_usd, r.prompt_tokens, r.completion_tokens
+    from requests r
+   where exists (select 1 from edge_namespaces where namespace_id is null)
+     and r.account_id = $1 and r.namespace_id is null
+     and ((r.created_at >= $3::timestamptz and r.created_at < $5::timestamptz)
+       or (r.created_at >= $6::timestamptz and r.created_at < $4::timestamptz))
+), window_requests as (
+  select coalesce(sum(request_count), 0)::bigint as request_count,
          coalesce(sum(prompt_tokens), 0)::bigint as prompt_tokens,
          coalesce(sum(completion_tokens), 0)::bigint as completion_tokens,
-         count(*) filter (where final_charge_micro_usd is null
-                          and not exists (select 1 from billing_audit a
-                                           where a.request_record_id = r.id and a.account_id = r.account_id))::bigint as billing_anomalies
-    from requests r
-   where r.account_id = $1 and ($2::text is null or r.namespace_id = $2::text)
-     and r.created_at >= $3::timestamptz and r.created_at < $4::timestamptz
+         coalesce(sum(billing_anomalies), 0)::bigint as billing_anomalies
+    from (select request_count, prompt_tokens, completion_tokens, unknown_charge_count as billing_anomalies
+            from request_usage_days
+           where account_id = $1 and ($2::text is null or namespace_id = $2::text)
+             and day >= ($5::timestamptz at time zone 'UTC')::date and day < ($6::timestamptz at time zone 'UTC')::date
+          union all
+          select 1, e.prompt_tokens, e.completion_tokens,
+                 (e.final_charge_micro_usd is null
+                  and not exists (select 1 from billing_audit a
+                                   where a.request_record_id = e.id and a.account_id = e.account_id))::int
+            from edge_requests e) s
 ), window_ledger as (
-  select coalesce(sum(amount_micro_usd) filter (where kind = 'usage'), 0)::bigint as usage_amount_micro_usd,
-         count(*) filter (where kind = 'usage')::bigint as usage_count,
-         coalesce(sum(amount_micro_usd) filter (where kind = 'pending_debit_recovery'), 0)::bigint as pending_debit_recovery_amount_micro_usd,
-         count(*) filter (where kind = 'pending_debit_recovery')::bigint as pending_debit_recovery_count
-    from ledger_entries
-   where account_id = $1 and ($2::text is null or namespace_id = $2::text)
-     and kind in ('usage', 'pending_debit_recovery')
-     and created_at >= $3::timestamptz and created_at < $4::timestamptz
+  select coalesce(sum(amount) filter (where kind = 'usage'), 0)::bigint as usage_amount_micro_usd,
+         coalesce(sum(entries) filter (where kind = 'usage'), 0)::bigint as usage_count,
+         coalesce(sum(amount) filter (where kind = 'pending_debit_recovery'), 0)::bigint as pending_debit_recovery_amount_micro_usd,
+         coalesce(sum(entries) filter (where kind = 'pending_debit_recovery'), 0)::bigint as pending_debit_recovery_count
+    from (select kind, amount_micro_usd as amount, entry_count as entries
+            from ledger_usage_days
+           where account_id = $1 and ($2::text is null or namespace_id = $2::text)
+             and day >= ($5::timestamptz at time zone 'UTC')::date and day < ($6::timestamptz at time zone 'UTC')::date
+          union all
+          select kind, amount_micro_usd, 1
+            from ledger_entries
+           where account_id = $1 and ($2::text is null or namespace_id = $2::text)
+             and kind in ('usage', 'pending_debit_recovery')
+             and created_at >= $3::timestamptz and created_at < $5::timestamptz
+          union all
+          select kind, amount_micro_usd, 1
+            from ledger_entries
+           where account_id = $1 and ($2::text is null or namespace_id = $2::text)
+             and kind in ('usage', 'pending_debit_recovery')
+             and created_at >= $6::timestamptz and created_at < $4::timestamptz) l
 )
 select * from window_requests, window_ledger;
 

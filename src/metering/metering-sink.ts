@@ -3,11 +3,13 @@ import { copyBinaryInto, binaryRowsEncoder, type BinaryColumnType, type BinaryRo
 import { copyInto, copyLineWriter, type CopyColumnKind } from "../db/copy-rows";
 import { jsonRowsWriter } from "../db/json-rows";
 import { applyLedgerEntries, applyLedgerTotals, insertRequestRecords, type JsonBatchInsert } from "../db/queries/metering";
+import { addLedgerUsage, addRequestUsage } from "../db/queries/usage-rollups";
 import { lockWalletsThenLeases } from "../db/queries/wallet-locks";
 import { log } from "../observability/log";
 import type { LedgerRow, MeteringSink, RequestRow } from "./metering-rows";
 import type { RowRouter } from "../db/batch/sharded-write-buffer";
-import type { BatchTable } from "../db/batch/write-buffer";
+import type { BatchTable, DropReason } from "../db/batch/write-buffer";
+import { insertedRows, ledgerUsageTotals, requestUsageDeltas } from "./usage-rollups";
 
 /**
  * A table's columns in order, and which hold JSON or arrays: for its COPY lines and its
@@ -43,11 +45,15 @@ function batchTable<Row>(name: string, insertJson: JsonBatchInsert, target: Copy
       }
       await insertJson(sql, jsonRows(rows));
     },
-    onDrop(rows, reason) {
-      // Never the rows themselves: they carry no prompts, but keep logs to counts.
-      log.error("metering rows dropped", { table: name, count: rows.length, reason });
-    },
+    onDrop: logDropped(name),
     groupKey: recordIdOf,
+  };
+}
+
+function logDropped(table: string): (rows: readonly unknown[], reason: DropReason) => void {
+  return (rows, reason) => {
+    // Never the rows themselves: they carry no prompts, but keep logs to counts.
+    log.error("metering rows dropped", { table, count: rows.length, reason });
   };
 }
 
@@ -113,6 +119,30 @@ const LEDGER_COPY: CopyTarget<LedgerRow> = {
 };
 
 /**
+ * Request records, and their sums added to the usage rollups (migration 0034) in the same
+ * transaction: so the rollups are exact, never eventual, and a flush that rolls back takes
+ * its sums with it. A first attempt's COPY inserted every row or failed whole; a retry
+ * adds only the records its insert returned, since an earlier attempt may have committed
+ * the others (and their sums with them).
+ */
+function requestTable(copy: boolean): BatchTable<RequestRow> {
+  const copyRows = copy ? copyWriter(REQUEST_COPY) : undefined;
+  const jsonRows = jsonRowsWriter(REQUEST_COPY.columns, REQUEST_COPY.kinds);
+  return {
+    name: "requests",
+    streamsWholeBatch: copyRows !== undefined,
+    onDrop: logDropped("requests"),
+    groupKey: (row) => row.id,
+    async write(sql: Sql, rows: RequestRow[], retry: boolean) {
+      let inserted: readonly RequestRow[] = rows;
+      if (copyRows !== undefined && !retry) await copyRows(sql, rows);
+      else inserted = insertedRows(rows, await insertRequestRecords(sql, jsonRows(rows)));
+      await addRequestUsage(sql, requestUsageDeltas(inserted));
+    },
+  };
+}
+
+/**
  * Ledger entries move wallet balances and leases. Their wallets and leases are locked
  * first, in the one order every grant and return also takes (lockWalletsThenLeases).
  * A first attempt COPYs the entries and applies their totals, summed here per account
@@ -133,8 +163,10 @@ function ledgerTable(copy: boolean): BatchTable<LedgerRow> {
       const { amounts, released } = ledgerTotals(rows);
       await lockWalletsThenLeases(sql, amounts.keys(), released.keys());
       await base.write(sql, rows, retry);
+      // The retry statement adds what it inserted to the usage rollup itself.
       if (!copy || retry) return;
       await applyLedgerTotals(sql, amounts, released);
+      await addLedgerUsage(sql, ledgerUsageTotals(rows));
     },
     async onDeadLetter(sql: Sql, rows: readonly LedgerRow[]) {
       const { amounts, released } = ledgerTotals(rows);
@@ -164,7 +196,7 @@ function ledgerTotals(rows: readonly LedgerRow[]): { amounts: Map<string, number
  * together, and an account's wallet and lease are only ever updated by one of them.
  */
 export function createMeteringSink(buffer: RowRouter, options: { copy: boolean }): MeteringSink {
-  const request = buffer.register(batchTable<RequestRow>("requests", insertRequestRecords, REQUEST_COPY, options.copy, (row) => row.id), accountOf);
+  const request = buffer.register(requestTable(options.copy), accountOf);
   const ledger = buffer.register(ledgerTable(options.copy), accountOf);
   return {
     request: (row) => void request(row),

@@ -29,6 +29,8 @@ beforeAll(async () => {
   // One large namespace (acct_0's ns_0_0): 30,000 more records.
   await insertSyntheticRequests(sql, { count: 30_000, from: new Date("2025-01-01T00:00:00Z"), to: new Date("2025-05-01T00:00:00Z"), accounts: 1, namespaces: 1, idPrefix: "big_" });
   await sql.unsafe("insert into ledger_entries (id, account_id, namespace_id, request_record_id, kind, amount_micro_usd, created_at) select 'le_' || id, account_id, namespace_id, id, 'usage', -final_charge_micro_usd, completed_at from requests where account_id = 'acct_7'");
+  // The usage rollups (migration 0034) of records written around the metering writer.
+  await sql.unsafe("select usage_rollups_rebuild(null)");
   // What autovacuum does to an insert-only table: statistics, and BRIN ranges summarised.
   await sql.unsafe("vacuum analyze requests").simple();
   await sql.unsafe("vacuum analyze ledger_entries").simple();
@@ -80,13 +82,15 @@ const NO_FILTERS: Param[] = [null, null, null, null, null, null, null];
 const CASES: Array<{ name: string; params: Param[]; reads: string[]; why: string }> = [
   { name: "listNamespaceRequests", params: ["acct_7", "ns_7_1", 50, 0, ...NO_FILTERS], reads: MONTHS_WITH_ROWS, why: "history: the namespace's newest records" },
   { name: "findNamespaceRequestPosition", params: ["acct_7", "ns_7_1", "req_1007"], reads: MONTHS_WITH_ROWS, why: "where a record stands, for the history's after: one key probe per month" },
-  { name: "namespaceUsage", params: ["acct_7", "ns_7_1", "2025-02-10T00:00:00Z", "2025-03-15T00:00:00Z"], reads: ["requests_p2025_02", "requests_p2025_03"], why: "usage of a namespace over a window" },
-  { name: "accountUsage", params: ["acct_7", null, "2025-02-10T00:00:00Z", "2025-03-15T00:00:00Z"], reads: ["requests_p2025_02", "requests_p2025_03"], why: "usage of an account over a window (no account-and-time index any more)" },
-  { name: "accountUsage", params: ["acct_7", "ns_7_1", "2025-03-02T00:00:00Z", "2025-03-09T00:00:00Z"], reads: ["requests_p2025_03"], why: "usage of one namespace through the account statement" },
+  // The usage statements read the records of the partial days at a window's edges only (the
+  // whole days between come from the rollups): windows from mid-day to mid-day.
+  { name: "namespaceUsage", params: ["acct_7", "ns_7_1", "2025-02-10T06:00:00Z", "2025-03-15T18:00:00Z", "2025-02-11T00:00:00Z", "2025-03-15T00:00:00Z"], reads: ["requests_p2025_02", "requests_p2025_03"], why: "usage of a namespace over a window: its edge days" },
+  { name: "accountUsage", params: ["acct_7", null, "2025-02-10T06:00:00Z", "2025-03-15T18:00:00Z", "2025-02-11T00:00:00Z", "2025-03-15T00:00:00Z"], reads: ["requests_p2025_02", "requests_p2025_03"], why: "usage of an account over a window: its edge days, by namespace (no account-and-time index)" },
+  { name: "accountUsage", params: ["acct_7", "ns_7_1", "2025-03-02T06:00:00Z", "2025-03-09T18:00:00Z", "2025-03-03T00:00:00Z", "2025-03-09T00:00:00Z"], reads: ["requests_p2025_03"], why: "usage of one namespace through the account statement" },
   { name: "findSettlement", params: ["acct_7", "q_1007", null], reads: MONTHS_WITH_ROWS, why: "a settlement by client request id (any month)" },
   { name: "listLedgerEntries", params: ["acct_7", null, 50, 0, null, null, null], reads: MONTHS_WITH_ROWS, why: "the ledger's join by record id, one key probe per month" },
-  { name: "platformUsageByDayAndModel", params: ["2025-03-05T00:00:00Z", "2025-03-06T00:00:00Z"], reads: ["requests_p2025_03"], why: "public statistics of one day" },
-  { name: "providerRequestWindow", params: ["2025-04-20T11:00:00Z", "2025-04-20T11:59:00Z"], reads: ["requests_p2025_04"], why: "the last hour per provider" },
+  { name: "platformUsageByDayAndModel", params: ["2025-03-05T00:00:00Z", "2025-03-06T12:00:00Z", "2025-03-05T00:00:00Z", "2025-03-06T00:00:00Z"], reads: ["requests_p2025_03"], why: "public statistics: the day so far" },
+  { name: "providerRequestWindow", params: ["2025-04-20T11:00:30Z", "2025-04-20T11:59:30Z", "2025-04-20T11:01:00Z", "2025-04-20T11:59:00Z"], reads: ["requests_p2025_04"], why: "the last hour per provider: its edge minutes" },
 ];
 
 describe("plans over the partitioned request table", () => {

@@ -13,6 +13,7 @@ import type { RequestRow } from "../../src/metering/metering-rows";
 import { createTestDatabase } from "../helpers/test-database";
 import { startTestServer } from "../helpers/test-server";
 import { loadConfig } from "../../src/config";
+import { referenceAccountUsage, referenceNamespaceUsage, referencePlatformUsage } from "../helpers/usage-reference";
 import { insertSyntheticRequests } from "./synthetic-requests";
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -52,7 +53,15 @@ function monthNames(first: string, months: number): string[] {
 }
 
 /** Every answer the request table gives: usage, settlements, the ledger's join, statistics. */
-async function answers(sql: Sql) {
+/**
+ * The usage answers over `sql`'s records: through the server's statements, or (`reference`)
+ * through the statements they replaced, which read the records alone and so also run on a
+ * database migrated only up to 0024 (before the usage rollups of migration 0034).
+ */
+async function answers(sql: Sql, reference = false) {
+  const account_ = reference ? referenceAccountUsage : accountUsage;
+  const namespace_ = reference ? referenceNamespaceUsage : namespaceUsage;
+  const platform = reference ? referencePlatformUsage : platformUsageByDayAndModel;
   const windows = [
     { from: new Date("2025-01-01T00:00:00Z"), to: new Date("2026-12-01T00:00:00Z") },
     { from: new Date("2025-06-10T00:00:00Z"), to: new Date("2025-09-20T00:00:00Z") },
@@ -61,13 +70,13 @@ async function answers(sql: Sql) {
   const result: unknown[] = [];
   for (const window of windows) {
     for (const account of ["acct_0", "acct_3"]) {
-      result.push(await accountUsage(sql, account, null, window));
+      result.push(await account_(sql, account, null, window));
       for (const namespace of [`ns_${account.slice(5)}_0`, `ns_${account.slice(5)}_1`]) {
-        result.push(await namespaceUsage(sql, account, namespace, window));
-        result.push(await accountUsage(sql, account, namespace, window));
+        result.push(await namespace_(sql, account, namespace, window));
+        result.push(await account_(sql, account, namespace, window));
       }
     }
-    result.push(await platformUsageByDayAndModel(sql, window.from, window.to));
+    result.push(await platform(sql, window.from, window.to));
   }
   for (const requestId of ["q_0", "q_7", "q_1234", "q_far_past", "q_far_future", "q_missing"]) result.push(await findSettlement(sql, "acct_0", requestId, null));
   result.push(await listLedgerEntries(sql, "acct_0", null, 100, 0));
@@ -87,7 +96,7 @@ describe("the request table, partitioned by month (migration 0025)", () => {
     await sql.unsafe("insert into billing_audit (request_record_id, account_id, namespace_id, charge_micro_usd, pricing, buckets) select id, account_id, namespace_id, final_charge_micro_usd + 1, '{}', '{}' from requests where prompt_tokens % 3 = 0");
     await sql.unsafe("insert into ledger_entries (id, account_id, namespace_id, request_record_id, kind, amount_micro_usd, created_at) select 'le_' || id, account_id, namespace_id, id, 'usage', -final_charge_micro_usd, completed_at from requests");
     const before = await sql.unsafe("select * from requests order by id");
-    const answersBefore = await answers(sql);
+    const answersBefore = await answers(sql, true);
 
     await migrate(sql);
 

@@ -21,6 +21,7 @@ afterAll(() => server.close());
 
 beforeEach(async () => {
   await sql`delete from requests`;
+  await sql`select usage_rollups_rebuild(null)`;
   const cache = usageStatsCache(server.server.services);
   cache.clear();
   cache.setClock(Date.now);
@@ -45,6 +46,8 @@ async function insertRequest(row: Row): Promise<void> {
                           prompt_tokens, completion_tokens, reasoning_tokens, usage_evidence, created_at, completed_at)
     values (${id}, ${id}, ${accountId}, ${status}, ${status === "succeeded" ? 200 : 502}, 'computed', ${row.model}, 'openai', false,
             ${row.prompt ?? 0}, ${row.completion ?? 0}, ${row.reasoning ?? 0}, '{}'::jsonb, ${createdAt}, ${createdAt})`;
+  // Written around the metering writer: the usage rollups (migration 0034) are recomputed.
+  await sql`select usage_rollups_rebuild(${accountId})`;
 }
 
 /** `n` whole days before now, less a second, so a row is never in the future. */

@@ -8,9 +8,11 @@ import { runQuery } from "./run-query";
  */
 export type JsonBatchInsert = (sql: Sql, rowsJson: string) => Promise<void>;
 
-export const insertRequestRecords: JsonBatchInsert = async (sql, rowsJson) => {
-  await runQuery(sql, "insertRequestRecords", [rowsJson]);
-};
+/** Inserts request records; resolves to the ids of those actually inserted (an earlier attempt may have committed the others). */
+export async function insertRequestRecords(sql: Sql, rowsJson: string): Promise<string[]> {
+  const rows = await runQuery<{ id: string }>(sql, "insertRequestRecords", [rowsJson]);
+  return rows.map((row) => row.id);
+}
 
 /** Inserts ledger entries and moves balances and leases by the entries actually inserted. After lockWalletsThenLeases. */
 export const applyLedgerEntries: JsonBatchInsert = async (sql, rowsJson) => {

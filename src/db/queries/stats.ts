@@ -1,4 +1,5 @@
 import type { Sql } from "../connect-database";
+import { DAY_MS, MINUTE_MS, splitAtWhole } from "./rollup-window";
 import { runQuery } from "./run-query";
 
 /** One UTC day × model of succeeded requests (sql/queries/stats.sql). */
@@ -16,7 +17,8 @@ export interface UsageDayModelRow {
 
 /** Succeeded requests created in [from, to), grouped by UTC day and model. */
 export async function platformUsageByDayAndModel(sql: Sql, from: Date, to: Date): Promise<UsageDayModelRow[]> {
-  return runQuery<UsageDayModelRow>(sql, "platformUsageByDayAndModel", [from, to]);
+  const { wholeFrom, wholeTo } = splitAtWhole(from, to, DAY_MS);
+  return runQuery<UsageDayModelRow>(sql, "platformUsageByDayAndModel", [from, to, wholeFrom, wholeTo]);
 }
 
 export interface ProviderWindowRow {
@@ -28,5 +30,7 @@ export interface ProviderWindowRow {
 
 /** Per provider: requests since `minuteStart`, and cache-read / prompt tokens of succeeded requests since `windowStart`. */
 export async function providerRequestWindow(sql: Sql, windowStart: Date, minuteStart: Date): Promise<ProviderWindowRow[]> {
-  return runQuery<ProviderWindowRow>(sql, "providerRequestWindow", [windowStart, minuteStart]);
+  // Whole minutes up to the last minute's: records from the start of its minute on.
+  const { wholeFrom, wholeTo } = splitAtWhole(windowStart, minuteStart, MINUTE_MS);
+  return runQuery<ProviderWindowRow>(sql, "providerRequestWindow", [windowStart, minuteStart, wholeFrom, wholeTo]);
 }

@@ -1,6 +1,7 @@
 import type { Sql } from "../connect-database";
 import type { UsageEvidence } from "../usage-evidence-shape";
 import type { AttemptSummary } from "../attempt-summary-shape";
+import { DAY_MS, splitAtWhole } from "./rollup-window";
 import { runQuery, runQueryPlannedPerCall, runQueryRow } from "./run-query";
 
 /** A stored request record as the history lists it: metadata only, no prompt or response. */
@@ -159,19 +160,26 @@ export function findNamespaceRequest(sql: Sql, accountId: string, namespaceId: s
   return runQueryRow<RequestDetailRow>(sql, "findNamespaceRequest", [accountId, namespaceId, recordId]);
 }
 
+/** The window's bounds, then the whole UTC days it reads from the usage rollups (rollup-window.ts). */
+function windowParams(window: TimeWindow): [string, string, string, string] {
+  const { wholeFrom, wholeTo } = splitAtWhole(window.from, window.to, DAY_MS);
+  return [window.from.toISOString(), window.to.toISOString(), wholeFrom.toISOString(), wholeTo.toISOString()];
+}
+
 export async function namespaceUsage(sql: Sql, accountId: string, namespaceId: string, window: TimeWindow): Promise<NamespaceUsageRow> {
-  const [row] = await runQuery<NamespaceUsageRow>(sql, "namespaceUsage", [accountId, namespaceId, window.from.toISOString(), window.to.toISOString()]);
+  const [row] = await runQuery<NamespaceUsageRow>(sql, "namespaceUsage", [accountId, namespaceId, ...windowParams(window)]);
   return row!;
 }
 
 /** Days without requests have no row; ordered by day, then group. */
 export function dailyNamespaceUsage(sql: Sql, accountId: string, namespaceId: string, window: TimeWindow, groupBy: DailyUsageGrouping): Promise<DailyUsageRow[]> {
-  return runQuery<DailyUsageRow>(sql, "dailyNamespaceUsage", [accountId, namespaceId, window.from.toISOString(), window.to.toISOString(), groupBy]);
+  const [from, to, wholeFrom, wholeTo] = windowParams(window);
+  return runQuery<DailyUsageRow>(sql, "dailyNamespaceUsage", [accountId, namespaceId, from, to, groupBy, wholeFrom, wholeTo]);
 }
 
 /** `namespaceId` null = the whole account. */
 export async function accountUsage(sql: Sql, accountId: string, namespaceId: string | null, window: TimeWindow): Promise<AccountUsageRow> {
-  const [row] = await runQuery<AccountUsageRow>(sql, "accountUsage", [accountId, namespaceId, window.from.toISOString(), window.to.toISOString()]);
+  const [row] = await runQuery<AccountUsageRow>(sql, "accountUsage", [accountId, namespaceId, ...windowParams(window)]);
   return row!;
 }
 
