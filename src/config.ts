@@ -8,6 +8,11 @@ export interface Config {
   port: number;
   host: string;
   databaseUrl: string | undefined;
+  /**
+   * DATABASE_READ_URL: where the read pool connects, a streaming replica of DATABASE_URL's
+   * database (docs/operations.md "A read replica"). Unset: the read pool uses DATABASE_URL.
+   */
+  databaseReadUrl: string | undefined;
   dataDir: string;
   providersFile: string | undefined;
   adminToken: string | undefined;
@@ -221,6 +226,19 @@ function serverProcesses(env: Record<string, string | undefined>, port: number):
   return count;
 }
 
+/**
+ * DATABASE_READ_URL: a replica of the database at DATABASE_URL. Without DATABASE_URL there is
+ * nothing for it to replicate (the embedded database is one process's own file), and a read
+ * pool there while everything else writes into PGlite would show another database's history.
+ */
+function databaseReadUrl(env: Record<string, string | undefined>): string | undefined {
+  const url = env.DATABASE_READ_URL || undefined;
+  if (url !== undefined && !env.DATABASE_URL) {
+    throw new Error("DATABASE_READ_URL is set but DATABASE_URL is not: a read replica needs the PostgreSQL it replicates in DATABASE_URL (the embedded database has no replicas)");
+  }
+  return url;
+}
+
 /** A `…_PREVIOUS` secret only means something next to the one it precedes. */
 function previousOf(name: string, env: Record<string, string | undefined>): string | undefined {
   const previous = env[`${name}_PREVIOUS`] || undefined;
@@ -247,6 +265,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port,
     host: env.HOST || "0.0.0.0",
     databaseUrl: env.DATABASE_URL || undefined,
+    databaseReadUrl: databaseReadUrl(env),
     dataDir: env.DATA_DIR || "./.data",
     providersFile: env.PROVIDERS_FILE || undefined,
     adminToken: env.ADMIN_TOKEN || undefined,

@@ -21,8 +21,9 @@ export interface Database {
    * overview and CSV export, the public statistics. Smaller, and each statement is stopped
    * after READ_STATEMENT_TIMEOUT_MS, so however many reads a tenant sends, the primary pool
    * stays free for money and admission (docs/operations.md "Two pools: reads apart from
-   * money"). On the embedded database, which takes one connection, it is the primary pool
-   * itself.
+   * money"). With DATABASE_READ_URL it connects to that replica instead, so what it serves
+   * may lag the primary (docs/operations.md "A read replica"). On the embedded database,
+   * which takes one connection, it is the primary pool itself.
    */
   read: Sql;
   /** "postgres" for DATABASE_URL, "embedded" for the PGlite default. */
@@ -56,12 +57,13 @@ export function reconnectDelaySecs(retries: number): number {
 }
 
 /**
- * Where the read pool connects: DATABASE_URL for now. This is the seam a read replica
- * (DATABASE_READ_URL, to come) plugs into: what reads there tolerates a moment of lag, and
- * what must see its own writes already stays on the primary pool.
+ * Where the read pool connects: DATABASE_READ_URL, a streaming replica, when set; else
+ * DATABASE_URL. Only reads that tolerate the replica's lag are on that pool; what must see
+ * its own writes (settlement receipts, admission, wallets, credentials, key lists) is on
+ * the primary pool whatever this says (docs/operations.md "A read replica").
  */
-function readDatabaseUrl(config: Pick<Config, "databaseUrl">): string | undefined {
-  return config.databaseUrl;
+function readDatabaseUrl(config: Pick<Config, "databaseUrl" | "databaseReadUrl">): string | undefined {
+  return config.databaseReadUrl ?? config.databaseUrl;
 }
 
 function clientOptions(max: number) {
@@ -104,7 +106,8 @@ function readClientOptions(config: Pick<Config, "databaseReadPoolSize" | "readSt
  * query on every new connection, and on the read pool it would run under the statement
  * timeout: stopped there (a database slow enough), its error escapes where no caller can
  * catch it, and the arrays of that pool would arrive as unparsed text. Every pool on one
- * database has the same types, so the read pool takes the primary's instead.
+ * database has the same types, and so does a streaming replica (a copy of the primary's
+ * files, catalog included), so the read pool takes the primary's instead.
  */
 async function shareArrayTypes(from: Sql, to: Sql): Promise<void> {
   // The first query opens a connection, which fetches the types before it runs.
@@ -126,6 +129,7 @@ export async function connectDatabase(config: Config): Promise<Database> {
     const sql = postgres(config.databaseUrl, clientOptions(config.databasePoolSize)) as unknown as Sql;
     const read = postgres(readDatabaseUrl(config) ?? config.databaseUrl, readClientOptions(config)) as unknown as Sql;
     await shareArrayTypes(sql, read);
+    if (config.databaseReadUrl) log.info("read pool on a replica", { read_host: hostOf(config.databaseReadUrl) });
     return {
       sql,
       read,
@@ -135,7 +139,19 @@ export async function connectDatabase(config: Config): Promise<Database> {
       },
     };
   }
+  // loadConfig refuses this already; a Config built elsewhere must not silently read the
+  // embedded database while its caller believes reads go to a replica.
+  if (config.databaseReadUrl) throw new Error("DATABASE_READ_URL needs DATABASE_URL: the embedded database has no replicas");
   return connectEmbedded(config.dataDir);
+}
+
+/** host:port of a URL for the log, never its user or password. */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host || "(socket)";
+  } catch {
+    return "(unparsed)";
+  }
 }
 
 /** Linux takes at most 107 bytes for a socket's path (macOS 103). */

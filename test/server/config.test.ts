@@ -58,6 +58,17 @@ describe("server processes", () => {
   });
 });
 
+describe("DATABASE_READ_URL", () => {
+  test("unset by default; set, it needs DATABASE_URL (the embedded database has no replicas)", () => {
+    const primary = "postgres://db.example.test/switchyard";
+    const replica = "postgres://replica.example.test/switchyard";
+    expect(loadConfig({}).databaseReadUrl).toBeUndefined();
+    expect(loadConfig({ DATABASE_URL: primary }).databaseReadUrl).toBeUndefined();
+    expect(loadConfig({ DATABASE_URL: primary, DATABASE_READ_URL: replica }).databaseReadUrl).toBe(replica);
+    expect(() => loadConfig({ DATABASE_READ_URL: replica })).toThrow("DATABASE_READ_URL is set but DATABASE_URL is not");
+  });
+});
+
 describe("admission lease timing", () => {
   test("a dead instance's leases expire after 30 s and are swept every 5 s by default; both settable, the TTL covering two ticks", () => {
     expect(loadConfig({})).toMatchObject({ admissionLeaseTtlSecs: 30, admissionTickMs: 5_000 });
