@@ -24,8 +24,9 @@ import type { HistoryPage, UsageWindow } from "./query-params";
 /**
  * What the usage service uses: the database, and this instance's requests not yet written
  * (for settlement receipts). History and usage read on the read pool (statement timeout,
- * apart from admission's connections); the settlement receipt reads the primary, since a
- * client asks for it right after its request's record is written.
+ * apart from admission's connections, and on a replica a moment behind the primary when
+ * DATABASE_READ_URL is set: docs/operations.md "A read replica"); the settlement receipt
+ * reads the primary, since a client asks for it right after its request's record is written.
  */
 export type UsageServiceDeps = Pick<Services, "db" | "pendingSettlements">;
 
