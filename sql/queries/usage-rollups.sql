@@ -1,4 +1,4 @@
--- The usage rollups (migration 0034), kept by the metering writer in the transaction that
+-- The usage rollups (migrations 0034 and 0035), kept by the metering writer in the transaction that
 -- writes the records and ledger entries they sum (src/metering/usage-rollups.ts). Each
 -- statement adds deltas summed by the gateway over the rows that transaction inserted, so
 -- a retried flush adds only what it inserted, and a rolled-back one nothing. Rows arrive
@@ -8,7 +8,10 @@
 -- Per (account, namespace, key, model, provider, UTC day): $1–$6 the key (days as
 -- YYYY-MM-DD), $7–$18 the sums in the table's column order. Per (account, namespace, day,
 -- capability): $19–$22 the key, $23 the requests. Per (minute, provider, account): $24–$26
--- the key, $27–$29 the requests, succeeded prompt and succeeded cache-read tokens.
+-- the key, $27–$29 the requests, succeeded prompt and succeeded cache-read tokens. Per
+-- (account, namespace, key, model, provider, UTC hour) (migration 0035): $30–$35 the key,
+-- $36–$40 the sums in the table's column order. Per (account, namespace, hour, capability):
+-- $41–$44 the key, $45 the requests. One statement, one round trip, for all five tables.
 with days as (
   insert into request_usage_days as d (account_id, namespace_id, api_key_id, model_id, provider_id, day, request_count,
     prompt_tokens, completion_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens, spend_micro_usd,
@@ -33,6 +36,22 @@ with days as (
   insert into request_capability_days as c (account_id, namespace_id, day, capability, request_count)
   select * from unnest($19::text[], $20::text[], $21::date[], $22::text[], $23::int8[])
   on conflict (account_id, day, dimensions) do update
+     set request_count = c.request_count + excluded.request_count
+), hours as (
+  insert into request_usage_hours as h (account_id, namespace_id, api_key_id, model_id, provider_id, hour, request_count,
+    prompt_tokens, completion_tokens, spend_micro_usd, unknown_charge_count)
+  select * from unnest($30::text[], $31::text[], $32::text[], $33::text[], $34::text[], $35::timestamptz[],
+                       $36::int8[], $37::int8[], $38::int8[], $39::int8[], $40::int8[])
+  on conflict (account_id, hour, dimensions) do update
+     set request_count = h.request_count + excluded.request_count,
+         prompt_tokens = h.prompt_tokens + excluded.prompt_tokens,
+         completion_tokens = h.completion_tokens + excluded.completion_tokens,
+         spend_micro_usd = h.spend_micro_usd + excluded.spend_micro_usd,
+         unknown_charge_count = h.unknown_charge_count + excluded.unknown_charge_count
+), capability_hours as (
+  insert into request_capability_hours as c (account_id, namespace_id, hour, capability, request_count)
+  select * from unnest($41::text[], $42::text[], $43::timestamptz[], $44::text[], $45::int8[])
+  on conflict (account_id, hour, dimensions) do update
      set request_count = c.request_count + excluded.request_count
 )
 insert into provider_request_minutes as m (minute, provider_id, account_id, request_count, succeeded_prompt_tokens, succeeded_cache_read_tokens)

@@ -1,4 +1,4 @@
-import type { LedgerUsageTotal, ProviderRequestMinute, RequestCapabilityDay, RequestUsageDay, RequestUsageDeltas } from "../db/queries/usage-rollups";
+import type { LedgerUsageTotal, ProviderRequestMinute, RequestCapabilityDay, RequestCapabilityHour, RequestUsageDay, RequestUsageDeltas, RequestUsageHour } from "../db/queries/usage-rollups";
 import { storableText } from "../db/storable-text";
 import type { LedgerRow, RequestRow } from "./metering-rows";
 
@@ -10,12 +10,14 @@ import type { LedgerRow, RequestRow } from "./metering-rows";
  * the rows come out sorted by key, so that two transactions adding to the same rows take
  * their locks in one order and cannot deadlock. Text is keyed as it is stored (storableText:
  * NUL replaced, cut at 4,096 characters), so a record's rollup row is the one its stored
- * values group into.
+ * values group into. The hours (migration 0035) are summed the same way per UTC hour.
  */
 export function requestUsageDeltas(rows: readonly RequestRow[]): RequestUsageDeltas {
   const days = new Map<string, RequestUsageDay>();
   const capabilities = new Map<string, RequestCapabilityDay>();
   const minutes = new Map<string, ProviderRequestMinute>();
+  const hours = new Map<string, RequestUsageHour>();
+  const capabilityHours = new Map<string, RequestCapabilityHour>();
   for (const row of rows) {
     const at = Date.parse(row.created_at);
     if (!Number.isFinite(at)) throw new Error(`request record ${row.id}: created_at is not a timestamp`);
@@ -49,12 +51,32 @@ export function requestUsageDeltas(rows: readonly RequestRow[]): RequestUsageDel
       sums.succeeded_reasoning_tokens += row.reasoning_tokens;
     }
 
+    const hour = new Date(Math.floor(at / HOUR_MS) * HOUR_MS).toISOString();
+    const hourKey = JSON.stringify([account, namespace, hour, stored(row.api_key_id), stored(row.model_id), provider]);
+    let hourSums = hours.get(hourKey);
+    if (hourSums === undefined) {
+      hourSums = {
+        account_id: account, namespace_id: namespace, api_key_id: stored(row.api_key_id), model_id: stored(row.model_id), provider_id: provider, hour,
+        request_count: 0, prompt_tokens: 0, completion_tokens: 0, spend_micro_usd: 0, unknown_charge_count: 0,
+      };
+      hours.set(hourKey, hourSums);
+    }
+    hourSums.request_count += 1;
+    hourSums.prompt_tokens += row.prompt_tokens;
+    hourSums.completion_tokens += row.completion_tokens;
+    if (row.final_charge_micro_usd === null) hourSums.unknown_charge_count += 1;
+    else hourSums.spend_micro_usd += row.final_charge_micro_usd;
+
     // A capability the record names twice counts once, as the aggregate's count(distinct id).
     for (const capability of new Set(row.used_capabilities.map(storableText))) {
       const key = JSON.stringify([account, namespace, day, capability]);
       const count = capabilities.get(key);
       if (count === undefined) capabilities.set(key, { account_id: account, namespace_id: namespace, day, capability, request_count: 1 });
       else count.request_count += 1;
+      const inHourKey = JSON.stringify([account, namespace, hour, capability]);
+      const inHour = capabilityHours.get(inHourKey);
+      if (inHour === undefined) capabilityHours.set(inHourKey, { account_id: account, namespace_id: namespace, hour, capability, request_count: 1 });
+      else inHour.request_count += 1;
     }
 
     if (provider !== null) {
@@ -72,7 +94,10 @@ export function requestUsageDeltas(rows: readonly RequestRow[]): RequestUsageDel
       }
     }
   }
-  return { days: sortedByKey(days), capabilities: sortedByKey(capabilities), minutes: sortedByKey(minutes) };
+  return {
+    days: sortedByKey(days), capabilities: sortedByKey(capabilities), minutes: sortedByKey(minutes),
+    hours: sortedByKey(hours), capabilityHours: sortedByKey(capabilityHours),
+  };
 }
 
 /** The `usage` and `pending_debit_recovery` entries summed per (account, namespace, kind), sorted. */
@@ -103,6 +128,8 @@ export function insertedRows(rows: readonly RequestRow[], insertedIds: readonly 
   for (const row of rows) if (pending.delete(row.id)) inserted.push(row);
   return inserted;
 }
+
+const HOUR_MS = 3_600_000;
 
 /** YYYY-MM-DD of the UTC day of `ms` (PostgreSQL's date, also for years past 9999). */
 function utcDay(ms: number): string {

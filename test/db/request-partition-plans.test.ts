@@ -83,8 +83,11 @@ const CASES: Array<{ name: string; params: Param[]; reads: string[]; why: string
   { name: "listNamespaceRequests", params: ["acct_7", "ns_7_1", 50, 0, ...NO_FILTERS], reads: MONTHS_WITH_ROWS, why: "history: the namespace's newest records" },
   { name: "findNamespaceRequestPosition", params: ["acct_7", "ns_7_1", "req_1007"], reads: MONTHS_WITH_ROWS, why: "where a record stands, for the history's after: one key probe per month" },
   // The usage statements read the records of the partial days at a window's edges only (the
-  // whole days between come from the rollups): windows from mid-day to mid-day.
-  { name: "namespaceUsage", params: ["acct_7", "ns_7_1", "2025-02-10T06:00:00Z", "2025-03-15T18:00:00Z", "2025-02-11T00:00:00Z", "2025-03-15T00:00:00Z"], reads: ["requests_p2025_02", "requests_p2025_03"], why: "usage of a namespace over a window: its edge days" },
+  // whole days between come from the rollups): windows from mid-day to mid-day. The
+  // namespace and daily statements read only the partial hours (the whole hours of the edge
+  // days come from the hour rollups, migration 0035): windows from mid-hour to mid-hour.
+  { name: "namespaceUsage", params: ["acct_7", "ns_7_1", "2025-02-10T06:30:00Z", "2025-03-15T18:30:00Z", "2025-02-11T00:00:00Z", "2025-03-15T00:00:00Z", "2025-02-10T07:00:00Z", "2025-03-15T18:00:00Z"], reads: ["requests_p2025_02", "requests_p2025_03"], why: "usage of a namespace over a window: its edge hours" },
+  { name: "dailyNamespaceUsage", params: ["acct_7", "ns_7_1", "2025-02-10T06:30:00Z", "2025-03-15T18:30:00Z", "model", "2025-02-11T00:00:00Z", "2025-03-15T00:00:00Z", "2025-02-10T07:00:00Z", "2025-03-15T18:00:00Z"], reads: ["requests_p2025_02", "requests_p2025_03"], why: "daily usage of a namespace: its edge hours" },
   { name: "accountUsage", params: ["acct_7", null, "2025-02-10T06:00:00Z", "2025-03-15T18:00:00Z", "2025-02-11T00:00:00Z", "2025-03-15T00:00:00Z"], reads: ["requests_p2025_02", "requests_p2025_03"], why: "usage of an account over a window: its edge days, by namespace (no account-and-time index)" },
   { name: "accountUsage", params: ["acct_7", "ns_7_1", "2025-03-02T06:00:00Z", "2025-03-09T18:00:00Z", "2025-03-03T00:00:00Z", "2025-03-09T00:00:00Z"], reads: ["requests_p2025_03"], why: "usage of one namespace through the account statement" },
   { name: "findSettlement", params: ["acct_7", "q_1007", null], reads: MONTHS_WITH_ROWS, why: "a settlement by client request id (any month)" },

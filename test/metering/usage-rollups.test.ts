@@ -13,13 +13,14 @@ import { createTestDatabase } from "../helpers/test-database";
 import { REFERENCE_ACCOUNT_USAGE, REFERENCE_DAILY_USAGE, REFERENCE_NAMESPACE_USAGE, REFERENCE_PLATFORM_USAGE, REFERENCE_PROVIDER_WINDOW } from "../helpers/usage-reference";
 
 /**
- * The usage rollups (migration 0034) answer exactly what the request records and ledger
+ * The usage rollups (migrations 0034 and 0035: days and hours) answer exactly what the request records and ledger
  * entries answer. Random records (keys, OAuth grants, models, providers, statuses, streams,
  * cached and reasoning tokens, unknown charges, capabilities named twice, no namespace, no
  * model, no provider) go through the real metering writer: COPY flushes on two sharded
  * connections, the insert path, a flush whose rows had already committed, a record twice
  * in one batch, legacy billing-audit charges folded in by the backfill. Then every usage
- * statement is run over random windows — whole days, mid-day edges, one day, empty — and
+ * statement is run over random windows — whole days, whole hours, mid-day and mid-hour
+ * edges, one hour, one day, empty — and
  * compared with the statement it replaced, kept below as the reference over the records.
  *
  * Records are never changed after they are written (no statement updates a record's
@@ -28,6 +29,7 @@ import { REFERENCE_ACCOUNT_USAGE, REFERENCE_DAILY_USAGE, REFERENCE_NAMESPACE_USA
 
 const BIGINT_AS_NUMBER = { bigint: { to: 20, from: [20], serialize: (value: number) => String(value), parse: (value: string) => Number(value) } };
 const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
 
 let sql: Sql;
 let drop: () => Promise<void>;
@@ -64,6 +66,8 @@ function randomTime(): number {
   const roll = random.next();
   // A share at exact midnights and minute starts: the edges of whole days and minutes.
   if (roll < 0.05) return Math.floor((SPAN_START + random.int(75) * DAY_MS) / DAY_MS) * DAY_MS;
+  // Hour starts and the millisecond before one: the edges of whole hours (migration 0035).
+  if (roll < 0.08) return Math.floor((SPAN_START + random.int(75 * 24) * HOUR_MS) / HOUR_MS) * HOUR_MS - random.int(2);
   if (roll < 0.15) return Math.floor((NOW - random.int(90 * 60_000)) / 60_000) * 60_000;
   if (roll < 0.35) return NOW - random.int(2 * 3600_000); // the providers' hour and around it
   if (roll < 0.37) return NOW + random.int(5 * 60_000); // a record from a clock ahead
@@ -119,9 +123,10 @@ async function writeThroughSink(records: readonly RequestRow[], options: { copy:
   expect(buffer.stats().buffered).toEqual({ requests: 0, ledger_entries: 0 });
 }
 
-/** A random window: whole days, a mid-day edge or two, inside one day, around now, or empty. */
+/** A random window: whole days or hours, a mid-day or mid-hour edge or two, inside one hour or day, around now, or empty. */
 function randomWindow(): TimeWindow {
-  const kind = random.int(6);
+  const kind = random.int(9);
+  const hourStart = (at: number) => Math.floor(at / HOUR_MS) * HOUR_MS;
   const dayStart = (offsetDays: number) => Math.floor((NOW - offsetDays * DAY_MS) / DAY_MS) * DAY_MS;
   const anyTime = () => SPAN_START - DAY_MS + random.int(78 * DAY_MS);
   switch (kind) {
@@ -142,6 +147,19 @@ function randomWindow(): TimeWindow {
     case 4: { // empty
       const at = anyTime();
       return { from: new Date(at), to: new Date(at) };
+    }
+    case 5: { // whole hours, across a midnight or not
+      const from = hourStart(anyTime());
+      return { from: new Date(from), to: new Date(from + (1 + random.int(60)) * HOUR_MS) };
+    }
+    case 6: { // within one hour, or across one hour's end
+      const from = anyTime();
+      return { from: new Date(from), to: new Date(from + random.int(2 * HOUR_MS) + 1) };
+    }
+    case 7: { // one edge on an hour, the other mid-hour, a few days apart
+      const from = hourStart(anyTime());
+      const to = from + random.int(4 * DAY_MS) + 1;
+      return random.next() < 0.5 ? { from: new Date(from), to: new Date(to) } : { from: new Date(from + 1 + random.int(HOUR_MS - 1)), to: new Date(hourStart(to)) };
     }
     default: { // both edges mid-day
       const a = anyTime();
@@ -196,6 +214,8 @@ async function rollupContents() {
     capabilities: await order("request_capability_days", "account_id, namespace_id, day, capability"),
     minutes: await sql.unsafe("select * from provider_request_minutes where minute >= date_trunc('minute', now()) - interval '1 day' order by minute, provider_id, account_id"),
     ledger: await order("ledger_usage_days", "account_id, namespace_id, day, kind"),
+    hours: await order("request_usage_hours", "account_id, namespace_id, hour, api_key_id, model_id, provider_id"),
+    capabilityHours: await order("request_capability_hours", "account_id, namespace_id, hour, capability"),
   };
 }
 
@@ -255,13 +275,24 @@ describe("usage rollups kept by the metering writer", () => {
     expect(await rollupContents()).toEqual(written);
   }, 120_000);
 
-  test("retention drops a month's days from the rollups with its partition; the answers stay the records'", async () => {
+  test("retention drops a month's days and hours from the rollups with its partition; the answers stay the records'", async () => {
     const dropped = await maintainRequestPartitions(sql, 2, new Date(NOW + 0));
     // Whether a month went depends on the day this runs: the answers must match either way.
     expect(Array.isArray(dropped.dropped)).toBe(true);
     const [oldest] = await sql.unsafe("select min(day)::text as day from request_usage_days");
     const [first] = await sql.unsafe("select min(created_at at time zone 'UTC')::date::text as day from requests");
     expect(oldest!.day).toBe(first!.day);
+    // The hours go with their days: none before the oldest record's day, none of a kept day missing.
+    const [oldestHour] = await sql.unsafe("select (min(hour) at time zone 'UTC')::date::text as day from request_usage_hours");
+    expect(oldestHour!.day).toBe(first!.day);
     await expectSameAnswers(15);
+
+    // One month kept: a month always goes now (the records span 75 days), days and hours with it.
+    expect((await maintainRequestPartitions(sql, 1, new Date(NOW))).dropped.length).toBeGreaterThan(0);
+    const [kept] = await sql.unsafe(`select min(created_at at time zone 'UTC')::date::text as day,
+      (select min(day)::text from request_usage_days) as first_day,
+      (select (min(hour) at time zone 'UTC')::date::text from request_usage_hours) as first_hour_day from requests`);
+    expect({ ...kept }).toEqual({ day: kept!.day, first_day: kept!.day, first_hour_day: kept!.day });
+    await expectSameAnswers(10);
   }, 60_000);
 });

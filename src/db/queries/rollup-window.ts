@@ -12,6 +12,7 @@ export interface RollupSplit {
 }
 
 export const DAY_MS = 86_400_000;
+export const HOUR_MS = 3_600_000;
 export const MINUTE_MS = 60_000;
 
 export function splitAtWhole(from: Date, to: Date, unitMs: number): RollupSplit {
@@ -19,4 +20,16 @@ export function splitAtWhole(from: Date, to: Date, unitMs: number): RollupSplit 
   const floorTo = Math.floor(to.getTime() / unitMs) * unitMs;
   if (ceilFrom < floorTo) return { wholeFrom: new Date(ceilFrom), wholeTo: new Date(floorTo) };
   return { wholeFrom: to, wholeTo: to };
+}
+
+/**
+ * A read over [from, to) by days and hours (migration 0035): whole days in [days.wholeFrom,
+ * days.wholeTo), whole hours in [hours.wholeFrom, days.wholeFrom) and [days.wholeTo,
+ * hours.wholeTo), records in [from, hours.wholeFrom) and [hours.wholeTo, to), at most an
+ * hour at each edge. The days are cut inside the whole hours, so the five ranges never
+ * overlap and cover the window; without a whole hour, all of it comes from the records.
+ */
+export function splitAtWholeDaysAndHours(from: Date, to: Date): { days: RollupSplit; hours: RollupSplit } {
+  const hours = splitAtWhole(from, to, HOUR_MS);
+  return { days: splitAtWhole(hours.wholeFrom, hours.wholeTo, DAY_MS), hours };
 }

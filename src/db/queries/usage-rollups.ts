@@ -2,7 +2,7 @@ import type { Sql } from "../connect-database";
 import { runCommand } from "./run-query";
 
 /**
- * The usage rollups' writes (sql/queries/usage-rollups.sql, migration 0034): deltas the
+ * The usage rollups' writes (sql/queries/usage-rollups.sql, migrations 0034 and 0035): deltas the
  * metering writer summed over the rows its transaction inserted, added in that transaction.
  */
 
@@ -50,15 +50,45 @@ export interface ProviderRequestMinute {
   succeeded_cache_read_tokens: number;
 }
 
+/**
+ * One (account, namespace, key, model, provider, UTC hour) and the sums the namespace and
+ * daily reads take from it (migration 0035): the same sums as the day's.
+ */
+export interface RequestUsageHour {
+  account_id: string;
+  namespace_id: string | null;
+  api_key_id: string | null;
+  model_id: string | null;
+  provider_id: string | null;
+  /** ISO timestamp of the hour's start. */
+  hour: string;
+  request_count: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  spend_micro_usd: number;
+  unknown_charge_count: number;
+}
+
+/** Requests of one (account, namespace, UTC hour) that used a capability. */
+export interface RequestCapabilityHour {
+  account_id: string;
+  namespace_id: string | null;
+  hour: string;
+  capability: string;
+  request_count: number;
+}
+
 export interface RequestUsageDeltas {
   days: RequestUsageDay[];
   capabilities: RequestCapabilityDay[];
   minutes: ProviderRequestMinute[];
+  hours: RequestUsageHour[];
+  capabilityHours: RequestCapabilityHour[];
 }
 
 /** Adds the deltas of records just inserted, in the caller's transaction. Rows sorted by key (requestUsageDeltas). */
 export async function addRequestUsage(tx: Sql, deltas: RequestUsageDeltas): Promise<void> {
-  const { days, capabilities, minutes } = deltas;
+  const { days, capabilities, minutes, hours, capabilityHours } = deltas;
   if (days.length === 0) return;
   const column = <Row, Key extends keyof Row>(rows: readonly Row[], key: Key) => rows.map((row) => row[key]) as never;
   await runCommand(tx, "addRequestUsage", [
@@ -69,6 +99,10 @@ export async function addRequestUsage(tx: Sql, deltas: RequestUsageDeltas): Prom
     column(capabilities, "account_id"), column(capabilities, "namespace_id"), column(capabilities, "day"), column(capabilities, "capability"), column(capabilities, "request_count"),
     column(minutes, "minute"), column(minutes, "provider_id"), column(minutes, "account_id"),
     column(minutes, "request_count"), column(minutes, "succeeded_prompt_tokens"), column(minutes, "succeeded_cache_read_tokens"),
+    column(hours, "account_id"), column(hours, "namespace_id"), column(hours, "api_key_id"), column(hours, "model_id"), column(hours, "provider_id"), column(hours, "hour"),
+    column(hours, "request_count"), column(hours, "prompt_tokens"), column(hours, "completion_tokens"), column(hours, "spend_micro_usd"), column(hours, "unknown_charge_count"),
+    column(capabilityHours, "account_id"), column(capabilityHours, "namespace_id"), column(capabilityHours, "hour"), column(capabilityHours, "capability"),
+    column(capabilityHours, "request_count"),
   ]);
 }
 

@@ -1,7 +1,7 @@
 import type { Sql } from "../connect-database";
 import type { UsageEvidence } from "../usage-evidence-shape";
 import type { AttemptSummary } from "../attempt-summary-shape";
-import { DAY_MS, splitAtWhole } from "./rollup-window";
+import { DAY_MS, splitAtWhole, splitAtWholeDaysAndHours } from "./rollup-window";
 import { runQuery, runQueryPlannedPerCall, runQueryRow } from "./run-query";
 
 /** A stored request record as the history lists it: metadata only, no prompt or response. */
@@ -166,15 +166,27 @@ function windowParams(window: TimeWindow): [string, string, string, string] {
   return [window.from.toISOString(), window.to.toISOString(), wholeFrom.toISOString(), wholeTo.toISOString()];
 }
 
+/**
+ * The window's bounds, its whole UTC days, then its whole UTC hours (rollup-window.ts): the
+ * namespace reads take the partial days at the edges from the hour rollups (migration 0035).
+ */
+function hourWindowParams(window: TimeWindow): [string, string, string, string, string, string] {
+  const { days, hours } = splitAtWholeDaysAndHours(window.from, window.to);
+  return [
+    window.from.toISOString(), window.to.toISOString(), days.wholeFrom.toISOString(), days.wholeTo.toISOString(),
+    hours.wholeFrom.toISOString(), hours.wholeTo.toISOString(),
+  ];
+}
+
 export async function namespaceUsage(sql: Sql, accountId: string, namespaceId: string, window: TimeWindow): Promise<NamespaceUsageRow> {
-  const [row] = await runQuery<NamespaceUsageRow>(sql, "namespaceUsage", [accountId, namespaceId, ...windowParams(window)]);
+  const [row] = await runQuery<NamespaceUsageRow>(sql, "namespaceUsage", [accountId, namespaceId, ...hourWindowParams(window)]);
   return row!;
 }
 
 /** Days without requests have no row; ordered by day, then group. */
 export function dailyNamespaceUsage(sql: Sql, accountId: string, namespaceId: string, window: TimeWindow, groupBy: DailyUsageGrouping): Promise<DailyUsageRow[]> {
-  const [from, to, wholeFrom, wholeTo] = windowParams(window);
-  return runQuery<DailyUsageRow>(sql, "dailyNamespaceUsage", [accountId, namespaceId, from, to, groupBy, wholeFrom, wholeTo]);
+  const [from, to, wholeFrom, wholeTo, hoursFrom, hoursTo] = hourWindowParams(window);
+  return runQuery<DailyUsageRow>(sql, "dailyNamespaceUsage", [accountId, namespaceId, from, to, groupBy, wholeFrom, wholeTo, hoursFrom, hoursTo]);
 }
 
 /** `namespaceId` null = the whole account. */
