@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import { badRequest } from "../errors/api-error";
 import { createKey, listAccountKeys, listKeys, revokeAccountKey, revokeKey } from "../management/keys/key-service";
+import { createNamespace } from "../management/namespaces/namespace-service";
 import { listPolicyRows, namespaceBindings, policyStatus } from "../management/policies/policy-service";
 import { dailyUsage } from "../management/usage/usage-service";
 import { budgetFloor } from "./budget-floor";
@@ -13,6 +14,7 @@ import { keysPage, NAMESPACE_KEY_SCOPES, type KeyPolicy, type NewKey } from "./k
 const NOTICES = {
   revoked: "The key is revoked: requests with it are refused from now on.",
   created: "Key created.",
+  namespace: "Namespace created: this is its page of keys.",
 };
 
 /** The session's one-time message after "Create key": the token, shown on the next page only. */
@@ -22,7 +24,7 @@ function newKeyOf(flash: unknown): NewKey | undefined {
   return kind === "new-key" && typeof token === "string" && typeof display_name === "string" && typeof key_prefix === "string" ? { token, display_name, key_prefix } : undefined;
 }
 
-/** /console/keys: list (a table, filtered by name or prefix, 50 a page), create (the token shown once), revoke. */
+/** /console/keys: create a namespace; list (a table, filtered by name or prefix, 50 a page), create (the token shown once), revoke. */
 export function keysPageRoutes(context: ConsoleContext) {
   const { services } = context;
   /**
@@ -80,6 +82,20 @@ export function keysPageRoutes(context: ConsoleContext) {
             // load after the redirect; reloading that page shows no token and mints nothing.
             await context.sessions.putFlash(req.session, { kind: "new-key", token: created.token, display_name: created.display_name, key_prefix: created.key_prefix });
             return backTo(req, "/console/keys", "created");
+          },
+          (message, status) => show(req, { error: message, status, values: submittedValues(body) }),
+        ),
+      ),
+    )
+    // A namespace made by the signed-in person (account-wide, as POST /v1/namespaces with
+    // the account's session): post/redirect/get to the new namespace's keys page.
+    .post("/console/namespaces", ({ request, body }) =>
+      managementForm(context, request, body, "namespaces-create", (req) =>
+        orShowRefusal(
+          async () => {
+            const name = oneLineField(body, "name", "The namespace name", { max: 100, required: true });
+            const created = await createNamespace(services, req.caller, name);
+            return backTo({ ...req, namespace: created }, "/console/keys", "namespace");
           },
           (message, status) => show(req, { error: message, status, values: submittedValues(body) }),
         ),

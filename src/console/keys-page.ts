@@ -146,6 +146,14 @@ ${formFields(req, "keys-create")}
 <p class="hint">A key of a namespace never manages the account (users, namespaces, OAuth clients).</p>
 <button type="submit">Create key</button>
 </form>
+<form class="card" method="post" action="/console/namespaces">
+<h2>Create a namespace</h2>
+${formFields(req, "namespaces-create")}
+<label for="namespace-name">Namespace name</label>
+<input id="namespace-name" name="name" type="text" maxlength="100" required aria-describedby="namespace-hint" value="${valueOf(state, "name")}">
+<p class="hint" id="namespace-hint">A namespace has its own keys, policies, history and usage; the page then shows the new one, to make its first key. Pick between namespaces with the Namespace list above.</p>
+<button type="submit">Create namespace</button>
+</form>
 <section aria-labelledby="keys-heading"><h2 id="keys-heading">Keys of ${req.namespace.name}</h2>
 ${namespaceKeys(req, keys, view)}</section>
 <section aria-labelledby="account-keys-heading"><h2 id="account-keys-heading">Account-wide keys</h2>

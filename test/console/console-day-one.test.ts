@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
-import { getPage, signedInUser, submitForm, type ConsoleUser } from "../helpers/console-session";
+import { getPage, postForm, signedInUser, submitForm, type ConsoleUser } from "../helpers/console-session";
 import { budgetFloor, maxTokensThatFit } from "../../src/console/budget-floor";
 import { formatUsd } from "../../src/console/format";
 
@@ -218,5 +218,27 @@ describe("the requests page", () => {
     expect((await api("GET", `/v1/namespaces/${user.namespaceId}/requests?status=refused`, user.apiKey)).body.data).toHaveLength(2);
     const byModel = (await getPage(server(), user, "/console/requests?model_id=mock-openai%2Fno-such-model")).text;
     expect(byModel.match(/<tr class="failed">/g)!.length).toBe(1);
+  });
+});
+
+describe("namespaces from the console", () => {
+  test("the keys page creates a namespace and leads to its keys; a taken name is a 409 with the form kept; a forged form changes nothing", async () => {
+    const user = await signedInUser(server(), 1_000_000);
+    const created = await submitForm(server(), user, "/console/keys", "/console/namespaces", { name: "staging" });
+    expect(created.status).toBe(303);
+    const listed = (await api("GET", "/v1/namespaces", user.apiKey)).body.data as { id: string; name: string }[];
+    const staging = listed.find((namespace) => namespace.name === "staging")!;
+    expect(staging).toBeDefined();
+    expect(created.location).toBe(`/console/keys?ns=${staging.id}&done=namespace`);
+    const page = (await getPage(server(), user, created.location!)).text;
+    expect(page).toContain("Namespace created: this is its page of keys.");
+    expect(page).toContain("Keys of staging");
+    const again = await submitForm(server(), user, "/console/keys", "/console/namespaces", { name: "staging" });
+    expect(again.status).toBe(409);
+    expect(again.text).toContain("a namespace named &quot;staging&quot; already exists");
+    expect(again.text).toContain('id="namespace-name" name="name" type="text" maxlength="100" required aria-describedby="namespace-hint" value="staging"');
+    const forged = await postForm(server(), user, "/console/namespaces", { csrf_token: "forged", ns: user.namespaceId, name: "forged" });
+    expect(forged.status).toBe(403);
+    expect(((await api("GET", "/v1/namespaces", user.apiKey)).body.data as { name: string }[]).map((namespace) => namespace.name)).not.toContain("forged");
   });
 });
