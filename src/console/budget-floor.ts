@@ -12,7 +12,8 @@ import type { Catalog, CatalogEndpoint, CatalogModel } from "../providers/catalo
  * room is below the ceiling of the smallest possible request (one empty message) on the
  * cheapest model refuses every request that does not lower `max_tokens`, whatever its
  * bar shows. The page has no request to measure, so this is a lower bound: a real prompt
- * only adds to it, and a guardrail's model list can only rule the cheapest model out.
+ * only adds to it, and a guardrail's model list can only rule the cheapest model out
+ * (docs/console-and-cli.md "Blocked budgets").
  */
 export interface BudgetFloor {
   modelId: string;

@@ -134,6 +134,9 @@ export function keysPage(req: ManagementRequest, keys: readonly ApiKeyRow[], acc
 <p class="hint">Select the field and copy it (Ctrl+C or ⌘C). Requests send it as <code>Authorization: Bearer …</code>.</p></section>`
       : ""
   }
+<section aria-labelledby="keys-heading"><h2 id="keys-heading">Keys of ${req.namespace.name}</h2>
+${namespaceKeys(req, keys, view)}</section>
+<div class="grid two">
 <form class="card create-key" method="post" action="/console/keys">
 <h2>Create a key</h2>
 ${formFields(req, "keys-create")}
@@ -154,8 +157,7 @@ ${formFields(req, "namespaces-create")}
 <p class="hint" id="namespace-hint">A namespace has its own keys, policies, history and usage; the page then shows the new one, to make its first key. Pick between namespaces with the Namespace list above.</p>
 <button type="submit">Create namespace</button>
 </form>
-<section aria-labelledby="keys-heading"><h2 id="keys-heading">Keys of ${req.namespace.name}</h2>
-${namespaceKeys(req, keys, view)}</section>
+</div>
 <section aria-labelledby="account-keys-heading"><h2 id="account-keys-heading">Account-wide keys</h2>
 <p class="hint">Bound to no namespace: they act in every namespace of the account, with every scope. The operator's <code>POST /admin/accounts</code> issues one with each account. Spend is this namespace's.</p>
 ${accountKeys.length === 0 ? html`<p>None.</p>` : keysTable(req, accountKeys, view, ACCOUNT_KEY_REVOKE, "account-keys-table")}</section>

@@ -82,7 +82,7 @@ describe("the day-one pages in a browser", () => {
             const cut = await page.evaluate(`Array.from(document.querySelectorAll("main .scroll")).filter((box) => box.scrollWidth > box.clientWidth + 1).map((box) => box.querySelector("table")?.id)`);
             expect({ name, cut }).toEqual({ name, cut: [] });
           }
-          await page.screenshot({ path: join(DOCS, `console-${name}-${viewport.width}.png`), fullPage: viewport.width === 375 ? false : name !== "policies" });
+          await page.screenshot({ path: join(DOCS, `console-${name}-${viewport.width}.png`), fullPage: viewport.width === 1440 && (name === "keys" || name === "requests") });
         }
       } finally {
         await context.close();
