@@ -103,7 +103,9 @@ function keysUrl(req: ManagementRequest, filter: string, page: number): string {
 function namespaceKeys(req: ManagementRequest, keys: readonly ApiKeyRow[], view: KeysView) {
   const { shown, matching, pages } = keysOnPage(keys, view.filter, view.page);
   const page = Math.min(Math.max(1, view.page), pages);
-  const filterForm = html`<form class="inline-filter" method="get" action="/console/keys" role="search"><input type="hidden" name="ns" value="${req.namespace.id}">
+  // No action: a GET form goes to this page with only its own fields (the filter and the
+  // namespace, back to page 1), and the page's only forms naming /console/keys stay the posts.
+  const filterForm = html`<form class="inline-filter" method="get" role="search"><input type="hidden" name="ns" value="${req.namespace.id}">
 <label for="keys-filter">Name or prefix contains</label> <input id="keys-filter" name="q" type="search" value="${view.filter}"> <button type="submit" class="secondary">Filter</button>${
     view.filter !== "" ? html` <a href="${keysUrl(req, "", 1)}">All keys</a>` : ""
   }</form>`;

@@ -337,6 +337,7 @@ describe("forms that work", () => {
     // same account, sent to the same address while a message waits, sees no token.
     const other = { ...user, cookie: (await signInOverHttp(server, user.email, CONSOLE_PASSWORD)).session! };
     const again = await submitForm(server, user, "/console/keys", "/console/keys", { display_name: "reloaded", "scope.usage:read": "on" });
+    expect(again.status).toBe(303);
     const elsewhere = await getPage(server, other, again.location!);
     expect(elsewhere.text).not.toContain('id="new-token"');
     const sealed = await server.server.services.db.sql`select flash from console_sessions where account_id = ${user.accountId} and flash is not null`;
