@@ -19,7 +19,9 @@ select id, request_id, api_key_id, oauth_token_id, billing_status, created_at, c
        (select w->>'field' from json_array_elements(warnings::json) w where w->>'code' = 'routing_preset' limit 1) as routing_preset
   from requests
  where account_id = $1 and namespace_id = $2
-   and ($5::text is null or status = $5::text)
+   -- 'refused' is no stored status: a failed request that never reached a provider (no
+   -- attempt: a policy, the wallet or the request itself refused it), charged nothing.
+   and ($5::text is null or status = $5::text or ($5::text = 'refused' and status = 'failed' and attempts = '[]'))
    and ($6::text is null or model_id = $6::text)
    and ($7::boolean is null or streamed = $7::boolean)
    and ($8::timestamptz is null or created_at >= $8::timestamptz)
@@ -46,7 +48,9 @@ select id, request_id, api_key_id, oauth_token_id, billing_status, created_at, c
        (select w->>'field' from json_array_elements(warnings::json) w where w->>'code' = 'routing_preset' limit 1) as routing_preset
   from requests
  where account_id = $1 and namespace_id = $2 and api_key_id = $12
-   and ($5::text is null or status = $5::text)
+   -- 'refused' is no stored status: a failed request that never reached a provider (no
+   -- attempt: a policy, the wallet or the request itself refused it), charged nothing.
+   and ($5::text is null or status = $5::text or ($5::text = 'refused' and status = 'failed' and attempts = '[]'))
    and ($6::text is null or model_id = $6::text)
    and ($7::boolean is null or streamed = $7::boolean)
    and ($8::timestamptz is null or created_at >= $8::timestamptz)

@@ -1,7 +1,7 @@
 import type { IrRequest } from "../ir";
 import type { CatalogPricing } from "../providers/pricing";
 import type { AttemptCandidate } from "../routing/attempt-candidate";
-import { promptShape, promptTokenCeiling } from "./prompt-token-ceiling";
+import { promptShape, promptTokenCeiling, type PromptShape } from "./prompt-token-ceiling";
 
 /**
  * The output limit sent upstream when the client set none and the catalog does not know
@@ -71,12 +71,25 @@ export function highestRates(pricing: CatalogPricing, promptTokens: number): { i
 export function reservationFor(request: IrRequest, candidates: readonly AttemptCandidate[]): number {
   const shape = promptShape(request);
   let ceiling = 0;
-  for (const candidate of candidates) {
-    const promptTokens = promptTokenCeiling(shape, candidate.limits);
-    const rates = highestRates(candidate.pricing, promptTokens);
-    ceiling = Math.max(ceiling, promptTokens * rates.input + outputTokenCeiling(request, candidate) * rates.output);
-  }
-  // Float products of decimal rates land a hair above exact values (10 × 1.1 + 100 × 4.4 =
-  // 451.00000000000006): drop that noise before rounding up, or an affordable request is refused.
+  for (const candidate of candidates) ceiling = Math.max(ceiling, candidateCeiling(request, shape, candidate));
+  return wholeMicroUsd(ceiling);
+}
+
+/**
+ * The most `request` can cost on one candidate, unrounded: the part of reservationFor the
+ * console also uses to say which requests a budget can still admit, from the catalog alone.
+ */
+export function candidateCeiling(request: IrRequest, shape: PromptShape, candidate: Pick<AttemptCandidate, "protocol" | "limits" | "pricing">): number {
+  const promptTokens = promptTokenCeiling(shape, candidate.limits);
+  const rates = highestRates(candidate.pricing, promptTokens);
+  return promptTokens * rates.input + outputTokenCeiling(request, candidate) * rates.output;
+}
+
+/**
+ * A ceiling in whole micro-USD, at least 1. Float products of decimal rates land a hair
+ * above exact values (10 × 1.1 + 100 × 4.4 = 451.00000000000006): that noise is dropped
+ * before rounding up, or an affordable request is refused.
+ */
+export function wholeMicroUsd(ceiling: number): number {
   return Math.max(1, Math.ceil(Number(ceiling.toPrecision(12))));
 }

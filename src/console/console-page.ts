@@ -80,6 +80,15 @@ h4{font-size:.95rem;margin:.75rem 0 .25rem}
 .key-policies{list-style:none;padding:0;margin:0}
 .key-policies>li{margin:.25rem 0 .75rem}
 .policy-status p{margin:.25rem 0 0}
+.blocked-label{color:#b42318}
+.policy-status p.blocked-why{font-size:.85rem;color:#7a271a;white-space:normal}
+.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+table.dense th[scope=row]{text-align:left;font-weight:600}
+table.dense td.limits{min-width:16rem;white-space:normal}
+.inline-filter input{width:auto;display:inline-block;max-width:100%;padding:.4rem;border:1px solid #8c959f;border-radius:.35rem}
+details.edit{margin:.5rem 0}
+details.edit summary{cursor:pointer;color:#0b57d0}
+@media (max-width:47.99rem){table.dense tbody th{display:block;padding:.25rem}table.dense td.limits{min-width:0;display:block}}
 input.secret{font-family:ui-monospace,monospace}
 p,li,dd,h1,h2,.who{overflow-wrap:anywhere}
 `.replace(/\n/g, "");

@@ -15,6 +15,11 @@ export function formatTime(date: Date): string {
   return `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }
 
+/** A request's time as `2026-11-23 23:41:07 UTC`: requests a few seconds apart must read apart. */
+export function formatSecond(date: Date): string {
+  return `${date.toISOString().slice(0, 19).replace("T", " ")} UTC`;
+}
+
 /** A count with its noun: `1 request`, `2 requests`. */
 export function countOf(value: number, noun: string): string {
   return `${formatCount(value)} ${value === 1 ? noun : `${noun}s`}`;

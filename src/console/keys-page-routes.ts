@@ -1,7 +1,10 @@
 import { Elysia } from "elysia";
 import { badRequest } from "../errors/api-error";
 import { createKey, listAccountKeys, listKeys, revokeAccountKey, revokeKey } from "../management/keys/key-service";
+import { createNamespace } from "../management/namespaces/namespace-service";
 import { listPolicyRows, namespaceBindings, policyStatus } from "../management/policies/policy-service";
+import { dailyUsage } from "../management/usage/usage-service";
+import { budgetFloor } from "./budget-floor";
 import type { ConsoleContext } from "./console-context";
 import { checkedValues, endOfDayField, idField, oneLineField, submittedValues } from "./form-input";
 import { noticeOf, type FormState } from "./management-layout";
@@ -11,6 +14,7 @@ import { keysPage, NAMESPACE_KEY_SCOPES, type KeyPolicy, type NewKey } from "./k
 const NOTICES = {
   revoked: "The key is revoked: requests with it are refused from now on.",
   created: "Key created.",
+  namespace: "Namespace created: this is its page of keys.",
 };
 
 /** The session's one-time message after "Create key": the token, shown on the next page only. */
@@ -20,21 +24,27 @@ function newKeyOf(flash: unknown): NewKey | undefined {
   return kind === "new-key" && typeof token === "string" && typeof display_name === "string" && typeof key_prefix === "string" ? { token, display_name, key_prefix } : undefined;
 }
 
-/** /console/keys: list, create (the token shown once), revoke. */
+/** /console/keys: create a namespace; list (a table, filtered by name or prefix, 50 a page), create (the token shown once), revoke. */
 export function keysPageRoutes(context: ConsoleContext) {
   const { services } = context;
   /**
    * The keys, and for each the policies that bind it (its own and its namespace's) with
    * their current figures: one status read per bound policy, whatever the number of keys.
    */
-  const show = async (req: ManagementRequest, state: FormState, created?: NewKey) => {
+  const show = async (req: ManagementRequest, state: FormState, created?: NewKey, query: QueryFields = {}) => {
     const scope = { caller: req.caller, ...req.tenant };
-    const [keys, accountKeys, policies, bindings] = await Promise.all([
+    const now = new Date();
+    const month = { from: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)), to: now };
+    const [keys, accountKeys, policies, bindings, spendByDay] = await Promise.all([
       listKeys(services, req.tenant),
       listAccountKeys(services, req.caller),
       listPolicyRows(services, scope, null),
       namespaceBindings(services, scope),
+      dailyUsage(services, req.tenant, month, "api_key"),
     ]);
+    // `GET …/usage/daily?group_by=api_key` over this month, summed per key.
+    const monthSpend = new Map<string, number>();
+    for (const row of spendByDay.data) if (row.group !== null) monthSpend.set(row.group, (monthSpend.get(row.group) ?? 0) + row.spend_micro_usd);
     const relevant = bindings.filter((binding) => binding.principal_type === "api_key" || binding.principal_type === "namespace");
     const bound = policies.filter((policy) => relevant.some((binding) => binding.policy_id === policy.id));
     const statuses = new Map(await Promise.all(bound.map(async (policy) => [policy.id, await policyStatus(services, scope, policy.id)] as const)));
@@ -45,7 +55,9 @@ export function keysPageRoutes(context: ConsoleContext) {
           const policy = bound.find((row) => row.id === binding.policy_id);
           return policy ? [{ policy, boundTo: binding.principal_type === "namespace" ? ("namespace" as const) : ("key" as const), status: statuses.get(policy.id)! }] : [];
         });
-    return keysPage(req, keys, accountKeys, policiesOf, state, created);
+    const filter = (query.q ?? "").trim().slice(0, 200);
+    const page = /^\d{1,6}$/.test(query.page ?? "") ? Number(query.page) : 1;
+    return keysPage(req, keys, accountKeys, { policiesOf, monthSpend, floor: budgetFloor(services.catalog), filter, page }, state, created);
   };
 
   return new Elysia({ name: "console-keys", normalize: false })
@@ -54,7 +66,7 @@ export function keysPageRoutes(context: ConsoleContext) {
     .get("/console/keys", ({ request, query }: { request: Request; query: QueryFields }) =>
       managementPage(context, request, query, async (req) => {
         const created = query.done === "created" ? newKeyOf(await context.sessions.takeFlash(req.session)) : undefined;
-        return show(req, noticeOf(query, NOTICES), created);
+        return show(req, noticeOf(query, NOTICES), created, query);
       }),
     )
     .post("/console/keys", ({ request, body }) =>
@@ -70,6 +82,20 @@ export function keysPageRoutes(context: ConsoleContext) {
             // load after the redirect; reloading that page shows no token and mints nothing.
             await context.sessions.putFlash(req.session, { kind: "new-key", token: created.token, display_name: created.display_name, key_prefix: created.key_prefix });
             return backTo(req, "/console/keys", "created");
+          },
+          (message, status) => show(req, { error: message, status, values: submittedValues(body) }),
+        ),
+      ),
+    )
+    // A namespace made by the signed-in person (account-wide, as POST /v1/namespaces with
+    // the account's session): post/redirect/get to the new namespace's keys page.
+    .post("/console/namespaces", ({ request, body }) =>
+      managementForm(context, request, body, "namespaces-create", (req) =>
+        orShowRefusal(
+          async () => {
+            const name = oneLineField(body, "name", "The namespace name", { max: 100, required: true });
+            const created = await createNamespace(services, req.caller, name);
+            return backTo({ ...req, namespace: created }, "/console/keys", "namespace");
           },
           (message, status) => show(req, { error: message, status, values: submittedValues(body) }),
         ),

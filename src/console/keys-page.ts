@@ -2,7 +2,8 @@ import { isControlPlaneScope, ALL_SCOPES } from "../auth/scopes";
 import type { ApiKeyRow } from "../db/queries/api-keys";
 import type { PolicyRow } from "../db/queries/policies";
 import type { PolicyStatus } from "../management/policies/policy-status";
-import { formatTime } from "./format";
+import type { BudgetFloor } from "./budget-floor";
+import { countOf, formatCount, formatTime, formatUsd } from "./format";
 import { html } from "./html";
 import { buttonForm, formFields, managementLayout, valueOf, type FormState } from "./management-layout";
 import type { ManagementRequest } from "./management-request";
@@ -26,14 +27,18 @@ export interface KeyPolicy {
   status: PolicyStatus;
 }
 
-function keyPolicies(req: ManagementRequest, key: ApiKeyRow, policies: readonly KeyPolicy[]) {
-  if (policies.length === 0) return html`<p class="hint">No policy limits this key: only the wallet does.</p>`;
+/** Keys shown per page of the table: a page of 50 rows is about the height of a screen or two. */
+export const KEYS_PER_PAGE = 50;
+
+/** The policies under a key, compact for a table cell: each name (a link) with its figures. */
+function keyPolicies(req: ManagementRequest, key: ApiKeyRow, policies: readonly KeyPolicy[], floor: BudgetFloor | undefined) {
+  if (policies.length === 0) return html`<span class="hint">wallet only</span>`;
   const focus = (entry: KeyPolicy) =>
     entry.boundTo === "key" ? { principal_type: "api_key", principal_id: key.id } : { principal_type: "namespace", principal_id: req.namespace.id };
-  return html`<h4 class="policies-heading">Policies</h4><ul class="key-policies">${policies.map(
+  return html`<ul class="key-policies">${policies.map(
     (entry) => html`<li><a href="/console/policies?ns=${encodeURIComponent(req.namespace.id)}#policy-${entry.policy.id}">${entry.policy.name}</a>
-<span class="hint">${entry.boundTo === "key" ? "bound to this key" : "bound to the whole namespace"}, ${entry.policy.disabled_at ? "disabled" : "enabled"}</span>
-${entry.policy.disabled_at ? "" : policyStatusView(entry.status, focus(entry))}</li>`,
+<span class="hint">${entry.boundTo === "key" ? "this key" : "whole namespace"}${entry.policy.disabled_at ? ", disabled" : ""}</span>
+${entry.policy.disabled_at ? "" : policyStatusView(entry.status, focus(entry), floor)}</li>`,
   )}</ul>`;
 }
 
@@ -42,19 +47,81 @@ type RevokeForm = { action: string; purpose: string };
 const NAMESPACE_KEY_REVOKE: RevokeForm = { action: "/console/keys/revoke", purpose: "keys-revoke" };
 const ACCOUNT_KEY_REVOKE: RevokeForm = { action: "/console/keys/revoke-account", purpose: "keys-revoke-account" };
 
-function keyItem(req: ManagementRequest, key: ApiKeyRow, policies: readonly KeyPolicy[], revoke: RevokeForm = NAMESPACE_KEY_REVOKE) {
-  const state = key.revoked_at ? `revoked ${formatTime(key.revoked_at)}` : key.expires_at && key.expires_at.getTime() <= Date.now() ? "expired" : "active";
-  return html`<li><h3 id="key-${key.id}">${key.display_name}</h3>
-<dl><dt>Prefix</dt><dd><code>${key.key_prefix}</code></dd><dt>Status</dt><dd>${state}</dd>
-<dt>Scopes</dt><dd>${key.scopes.join(" ")}</dd><dt>Created</dt><dd>${formatTime(key.created_at)}</dd>
-<dt>Expires</dt><dd>${key.expires_at ? formatTime(key.expires_at) : "never"}</dd>
-<dt>Last used</dt><dd>${key.last_used_at ? formatTime(key.last_used_at) : "never"}</dd></dl>
-${key.revoked_at ? "" : keyPolicies(req, key, policies)}
-${key.revoked_at ? "" : buttonForm(req, revoke.action, revoke.purpose, key.id, "Revoke", { danger: true, describedBy: `key-${key.id}` })}</li>`;
+function keyState(key: ApiKeyRow): string {
+  if (key.revoked_at) return `revoked ${formatTime(key.revoked_at)}`;
+  if (key.expires_at && key.expires_at.getTime() <= Date.now()) return "expired";
+  return key.expires_at ? `active, expires ${formatTime(key.expires_at)}` : "active, never expires";
+}
+
+function keyRow(req: ManagementRequest, key: ApiKeyRow, view: KeysView, revoke: RevokeForm) {
+  const nameId = `key-${key.id}`;
+  return html`<tr><th scope="row" data-label="Name" class="wrap" id="${nameId}">${key.display_name}</th>
+<td data-label="Prefix"><code>${key.key_prefix}</code></td>
+<td data-label="Status" class="wrap">${keyState(key)}</td>
+<td data-label="Scopes" class="wrap">${key.scopes.join(" ")}</td>
+<td data-label="Created">${formatTime(key.created_at)}</td>
+<td data-label="Last used">${key.last_used_at ? formatTime(key.last_used_at) : "never"}</td>
+<td data-label="Spend this month" class="num">${formatUsd(view.monthSpend.get(key.id) ?? 0)}</td>
+<td data-label="Limits" class="wrap limits">${key.revoked_at ? "" : keyPolicies(req, key, view.policiesOf(key), view.floor)}</td>
+<td data-label="">${key.revoked_at ? "" : buttonForm(req, revoke.action, revoke.purpose, key.id, "Revoke", { danger: true, describedBy: nameId })}</td></tr>`;
+}
+
+function keysTable(req: ManagementRequest, keys: readonly ApiKeyRow[], view: KeysView, revoke: RevokeForm, id: string) {
+  return html`<div class="scroll"><table class="dense keys" id="${id}">
+<thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Status</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col" class="num">Spend this month</th><th scope="col">Limits</th><th scope="col"><span class="visually-hidden">Revoke</span></th></tr></thead>
+<tbody>${keys.map((key) => keyRow(req, key, view, revoke))}</tbody></table></div>`;
+}
+
+/** What the keys page lists besides the keys: who limits each, its spend, and the filter and page asked for. */
+export interface KeysView {
+  policiesOf: (key: ApiKeyRow) => readonly KeyPolicy[];
+  /** Micro-USD each key spent in this namespace since the 1st of the month, UTC. */
+  monthSpend: ReadonlyMap<string, number>;
+  floor?: BudgetFloor;
+  /** The name or prefix filter typed (`?q=`), and the page (`?page=`, from 1). */
+  filter: string;
+  page: number;
+}
+
+/** The keys whose name or prefix holds the filter, case-insensitively, newest first, and this page of them. */
+export function keysOnPage(keys: readonly ApiKeyRow[], filter: string, page: number): { shown: ApiKeyRow[]; matching: number; pages: number } {
+  const needle = filter.toLowerCase();
+  const newestFirst = [...keys].sort((a, b) => b.created_at.getTime() - a.created_at.getTime());
+  const matching = needle === "" ? newestFirst : newestFirst.filter((key) => key.display_name.toLowerCase().includes(needle) || key.key_prefix.toLowerCase().includes(needle));
+  const pages = Math.max(1, Math.ceil(matching.length / KEYS_PER_PAGE));
+  const at = Math.min(Math.max(1, page), pages);
+  return { shown: matching.slice((at - 1) * KEYS_PER_PAGE, at * KEYS_PER_PAGE), matching: matching.length, pages };
+}
+
+function keysUrl(req: ManagementRequest, filter: string, page: number): string {
+  const query = new URLSearchParams({ ns: req.namespace.id });
+  if (filter !== "") query.set("q", filter);
+  if (page > 1) query.set("page", String(page));
+  return `/console/keys?${query}`;
+}
+
+function namespaceKeys(req: ManagementRequest, keys: readonly ApiKeyRow[], view: KeysView) {
+  const { shown, matching, pages } = keysOnPage(keys, view.filter, view.page);
+  const page = Math.min(Math.max(1, view.page), pages);
+  // No action: a GET form goes to this page with only its own fields (the filter and the
+  // namespace, back to page 1), and the page's only forms naming /console/keys stay the posts.
+  const filterForm = html`<form class="inline-filter" method="get" role="search"><input type="hidden" name="ns" value="${req.namespace.id}">
+<label for="keys-filter">Name or prefix contains</label> <input id="keys-filter" name="q" type="search" value="${view.filter}"> <button type="submit" class="secondary">Filter</button>${
+    view.filter !== "" ? html` <a href="${keysUrl(req, "", 1)}">All keys</a>` : ""
+  }</form>`;
+  const pager =
+    pages > 1
+      ? html`<nav aria-label="Pages of keys"><ul><li>${page > 1 ? html`<a href="${keysUrl(req, view.filter, page - 1)}" rel="prev">Previous keys</a>` : ""}</li><li>Page ${page} of ${pages}</li><li>${
+          page < pages ? html`<a href="${keysUrl(req, view.filter, page + 1)}" rel="next">Next keys</a>` : ""
+        }</li></ul></nav>`
+      : "";
+  const count = view.filter !== "" ? `${countOf(matching, "key")} of ${formatCount(keys.length)} match.` : `${countOf(keys.length, "key")}, newest first.`;
+  return html`${keys.length > 0 ? html`${filterForm}<p class="hint">${count}</p>` : ""}
+${keys.length === 0 ? html`<p>No keys yet.</p>` : shown.length === 0 ? html`<p>No key matches.</p>` : keysTable(req, shown, view, NAMESPACE_KEY_REVOKE, "keys-table")}${pager}`;
 }
 
 /** The namespace's API keys (never a secret), the form to create one, and a new key's token, once. */
-export function keysPage(req: ManagementRequest, keys: readonly ApiKeyRow[], accountKeys: readonly ApiKeyRow[], policiesOf: (key: ApiKeyRow) => readonly KeyPolicy[], state: FormState, created?: NewKey): Response {
+export function keysPage(req: ManagementRequest, keys: readonly ApiKeyRow[], accountKeys: readonly ApiKeyRow[], view: KeysView, state: FormState, created?: NewKey): Response {
   const submitted = state.values !== undefined;
   const scopeBoxes = NAMESPACE_KEY_SCOPES.map((scope) => {
     const checked = submitted ? valueOf(state, `scope.${scope}`) !== "" : DEFAULT_SCOPES.has(scope);
@@ -69,8 +136,10 @@ export function keysPage(req: ManagementRequest, keys: readonly ApiKeyRow[], acc
 <p class="hint">Select the field and copy it (Ctrl+C or ⌘C). Requests send it as <code>Authorization: Bearer …</code>.</p></section>`
       : ""
   }
-<div class="grid form-first">
-<form class="card" method="post" action="/console/keys">
+<section aria-labelledby="keys-heading"><h2 id="keys-heading">Keys of ${req.namespace.name}</h2>
+${namespaceKeys(req, keys, view)}</section>
+<div class="grid two">
+<form class="card create-key" method="post" action="/console/keys">
 <h2>Create a key</h2>
 ${formFields(req, "keys-create")}
 <label for="display_name">Name</label>
@@ -82,11 +151,18 @@ ${formFields(req, "keys-create")}
 <p class="hint">A key of a namespace never manages the account (users, namespaces, OAuth clients).</p>
 <button type="submit">Create key</button>
 </form>
-<section aria-labelledby="keys-heading"><h2 id="keys-heading">Keys of ${req.namespace.name}</h2>
-${keys.length === 0 ? html`<p>No keys yet.</p>` : html`<ul class="items">${keys.map((key) => keyItem(req, key, policiesOf(key)))}</ul>`}</section>
+<form class="card" method="post" action="/console/namespaces">
+<h2>Create a namespace</h2>
+${formFields(req, "namespaces-create")}
+<label for="namespace-name">Namespace name</label>
+<input id="namespace-name" name="name" type="text" maxlength="100" required aria-describedby="namespace-hint" value="${valueOf(state, "name")}">
+<p class="hint" id="namespace-hint">A namespace has its own keys, policies, history and usage; the page then shows the new one, to make its first key. Pick between namespaces with the Namespace list above.</p>
+<button type="submit">Create namespace</button>
+</form>
+</div>
 <section aria-labelledby="account-keys-heading"><h2 id="account-keys-heading">Account-wide keys</h2>
-<p class="hint">Bound to no namespace: they act in every namespace of the account, with every scope. The operator's <code>POST /admin/accounts</code> issues one with each account.</p>
-${accountKeys.length === 0 ? html`<p>None.</p>` : html`<ul class="items">${accountKeys.map((key) => keyItem(req, key, policiesOf(key), ACCOUNT_KEY_REVOKE))}</ul>`}</section>
-</div>`;
+<p class="hint">Bound to no namespace: they act in every namespace of the account, with every scope. The operator's <code>POST /admin/accounts</code> issues one with each account. Spend is this namespace's.</p>
+${accountKeys.length === 0 ? html`<p>None.</p>` : keysTable(req, accountKeys, view, ACCOUNT_KEY_REVOKE, "account-keys-table")}</section>
+`;
   return managementLayout(req, { path: "/console/keys", title: "API keys", state, body });
 }

@@ -53,8 +53,9 @@ function providerRow(provider: ProviderBody) {
  */
 export function modelsPage(req: ManagementRequest, models: readonly ModelBody[], providers: readonly ProviderBody[]): Response {
   const windowMinutes = Math.round((providers[0]?.metrics_window_seconds ?? 3600) / 60);
-  const body = html`<div class="grid aside">
-<section aria-labelledby="models-heading"><h2 id="models-heading">Models (${formatCount(models.length)})</h2>
+  // One table under the other, each the page's full width: side by side, the models table's
+  // ten columns did not fit its share at 1440 px and the latency columns scrolled out of sight.
+  const body = html`<section aria-labelledby="models-heading"><h2 id="models-heading">Models (${formatCount(models.length)})</h2>
 <p class="hint">Prices in US dollars per million tokens, from the cheapest provider. Name a model as <code>provider/model</code>.</p>
 <div class="scroll"><table class="dense" id="models-table">
 <thead><tr><th scope="col">Model</th><th scope="col" class="num">Input /1M</th><th scope="col" class="num">Output /1M</th><th scope="col" class="num">Cache read /1M</th><th scope="col" class="num">Context</th><th scope="col">Capabilities</th><th scope="col" class="num">Providers</th><th scope="col" class="num">Success</th><th scope="col" class="num">p50 latency</th><th scope="col" class="num">p50 first token</th></tr></thead>
@@ -63,7 +64,6 @@ export function modelsPage(req: ManagementRequest, models: readonly ModelBody[],
 <p class="hint">Upstream attempts of every outcome, as this server routed them; the same figures as <code>GET /v1/providers</code>.</p>
 <div class="scroll"><table class="dense" id="providers-table">
 <thead><tr><th scope="col">Provider</th><th scope="col">Own key (BYOK)</th><th scope="col" class="num">Attempts</th><th scope="col" class="num">Error rate</th><th scope="col" class="num">p50 latency</th><th scope="col" class="num">Requests last minute</th></tr></thead>
-<tbody>${providers.map(providerRow)}</tbody></table></div></section>
-</div>`;
+<tbody>${providers.map(providerRow)}</tbody></table></div></section>`;
   return managementLayout(req, { path: "/console/models", title: "Models", state: {}, body });
 }

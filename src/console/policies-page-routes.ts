@@ -4,7 +4,8 @@ import { badRequest } from "../errors/api-error";
 import * as policies from "../management/policies/policy-service";
 import { parsePrincipalType } from "../management/policies/principal-target";
 import type { PrincipalRef } from "../policy/effective-policy";
-import { BudgetSpecSchema, checkShape, validatePolicySpec } from "../policy/policy-spec";
+import { BudgetSpecSchema, checkShape, validatePolicySpec, type PolicySpec } from "../policy/policy-spec";
+import { budgetFloor } from "./budget-floor";
 import { field, type ConsoleContext } from "./console-context";
 import { idField, oneLineField, optionalCountField, submittedValues } from "./form-input";
 import { guardrailFromForm } from "./guardrail-form-input";
@@ -22,6 +23,8 @@ const NOTICES = {
   unbound: "Binding removed.",
   disabled: "Policy disabled: it no longer applies.",
   enabled: "Policy enabled.",
+  budget_changed: "Budget changed: admission uses the new limit from the next request.",
+  rate_limit_changed: "Rate limit changed: admission uses the new limits from the next request.",
   deleted: "Policy deleted.",
 };
 
@@ -40,6 +43,22 @@ function principalField(body: unknown): PrincipalRef {
   return { type, id };
 }
 
+/** A budget's window and limit as typed (dollars, parsed exactly), as the create and change forms send them. */
+function budgetSpecOf(body: unknown): PolicySpec {
+  const limitMicroUsd = parseUsdToMicro(field(body, "limit_usd"), "The limit");
+  return checkShape(BudgetSpecSchema, { window: field(body, "window"), limit_micro_usd: limitMicroUsd }, "");
+}
+
+/** A rate limit's window and caps as typed: at least one cap, as the API requires of this form. */
+function rateLimitSpecOf(body: unknown): PolicySpec {
+  const windowSecs = optionalCountField(body, "window_secs", "The window");
+  if (windowSecs === null) throw badRequest("The window is required.");
+  const maxRequests = optionalCountField(body, "max_requests", "Most requests");
+  const maxTokens = optionalCountField(body, "max_tokens", "Most tokens");
+  if (maxRequests === null && maxTokens === null) throw badRequest("Fill in most requests, most tokens or both: a rate limit without a cap limits nothing.");
+  return validatePolicySpec("rate_limit", { window_secs: windowSecs, max_requests: maxRequests, max_tokens: maxTokens });
+}
+
 /**
  * /console/policies: the namespace's policies; budgets entered in USD, rate limits and
  * guardrails; disable, enable, delete; bind to and unbind from the namespace's principals.
@@ -56,7 +75,7 @@ export function policiesPageRoutes(context: ConsoleContext) {
     ]);
     const measured = rows.filter((row) => row.disabled_at === null && (row.kind === "budget" || row.kind === "rate_limit" || row.kind === "preset"));
     const statuses = new Map(await Promise.all(measured.map(async (row) => [row.id, await policies.policyStatus(services, scope, row.id)] as const)));
-    return policiesPage(req, { policies: rows, bindings, principals, statuses }, state, form);
+    return policiesPage(req, { policies: rows, bindings, principals, statuses, floor: budgetFloor(services.catalog) }, state, form);
   };
 
   /** A create form: its refusals are shown in that form, with what was typed. */
@@ -72,6 +91,25 @@ export function policiesPageRoutes(context: ConsoleContext) {
         ),
       );
 
+  /**
+   * A change form under a policy: the API's update service (PUT …/budgets/{id}, PUT
+   * …/policies/{id}), typed to the kind, so an id of another kind, namespace or account is
+   * the 404 page of a missing one; a refused value is shown at the top of the page.
+   */
+  const editForm = (purpose: string, kind: "budget" | "rate_limit", specOf: (body: unknown) => PolicySpec) =>
+    ({ request, body }: { request: Request; body: unknown }) =>
+      managementForm(context, request, body, purpose, (req) =>
+        orShowRefusal(
+          async () => {
+            const id = idField(body, "policy");
+            const spec = specOf(body);
+            await policies.updatePolicy(services, scopeOf(req), id, kind, () => ({ spec }));
+            return backTo(req, "/console/policies", `${kind}_changed`);
+          },
+          (message, status) => show(req, { error: message, status }),
+        ),
+      );
+
   const toggle = (purpose: string, disabled: boolean) => ({ request, body }: { request: Request; body: unknown }) =>
     managementForm(context, request, body, purpose, async (req) => {
       await policies.setDisabled(services, scopeOf(req), idField(body, "policy"), disabled);
@@ -84,24 +122,18 @@ export function policiesPageRoutes(context: ConsoleContext) {
       "/console/policies/budget",
       createForm("policies-budget", "budget", async (body, req) => {
         const name = oneLineField(body, "name", "Name", { max: 200, required: true });
-        const limitMicroUsd = parseUsdToMicro(field(body, "limit_usd"), "The limit");
-        const spec = checkShape(BudgetSpecSchema, { window: field(body, "window"), limit_micro_usd: limitMicroUsd }, "");
-        await policies.createPolicy(services, scopeOf(req), { name, kind: "budget", spec });
+        await policies.createPolicy(services, scopeOf(req), { name, kind: "budget", spec: budgetSpecOf(body) });
       }),
     )
     .post(
       "/console/policies/rate-limit",
       createForm("policies-rate-limit", "rate_limit", async (body, req) => {
         const name = oneLineField(body, "name", "Name", { max: 200, required: true });
-        const windowSecs = optionalCountField(body, "window_secs", "The window");
-        if (windowSecs === null) throw badRequest("The window is required.");
-        const maxRequests = optionalCountField(body, "max_requests", "Most requests");
-        const maxTokens = optionalCountField(body, "max_tokens", "Most tokens");
-        if (maxRequests === null && maxTokens === null) throw badRequest("Fill in most requests, most tokens or both: a rate limit without a cap limits nothing.");
-        const spec = validatePolicySpec("rate_limit", { window_secs: windowSecs, max_requests: maxRequests, max_tokens: maxTokens });
-        await policies.createPolicy(services, scopeOf(req), { name, kind: "rate_limit", spec });
+        await policies.createPolicy(services, scopeOf(req), { name, kind: "rate_limit", spec: rateLimitSpecOf(body) });
       }),
     )
+    .post("/console/policies/edit-budget", editForm("policies-edit-budget", "budget", budgetSpecOf))
+    .post("/console/policies/edit-rate-limit", editForm("policies-edit-rate-limit", "rate_limit", rateLimitSpecOf))
     .post(
       "/console/policies/guardrail",
       createForm("policies-guardrail", "guardrail", async (body, req) => {

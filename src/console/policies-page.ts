@@ -1,5 +1,6 @@
 import type { PolicyBindingRow, PolicyRow } from "../db/queries/policies";
 import type { PolicyStatus } from "../management/policies/policy-status";
+import type { BudgetFloor } from "./budget-floor";
 import { guardrailForm } from "./guardrail-form";
 import { html } from "./html";
 import { buttonForm, formFields, managementLayout, selectOptions, valueOf, type FormState } from "./management-layout";
@@ -21,7 +22,55 @@ export interface PoliciesView {
   principals: NamespacePrincipals;
   /** Current figures of each enabled budget, rate limit and preset (the binding nearest its limit). */
   statuses: ReadonlyMap<string, PolicyStatus>;
+  /** The smallest request's reservation, to tell a budget that admits nothing (budget-floor.ts). */
+  floor?: BudgetFloor;
 }
+
+/** Micro-USD as the dollars typed into the limit field: exact digits, no float, no trailing zeros. */
+function dollarsField(microUsd: number): string {
+  const whole = Math.floor(microUsd / 1_000_000);
+  const fraction = String(microUsd % 1_000_000).padStart(6, "0").replace(/0+$/, "");
+  return fraction === "" ? String(whole) : `${whole}.${fraction}`;
+}
+
+/**
+ * The change form under a budget or a rate limit, folded in a `<details>` so the list stays
+ * short: the same fields as the create form, filled with the current spec, posted to the
+ * API's update service (PUT …/policies/{id}). Ids carry the policy's id: one page holds many.
+ */
+function editForm(req: ManagementRequest, policy: PolicyRow) {
+  const id = policy.id;
+  const spec = policy.spec as Record<string, unknown>;
+  if (policy.kind === "budget") {
+    const window = String(spec.window ?? "day");
+    return html`<details class="edit"><summary>Change the limit</summary><form method="post" action="/console/policies/edit-budget">
+${formFields(req, "policies-edit-budget")}<input type="hidden" name="id" value="${id}">
+<label for="edit-window-${id}">Budget window</label>
+<select id="edit-window-${id}" name="window">${selectOptions(BUDGET_WINDOWS, window)}</select>
+<label for="edit-limit-${id}">New amount in US dollars</label>
+<input id="edit-limit-${id}" name="limit_usd" type="text" inputmode="decimal" required value="${dollarsField(Number(spec.limit_micro_usd))}">
+<button type="submit">Save the budget</button></form></details>`;
+  }
+  if (policy.kind === "rate_limit") {
+    const count = (name: string) => (typeof spec[name] === "number" ? String(spec[name]) : "");
+    return html`<details class="edit"><summary>Change the limits</summary><form method="post" action="/console/policies/edit-rate-limit">
+${formFields(req, "policies-edit-rate-limit")}<input type="hidden" name="id" value="${id}">
+<label for="edit-rate-window-${id}">Length of the window, seconds</label>
+<input id="edit-rate-window-${id}" name="window_secs" type="text" inputmode="numeric" required value="${count("window_secs")}">
+<label for="edit-rate-requests-${id}">Request cap (empty: none)</label>
+<input id="edit-rate-requests-${id}" name="max_requests" type="text" inputmode="numeric" value="${count("max_requests")}">
+<label for="edit-rate-tokens-${id}">Token cap (empty: none)</label>
+<input id="edit-rate-tokens-${id}" name="max_tokens" type="text" inputmode="numeric" value="${count("max_tokens")}">
+<button type="submit">Save the rate limit</button></form></details>`;
+  }
+  return "";
+}
+
+const BUDGET_WINDOWS = [
+  ["day", "Any 24 hours"],
+  ["month", "Any 30 days"],
+  ["total", "In total"],
+] as const;
 
 function policyItem(req: ManagementRequest, policy: PolicyRow, view: PoliciesView) {
   const disabled = policy.disabled_at !== null;
@@ -29,7 +78,8 @@ function policyItem(req: ManagementRequest, policy: PolicyRow, view: PoliciesVie
   return html`<li><h3 id="${headingId}">${policy.name}</h3>
 <dl><dt>Kind</dt><dd>${KIND_NAMES[policy.kind] ?? policy.kind}</dd><dt>State</dt><dd>${disabled ? "Disabled" : "Enabled"}</dd>
 <dt>Rules</dt><dd>${policySummary(policy.kind, policy.spec).map((line, index) => html`${index > 0 ? html`<br>` : ""}${line}`)}</dd></dl>
-${view.statuses.has(policy.id) ? policyStatusView(view.statuses.get(policy.id)!) : ""}
+${view.statuses.has(policy.id) ? policyStatusView(view.statuses.get(policy.id)!, undefined, view.floor) : ""}
+${editForm(req, policy)}
 ${
   disabled
     ? buttonForm(req, "/console/policies/enable", "policies-enable", policy.id, "Enable", { describedBy: headingId })
@@ -61,14 +111,7 @@ ${formFields(req, "policies-budget")}
 <label for="budget-name">Name</label>
 <input id="budget-name" name="name" type="text" maxlength="200" required value="${valueOf(budget, "name")}">
 <label for="budget-window">Window</label>
-<select id="budget-window" name="window">${selectOptions(
-    [
-      ["day", "Any 24 hours"],
-      ["month", "Any 30 days"],
-      ["total", "In total"],
-    ],
-    valueOf(budget, "window", "day"),
-  )}</select>
+<select id="budget-window" name="window">${selectOptions(BUDGET_WINDOWS, valueOf(budget, "window", "day"))}</select>
 <label for="budget-limit">Limit in US dollars</label>
 <input id="budget-limit" name="limit_usd" type="text" inputmode="decimal" required aria-describedby="budget-limit-hint" value="${valueOf(budget, "limit_usd")}">
 <p class="hint" id="budget-limit-hint">For example 25 or 12.345678: up to 6 decimal places.</p>

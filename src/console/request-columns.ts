@@ -20,8 +20,15 @@ export function credentialText(record: RequestRecordEnvelope, keys: KeyNames): s
   return "—";
 }
 
+/**
+ * Who paid. A wallet request charged nothing (refused before any provider answered, or
+ * with no usage) is "not charged": the record's funding source is only the one admission
+ * chose, and "Wallet" would read as a debit that never happened.
+ */
 export function paidByText(record: RequestRecordEnvelope): string {
-  return record.funding_source === null ? "—" : (FUNDING[record.funding_source] ?? record.funding_source);
+  if (record.funding_source === null) return "—";
+  if (record.funding_source === "cloud_credit" && record.billing_status === "not_charged") return "not charged";
+  return FUNDING[record.funding_source] ?? record.funding_source;
 }
 
 export function durationText(ms: number | null): string {

@@ -1,7 +1,7 @@
 import type { ApiKeyRow } from "../db/queries/api-keys";
 import type { UsageCounts } from "../db/usage-evidence-shape";
 import type { RequestDetailEnvelope } from "../management/usage/usage-service";
-import { formatCount, formatTime } from "./format";
+import { formatCount, formatSecond } from "./format";
 import { html } from "./html";
 import { managementLayout } from "./management-layout";
 import type { ManagementRequest } from "./management-request";
@@ -65,7 +65,7 @@ ${
 <div class="grid two">
 <section aria-labelledby="summary-heading"><h2 id="summary-heading">Request <code>${detail.request_id}</code></h2>
 <dl id="request-summary">
-<dt>Time</dt><dd>${formatTime(new Date(detail.created_at))}</dd>
+<dt>Time</dt><dd>${formatSecond(new Date(detail.created_at))}</dd>
 <dt>Key</dt><dd>${credentialText(detail, keyNames)}</dd>
 <dt>Model</dt><dd>${detail.model_id ?? "—"}${detail.routing_preset ? ` via @${detail.routing_preset}` : ""}</dd>
 <dt>Provider</dt><dd>${detail.provider_id ?? "—"}</dd>

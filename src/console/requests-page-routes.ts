@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import { parseHistoryPage, RECORD_ID, type HistoryPage, type QueryParams } from "../management/usage/query-params";
 import { parseRequestFilters } from "../management/usage/request-filters";
-import { eachRequestPage, listRequests, requestDetail, UNKNOWN_AFTER } from "../management/usage/usage-service";
+import { dailyUsage, eachRequestPage, listRequests, requestDetail, UNKNOWN_AFTER } from "../management/usage/usage-service";
 import { ApiError, badRequest, notFound } from "../errors/api-error";
 import type { ConsoleContext } from "./console-context";
 import { managementPage, type ManagementRequest, type QueryFields } from "./management-request";
@@ -10,6 +10,13 @@ import { apiFilterQuery, requestFilters } from "./request-filters";
 import { requestKeys } from "./request-keys";
 import { heldUntilDone, requestsCsvResponse } from "./requests-csv";
 import { requestsPage, requestsUrl } from "./requests-page";
+
+/** The catalog's models in its order, then those only the history names, sorted. */
+function modelChoices(catalog: readonly string[], history: readonly (string | null)[]): string[] {
+  const known = new Set(catalog);
+  const extra = [...new Set(history.filter((model): model is string => model !== null && !known.has(model)))].sort();
+  return [...catalog, ...extra];
+}
 
 /** Rows read from the history per page of the CSV export. */
 const CSV_PAGE_ROWS = 100;
@@ -38,8 +45,16 @@ export function requestsPageRoutes(context: ConsoleContext) {
       managementPage(context, request, query as QueryFields, async (req) => {
         const page = parseHistoryPage(query as QueryParams);
         const filters = requestFilters(query as QueryFields);
-        const [listing, keys] = await Promise.all([list(req, apiFilterQuery(filters), page), requestKeys(services, req.tenant)]);
-        const models = services.catalog.listModels().map((model) => model.id);
+        const now = new Date();
+        const history = { from: new Date(Date.UTC(req.namespace.created_at.getUTCFullYear(), req.namespace.created_at.getUTCMonth(), req.namespace.created_at.getUTCDate())), to: now };
+        const [listing, keys, used] = await Promise.all([
+          list(req, apiFilterQuery(filters), page),
+          requestKeys(services, req.tenant),
+          // Every model the namespace's history names (its daily rollups by model), so a
+          // model no longer in the catalog, or one a request named and was refused, can be picked.
+          dailyUsage(services, req.tenant, history, "model"),
+        ]);
+        const models = modelChoices(services.catalog.listModels().map((model) => model.id), used.data.map((row) => row.group));
         return requestsPage(req, { records: listing.data, page, nextAfter: listing.next_after, filters, keys, models });
       }),
     )

@@ -1,7 +1,7 @@
 import type { ApiKeyRow } from "../db/queries/api-keys";
 import type { RequestRecordEnvelope } from "../management/usage/usage-service";
 import type { HistoryPage } from "../management/usage/query-params";
-import { formatCount, formatTime } from "./format";
+import { formatCount, formatSecond } from "./format";
 import { html } from "./html";
 import { managementLayout, selectOptions } from "./management-layout";
 import type { ManagementRequest } from "./management-request";
@@ -30,7 +30,7 @@ function requestRow(req: ManagementRequest, record: RequestRecordEnvelope, keys:
   // The filters ride along, so the request's page leads back to the same list.
   const detail = requestsUrl(`/console/requests/${encodeURIComponent(record.id)}`, req.namespace.id, filters);
   return html`<tr${record.status === "succeeded" ? "" : html` class="failed"`}>
-<td data-label="Time" class="time"><a href="${detail}">${formatTime(new Date(record.created_at))}</a></td>
+<td data-label="Time" class="time"><a href="${detail}">${formatSecond(new Date(record.created_at))}</a></td>
 <td data-label="Key">${credentialText(record, keys)}</td>
 <td data-label="Model" class="wrap">${record.model_id ?? "—"}${record.routing_preset ? html` <span class="hint">via @${record.routing_preset}</span>` : ""}</td>
 <td data-label="Provider">${record.provider_id ?? "—"}</td>
@@ -44,6 +44,14 @@ function requestRow(req: ManagementRequest, record: RequestRecordEnvelope, keys:
 </tr>`;
 }
 
+/**
+ * A key in the filter: its name and prefix, so keys of the same name read apart (the
+ * prefix is what a person sees of a token); a revoked key says so.
+ */
+export function keyOptionLabel(key: ApiKeyRow): string {
+  return `${key.display_name} (${key.key_prefix}…)${key.revoked_at ? ", revoked" : ""}`;
+}
+
 function filterForm(req: ManagementRequest, view: RequestsView) {
   const { filters } = view;
   return html`<form class="card wide" method="get" action="/console/requests" aria-labelledby="filters-heading">
@@ -55,12 +63,13 @@ function filterForm(req: ManagementRequest, view: RequestsView) {
       ["", "Any"],
       ["succeeded", "Succeeded"],
       ["failed", "Failed"],
+      ["refused", "Refused (never sent, not charged)"],
       ["cancelled", "Cancelled"],
     ],
     filters.status ?? "",
   )}</select></div>
 <div><label for="filter-key">Key</label><select id="filter-key" name="api_key_id">${selectOptions(
-    [["", "Any"] as const, ...view.keys.map((key) => [key.id, key.display_name] as const)],
+    [["", "Any"] as const, ...view.keys.map((key) => [key.id, keyOptionLabel(key)] as const)],
     filters.api_key_id ?? "",
   )}</select></div>
 <div><label for="filter-model">Model</label><select id="filter-model" name="model_id">${selectOptions(

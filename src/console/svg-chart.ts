@@ -125,12 +125,14 @@ ${dataTable(chart)}</figure>`;
  * A horizontal bar of how much of a limit is used: `used` solid, `reserved` hatched
  * lighter after it, the rest empty. Labelled in words for assistive technology.
  */
-export function usageBar(used: number, reserved: number, limit: number, label: string): SafeHtml {
+export function usageBar(used: number, reserved: number, limit: number, label: string, blocked = false): SafeHtml {
   const share = (value: number) => (limit <= 0 ? 0 : Math.max(0, Math.min(100, (value / limit) * 100)));
   const usedShare = share(used);
   const reservedShare = Math.min(100 - usedShare, share(reserved));
-  const colour = usedShare + reservedShare >= 90 ? "#b42318" : usedShare + reservedShare >= 70 ? "#b76e00" : "#1a7f37";
-  return html`<svg class="bar" viewBox="0 0 100 8" preserveAspectRatio="none" role="img" aria-label="${label}"><rect width="100" height="8" rx="1.5" fill="#e6e9ed"/>${
+  // A blocked budget is red whatever its share: the room left cannot hold any request, so a
+  // green bar would promise requests that are all refused. Its unusable rest is pale red.
+  const colour = blocked || usedShare + reservedShare >= 90 ? "#b42318" : usedShare + reservedShare >= 70 ? "#b76e00" : "#1a7f37";
+  return html`<svg class="bar" viewBox="0 0 100 8" preserveAspectRatio="none" role="img" aria-label="${label}"><rect width="100" height="8" rx="1.5" fill="${blocked ? "#f6d3d0" : "#e6e9ed"}"/>${
     usedShare > 0 ? html`<rect width="${round(usedShare)}" height="8" rx="1.5" fill="${colour}"/>` : ""
   }${reservedShare > 0 ? html`<rect x="${round(usedShare)}" width="${round(reservedShare)}" height="8" fill="${colour}" fill-opacity="0.4"/>` : ""}</svg>`;
 }

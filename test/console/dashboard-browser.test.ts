@@ -137,9 +137,11 @@ describe("the dashboard in a browser", () => {
       await page.screenshot({ path: join(DOCS, "console-requests.png"), fullPage: false });
       // The budget bound to the key: how much of it is left, on the keys page.
       await page.click("nav >> text=API keys");
-      const item = page.locator("li", { has: page.getByRole("heading", { name: "support bot" }) });
+      const item = page.locator("#keys-table tr", { has: page.getByRole("rowheader", { name: "support bot" }) });
       expect(await item.textContent()).toContain("support bot monthly");
       expect(await item.textContent()).toMatch(/left/);
+      // A budget of one micro-USD admits no request: blocked, not a bar with room.
+      expect(await item.textContent()).toContain("Blocked:");
       await page.screenshot({ path: join(SCREENSHOTS, "keys-1440.png"), fullPage: true });
       await page.click("nav >> text=Policies");
       expect(await page.textContent(`#policy-${budgetId} ~ .policy-status`)).toMatch(/left/);

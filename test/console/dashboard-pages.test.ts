@@ -170,7 +170,8 @@ describe("the requests page", () => {
     const ofKey = await getPage(server(), user, `/console/requests?api_key_id=${one.id}`);
     expect(ofKey.text.match(/<td data-label="Key">one<\/td>/g)?.length).toBe(1);
     expect(ofKey.text.match(/<td data-label="Time" class="time">/g)?.length).toBe(1);
-    expect(ofKey.text).toContain(`<option value="${one.id}" selected>one</option>`);
+    // The key is named with its prefix, so two keys named alike read apart.
+    expect(ofKey.text).toMatch(new RegExp(`<option value="${one.id}" selected>one \\(brk_[a-z0-9]+…\\)</option>`));
     const today = new Date().toISOString().slice(0, 10);
     const dated = await getPage(server(), user, `/console/requests?from=${today}&to=${today}&streamed=false`);
     expect(dated.text.match(/<td data-label="Time" class="time">/g)?.length).toBe(3);
@@ -400,15 +401,14 @@ describe("limits, visible", () => {
     expect(policiesPage).toContain(`of $10.00: ${dollars(status.remaining_micro_usd)} left`);
     expect(policiesPage).toMatch(/<svg class="bar"[^>]*role="img" aria-label="2 of 5 requests/);
     const keysPage = (await getPage(server(), user, "/console/keys")).text;
-    // A key's item runs from its heading to the next key's.
+    // A key's row runs from its row header to the end of the row.
     const section = (name: string) => {
-      const start = keysPage.indexOf(`>${name}</h3>`);
-      const next = keysPage.indexOf('<h3 id="key-', start);
-      return keysPage.slice(start, next < 0 ? undefined : next);
+      const start = keysPage.indexOf(`>${name}</th>`);
+      return keysPage.slice(start, keysPage.indexOf("</tr>", start));
     };
     expect(section("one")).toContain("2 of 5 requests");
     expect(section("one")).toContain(`${dollars(ofOne.spent_micro_usd)} spent`);
-    expect(section("one")).toContain("bound to this key, enabled");
+    expect(section("one")).toContain('<span class="hint">this key</span>');
     expect(section("other")).toContain("1 of 5 requests");
   });
 });
@@ -421,7 +421,7 @@ describe("the operator's account key", () => {
     const [accountKey] = (await server().api("GET", "/v1/account/keys", { token: user.apiKey })).body.data;
     const page = await getPage(server(), user, "/console/keys");
     expect(page.text).toContain('id="account-keys-heading"');
-    expect(page.text).toContain(`<h3 id="key-${accountKey.id}">`);
+    expect(page.text).toContain(`<th scope="row" data-label="Name" class="wrap" id="key-${accountKey.id}">`);
     const requests = await getPage(server(), user, `/console/requests?api_key_id=${accountKey.id}`);
     expect(requests.text).toContain(`<td data-label="Key">${accountKey.display_name}</td>`);
     const forged = await postForm(server(), user, "/console/keys/revoke-account", { csrf_token: "forged", ns: user.namespaceId, id: accountKey.id });
@@ -430,7 +430,7 @@ describe("the operator's account key", () => {
     const revoked = await submitForm(server(), user, "/console/keys", "/console/keys/revoke-account", { id: accountKey.id });
     expect(revoked.status).toBe(303);
     expect((await server().api("GET", "/v1/account", { token: user.apiKey })).status).toBe(401);
-    expect((await getPage(server(), user, "/console/keys")).text).toMatch(new RegExp(`<h3 id="key-${accountKey.id}">[^<]*</h3>\\n<dl><dt>Prefix</dt><dd><code>[^<]*</code></dd><dt>Status</dt><dd>revoked`));
+    expect((await getPage(server(), user, "/console/keys")).text).toMatch(new RegExp(`id="key-${accountKey.id}">[^<]*</th>\\n<td data-label="Prefix"><code>[^<]*</code></td>\\n<td data-label="Status" class="wrap">revoked`));
   });
 });
 

@@ -62,7 +62,8 @@ describe("the management pages in a browser", () => {
       // Shown once: the page read again has it nowhere.
       await page.goto(url(`/console/keys?ns=${account.namespaceId}`));
       expect(await page.content()).not.toContain(token);
-      const item = page.locator("li", { has: page.getByRole("heading", { name: "deploy bot" }) });
+      // One row of the keys table per key, its name the row's header.
+      const item = page.locator("tr", { has: page.getByRole("rowheader", { name: "deploy bot" }) });
       await Promise.all([page.waitForURL(/done=revoked/), item.getByRole("button", { name: "Revoke" }).click()]);
       expect(await page.textContent("#form-notice")).toContain("The key is revoked");
       expect(await item.textContent()).toContain("revoked");

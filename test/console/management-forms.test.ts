@@ -48,6 +48,8 @@ function forms(ids: Awaited<ReturnType<typeof resources>>): Array<{ action: stri
     { action: "/console/byok/delete", page: "/console/byok", fields: { provider: "openai" } },
     { action: "/console/policies/budget", page: "/console/policies", fields: { name: "b", window: "day", limit_usd: "5" } },
     { action: "/console/policies/rate-limit", page: "/console/policies", fields: { name: "r", window_secs: "60", max_requests: "10" } },
+    { action: "/console/policies/edit-budget", page: "/console/policies", fields: { id: ids.policyId, window: "month", limit_usd: "9" } },
+    { action: "/console/namespaces", page: "/console/keys", fields: { name: "another" } },
     { action: "/console/policies/disable", page: "/console/policies", fields: { id: ids.policyId } },
     { action: "/console/policies/delete", page: "/console/policies", fields: { id: ids.policyId } },
     {
@@ -69,7 +71,7 @@ function forms(ids: Awaited<ReturnType<typeof resources>>): Array<{ action: stri
 /** What the user's rows are now, to show a refused form changed nothing. */
 async function snapshot(user: ConsoleUser) {
   const read = async (path: string) => (await server.api("GET", path, { token: user.apiKey })).body;
-  return JSON.stringify([await read("/v1/keys"), await read("/v1/policies"), await read("/v1/routing-presets"), await read("/v1/oauth/clients"), await read("/v1/oauth/tokens"), await read("/v1/byok/keys")]);
+  return JSON.stringify([await read("/v1/keys"), await read("/v1/policies"), await read("/v1/routing-presets"), await read("/v1/oauth/clients"), await read("/v1/oauth/tokens"), await read("/v1/byok/keys"), await read("/v1/namespaces")]);
 }
 
 describe("the management pages over HTTP", () => {
@@ -142,7 +144,7 @@ describe("the management pages over HTTP", () => {
       expect((await postForm(server, stranger, form.action, { ...fields, csrf_token: token, ns: stranger.namespaceId })).status).toBe(403);
     }
     expect(await snapshot(user)).toBe(before);
-  }, 60_000);
+  }, 120_000);
 
   test("another account's key, policy, preset, client, grant or BYOK key is a 404 page, and stays as it was", async () => {
     const alice = await signedInUser(server);
@@ -152,6 +154,7 @@ describe("the management pages over HTTP", () => {
     const before = await snapshot(bob);
     const attempts: Array<[string, string, Record<string, string>]> = [
       ["/console/keys", "/console/keys/revoke", { id: bobs.keyId }],
+      ["/console/policies", "/console/policies/edit-budget", { id: bobs.policyId, window: "day", limit_usd: "9" }],
       ["/console/policies", "/console/policies/disable", { id: bobs.policyId }],
       ["/console/policies", "/console/policies/delete", { id: bobs.policyId }],
       ["/console/policies", "/console/policies/bind", { id: bobs.policyId, principal: `namespace:${bob.namespaceId}` }],
@@ -257,7 +260,7 @@ describe("refused input", () => {
       expect(response.text).toContain(`action="${entry.action}"`);
     }
     expect(await snapshot(user)).toBe(before);
-  }, 60_000);
+  }, 120_000);
 
   test("a second routing preset of the same name is a 409 with the message", async () => {
     const user = await signedInUser(server);
@@ -334,6 +337,7 @@ describe("forms that work", () => {
     // same account, sent to the same address while a message waits, sees no token.
     const other = { ...user, cookie: (await signInOverHttp(server, user.email, CONSOLE_PASSWORD)).session! };
     const again = await submitForm(server, user, "/console/keys", "/console/keys", { display_name: "reloaded", "scope.usage:read": "on" });
+    expect(again.status).toBe(303);
     const elsewhere = await getPage(server, other, again.location!);
     expect(elsewhere.text).not.toContain('id="new-token"');
     const sealed = await server.server.services.db.sql`select flash from console_sessions where account_id = ${user.accountId} and flash is not null`;

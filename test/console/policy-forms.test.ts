@@ -229,7 +229,7 @@ describe("key expiry from the console", () => {
     const day = new Date(Date.now() + 40 * 86_400_000).toISOString().slice(0, 10);
     const { token, key, page } = await consoleKey(user, "temporary", { expires_on: day });
     expect(key.expires_at).toBe(`${day}T23:59:59.999Z`);
-    expect(page).toContain(`<dt>Expires</dt><dd>${day} 23:59 UTC</dd>`);
+    expect(page).toContain(`<td data-label="Status" class="wrap">active, expires ${day} 23:59 UTC</td>`);
     expect((await callThroughSdk(harness, "openai-chat", token, ALLOWED, { stream: false })).ok).toBe(true);
     // Today is still a valid choice: the key lasts until midnight UTC.
     const today = new Date().toISOString().slice(0, 10);
@@ -238,7 +238,7 @@ describe("key expiry from the console", () => {
     // Without a date the key does not expire.
     const { key: forever } = await consoleKey(user, "forever");
     expect(forever.expires_at).toBeNull();
-    expect((await getPage(harness.server, user, "/console/keys")).text).toContain("<dt>Expires</dt><dd>never</dd>");
+    expect((await getPage(harness.server, user, "/console/keys")).text).toContain('<td data-label="Status" class="wrap">active, never expires</td>');
   });
 
   test("a date that has passed is refused with 400, the form kept, no key made", async () => {

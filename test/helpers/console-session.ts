@@ -26,7 +26,10 @@ export async function getPage(server: TestServer, user: ConsoleUser, path: strin
 
 /** The CSRF token of the (first) form on `page` that posts to `action`. */
 export function formToken(page: string, action: string): string {
-  const at = page.indexOf(`action="${action}"`);
+  // A posting form first: a GET form (the namespace picker) may name the same page, and the
+  // token after it would be another form's.
+  const posting = page.indexOf(`method="post" action="${action}"`);
+  const at = posting >= 0 ? posting : page.indexOf(`action="${action}"`);
   if (at < 0) throw new Error(`no form posts to ${action}`);
   const match = /name="csrf_token" value="([^"]+)"/.exec(page.slice(at));
   if (!match) throw new Error(`the form posting to ${action} has no CSRF token`);

@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { launchBrowser } from "../helpers/browser";
+import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
+import { CONSOLE_PASSWORD } from "../helpers/console-session";
+import { createAccountWithPassword } from "../helpers/console-http";
+
+/**
+ * The pages changed for day one (models, keys, requests, policies) at 1440 px and 375 px:
+ * nothing wider than the window, and at 1440 px no table cut off inside its scroller (the
+ * models page's latency columns were). Screenshots go to test/console/screenshots/, or to
+ * docs/ with CONSOLE_DOC_SCREENSHOTS=1 (docs/console-and-cli.md shows them).
+ */
+const SCREENSHOTS = join(import.meta.dir, "screenshots");
+const DOCS = process.env.CONSOLE_DOC_SCREENSHOTS === "1" ? join(import.meta.dir, "..", "..", "docs") : SCREENSHOTS;
+const WIDTHS = [
+  { width: 1440, height: 900 },
+  { width: 375, height: 812 },
+] as const;
+
+let browser: Browser;
+let harness: InferenceHarness;
+beforeAll(async () => {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  [browser, harness] = await Promise.all([launchBrowser(), startInferenceHarness()]);
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  await harness?.close();
+});
+
+const url = (path: string) => harness.server.url + path;
+const api = (method: string, path: string, token: string, body?: unknown) => harness.server.api(method, path, { token, ...(body === undefined ? {} : { body }) });
+
+async function signIn(page: Page, email: string): Promise<void> {
+  await page.goto(url("/console"));
+  await page.fill("#email", email);
+  await page.fill("#password", CONSOLE_PASSWORD);
+  await Promise.all([page.waitForURL(/\/console$/), page.click("button:has-text('Sign in')")]);
+}
+
+/** A namespace with a few keys (two named alike), served and refused requests, a blocked budget and a rate limit. */
+async function someTraffic() {
+  const account = await createAccountWithPassword(harness.server, CONSOLE_PASSWORD, 50_000_000);
+  const keys: { id: string; token: string }[] = [];
+  for (const name of ["web app", "ci", "ci", "support bot"]) {
+    const made = await api("POST", "/v1/keys", account.apiKey, { display_name: name, scopes: ["inference:invoke"] });
+    keys.push({ id: made.body.id, token: made.body.token });
+  }
+  const budget = await api("POST", "/v1/budgets", account.apiKey, { name: "support bot daily", window: "day", limit_micro_usd: 2_000 });
+  await api("POST", `/v1/policies/${budget.body.id}/bind`, account.apiKey, { principal_type: "api_key", principal_id: keys[3]!.id });
+  const rate = await api("POST", "/v1/policies", account.apiKey, { name: "ci burst", kind: "rate_limit", spec: { window_secs: 60, max_requests: 30 } });
+  await api("POST", `/v1/policies/${rate.body.id}/bind`, account.apiKey, { principal_type: "api_key", principal_id: keys[1]!.id });
+  for (const [index, model] of ["mock-openai/gpt-4o-mini", "mock-anthropic/claude-sonnet-4-5", "mock-openai/gpt-4o-mini", "mock-openai/gpt-4o-mini"].entries()) {
+    await api("POST", "/v1/chat/completions", keys[index]!.token, { model, messages: [{ role: "user", content: "Hello" }] });
+  }
+  const sql = harness.server.server.services.db.sql;
+  for (let tries = 0; tries < 100; tries++) {
+    const [row] = await sql<{ count: number }[]>`select count(*)::int as count from requests where namespace_id = ${account.namespaceId}`;
+    if (row!.count >= 4) break;
+    await Bun.sleep(50);
+  }
+  return { account, budgetId: budget.body.id as string };
+}
+
+describe("the day-one pages in a browser", () => {
+  test("models, keys, requests and policies fit at 1440 px and 375 px; no table is cut off at 1440 px", async () => {
+    const { account } = await someTraffic();
+    for (const viewport of WIDTHS) {
+      const context = await browser.newContext({ viewport });
+      const page = await context.newPage();
+      try {
+        await signIn(page, account.email);
+        for (const name of ["models", "keys", "requests", "policies"]) {
+          await page.goto(url(`/console/${name}?ns=${account.namespaceId}`));
+          const fit = await page.evaluate(`({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth })`);
+          expect({ name, viewport: viewport.width, fit }).toEqual({ name, viewport: viewport.width, fit: { scrollWidth: viewport.width, innerWidth: viewport.width } });
+          if (viewport.width === 1440) {
+            // Each table whole in its own box: nothing to scroll sideways to find.
+            const cut = await page.evaluate(`Array.from(document.querySelectorAll("main .scroll")).filter((box) => box.scrollWidth > box.clientWidth + 1).map((box) => box.querySelector("table")?.id)`);
+            expect({ name, cut }).toEqual({ name, cut: [] });
+          }
+          await page.screenshot({ path: join(DOCS, `console-${name}-${viewport.width}.png`), fullPage: viewport.width === 1440 && (name === "keys" || name === "requests") });
+        }
+      } finally {
+        await context.close();
+      }
+    }
+  }, 120_000);
+
+  test("a budget's amount is changed in place with the keyboard, and the page says it is no longer blocked", async () => {
+    const { account, budgetId } = await someTraffic();
+    const context = await browser.newContext({ viewport: WIDTHS[0] });
+    const page = await context.newPage();
+    try {
+      await signIn(page, account.email);
+      await page.goto(url(`/console/policies?ns=${account.namespaceId}`));
+      const item = page.locator("li", { has: page.getByRole("heading", { name: "support bot daily" }) });
+      expect(await item.locator(".policy-status").first().textContent()).toContain("Blocked:");
+      await item.locator("summary", { hasText: "Change the limit" }).focus();
+      await page.keyboard.press("Enter");
+      await item.getByLabel("New amount in US dollars").fill("5");
+      await Promise.all([page.waitForURL(/done=budget_changed/), item.getByLabel("New amount in US dollars").press("Enter")]);
+      const changed = page.locator("li", { has: page.getByRole("heading", { name: "support bot daily" }) });
+      expect(await changed.locator(".policy-status").first().textContent()).not.toContain("Blocked:");
+      expect(await changed.textContent()).toContain("Spend at most $5.00 in any 24 hours");
+      expect((await api("GET", `/v1/budgets/${budgetId}`, account.apiKey)).body).toMatchObject({ limit_micro_usd: 5_000_000 });
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+});
