@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
-import { launchBrowser } from "../helpers/browser";
+import { launchBrowser, signInInBrowser } from "../helpers/browser";
 import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
 import { CONSOLE_PASSWORD } from "../helpers/console-session";
 import { createAccountWithPassword } from "../helpers/console-http";
@@ -34,12 +34,7 @@ afterAll(async () => {
 const url = (path: string) => harness.server.url + path;
 const api = (method: string, path: string, token: string, body?: unknown) => harness.server.api(method, path, { token, ...(body === undefined ? {} : { body }) });
 
-async function signIn(page: Page, email: string): Promise<void> {
-  await page.goto(url("/console"));
-  await page.fill("#email", email);
-  await page.fill("#password", CONSOLE_PASSWORD);
-  await Promise.all([page.waitForURL(/\/console$/), page.click("button:has-text('Sign in')")]);
-}
+const signIn = (page: Page, email: string) => signInInBrowser(page, harness.server.url, email, CONSOLE_PASSWORD);
 
 /** A namespace with a few keys (two named alike), served and refused requests, a blocked budget and a rate limit. */
 async function someTraffic() {

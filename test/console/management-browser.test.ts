@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { launchBrowser } from "../helpers/browser";
+import { launchBrowser, signInInBrowser } from "../helpers/browser";
 import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
 import { CONSOLE_PASSWORD } from "../helpers/console-session";
 import { createAccountWithPassword } from "../helpers/console-http";
@@ -32,12 +32,7 @@ async function withPage<T>(run: (page: Page, context: BrowserContext) => Promise
   }
 }
 
-async function signIn(page: Page, email: string): Promise<void> {
-  await page.goto(url("/console"));
-  await page.fill("#email", email);
-  await page.fill("#password", CONSOLE_PASSWORD);
-  await Promise.all([page.waitForURL(/\/console$/), page.click("button:has-text('Sign in')")]);
-}
+const signIn = (page: Page, email: string) => signInInBrowser(page, harness.server.url, email, CONSOLE_PASSWORD);
 
 /** Submits a form by its button and waits for the page the server answers with. */
 async function submit(page: Page, buttonName: string): Promise<void> {

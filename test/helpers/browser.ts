@@ -36,3 +36,11 @@ export async function firstLoad(page: Page, address: string): Promise<{ requeste
   }
   return { requested, bytes };
 }
+
+/** Signs in through the console's sign-in form at `baseUrl` and waits for the overview. */
+export async function signInInBrowser(page: Page, baseUrl: string, email: string, password: string): Promise<void> {
+  await page.goto(`${baseUrl}/console`);
+  await page.fill("#email", email);
+  await page.fill("#password", password);
+  await Promise.all([page.waitForURL(/\/console$/), page.click("button:has-text('Sign in')")]);
+}
