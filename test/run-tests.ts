@@ -13,7 +13,7 @@
  * Extra arguments go to `bun test` (e.g. a path filter).
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync, chmodSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, chmodSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createServer } from "node:net";
@@ -132,8 +132,16 @@ async function main(): Promise<number> {
     const serverOptions = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300`;
     sh(join(bin, "pg_ctl"), ["-D", dataDir, "-o", serverOptions, "-l", join(dir, "server.log"), "-w", "start"], { asPostgres: true, quiet: true });
     started = true;
+    // Every temporary file and folder a test makes (catalogs, data folders, browser
+    // profiles) goes under the run's own folder, removed with the cluster by stop(): a test
+    // that forgets its own, or a run cut short, leaves nothing in /tmp. Mode 1777 like /tmp:
+    // the tests run some tools as the postgres user.
+    const testTmp = join(dir, "tmp");
+    mkdirSync(testTmp);
+    chmodSync(testTmp, 0o1777);
     const env = {
       ...process.env,
+      TMPDIR: testTmp,
       TEST_DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/postgres`,
       TEST_PG_BIN: bin,
       LOG_LEVEL: process.env.LOG_LEVEL ?? "silent",
