@@ -107,9 +107,10 @@ export interface Config {
    */
   accountConcurrentReads: number;
   /**
-   * REFUSED_RECORDS_PER_MINUTE: requests refused before admission (an invalid body, an
-   * unknown model) that get a record of their own, per account and minute on this process;
-   * the rest are only counted (src/metering/refusal-sampler.ts). 0: none get a record.
+   * REFUSED_RECORDS_PER_MINUTE: requests refused before any upstream call (an invalid
+   * body, an unknown model, admission's 402, 403 and 429) that get a record of their own,
+   * per account and minute on the whole database; the rest are only counted
+   * (src/metering/refusal-sampler.ts). 0: none get a record.
    */
   refusedRecordsPerMinute: number;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
