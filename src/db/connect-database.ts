@@ -5,6 +5,7 @@ import { join, resolve } from "node:path";
 import type { Config } from "../config";
 import { log } from "../observability/log";
 import { makeDataDirPrivate } from "./private-data-dir";
+import { markingReadPoolErrors } from "./errors";
 
 export type Sql = postgres.Sql<{ bigint: number }>;
 
@@ -127,7 +128,7 @@ async function shareArrayTypes(from: Sql, to: Sql): Promise<void> {
 export async function connectDatabase(config: Config): Promise<Database> {
   if (config.databaseUrl) {
     const sql = postgres(config.databaseUrl, clientOptions(config.databasePoolSize)) as unknown as Sql;
-    const read = postgres(readDatabaseUrl(config) ?? config.databaseUrl, readClientOptions(config)) as unknown as Sql;
+    const read = markingReadPoolErrors(postgres(readDatabaseUrl(config) ?? config.databaseUrl, readClientOptions(config)) as unknown as Sql);
     await shareArrayTypes(sql, read);
     if (config.databaseReadUrl) log.info("read pool on a replica", { read_host: hostOf(config.databaseReadUrl) });
     return {

@@ -1,3 +1,5 @@
+import type { Sql } from "./connect-database";
+
 /** PostgreSQL SQLSTATE 23505: a unique constraint refused the row. */
 export function isUniqueViolation(error: unknown): boolean {
   return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "23505";
@@ -21,4 +23,31 @@ export function isDataRejection(error: unknown): boolean {
   if (!(error instanceof Error) || error.name !== "PostgresError") return false;
   const code = sqlState(error);
   return code !== undefined && /^(22|23|54)[0-9A-Z]{3}$/.test(code);
+}
+
+const FROM_READ_POOL = Symbol("fromReadPool");
+
+/**
+ * The read pool with each statement's error marked as the read pool's (isReadPoolError):
+ * some errors mean something else there, a replica's conflict with recovery (SQLSTATE
+ * 40001) above all, which a statement on the primary pool cannot meet. Only `unsafe` is
+ * wrapped: every read goes through it (src/db/queries/run-query.ts), and each caller only
+ * awaits it.
+ */
+export function markingReadPoolErrors(sql: Sql): Sql {
+  const mark = (error: unknown) => {
+    if (typeof error === "object" && error !== null) Object.defineProperty(error, FROM_READ_POOL, { value: true });
+    throw error;
+  };
+  return new Proxy(sql, {
+    get(target, property, receiver) {
+      if (property !== "unsafe") return Reflect.get(target, property, receiver) as unknown;
+      return (...args: Parameters<Sql["unsafe"]>) => target.unsafe(...args).catch(mark);
+    },
+  });
+}
+
+/** Whether a statement of the read pool (markingReadPoolErrors) failed with this error. */
+export function isReadPoolError(error: unknown): boolean {
+  return typeof error === "object" && error !== null && FROM_READ_POOL in error;
 }
