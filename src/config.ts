@@ -102,8 +102,8 @@ export interface Config {
   readStatementTimeoutMs: number;
   /**
    * ACCOUNT_CONCURRENT_READS: expensive management reads (history, usage, daily usage, the
-   * console's overview and CSV export) one account may have in flight on this process; one
-   * more is a 429 (src/http/account-read-gate.ts).
+   * console's overview and CSV export) one account may have in flight on this instance,
+   * divided among its SERVER_PROCESSES; one more is a 429 (src/http/account-read-gate.ts).
    */
   accountConcurrentReads: number;
   /**
