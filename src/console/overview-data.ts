@@ -1,12 +1,11 @@
 import { walletBalance } from "../management/billing/billing-service";
 import { parseRequestFilters } from "../management/usage/request-filters";
-import { dailyUsage, eachRequestPage, listRequests, namespaceUsageAggregate } from "../management/usage/usage-service";
+import { dailyUsage, eachRequestPage, listRequests, namespaceUsageAggregate, unrecordedRefusalCounts } from "../management/usage/usage-service";
 import type { Services } from "../services";
 import type { PickedNamespace } from "./console-namespace";
 import type { QueryFields } from "./management-request";
 import { OVERVIEW_PERIODS, type OverviewData, type OverviewPeriod, type OverviewSplit } from "./overview-page";
 import { requestBreakdown, withUnrecordedRefusals } from "./request-breakdown";
-import { unrecordedRefusals } from "../db/queries/usage";
 import { requestKeys } from "./request-keys";
 
 /** Requests read at most to count refusals, errors and BYOK use (ten pages of the history). */
@@ -40,7 +39,7 @@ export async function overviewData(services: Services, accountId: string, picked
     dailyUsage(services, tenant, window, "api_key"),
     requestKeys(services, tenant),
     requestBreakdown(eachRequestPage(services, tenant, historyQuery, BREAKDOWN_PAGE_ROWS), BREAKDOWN_ROWS),
-    unrecordedRefusals(services.db.read, accountId, picked.namespace.id, window),
+    unrecordedRefusalCounts(services, tenant, window),
     listRequests(services, tenant, { offset: 0, limit: 1 }),
   ]);
   const model = services.catalog.listModels()[0]?.id ?? "openai/gpt-4.1-mini";

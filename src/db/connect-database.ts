@@ -5,7 +5,7 @@ import { join, resolve } from "node:path";
 import type { Config } from "../config";
 import { log } from "../observability/log";
 import { makeDataDirPrivate } from "./private-data-dir";
-import { markingReadPoolErrors } from "./errors";
+import { markAsReadPoolError } from "./errors";
 
 export type Sql = postgres.Sql<{ bigint: number }>;
 
@@ -99,6 +99,25 @@ function readClientOptions(config: Pick<Config, "databaseReadPoolSize" | "readSt
       ...(config.readStatementTimeoutMs > 0 ? { statement_timeout: config.readStatementTimeoutMs } : {}),
     },
   };
+}
+
+/**
+ * The read pool with each statement's error marked as the read pool's (isReadPoolError in
+ * errors.ts), so that the answer can tell a replica's conflict with recovery from the same
+ * SQLSTATE anywhere else. Only `unsafe` is wrapped: every read goes through it
+ * (src/db/queries/run-query.ts), and each caller only awaits it.
+ */
+export function markingReadPoolErrors(sql: Sql): Sql {
+  const marked = (error: unknown) => {
+    markAsReadPoolError(error);
+    throw error;
+  };
+  return new Proxy(sql, {
+    get(target, property, receiver) {
+      if (property !== "unsafe") return Reflect.get(target, property, receiver) as unknown;
+      return (...args: Parameters<Sql["unsafe"]>) => target.unsafe(...args).catch(marked);
+    },
+  });
 }
 
 /**

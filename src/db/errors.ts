@@ -1,5 +1,3 @@
-import type { Sql } from "./connect-database";
-
 /** PostgreSQL SQLSTATE 23505: a unique constraint refused the row. */
 export function isUniqueViolation(error: unknown): boolean {
   return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "23505";
@@ -28,26 +26,15 @@ export function isDataRejection(error: unknown): boolean {
 const FROM_READ_POOL = Symbol("fromReadPool");
 
 /**
- * The read pool with each statement's error marked as the read pool's (isReadPoolError):
- * some errors mean something else there, a replica's conflict with recovery (SQLSTATE
- * 40001) above all, which a statement on the primary pool cannot meet. Only `unsafe` is
- * wrapped: every read goes through it (src/db/queries/run-query.ts), and each caller only
- * awaits it.
+ * Marks an error as a statement's of the read pool (connect-database.ts): some errors mean
+ * something else there, a replica's conflict with recovery (SQLSTATE 40001) above all,
+ * which a statement on the primary pool cannot meet.
  */
-export function markingReadPoolErrors(sql: Sql): Sql {
-  const mark = (error: unknown) => {
-    if (typeof error === "object" && error !== null) Object.defineProperty(error, FROM_READ_POOL, { value: true });
-    throw error;
-  };
-  return new Proxy(sql, {
-    get(target, property, receiver) {
-      if (property !== "unsafe") return Reflect.get(target, property, receiver) as unknown;
-      return (...args: Parameters<Sql["unsafe"]>) => target.unsafe(...args).catch(mark);
-    },
-  });
+export function markAsReadPoolError(error: unknown): void {
+  if (typeof error === "object" && error !== null && !(FROM_READ_POOL in error)) Object.defineProperty(error, FROM_READ_POOL, { value: true });
 }
 
-/** Whether a statement of the read pool (markingReadPoolErrors) failed with this error. */
+/** Whether a statement of the read pool failed with this error (markAsReadPoolError). */
 export function isReadPoolError(error: unknown): boolean {
   return typeof error === "object" && error !== null && FROM_READ_POOL in error;
 }

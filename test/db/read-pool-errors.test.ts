@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Sql } from "../../src/db/connect-database";
-import { isReadPoolError, markingReadPoolErrors } from "../../src/db/errors";
+import { markingReadPoolErrors, type Sql } from "../../src/db/connect-database";
+import { isReadPoolError } from "../../src/db/errors";
 import { isReplicaConflict } from "../../src/errors/query-timeout";
 import { startTestServer, type TestServer } from "../helpers/test-server";
 
