@@ -93,6 +93,45 @@ describe("an account's concurrent reads", () => {
   });
 });
 
+describe("an account's concurrent reads on two server processes of one instance", () => {
+  test("SERVER_PROCESSES divides ACCOUNT_CONCURRENT_READS among the processes: under 24 concurrent reads over both, never more than the limit in flight in all", async () => {
+    const LIMIT = 4;
+    const shared = { url: server.databaseUrl, drop: async () => {} };
+    const processes = [
+      await startTestServer({ accountConcurrentReads: LIMIT, serverProcesses: 2 }, shared),
+      await startTestServer({ accountConcurrentReads: LIMIT, serverProcesses: 2 }, shared),
+    ];
+    try {
+      expect(processes.map((p) => p.server.services.accountReads.limit)).toEqual([2, 2]);
+      // Counts the owner's reads in flight on both processes together.
+      let inFlight = 0;
+      let most = 0;
+      for (const p of processes) {
+        const gate = p.server.services.accountReads;
+        const enter = gate.enter.bind(gate);
+        gate.enter = (accountId: string) => {
+          const release = enter(accountId);
+          if (accountId === owner.accountId) most = Math.max(most, ++inFlight);
+          let released = false;
+          return () => {
+            if (!released && accountId === owner.accountId) inFlight--;
+            released = true;
+            release();
+          };
+        };
+      }
+      const statuses = await Promise.all(
+        Array.from({ length: 24 }, (_, i) => processes[i % 2]!.api("GET", "/v1/namespaces/me/usage/daily?group_by=api_key", { token: owner.apiKey }).then((r) => r.status)),
+      );
+      for (const status of statuses) expect([200, 429]).toContain(status);
+      expect(most).toBeGreaterThan(1);
+      expect(most).toBeLessThanOrEqual(LIMIT);
+    } finally {
+      for (const p of processes) await p.close();
+    }
+  });
+});
+
 describe("what holds a slot or a connection, and for how long", () => {
   test("a CSV export gives its slot back when read to the end, when it fails, and when cancelled before its first page", async () => {
     let released = 0;
