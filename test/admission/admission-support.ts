@@ -9,7 +9,7 @@ import { toPolicyRecord } from "../../src/policy/policy-record";
 import postgres from "postgres";
 import type { Sql } from "../../src/db/connect-database";
 import { migrate } from "../../src/db/migrate";
-import { createTestDatabase } from "../helpers/test-database";
+import { createTestDatabase } from "../support/test-database";
 
 /** A policy bound to a principal, as the policy store would load it (spec validated, patterns compiled). */
 export function bound(id: string, kind: string, spec: object, principal: PrincipalRef = { type: "api_key", id: "k_test" }, disabled = false): BoundPolicy {

@@ -5,7 +5,7 @@ import { PolicyCounters } from "../../src/admission/policy-counters";
 import type { Sql } from "../../src/db/connect-database";
 import { migrate } from "../../src/db/migrate";
 import { NO_POLICY } from "../../src/policy/compose-policies";
-import { createTestDatabase } from "../helpers/test-database";
+import { createTestDatabase } from "../support/test-database";
 import { bound, effective, request } from "./admission-support";
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;

@@ -5,7 +5,7 @@ import { migrate } from "../../src/db/migrate";
 import { WalletLeases } from "../../src/admission/wallet-leases";
 import { createMeteringSink } from "../../src/metering/metering-sink";
 import { ShardedWriteBuffer } from "../../src/db/batch/sharded-write-buffer";
-import { createTestDatabase } from "../helpers/test-database";
+import { createTestDatabase } from "../support/test-database";
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let sql: Sql;

@@ -4,7 +4,7 @@ import type { Sql } from "../../src/db/connect-database";
 import { migrate } from "../../src/db/migrate";
 import { LastUsedTracker } from "../../src/auth/last-used-tracker";
 import { archiveNamespace } from "../../src/db/queries/namespaces";
-import { createTestDatabase } from "../helpers/test-database";
+import { createTestDatabase } from "../support/test-database";
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let sql: Sql;

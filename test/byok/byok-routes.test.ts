@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sodium from "libsodium-wrappers";
-import { startTestServer, TEST_ADMIN_TOKEN, type TestServer } from "../helpers/test-server";
+import { startTestServer, TEST_ADMIN_TOKEN, type TestServer } from "../support/test-server";
 
 // A catalog where one provider refuses BYOK keys, the rest as built in.
 function catalogWithoutByokFor(providerId: string): string {

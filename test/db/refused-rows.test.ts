@@ -4,7 +4,7 @@ import type { Sql } from "../../src/db/connect-database";
 import { migrate } from "../../src/db/migrate";
 import { WriteBuffer, type BatchTable } from "../../src/db/batch/write-buffer";
 import { Metrics } from "../../src/observability/metrics";
-import { createTestDatabase } from "../helpers/test-database";
+import { createTestDatabase } from "../support/test-database";
 
 /**
  * A flush the database refuses for its data: the refused rows are isolated and

@@ -5,7 +5,7 @@ import { migrate } from "../../src/db/migrate";
 import { query } from "../../src/db/named-queries";
 import { ensureRequestPartitions } from "../../src/db/queries/request-partitions";
 import { listRequests, type UsageServiceDeps } from "../../src/management/usage/usage-service";
-import { createTestDatabase } from "../helpers/test-database";
+import { createTestDatabase } from "../support/test-database";
 import { insertSyntheticRequests } from "./synthetic-requests";
 
 /**

@@ -4,7 +4,7 @@ import type { Sql } from "../../src/db/connect-database";
 import { migrate } from "../../src/db/migrate";
 import { query } from "../../src/db/named-queries";
 import { ensureRequestPartitions } from "../../src/db/queries/request-partitions";
-import { createTestDatabase } from "../helpers/test-database";
+import { createTestDatabase } from "../support/test-database";
 import { insertSyntheticRequests } from "./synthetic-requests";
 import { listNamespaceRequests, namespaceUsage } from "../../src/db/queries/usage";
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type postgres from "postgres";
-import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
+import { startInferenceHarness, type InferenceHarness } from "../support/inference-harness";
 import { DEFAULT_MAX_OUTPUT_TOKENS } from "../../src/admission/cost-ceiling";
 import { PROTOCOLS, UPSTREAM, catalogPricing, closeClients, database, flush, handCharge, normaliseRow, returnIdleReservations, send, wallet, type Protocol } from "./metering-support";
 

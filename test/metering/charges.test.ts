@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type postgres from "postgres";
-import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
-import type { MockUsage } from "../helpers/mock-upstreams";
+import { startInferenceHarness, type InferenceHarness } from "../support/inference-harness";
+import type { MockUsage } from "../support/mock-upstreams";
 import { PROTOCOLS, UPSTREAM, catalogPricing, type Buckets, closeClients, database, flush, handCharge, normaliseRow, recordsFor, send, sseJson, type Protocol } from "./metering-support";
 
 let harness: InferenceHarness;

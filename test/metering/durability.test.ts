@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import postgres from "postgres";
-import { MOCK_KEY, spawnServerOnMocks, startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
-import { startAllMockUpstreams, type MockUpstreamSet } from "../helpers/mock-upstreams";
-import { createTestDatabase } from "../helpers/test-database";
+import { MOCK_KEY, spawnServerOnMocks, startInferenceHarness, type InferenceHarness } from "../support/inference-harness";
+import { startAllMockUpstreams, type MockUpstreamSet } from "../support/mock-upstreams";
+import { createTestDatabase } from "../support/test-database";
 import { UPSTREAM, closeClients, database, flush, normaliseRow, requestFor, returnIdleReservations, send, sseJson, wallet, type Protocol } from "./metering-support";
 
 afterAll(() => closeClients());

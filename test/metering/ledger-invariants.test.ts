@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import postgres from "postgres";
-import { MOCK_KEY, spawnServerOnMocks } from "../helpers/inference-harness";
-import { startAllMockUpstreams, type MockUpstreamSet } from "../helpers/mock-upstreams";
-import { createTestDatabase } from "../helpers/test-database";
+import { MOCK_KEY, spawnServerOnMocks } from "../support/inference-harness";
+import { startAllMockUpstreams, type MockUpstreamSet } from "../support/mock-upstreams";
+import { createTestDatabase } from "../support/test-database";
 
 /**
  * The books balance under everything at once: a Switchyard process, several accounts

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import postgres from "postgres";
-import { MOCK_KEY, spawnServerOnMocks } from "../helpers/inference-harness";
-import { startAllMockUpstreams, type MockUpstreamSet } from "../helpers/mock-upstreams";
-import type { SpawnedServer } from "../helpers/spawn-server";
-import { createTestDatabase } from "../helpers/test-database";
+import { MOCK_KEY, spawnServerOnMocks } from "../support/inference-harness";
+import { startAllMockUpstreams, type MockUpstreamSet } from "../support/mock-upstreams";
+import type { SpawnedServer } from "../support/spawn-server";
+import { createTestDatabase } from "../support/test-database";
 
 /**
  * Two Switchyard processes on one PostgreSQL share one small wallet under 2 × 200

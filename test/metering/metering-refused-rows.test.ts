@@ -8,7 +8,7 @@ import type { LedgerRow, MeteringSink, RequestRow } from "../../src/metering/met
 import type { UsageFrameRecord } from "../../src/db/usage-evidence-shape";
 import { WriteBuffer } from "../../src/db/batch/write-buffer";
 import { Metrics } from "../../src/observability/metrics";
-import { createTestDatabase } from "../helpers/test-database";
+import { createTestDatabase } from "../support/test-database";
 
 /**
  * The metering tables against text PostgreSQL cannot store, and rows it refuses for

@@ -6,7 +6,7 @@ import { createMeteringSink } from "../../src/metering/metering-sink";
 import type { LedgerRow, MeteringSink, RequestRow } from "../../src/metering/metering-rows";
 import { ShardedWriteBuffer, shardIndex } from "../../src/db/batch/sharded-write-buffer";
 import { WriteBuffer } from "../../src/db/batch/write-buffer";
-import { createTestDatabase } from "../helpers/test-database";
+import { createTestDatabase } from "../support/test-database";
 import { normaliseRow } from "./metering-support";
 import type { UsageFrameRecord } from "../../src/db/usage-evidence-shape";
 

@@ -4,14 +4,14 @@
  * CATALOG prices, and the number of usage reports a mock upstream sends.
  */
 import postgres from "postgres";
-import { MOCK_PROVIDERS, type CatalogPricing, type MockScenario, type UpstreamProtocol } from "../helpers/mock-upstreams";
-import { anthropicMessagesMock } from "../helpers/mock-upstreams/anthropic-messages-mock";
-import { googleGenerateContentMock } from "../helpers/mock-upstreams/google-generate-content-mock";
-import { openaiChatMock } from "../helpers/mock-upstreams/openai-chat-mock";
-import { openaiResponsesMock } from "../helpers/mock-upstreams/openai-responses-mock";
-import type { MockProtocol } from "../helpers/mock-upstreams/mock-protocol";
-import { resolveScenario } from "../helpers/mock-upstreams/resolve-scenario";
-import type { InferenceHarness } from "../helpers/inference-harness";
+import { MOCK_PROVIDERS, type CatalogPricing, type MockScenario, type UpstreamProtocol } from "../support/mock-upstreams";
+import { anthropicMessagesMock } from "../support/mock-upstreams/anthropic-messages-mock";
+import { googleGenerateContentMock } from "../support/mock-upstreams/google-generate-content-mock";
+import { openaiChatMock } from "../support/mock-upstreams/openai-chat-mock";
+import { openaiResponsesMock } from "../support/mock-upstreams/openai-responses-mock";
+import type { MockProtocol } from "../support/mock-upstreams/mock-protocol";
+import { resolveScenario } from "../support/mock-upstreams/resolve-scenario";
+import type { InferenceHarness } from "../support/inference-harness";
 
 export type Protocol = UpstreamProtocol;
 export const PROTOCOLS: readonly Protocol[] = ["openai-chat", "openai-responses", "anthropic-messages", "google-generate-content"];

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type postgres from "postgres";
 import { ESTIMATOR } from "../../src/metering/estimate-tokens";
 import { PROMPT_OVERHEAD_TOKENS } from "../../src/admission/prompt-token-ceiling";
-import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
-import type { MockScenario } from "../helpers/mock-upstreams";
+import { startInferenceHarness, type InferenceHarness } from "../support/inference-harness";
+import type { MockScenario } from "../support/mock-upstreams";
 import {
   PROTOCOLS,
   UPSTREAM,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { MOCK_KEY, spawnServerOnMocks } from "../helpers/inference-harness";
-import { startAllMockUpstreams, type MockUpstreamSet } from "../helpers/mock-upstreams";
-import { createTestDatabase } from "../helpers/test-database";
+import { MOCK_KEY, spawnServerOnMocks } from "../support/inference-harness";
+import { startAllMockUpstreams, type MockUpstreamSet } from "../support/mock-upstreams";
+import { createTestDatabase } from "../support/test-database";
 import { UPSTREAM, closeClients, database, normaliseRow, send, wallet } from "./metering-support";
 
 afterAll(() => closeClients());

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type postgres from "postgres";
 import { encode as o200k } from "gpt-tokenizer/encoding/o200k_base";
 import { encode as cl100k } from "gpt-tokenizer/encoding/cl100k_base";
-import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
+import { startInferenceHarness, type InferenceHarness } from "../support/inference-harness";
 import { codecFor } from "../../src/translation/codec-registry";
 import { promptShape, promptTokenCeiling } from "../../src/admission/prompt-token-ceiling";
 import { utf8Bytes } from "../../src/translation/utf8-bytes";

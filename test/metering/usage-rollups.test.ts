@@ -9,8 +9,8 @@ import type { LedgerRow, RequestRow } from "../../src/metering/metering-rows";
 import { accountUsage, dailyNamespaceUsage, namespaceUsage, type DailyUsageGrouping, type TimeWindow } from "../../src/db/queries/usage";
 import { platformUsageByDayAndModel, providerRequestWindow } from "../../src/db/queries/stats";
 import { maintainRequestPartitions } from "../../src/db/request-partitions";
-import { createTestDatabase } from "../helpers/test-database";
-import { REFERENCE_ACCOUNT_USAGE, REFERENCE_DAILY_USAGE, REFERENCE_NAMESPACE_USAGE, REFERENCE_PLATFORM_USAGE, REFERENCE_PROVIDER_WINDOW } from "../helpers/usage-reference";
+import { createTestDatabase } from "../support/test-database";
+import { REFERENCE_ACCOUNT_USAGE, REFERENCE_DAILY_USAGE, REFERENCE_NAMESPACE_USAGE, REFERENCE_PLATFORM_USAGE, REFERENCE_PROVIDER_WINDOW } from "../support/usage-reference";
 
 /**
  * The usage rollups (migrations 0034 and 0035: days and hours) answer exactly what the request records and ledger

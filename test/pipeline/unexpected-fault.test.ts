@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type postgres from "postgres";
-import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
+import { startInferenceHarness, type InferenceHarness } from "../support/inference-harness";
 import { UPSTREAM, closeClients, database, flush, recordsFor, send } from "../metering/metering-support";
 
 let harness: InferenceHarness;

@@ -7,7 +7,7 @@ import { NO_POLICY } from "../../src/policy/compose-policies";
 import { effectivePolicyView } from "../../src/policy/effective-policy-view";
 import type { PrincipalRef } from "../../src/policy/effective-policy";
 import { PolicyStore } from "../../src/policy/policy-store";
-import { createTestDatabase } from "../helpers/test-database";
+import { createTestDatabase } from "../support/test-database";
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let sql: Sql;

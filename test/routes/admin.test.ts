@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ALL_SCOPES } from "../../src/auth/scopes";
-import { startTestServer, TEST_ADMIN_TOKEN, type TestServer } from "../helpers/test-server";
+import { startTestServer, TEST_ADMIN_TOKEN, type TestServer } from "../support/test-server";
 
 let server: TestServer;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
-import type { TestAccount } from "../helpers/test-server";
+import { startInferenceHarness, type InferenceHarness } from "../support/inference-harness";
+import type { TestAccount } from "../support/test-server";
 import type { RequestRow } from "../../src/metering/metering-rows";
 
 /**

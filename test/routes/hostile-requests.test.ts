@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
-import { TEST_ADMIN_TOKEN } from "../helpers/test-server";
-import { chunkedBody, rawHttp } from "../helpers/raw-http";
+import { startInferenceHarness, type InferenceHarness } from "../support/inference-harness";
+import { TEST_ADMIN_TOKEN } from "../support/test-server";
+import { chunkedBody, rawHttp } from "../support/raw-http";
 
 /**
  * Management and routing inputs that used to reach SQL or a handler unchecked: NUL in

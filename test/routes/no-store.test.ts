@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTestServer, TEST_ADMIN_TOKEN, type TestAccount, type TestServer } from "../helpers/test-server";
+import { startTestServer, TEST_ADMIN_TOKEN, type TestAccount, type TestServer } from "../support/test-server";
 
 /**
  * Authenticated answers are one caller's own (history, usage, keys, policies, the operator

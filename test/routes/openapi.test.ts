@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { startTestServer, type TestServer } from "../helpers/test-server";
+import { startTestServer, type TestServer } from "../support/test-server";
 
 let server: TestServer;
 beforeAll(async () => {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTestServer, type TestAccount, type TestServer } from "../helpers/test-server";
+import { startTestServer, type TestAccount, type TestServer } from "../support/test-server";
 import { insertSyntheticRequests } from "../db/synthetic-requests";
 import { heldUntilDone } from "../../src/console/requests-csv";
 import { OneAtATime } from "../../src/public/one-at-a-time";
-import { getPage, signedInUser } from "../helpers/console-session";
+import { getPage, signedInUser } from "../support/console-session";
 
 /**
  * The read pool's limits, seen from the API: a read PostgreSQL stops at the read statement

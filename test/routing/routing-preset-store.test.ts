@@ -4,7 +4,7 @@ import type { Sql } from "../../src/db/connect-database";
 import { migrate } from "../../src/db/migrate";
 import { insertRoutingPreset, replaceRoutingPreset, setRoutingPresetDisabled } from "../../src/db/queries/routing-presets";
 import { RoutingPresetStore } from "../../src/routing/routing-preset-store";
-import { createTestDatabase } from "../helpers/test-database";
+import { createTestDatabase } from "../support/test-database";
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let sql: Sql;

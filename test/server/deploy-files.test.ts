@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { checkHaproxyConfig } from "../helpers/haproxy";
+import { checkHaproxyConfig } from "../support/haproxy";
 
 /**
  * deploy/compose.yaml and deploy/haproxy.cfg cannot rot: the compose file parses and wires

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import postgres from "postgres";
-import { createTestDatabase } from "../helpers/test-database";
-import { spawnServer, type SpawnedServer } from "../helpers/spawn-server";
-import { startTestServer, type TestServer } from "../helpers/test-server";
+import { createTestDatabase } from "../support/test-database";
+import { spawnServer, type SpawnedServer } from "../support/spawn-server";
+import { startTestServer, type TestServer } from "../support/test-server";
 
 /**
  * GET /ready (docs/operations.md "Readiness and drain"): 200 {"status":"ready"} while the database answers with

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import postgres from "postgres";
-import { MOCK_KEY, spawnServerOnMocks } from "../helpers/inference-harness";
-import { startAllMockUpstreams, type MockUpstreamSet } from "../helpers/mock-upstreams";
-import type { SpawnedServer } from "../helpers/spawn-server";
-import { createTestDatabase } from "../helpers/test-database";
-import { startHaproxy, type RunningHaproxy } from "../helpers/haproxy";
+import { MOCK_KEY, spawnServerOnMocks } from "../support/inference-harness";
+import { startAllMockUpstreams, type MockUpstreamSet } from "../support/mock-upstreams";
+import type { SpawnedServer } from "../support/spawn-server";
+import { createTestDatabase } from "../support/test-database";
+import { startHaproxy, type RunningHaproxy } from "../support/haproxy";
 
 /**
  * Two instances on one PostgreSQL behind HAProxy (health checks on /ready), a steady load
