@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import sodium from "libsodium-wrappers";
-import { createTestDatabase } from "../support/test-database";
-import { startTestServer, TEST_ADMIN_TOKEN, type TestServer } from "../support/test-server";
-import { deviceTokens, postForm } from "../oauth/oauth-support";
+import { createTestDatabase } from "../../support/test-database";
+import { startTestServer, TEST_ADMIN_TOKEN, type TestServer } from "../../support/test-server";
+import { deviceTokens, postForm } from "../../oauth/oauth-support";
 
 let database: { url: string; drop(): Promise<void> };
 let server: TestServer;

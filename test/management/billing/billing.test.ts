@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import postgres from "postgres";
-import { startInferenceHarness, type InferenceHarness } from "../support/inference-harness";
-import { TEST_ADMIN_TOKEN, type TestAccount } from "../support/test-server";
+import { startInferenceHarness, type InferenceHarness } from "../../support/inference-harness";
+import { TEST_ADMIN_TOKEN, type TestAccount } from "../../support/test-server";
 
 /** Wallet balance and ledger, after real requests through the mock upstreams. */
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import postgres from "postgres";
-import { startInferenceHarness, type InferenceHarness } from "../support/inference-harness";
-import type { TestAccount } from "../support/test-server";
-import { deviceTokens } from "../oauth/oauth-support";
+import { startInferenceHarness, type InferenceHarness } from "../../support/inference-harness";
+import type { TestAccount } from "../../support/test-server";
+import { deviceTokens } from "../../oauth/oauth-support";
 
 /**
  * Request attribution (which credential made each request) and the history filters of
@@ -220,7 +220,7 @@ describe("the key filter's plan", () => {
         from generate_series(1, 4000) g`;
     await insertRows(account, [{ createdAt: "2026-01-01T00:00:00Z", key: "k_rare" }, { createdAt: "2026-01-02T00:00:00Z", key: "k_rare" }, { createdAt: "2026-01-03T00:00:00Z", key: "k_rare" }]);
     await sql`analyze requests`;
-    const { query } = await import("../../src/db/named-queries");
+    const { query } = await import("../../../src/db/named-queries");
     const params = [account.accountId, account.namespaceId, 25, 0, null, null, null, null, null, null, null, "k_rare"];
     const plan = (await sql.unsafe(`explain ${query("listKeyRequests")}`, params as never[])).map((row: any) => row["QUERY PLAN"]).join("\n");
     // The request table is partitioned by month (migration 0025): the month holding the busy
@@ -317,7 +317,7 @@ describe("eachRequestPage (the export of a whole filtered history)", () => {
              'succeeded', 200, 'computed', g % 2 = 0, '{}',
              '2026-05-01T00:00:00Z'::timestamptz + make_interval(secs => (g / 4) * 0.000001), now()
         from generate_series(1, 23) g`;
-    const { eachRequestPage } = await import("../../src/management/usage/usage-service");
+    const { eachRequestPage } = await import("../../../src/management/usage/usage-service");
     const services = harness.server.server.services;
     const tenant = { accountId: account.accountId, namespaceId: account.namespaceId };
     const read = async (filters = {}) => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startInferenceHarness, type InferenceHarness } from "../support/inference-harness";
-import { startTestServer, type TestServer } from "../support/test-server";
+import { startInferenceHarness, type InferenceHarness } from "../../support/inference-harness";
+import { startTestServer, type TestServer } from "../../support/test-server";
 
 /**
  * GET /v1/namespaces/{nsid}/policies/{id}/status: requests admitted through the real

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import postgres from "postgres";
 import { createHash } from "node:crypto";
-import { startTestServer, type TestAccount, type TestServer } from "../support/test-server";
+import { startTestServer, type TestAccount, type TestServer } from "../../support/test-server";
 
 let server: TestServer;
 let alice: TestAccount;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import postgres from "postgres";
-import { startTestServer, type TestServer } from "../support/test-server";
+import { startTestServer, type TestServer } from "../../support/test-server";
 
 let server: TestServer;
 beforeAll(async () => {

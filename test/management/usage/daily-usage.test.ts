@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startInferenceHarness, type InferenceHarness } from "../support/inference-harness";
-import type { TestAccount } from "../support/test-server";
-import type { RequestRow } from "../../src/metering/metering-rows";
+import { startInferenceHarness, type InferenceHarness } from "../../support/inference-harness";
+import type { TestAccount } from "../../support/test-server";
+import type { RequestRow } from "../../../src/metering/metering-rows";
 
 /**
  * GET /v1/namespaces/{nsid}/usage/daily against real PostgreSQL. Records with chosen

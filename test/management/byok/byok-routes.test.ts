@@ -3,11 +3,11 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sodium from "libsodium-wrappers";
-import { startTestServer, TEST_ADMIN_TOKEN, type TestServer } from "../support/test-server";
+import { startTestServer, TEST_ADMIN_TOKEN, type TestServer } from "../../support/test-server";
 
 // A catalog where one provider refuses BYOK keys, the rest as built in.
 function catalogWithoutByokFor(providerId: string): string {
-  const catalog = JSON.parse(readFileSync(new URL("../../src/providers/builtin-catalog.json", import.meta.url), "utf8"));
+  const catalog = JSON.parse(readFileSync(new URL("../../../src/providers/builtin-catalog.json", import.meta.url), "utf8"));
   for (const provider of catalog.providers) if (provider.id === providerId) provider.byok = false;
   const path = join(mkdtempSync(join(tmpdir(), "byok-catalog-")), "providers.json");
   writeFileSync(path, JSON.stringify(catalog));

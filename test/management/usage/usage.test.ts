@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import postgres from "postgres";
-import { startInferenceHarness, type InferenceHarness } from "../support/inference-harness";
-import type { TestAccount } from "../support/test-server";
+import { startInferenceHarness, type InferenceHarness } from "../../support/inference-harness";
+import type { TestAccount } from "../../support/test-server";
 
 /**
  * Request history, usage aggregates and settlement receipts, against real PostgreSQL.
