@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import postgres from "postgres";
-import { MOCK_KEY, spawnServerOnMocks } from "../support/inference-harness";
-import { startAllMockUpstreams, type MockUpstreamSet } from "../support/mock-upstreams";
+import { spawnServerOnMocks, startDatabaseAndMocks, stopDatabaseAndMocks } from "../support/inference-harness";
+import type { MockUpstreamSet } from "../support/mock-upstreams";
 import type { SpawnedServer } from "../support/spawn-server";
-import { createTestDatabase } from "../support/test-database";
+import type { TestDatabase } from "../support/test-database";
 import { startHaproxy, type RunningHaproxy } from "../support/haproxy";
 
 /**
@@ -14,22 +14,19 @@ import { startHaproxy, type RunningHaproxy } from "../support/haproxy";
  * recorded once; with it set to 0 the balancer still sends to the closed listener and
  * requests fail, which is what the delay is for (docs/operations.md "Readiness and drain").
  */
-let db: Awaited<ReturnType<typeof createTestDatabase>>;
+let db: TestDatabase;
 let mocks: MockUpstreamSet;
 let sql: postgres.Sql;
 const started: SpawnedServer[] = [];
 beforeAll(async () => {
-  db = await createTestDatabase();
-  mocks = await startAllMockUpstreams({ apiKey: MOCK_KEY });
+  ({ db, mocks } = await startDatabaseAndMocks());
   // Each answer takes a moment, so requests are in flight on the instance being stopped.
   mocks.openai.setScenario({ kind: "text", usage: { prompt: 12, completion: 8 }, delayMs: 20 });
   sql = postgres(db.url, { max: 1, onnotice: () => {} });
 });
 afterAll(async () => {
-  for (const server of started) if (server.process.exitCode === null) server.process.kill("SIGKILL");
   await sql.end();
-  await mocks.close();
-  await db.drop();
+  await stopDatabaseAndMocks({ db, mocks }, started);
 });
 
 /** Clients sending requests through the balancer at once, each one after the other. */

@@ -11,7 +11,7 @@ import { openaiChatMock } from "../support/mock-upstreams/openai-chat-mock";
 import { openaiResponsesMock } from "../support/mock-upstreams/openai-responses-mock";
 import type { MockProtocol } from "../support/mock-upstreams/mock-protocol";
 import { resolveScenario } from "../support/mock-upstreams/resolve-scenario";
-import type { InferenceHarness } from "../support/inference-harness";
+import { startInferenceHarness, type InferenceHarness } from "../support/inference-harness";
 
 export type Protocol = UpstreamProtocol;
 export const PROTOCOLS: readonly Protocol[] = ["openai-chat", "openai-responses", "anthropic-messages", "google-generate-content"];
@@ -186,6 +186,18 @@ export function database(url: string): postgres.Sql {
 }
 export async function closeClients(): Promise<void> {
   await Promise.all(clients.splice(0).map((sql) => sql.end({ timeout: 1 })));
+}
+
+/** The setup of the tests that send real requests and read what they wrote: the harness and a client on its database. */
+export async function startMeteringHarness(): Promise<{ harness: InferenceHarness; sql: postgres.Sql }> {
+  const harness = await startInferenceHarness();
+  return { harness, sql: database(harness.server.databaseUrl) };
+}
+
+/** Its teardown: the clients `database` opened, then the harness. */
+export async function stopMeteringHarness(harness: InferenceHarness): Promise<void> {
+  await closeClients();
+  await harness.close();
 }
 
 /** Writes every buffered metering row now. */

@@ -5,6 +5,7 @@ import type { Config } from "../../src/config";
 import { catalogFor, mockProviderEnv, startAllMockUpstreams, type MockUpstreamSet } from "./mock-upstreams";
 import { startTestServer, type TestAccount, type TestServer } from "./test-server";
 import { spawnServer, type SpawnedServer } from "./spawn-server";
+import { createTestDatabase, type TestDatabase } from "./test-database";
 
 export const MOCK_KEY = "mock-platform-key";
 
@@ -46,4 +47,27 @@ export function writeMockCatalog(mocks: MockUpstreamSet): string {
 /** `bun src/main.ts` as its own process (spawnServer), serving `mocks`' catalog with their platform keys. */
 export function spawnServerOnMocks(mocks: MockUpstreamSet, env: Record<string, string | undefined>): Promise<SpawnedServer> {
   return spawnServer({ PROVIDERS_FILE: writeMockCatalog(mocks), ...mockProviderEnv(MOCK_KEY), ...env });
+}
+
+/** A fresh database and every mock upstream (taking MOCK_KEY): what spawned server processes run on. */
+export interface DatabaseAndMocks {
+  db: TestDatabase;
+  mocks: MockUpstreamSet;
+}
+
+/** The setup of the tests that spawn their own server processes (spawnServerOnMocks). */
+export async function startDatabaseAndMocks(): Promise<DatabaseAndMocks> {
+  const db = await createTestDatabase();
+  const mocks = await startAllMockUpstreams({ apiKey: MOCK_KEY });
+  return { db, mocks };
+}
+
+/**
+ * Its teardown: kills (SIGKILL) each of `servers` a failed test left running, so none
+ * outlives the file, then closes the mocks and drops the database.
+ */
+export async function stopDatabaseAndMocks({ db, mocks }: DatabaseAndMocks, servers: readonly SpawnedServer[] = []): Promise<void> {
+  for (const server of servers) if (server.process.exitCode === null) server.process.kill("SIGKILL");
+  await mocks.close();
+  await db.drop();
 }
