@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import postgres from "postgres";
 import type { Config } from "../../src/config";
 import { connectDatabase, type Database } from "../../src/db/connect-database";
-import { createTestDatabase } from "../helpers/test-database";
+import { createTestDatabase } from "../support/test-database";
 
 // postgres.js 3.4.9 keeps a connection's last query and its error after the backend is gone
 // (porsager/postgres#1142, #1223). The next query on that connection then failed with the

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import postgres from "postgres";
 import type { Sql } from "../../src/db/connect-database";
-import { MOCK_KEY, spawnServerOnMocks } from "../helpers/inference-harness";
-import { startAllMockUpstreams, type MockUpstreamSet } from "../helpers/mock-upstreams";
-import { createTestDatabase } from "../helpers/test-database";
-import type { SpawnedServer } from "../helpers/spawn-server";
+import { MOCK_KEY, spawnServerOnMocks } from "../support/inference-harness";
+import { startAllMockUpstreams, type MockUpstreamSet } from "../support/mock-upstreams";
+import { createTestDatabase } from "../support/test-database";
+import type { SpawnedServer } from "../support/spawn-server";
 import { insertSyntheticRequests } from "./synthetic-requests";
 
 /**

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import postgres from "postgres";
-import { startDedicatedPostgres, startStandby, type DedicatedPostgres } from "../helpers/dedicated-postgres";
-import { MOCK_KEY, spawnServerOnMocks } from "../helpers/inference-harness";
-import { startAllMockUpstreams, type MockUpstreamSet } from "../helpers/mock-upstreams";
-import type { SpawnedServer } from "../helpers/spawn-server";
+import { startDedicatedPostgres, startStandby, type DedicatedPostgres } from "../support/dedicated-postgres";
+import { MOCK_KEY, spawnServerOnMocks } from "../support/inference-harness";
+import { startAllMockUpstreams, type MockUpstreamSet } from "../support/mock-upstreams";
+import type { SpawnedServer } from "../support/spawn-server";
 
 /**
  * A read replica, for real (docs/operations.md "A read replica"). A primary of the test's

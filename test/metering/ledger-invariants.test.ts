@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import postgres from "postgres";
-import { MOCK_KEY, spawnServerOnMocks } from "../helpers/inference-harness";
-import { startAllMockUpstreams, type MockUpstreamSet } from "../helpers/mock-upstreams";
-import { createTestDatabase } from "../helpers/test-database";
+import { spawnServerOnMocks, startDatabaseAndMocks, stopDatabaseAndMocks } from "../support/inference-harness";
+import type { MockUpstreamSet } from "../support/mock-upstreams";
+import type { TestDatabase } from "../support/test-database";
 
 /**
  * The books balance under everything at once: a Switchyard process, several accounts
@@ -13,16 +13,12 @@ import { createTestDatabase } from "../helpers/test-database";
  * nothing is reserved or leased, the balance is not negative, and there is one record per
  * request the server received.
  */
-let db: Awaited<ReturnType<typeof createTestDatabase>>;
+let db: TestDatabase;
 let mocks: MockUpstreamSet;
 beforeAll(async () => {
-  db = await createTestDatabase();
-  mocks = await startAllMockUpstreams({ apiKey: MOCK_KEY });
+  ({ db, mocks } = await startDatabaseAndMocks());
 });
-afterAll(async () => {
-  await mocks.close();
-  await db.drop();
-});
+afterAll(() => stopDatabaseAndMocks({ db, mocks }));
 
 const CREDITS = [300, 3_000, 30_000, 1_000_000_000];
 const LANES = 24;

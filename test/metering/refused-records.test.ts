@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type postgres from "postgres";
 import { RefusalSampler } from "../../src/metering/refusal-sampler";
 import type { Sql } from "../../src/db/connect-database";
-import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
+import { startInferenceHarness, type InferenceHarness } from "../support/inference-harness";
 import { closeClients, database, flush } from "./metering-support";
 
 /**

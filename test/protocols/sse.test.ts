@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { SseParser } from "../../src/protocols/sse";
-import { REPLAY_SEEDS, splitAtRandom } from "../helpers/split-chunks";
+import { REPLAY_SEEDS, splitAtRandom } from "../support/split-chunks";
 
 const WIRE =
   ": keepalive\n\n" +
