@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { markingReadPoolErrors, type Sql } from "../../src/db/connect-database";
 import { isReadPoolError } from "../../src/db/errors";
 import { isReplicaConflict } from "../../src/errors/query-timeout";
-import { startTestServer, type TestServer } from "../helpers/test-server";
+import { startTestServer, type TestServer } from "../support/test-server";
 
 /**
  * SQLSTATE 40001 on the read pool is a replica's conflict with recovery, a 503 with

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type postgres from "postgres";
-import { startInferenceHarness, writeMockCatalog, type InferenceHarness } from "../helpers/inference-harness";
-import { startTestServer, type TestServer } from "../helpers/test-server";
-import { getPage, signedInUser } from "../helpers/console-session";
+import { startInferenceHarness, writeMockCatalog, type InferenceHarness } from "../support/inference-harness";
+import { startTestServer, type TestServer } from "../support/test-server";
+import { getPage, signedInUser } from "../support/console-session";
 import { closeClients, database, flush } from "./metering-support";
 
 /**
