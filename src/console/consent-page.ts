@@ -1,5 +1,5 @@
 import type { NamespaceRow } from "../db/queries/namespaces";
-import type { ClientPublisher } from "../oauth/oauth-client";
+import type { ClientPublisher } from "../identity/oauth/oauth-client";
 import { formTargetOf } from "./authorize-query";
 import { clientPublisherLine } from "./client-publisher";
 import { renderPage } from "./console-page";

@@ -1,5 +1,5 @@
 import type { NamespaceRow } from "../db/queries/namespaces";
-import type { ClientPublisher } from "../oauth/oauth-client";
+import type { ClientPublisher } from "../identity/oauth/oauth-client";
 import { clientPublisherLine } from "./client-publisher";
 import { renderPage } from "./console-page";
 import { namespaceAndDecision } from "./grant-approval";

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import { badRequest } from "../errors/api-error";
-import { createKey, listAccountKeys, listKeys, revokeAccountKey, revokeKey } from "../management/keys/key-service";
+import { createKey, listAccountKeys, listKeys, revokeAccountKey, revokeKey } from "../identity/api-key-service";
 import { createNamespace } from "../management/namespaces/namespace-service";
 import { listPolicyRows, namespaceBindings, policyStatus } from "../management/policies/policy-service";
 import { dailyUsage } from "../management/usage/usage-service";
@@ -80,7 +80,7 @@ export function keysPageRoutes(context: ConsoleContext) {
             const created = await createKey(services, req.caller, req.namespace.id, { display_name: displayName, scopes, ...(expiresAt ? { expires_at: expiresAt } : {}) });
             // Post/redirect/get: the token waits in the session, sealed, for the one page
             // load after the redirect; reloading that page shows no token and mints nothing.
-            await context.sessions.putFlash(req.session, { kind: "new-key", token: created.token, display_name: created.display_name, key_prefix: created.key_prefix });
+            await context.sessions.putFlash(req.session, { kind: "new-key", token: created.token, display_name: created.key.displayName, key_prefix: created.key.keyPrefix });
             return backTo(req, "/console/keys", "created");
           },
           (message, status) => show(req, { error: message, status, values: submittedValues(body) }),

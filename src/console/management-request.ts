@@ -1,6 +1,6 @@
 import type { Caller } from "../auth/principal";
 import type { NamespaceRow } from "../db/queries/namespaces";
-import type { Tenant } from "../management/tenant";
+import type { Tenant } from "../identity/tenant";
 import { ApiError } from "../errors/api-error";
 import { asPage, field, forgedFormPage, signInFirst, type ConsoleContext } from "./console-context";
 import { pickNamespace } from "./console-namespace";

@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import { assertAddressableId } from "../auth/path-ids";
 import { badRequest } from "../errors/api-error";
 import * as policies from "../management/policies/policy-service";
-import { parsePrincipalType } from "../management/policies/principal-target";
+import { parsePrincipalType } from "../identity/principal-target";
 import type { PrincipalRef } from "../policy/effective-policy";
 import { BudgetSpecSchema, checkShape, validatePolicySpec, type PolicySpec } from "../policy/policy-spec";
 import { budgetFloor } from "./budget-floor";

@@ -38,7 +38,7 @@ export function requestsPageRoutes(context: ConsoleContext) {
       if (error instanceof ApiError && error.description === UNKNOWN_AFTER) throw badRequest("This page starts after a request this namespace does not have. Start again from the newest requests.");
       throw error;
     });
-  const keyNames = async (req: ManagementRequest) => new Map((await requestKeys(services, req.tenant)).map((key) => [key.id, key.display_name]));
+  const keyNames = async (req: ManagementRequest) => new Map((await requestKeys(services, req.tenant)).map((key) => [key.id, key.displayName]));
 
   return new Elysia({ name: "console-requests", normalize: false })
     .get("/console/requests", ({ request, query }) =>

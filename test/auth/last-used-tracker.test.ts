@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import postgres from "postgres";
 import type { Sql } from "../../src/db/connect-database";
 import { migrate } from "../../src/db/migrate";
-import { LastUsedTracker } from "../../src/auth/last-used-tracker";
+import { LastUsedTracker } from "../../src/identity/last-used-tracker";
 import { archiveNamespace } from "../../src/db/queries/namespaces";
 import { createTestDatabase } from "../helpers/test-database";
 

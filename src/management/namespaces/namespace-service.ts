@@ -4,11 +4,14 @@ import { isUniqueViolation } from "../../db/errors";
 import { archiveNamespace, findLiveNamespace, insertNamespace, listLiveNamespaces, type NamespaceRow } from "../../db/queries/namespaces";
 import { ApiError, conflict } from "../../errors/api-error";
 import type { Services } from "../../services";
-import { forgetCredentials } from "../credential-revocation";
-import type { Tenant } from "../tenant";
+import { forgetCredentials } from "../../identity/credential-revocation";
+import type { Tenant } from "../../identity/tenant";
 
-/** What the namespace service uses: the database, and the credential cache an archive empties of the namespace's keys and grants. */
-export type NamespaceServiceDeps = Pick<Services, "db" | "credentials">;
+/**
+ * What the namespace service uses: the database, the credential cache an archive empties
+ * of the namespace's keys and grants, and `me`, which an archive may move.
+ */
+export type NamespaceServiceDeps = Pick<Services, "db" | "credentials" | "me">;
 
 export function namespaceEnvelope(row: NamespaceRow) {
   return { id: row.id, name: row.name, created_at: row.created_at.toISOString() };
@@ -39,12 +42,15 @@ export async function createNamespace(deps: NamespaceServiceDeps, caller: Caller
 
 /**
  * Archives a namespace: its keys, OAuth grants and clients, policies and BYOK keys are
- * destroyed, and this instance's credential cache forgets its keys and grants at once.
+ * destroyed, and this instance's credential cache forgets its keys and grants at once. If
+ * it was the account's oldest, `me` moves to the next one, for every caller on this
+ * instance at once (me-namespace.ts).
  */
 export async function removeNamespace(deps: NamespaceServiceDeps, tenant: Tenant): Promise<{ deleted: true }> {
   const result = await archiveNamespace(deps.db.sql, tenant.namespaceId, tenant.accountId);
   if (result.outcome === "last_namespace") throw conflict("cannot delete the account's last namespace");
   if (result.outcome === "not_found") throw new ApiError("not_found", "namespace not found");
   forgetCredentials(deps, result.revokedKeyIds, result.destroyedGrantIds);
+  deps.me.forget(tenant.accountId);
   return { deleted: true };
 }

@@ -4,7 +4,7 @@ import type { PolicyRow } from "../../db/queries/policies";
 import type { PolicyKind } from "../../policy/policy-spec";
 import type { Services } from "../../services";
 import { routeDocs } from "../route-doc";
-import { tenantOfPath } from "../tenant";
+import { tenantOfPath } from "../../identity/tenant";
 import * as service from "./policy-service";
 import type { PolicyScope } from "./policy-service";
 

@@ -7,7 +7,7 @@ import { bindingEnvelope, policyEnvelope } from "./policy-envelopes";
 import { queryParameter } from "../route-doc";
 import { namespaceScopedRoutes } from "../namespace-scoped-routes";
 import { PolicyName, scopeOf, routeDoc } from "./policy-route-support";
-import { parsePrincipalType } from "./principal-target";
+import { parsePrincipalType } from "../../identity/principal-target";
 import * as service from "./policy-service";
 import { assertAddressableId } from "../../auth/path-ids";
 

@@ -26,11 +26,11 @@ import { policyCounterKey } from "../../policy/compose-policies";
 import { budgetStatus, rateLimitStatus, type BoundPrincipal, type BudgetStatus, type PolicyStatus, type RateLimitStatus } from "./policy-status";
 import { requestPrincipals } from "../../policy/request-principals";
 import type { Services } from "../../services";
-import type { Tenant } from "../tenant";
-import { principalsOfTarget, resolvePrincipalTarget } from "./principal-target";
+import type { Tenant } from "../../identity/tenant";
+import { principalsOfTarget, resolvePrincipalTarget } from "../../identity/principal-target";
 
-/** What the policy service uses: the database and this instance's policy store (to invalidate it). */
-export type PolicyServiceDeps = Pick<Services, "db" | "policies">;
+/** What the policy service uses: the database, `me` (where an account-wide key's requests are attributed) and this instance's policy store (to invalidate it). */
+export type PolicyServiceDeps = Pick<Services, "db" | "me" | "policies">;
 
 /** The namespace a policy call acts in (resolveTenant's answer), and the caller, whose own bindings it may not loosen. */
 export interface PolicyScope extends Tenant {

@@ -18,7 +18,7 @@ import { settlementUsage, type SettlementUsage } from "../../metering/usage-evid
 import { badRequest, notFound } from "../../errors/api-error";
 import type { Principal } from "../../auth/principal";
 import type { Services } from "../../services";
-import type { Tenant } from "../tenant";
+import type { Tenant } from "../../identity/tenant";
 import type { HistoryPage, UsageWindow } from "./query-params";
 
 /**
