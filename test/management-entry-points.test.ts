@@ -72,6 +72,20 @@ const CREDENTIAL_QUERIES = ["api-keys", "oauth-tokens", "oauth-grants", "oauth-c
   (name) => join("db", "queries", name),
 );
 
+/** The `*Row` names a file imports from src/db/ (rows are the database's shape, not a page's). */
+function rowTypeImports(file: string): string[] {
+  const found: string[] = [];
+  for (const match of readFileSync(file, "utf8").matchAll(IMPORT)) {
+    const [, , , clause, fromPath] = match;
+    if (fromPath === undefined) continue;
+    const target = resolve(dirname(file), fromPath);
+    if (!target.startsWith(join(SRC, "db") + sep)) continue;
+    const names = (clause ?? "").replace(/[{}]/g, "").split(",").map((name) => name.trim().replace(/^type\s+/, "").split(/\s+as\s+/)[0]!);
+    for (const name of names) if (name.endsWith("Row")) found.push(`${relative(SRC, file)} -> ${name}`);
+  }
+  return found;
+}
+
 function isEntryFile(file: string): boolean {
   return file.endsWith("-routes.ts") || file.startsWith(join(SRC, "console") + sep);
 }
@@ -102,6 +116,13 @@ describe("management entry points", () => {
         .map((target) => `${path} -> ${target}`),
     );
     expect(credentialReaders).toEqual([]);
+  });
+
+  test("no console file imports a *Row type from src/db: the services hand pages domain objects", () => {
+    const offenders = sourceFiles(join(SRC, "console")).flatMap(rowTypeImports).sort();
+    expect(offenders).toEqual([]);
+    // A check of the check: a service does import its rows.
+    expect(rowTypeImports(join(SRC, "management", "namespaces", "namespace-service.ts"))).toContain("management/namespaces/namespace-service.ts -> NamespaceRow");
   });
 
   test("the check reads value, type-only and mixed imports apart", () => {

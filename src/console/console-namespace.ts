@@ -1,10 +1,9 @@
-import type { NamespaceRow } from "../db/queries/namespaces";
 import { ApiError } from "../errors/api-error";
-import { accountNamespaces, type NamespaceServiceDeps } from "../management/namespaces/namespace-service";
+import { accountNamespaces, type Namespace, type NamespaceServiceDeps } from "../management/namespaces/namespace-service";
 
 export interface PickedNamespace {
-  namespaces: NamespaceRow[];
-  namespace: NamespaceRow;
+  namespaces: Namespace[];
+  namespace: Namespace;
 }
 
 /**

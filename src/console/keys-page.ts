@@ -1,6 +1,6 @@
 import { isControlPlaneScope, ALL_SCOPES } from "../auth/scopes";
 import type { ApiKey } from "../identity/api-key-service";
-import type { PolicyRow } from "../db/queries/policies";
+import type { Policy } from "../management/policies/policy-service";
 import type { PolicyStatus } from "../management/policies/policy-status";
 import type { BudgetFloor } from "./budget-floor";
 import { countOf, formatCount, formatTime, formatUsd } from "./format";
@@ -22,7 +22,7 @@ export interface NewKey {
 
 /** A policy that applies to a key: bound to the key itself or to its whole namespace, with its current figures. */
 export interface KeyPolicy {
-  policy: PolicyRow;
+  policy: Policy;
   boundTo: "key" | "namespace";
   status: PolicyStatus;
 }
@@ -37,8 +37,8 @@ function keyPolicies(req: ManagementRequest, key: ApiKey, policies: readonly Key
     entry.boundTo === "key" ? { principal_type: "api_key", principal_id: key.id } : { principal_type: "namespace", principal_id: req.namespace.id };
   return html`<ul class="key-policies">${policies.map(
     (entry) => html`<li><a href="/console/policies?ns=${encodeURIComponent(req.namespace.id)}#policy-${entry.policy.id}">${entry.policy.name}</a>
-<span class="hint">${entry.boundTo === "key" ? "this key" : "whole namespace"}${entry.policy.disabled_at ? ", disabled" : ""}</span>
-${entry.policy.disabled_at ? "" : policyStatusView(entry.status, focus(entry), floor)}</li>`,
+<span class="hint">${entry.boundTo === "key" ? "this key" : "whole namespace"}${entry.policy.disabledAt ? ", disabled" : ""}</span>
+${entry.policy.disabledAt ? "" : policyStatusView(entry.status, focus(entry), floor)}</li>`,
   )}</ul>`;
 }
 

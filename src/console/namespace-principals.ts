@@ -1,4 +1,4 @@
-import type { NamespaceRow } from "../db/queries/namespaces";
+import type { Namespace } from "../management/namespaces/namespace-service";
 import { listKeys } from "../identity/api-key-service";
 import { listClients } from "../management/oauth-clients/oauth-client-service";
 import { listGrants } from "../identity/oauth-grant-service";
@@ -28,7 +28,7 @@ export interface NamespacePrincipals {
   /** What the bind form offers. */
   choices: PrincipalChoice[];
   /** The words for a bound principal. */
-  labelOf(principal: { principal_type: string; principal_id: string }): string;
+  labelOf(principal: { principalType: string; principalId: string }): string;
 }
 
 /** The value of a principal in the bind form's `<select>`: `type:id` (ids never hold a colon). */
@@ -36,7 +36,7 @@ export function principalValue(principal: PrincipalRef): string {
   return `${principal.type}:${principal.id}`;
 }
 
-export async function loadNamespacePrincipals(services: Pick<Services, "db" | "credentials">, namespace: NamespaceRow, tenant: Tenant): Promise<NamespacePrincipals> {
+export async function loadNamespacePrincipals(services: Pick<Services, "db" | "credentials">, namespace: Namespace, tenant: Tenant): Promise<NamespacePrincipals> {
   const [keys, grants, clients] = await Promise.all([listKeys(services, tenant), listGrants(services, tenant), listClients(services, tenant)]);
   const now = Date.now();
   const labels = new Map<string, string>();
@@ -55,7 +55,7 @@ export async function loadNamespacePrincipals(services: Pick<Services, "db" | "c
 
   return {
     choices,
-    labelOf: ({ principal_type: type, principal_id: id }) => labels.get(`${type}:${id}`) ?? endedLabel(type, id),
+    labelOf: ({ principalType: type, principalId: id }) => labels.get(`${type}:${id}`) ?? endedLabel(type, id),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { PolicyBindingRow, PolicyRow } from "../db/queries/policies";
+import type { Policy, PolicyBinding } from "../management/policies/policy-service";
 import type { PolicyStatus } from "../management/policies/policy-status";
 import type { BudgetFloor } from "./budget-floor";
 import { guardrailForm } from "./guardrail-form";
@@ -17,8 +17,8 @@ export type PolicyForm = "budget" | "rate_limit" | "guardrail";
 
 /** What the page lists: the namespace's policies, every binding of them, and the principals they can name. */
 export interface PoliciesView {
-  policies: readonly PolicyRow[];
-  bindings: readonly PolicyBindingRow[];
+  policies: readonly Policy[];
+  bindings: readonly PolicyBinding[];
   principals: NamespacePrincipals;
   /** Current figures of each enabled budget, rate limit and preset (the binding nearest its limit). */
   statuses: ReadonlyMap<string, PolicyStatus>;
@@ -38,7 +38,7 @@ function dollarsField(microUsd: number): string {
  * short: the same fields as the create form, filled with the current spec, posted to the
  * API's update service (PUT …/policies/{id}). Ids carry the policy's id: one page holds many.
  */
-function editForm(req: ManagementRequest, policy: PolicyRow) {
+function editForm(req: ManagementRequest, policy: Policy) {
   const id = policy.id;
   const spec = policy.spec as Record<string, unknown>;
   if (policy.kind === "budget") {
@@ -72,8 +72,8 @@ const BUDGET_WINDOWS = [
   ["total", "In total"],
 ] as const;
 
-function policyItem(req: ManagementRequest, policy: PolicyRow, view: PoliciesView) {
-  const disabled = policy.disabled_at !== null;
+function policyItem(req: ManagementRequest, policy: Policy, view: PoliciesView) {
+  const disabled = policy.disabledAt !== null;
   const headingId = `policy-${policy.id}`;
   return html`<li><h3 id="${headingId}">${policy.name}</h3>
 <dl><dt>Kind</dt><dd>${KIND_NAMES[policy.kind] ?? policy.kind}</dd><dt>State</dt><dd>${disabled ? "Disabled" : "Enabled"}</dd>
@@ -89,7 +89,7 @@ ${buttonForm(req, "/console/policies/delete", "policies-delete", policy.id, "Del
 ${policyBindings(
   req,
   policy,
-  view.bindings.filter((binding) => binding.policy_id === policy.id),
+  view.bindings.filter((binding) => binding.policyId === policy.id),
   view.principals,
 )}</li>`;
 }

@@ -13,27 +13,38 @@ import type { Tenant } from "../../identity/tenant";
  */
 export type NamespaceServiceDeps = Pick<Services, "db" | "credentials" | "me">;
 
-export function namespaceEnvelope(row: NamespaceRow) {
-  return { id: row.id, name: row.name, created_at: row.created_at.toISOString() };
+/** A live namespace as a listing or a page shows it. */
+export interface Namespace {
+  id: string;
+  name: string;
+  createdAt: Date;
+}
+
+function namespaceOf(row: NamespaceRow): Namespace {
+  return { id: row.id, name: row.name, createdAt: row.created_at };
+}
+
+export function namespaceEnvelope(namespace: Namespace) {
+  return { id: namespace.id, name: namespace.name, created_at: namespace.createdAt.toISOString() };
 }
 
 /** The account's live namespaces, oldest first (what the console picks from). */
-export function accountNamespaces(deps: NamespaceServiceDeps, accountId: string): Promise<NamespaceRow[]> {
-  return listLiveNamespaces(deps.db.sql, accountId);
+export async function accountNamespaces(deps: NamespaceServiceDeps, accountId: string): Promise<Namespace[]> {
+  return (await listLiveNamespaces(deps.db.sql, accountId)).map(namespaceOf);
 }
 
 /** The namespaces a caller sees: a namespace-baked credential only its own. */
-export async function listNamespaces(deps: NamespaceServiceDeps, caller: Caller): Promise<NamespaceRow[]> {
+export async function listNamespaces(deps: NamespaceServiceDeps, caller: Caller): Promise<Namespace[]> {
   if (caller.namespaceId === null) return accountNamespaces(deps, caller.accountId);
   const own = await findLiveNamespace(deps.db.sql, caller.namespaceId, caller.accountId);
-  return own ? [own] : [];
+  return own ? [namespaceOf(own)] : [];
 }
 
 /** A new namespace of the caller's account; its name is unique among the live ones (409). */
-export async function createNamespace(deps: NamespaceServiceDeps, caller: Caller, name: string): Promise<NamespaceRow> {
+export async function createNamespace(deps: NamespaceServiceDeps, caller: Caller, name: string): Promise<Namespace> {
   if (caller.namespaceId !== null) throw new ApiError("forbidden", "a namespace-bound credential cannot create namespaces");
   try {
-    return await insertNamespace(deps.db.sql, newId("ns"), caller.accountId, name);
+    return namespaceOf(await insertNamespace(deps.db.sql, newId("ns"), caller.accountId, name));
   } catch (error) {
     if (isUniqueViolation(error)) throw conflict(`a namespace named "${name}" already exists`);
     throw error;

@@ -49,7 +49,7 @@ export function policyRoutes(services: Services) {
         `${base}/policies`,
         async ({ principal, params, query }) => {
           const scope = await scopeOf(services, principal, params);
-          return { data: (await service.listPolicyRows(services, scope, kindFilter(query))).map(policyEnvelope) };
+          return { data: (await service.listPolicies(services, scope, kindFilter(query))).map(policyEnvelope) };
         },
         routeDoc("policy:read", "List the namespace's policies, disabled ones included", {
           parameters: [queryParameter("kind", `Only policies of this kind: ${KIND_LIST}`, false)],

@@ -7,7 +7,6 @@ import {
   listNamespaceRequests,
   namespaceUsage,
   type DailyUsageGrouping,
-  type DailyUsageRow,
   type ListingPosition,
   type RequestDetailRow,
   type RequestHistoryFilters,
@@ -167,12 +166,27 @@ export async function namespaceUsageAggregate(deps: UsageServiceDeps, tenant: Te
   };
 }
 
+/**
+ * One UTC day's usage, of one group when split, as GET …/usage/daily answers it and the
+ * console's overview charts it. The query selects exactly these columns, so its rows are
+ * these objects as they come.
+ */
+export interface DailyUsage {
+  /** YYYY-MM-DD, UTC. */
+  date: string;
+  group: string | null;
+  request_count: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  spend_micro_usd: number;
+}
+
 /** GET …/usage/daily (docs/api/usage-and-history.md "Request history and usage API"). */
 export interface DailyUsageEnvelope {
   from: string;
   to: string;
   group_by: DailyUsageGrouping;
-  data: DailyUsageRow[];
+  data: DailyUsage[];
 }
 
 /**
@@ -182,7 +196,7 @@ export interface DailyUsageEnvelope {
  * the namespace aggregate's, so the sums over `data` equal it for the same window.
  */
 export async function dailyUsage(deps: UsageServiceDeps, tenant: Tenant, window: UsageWindow, groupBy: DailyUsageGrouping): Promise<DailyUsageEnvelope> {
-  const data = await dailyNamespaceUsage(deps.db.read, tenant.accountId, tenant.namespaceId, window, groupBy);
+  const data: DailyUsage[] = await dailyNamespaceUsage(deps.db.read, tenant.accountId, tenant.namespaceId, window, groupBy);
   return { from: window.from.toISOString(), to: window.to.toISOString(), group_by: groupBy, data };
 }
 
