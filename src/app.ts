@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import { openapi } from "@elysiajs/openapi";
 import { ApiError, errorResponse } from "./errors/api-error";
-import { isStatementTimeout, queryTooLong } from "./errors/query-timeout";
+import { isReplicaConflict, isStatementTimeout, queryTooLong, replicaConflict } from "./errors/query-timeout";
 import { credentialRouteKey, credentialRouteKeys } from "./auth/credential-routes";
 import { markNoStore } from "./auth/tokens";
 import { log } from "./observability/log";
@@ -79,6 +79,10 @@ function errorAnswer(code: unknown, error: unknown, request: Request): Response 
       if (isStatementTimeout(error)) {
         log.warn("read stopped by its statement timeout", { method: request.method, path: pathOf(request.url) });
         return errorResponse(queryTooLong());
+      }
+      if (isReplicaConflict(error)) {
+        log.warn("read cancelled by the replica's conflict with recovery", { method: request.method, path: pathOf(request.url) });
+        return errorResponse(replicaConflict());
       }
       log.error("unhandled error", { method: request.method, path: pathOf(request.url), error: String(error) });
       return errorResponse(new ApiError("internal", "internal error"));

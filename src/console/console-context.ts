@@ -1,5 +1,5 @@
 import { ApiError } from "../errors/api-error";
-import { isStatementTimeout, queryTooLong } from "../errors/query-timeout";
+import { isReplicaConflict, isStatementTimeout, queryTooLong, replicaConflict, REPLICA_CONFLICT_RETRY_SECS } from "../errors/query-timeout";
 import { TOO_MANY_READS } from "../http/account-read-gate";
 import { log } from "../observability/log";
 import { clientAddress } from "../http/client-address";
@@ -64,6 +64,7 @@ export async function asPage(handler: () => Promise<Response>): Promise<Response
       if (error.code === "service_unavailable") return errorPage(error.status, "Try again", error.description);
     }
     if (isStatementTimeout(error)) return errorPage(503, "Too much to read at once", queryTooLong().description);
+    if (isReplicaConflict(error)) return errorPage(503, "Try again", replicaConflict().description, { retryAfterSecs: REPLICA_CONFLICT_RETRY_SECS });
     log.error("console page failed", { error: error instanceof Error ? error.message : String(error) });
     return errorPage(500, "Something went wrong", "The console could not complete this request. Try again in a moment.");
   }

@@ -22,3 +22,19 @@ export function isDataRejection(error: unknown): boolean {
   const code = sqlState(error);
   return code !== undefined && /^(22|23|54)[0-9A-Z]{3}$/.test(code);
 }
+
+const FROM_READ_POOL = Symbol("fromReadPool");
+
+/**
+ * Marks an error as a statement's of the read pool (connect-database.ts): some errors mean
+ * something else there, a replica's conflict with recovery (SQLSTATE 40001) above all,
+ * which a statement on the primary pool cannot meet.
+ */
+export function markAsReadPoolError(error: unknown): void {
+  if (typeof error === "object" && error !== null && !(FROM_READ_POOL in error)) Object.defineProperty(error, FROM_READ_POOL, { value: true });
+}
+
+/** Whether a statement of the read pool failed with this error (markAsReadPoolError). */
+export function isReadPoolError(error: unknown): boolean {
+  return typeof error === "object" && error !== null && FROM_READ_POOL in error;
+}

@@ -3,7 +3,7 @@ import { ALL_SCOPES } from "../../src/auth/scopes";
 import { parseApiKeyToken } from "../../src/auth/tokens";
 import { checkAuthorizeRequest, issueAuthorizationCode } from "../../src/identity/oauth/authorization-request";
 import { oauthDeps } from "../../src/oauth/oauth-deps";
-import { startTestServer, type TestAccount, type TestServer } from "../helpers/test-server";
+import { startTestServer, type TestAccount, type TestServer } from "../support/test-server";
 import { CLI, deviceTokens, pkcePair, postForm } from "../oauth/oauth-support";
 
 /**

@@ -3,7 +3,7 @@ import { parseApiKeyToken } from "../../src/auth/tokens";
 import { pickNamespace } from "../../src/console/console-namespace";
 import { resolvePrincipalTarget } from "../../src/identity/principal-target";
 import { resolveTenant } from "../../src/identity/tenant";
-import { startTestServer, type TestAccount, type TestServer } from "../helpers/test-server";
+import { startTestServer, type TestAccount, type TestServer } from "../support/test-server";
 
 /**
  * One `me` (src/identity/me-namespace.ts): what a management path's `me` resolves to,

@@ -4,7 +4,7 @@ import { checkAuthorizeRequest, denyAuthorization, issueAuthorizationCode, type 
 import { oauthDeps } from "../../src/oauth/oauth-deps";
 import type { OauthDeps } from "../../src/identity/oauth/oauth-deps";
 import { ALL_SCOPES } from "../../src/auth/scopes";
-import { startTestServer, type TestAccount, type TestServer } from "../helpers/test-server";
+import { startTestServer, type TestAccount, type TestServer } from "../support/test-server";
 import { CLI, decide, pkcePair, pollDevice, postForm, startDevice } from "./oauth-support";
 
 /**

@@ -6,6 +6,8 @@ import {
   findSettlement,
   listNamespaceRequests,
   namespaceUsage,
+  unrecordedRefusals,
+  type UnrecordedRefusalRow,
   type DailyUsageGrouping,
   type ListingPosition,
   type RequestDetailRow,
@@ -179,6 +181,15 @@ export interface DailyUsage {
   prompt_tokens: number;
   completion_tokens: number;
   spend_micro_usd: number;
+}
+
+/**
+ * The namespace's refusals over the window counted without a record of their own (past
+ * each account's sample of refusal records a minute, src/metering/refusal-sampler.ts), by
+ * API key and status: the history holds only the sample.
+ */
+export function unrecordedRefusalCounts(deps: UsageServiceDeps, tenant: Tenant, window: UsageWindow): Promise<UnrecordedRefusalRow[]> {
+  return unrecordedRefusals(deps.db.read, tenant.accountId, tenant.namespaceId, window);
 }
 
 /** GET …/usage/daily (docs/api/usage-and-history.md "Request history and usage API"). */
