@@ -183,13 +183,21 @@ export interface DailyUsage {
   spend_micro_usd: number;
 }
 
+/** How many refusals of one status, by one API key (null: no key), went without a record. */
+export interface UnrecordedRefusals {
+  apiKeyId: string | null;
+  statusCode: number;
+  count: number;
+}
+
 /**
  * The namespace's refusals over the window counted without a record of their own (past
  * each account's sample of refusal records a minute, src/metering/refusal-sampler.ts), by
  * API key and status: the history holds only the sample.
  */
-export function unrecordedRefusalCounts(deps: UsageServiceDeps, tenant: Tenant, window: UsageWindow): Promise<UnrecordedRefusalRow[]> {
-  return unrecordedRefusals(deps.db.read, tenant.accountId, tenant.namespaceId, window);
+export async function unrecordedRefusalCounts(deps: UsageServiceDeps, tenant: Tenant, window: UsageWindow): Promise<UnrecordedRefusals[]> {
+  const rows: UnrecordedRefusalRow[] = await unrecordedRefusals(deps.db.read, tenant.accountId, tenant.namespaceId, window);
+  return rows.map((row) => ({ apiKeyId: row.api_key_id, statusCode: row.status_code, count: row.count }));
 }
 
 /** GET …/usage/daily (docs/api/usage-and-history.md "Request history and usage API"). */
