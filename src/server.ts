@@ -4,8 +4,8 @@ import { makeDataDirPrivate } from "./db/private-data-dir";
 import { loadMigrations, migrate } from "./db/migrate";
 import { prepareNamedQueries } from "./db/named-queries";
 import { startRequestPartitionMaintenance } from "./db/request-partitions";
-import { CredentialResolver } from "./auth/credential-resolver";
-import { LastUsedTracker } from "./auth/last-used-tracker";
+import { CredentialResolver } from "./identity/credential-resolver";
+import { LastUsedTracker } from "./identity/last-used-tracker";
 import { startEventLoopDelayProbe } from "./observability/event-loop-delay";
 import { Gauge, Metrics } from "./observability/metrics";
 import { createApp } from "./app";
@@ -16,7 +16,7 @@ import { inferenceServeRoutes } from "./inference/inference-routes";
 import { bodyLimits } from "./inference/body-limits";
 import { withRoutableUrl } from "./http/request-path";
 import { rememberClientAddress } from "./http/client-address";
-import { AuthThrottle } from "./auth/auth-throttle";
+import { AuthThrottle } from "./identity/auth-throttle";
 import { ApiError, errorResponse } from "./errors/api-error";
 import { log, setLogLevel } from "./observability/log";
 import { TRACING_OFF } from "./observability/tracing";
@@ -27,7 +27,7 @@ import { EndpointStats } from "./routing/endpoint-stats";
 import { ConnectCheck } from "./routing/connect-check";
 import { ShardedWriteBuffer } from "./db/batch/sharded-write-buffer";
 import { createMeteringSink } from "./metering/metering-sink";
-import { NamespaceAttribution } from "./metering/namespace-attribution";
+import { MeNamespace } from "./identity/me-namespace";
 import { WalletLeases } from "./admission/wallet-leases";
 import { PendingSettlements } from "./metering/pending-settlements";
 import { RefusalSampler } from "./metering/refusal-sampler";
@@ -158,7 +158,7 @@ export async function startServer(overrides: Partial<Config> = {}, parts: Server
     writeBuffer,
     // COPY needs a real PostgreSQL: the embedded database's socket bridge does not speak it.
     meteringSink: createMeteringSink(writeBuffer, { copy: db.kind === "postgres" }),
-    namespaces: new NamespaceAttribution(db.sql),
+    me: new MeNamespace(db.sql),
     walletLeases,
     pendingSettlements: new PendingSettlements(),
     refusals,

@@ -1,14 +1,14 @@
 import type { Config } from "./config";
 import type { Database } from "./db/connect-database";
-import type { CredentialResolver } from "./auth/credential-resolver";
-import type { LastUsedTracker } from "./auth/last-used-tracker";
+import type { CredentialResolver } from "./identity/credential-resolver";
+import type { LastUsedTracker } from "./identity/last-used-tracker";
 import type { Metrics } from "./observability/metrics";
 import type { Catalog } from "./providers/catalog";
 import type { EndpointStats } from "./routing/endpoint-stats";
 import type { Translator } from "./translation/translator";
 import type { ConnectCheck } from "./routing/connect-check";
 import type { MeteringSink } from "./metering/metering-rows";
-import type { NamespaceAttribution } from "./metering/namespace-attribution";
+import type { MeNamespace } from "./identity/me-namespace";
 import type { ShardedWriteBuffer } from "./db/batch/sharded-write-buffer";
 import type { WalletLeases } from "./admission/wallet-leases";
 import type { PendingSettlements } from "./metering/pending-settlements";
@@ -19,7 +19,7 @@ import type { FundingSource } from "./funding/funding-source";
 import type { AdmissionChain } from "./admission/admission-chain";
 import type { KekStore } from "./byok/kek-store";
 import type { ByokKeyStore } from "./byok/byok-key-store";
-import type { AuthThrottle } from "./auth/auth-throttle";
+import type { AuthThrottle } from "./identity/auth-throttle";
 import type { EgressGuard } from "./egress/egress-guard";
 import type { RequestTracing } from "./observability/request-trace";
 import type { Readiness } from "./observability/readiness";
@@ -41,7 +41,8 @@ export interface Services {
   connectCheck: ConnectCheck;
   writeBuffer: ShardedWriteBuffer;
   meteringSink: MeteringSink;
-  namespaces: NamespaceAttribution;
+  /** The one answer to "which namespace is `me`" (identity/me-namespace.ts), cached for the request path. */
+  me: MeNamespace;
   walletLeases: WalletLeases;
   pendingSettlements: PendingSettlements;
   /** Which requests refused before admission get a record; the rest are counted per account and day (REFUSED_RECORDS_PER_MINUTE). */

@@ -1,14 +1,13 @@
 import { Elysia } from "elysia";
 import { forbiddenScope, unauthorized } from "../errors/api-error";
-import type { CredentialResolver } from "./credential-resolver";
 import { extractCredential } from "./extract-credential";
 import type { Principal } from "./principal";
 import { hasScope } from "./scopes";
 import { assertAddressablePathIds } from "./path-ids";
 
-/** What authentication needs: the credential lookup, nothing else (a route passes its services). */
+/** What authentication needs: the credential lookup (src/identity/credential-resolver.ts), nothing else (a route passes its services). */
 export interface AuthDeps {
-  credentials: CredentialResolver;
+  credentials: { resolve(token: string): Promise<Principal | null> };
 }
 
 /** Resolves the caller or throws 401; shared with the inference pipeline. */

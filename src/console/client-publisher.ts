@@ -1,4 +1,4 @@
-import type { ClientPublisher } from "../oauth/oauth-client";
+import type { ClientPublisher } from "../identity/oauth/oauth-client";
 import { html, type SafeHtml } from "./html";
 
 /**

@@ -1,5 +1,5 @@
-import type { NamespaceRow } from "../db/queries/namespaces";
-import type { ClientPublisher } from "../oauth/oauth-client";
+import type { Namespace } from "../management/namespaces/namespace-service";
+import type { ClientPublisher } from "../identity/oauth/oauth-client";
 import { formTargetOf } from "./authorize-query";
 import { clientPublisherLine } from "./client-publisher";
 import { renderPage } from "./console-page";
@@ -15,7 +15,7 @@ export interface ConsentRequest {
   scopes: readonly string[];
   /** The authorization request's query string, re-checked in full when the form comes back. */
   query: string;
-  namespaces: readonly NamespaceRow[];
+  namespaces: readonly Namespace[];
 }
 
 /** The consent page of an authorization request: who asks, for what, bound to which namespace; Allow or Deny. */

@@ -1,9 +1,9 @@
 import { Elysia } from "elysia";
 import { ALL_SCOPES } from "../auth/scopes";
 import { accountNamespaces } from "../management/namespaces/namespace-service";
-import { checkAuthorizeRequest, denyAuthorization, issueAuthorizationCode } from "../oauth/authorization-request";
-import { grantableScopes } from "../oauth/issued-scopes";
-import { clientPublisher, findOauthClient } from "../oauth/oauth-client";
+import { checkAuthorizeRequest, denyAuthorization, issueAuthorizationCode } from "../identity/oauth/authorization-request";
+import { grantableScopes } from "../identity/oauth/issued-scopes";
+import { clientPublisher, findOauthClient } from "../identity/oauth/oauth-client";
 import { oauthDeps } from "../oauth/oauth-deps";
 import { AUTHORIZE_PATH } from "../oauth/server-metadata";
 import { log } from "../observability/log";

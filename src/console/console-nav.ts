@@ -1,4 +1,4 @@
-import type { NamespaceRow } from "../db/queries/namespaces";
+import type { Namespace } from "../management/namespaces/namespace-service";
 import { html, type SafeHtml } from "./html";
 
 /** The console's pages, in navigation order; a page joins the navigation here. */
@@ -23,7 +23,7 @@ export function consoleNav(currentPath: string, namespaceId: string | undefined)
 }
 
 /** The namespace picker: a plain GET form, so it works without script. */
-export function namespacePicker(action: string, namespaces: readonly NamespaceRow[], selectedId: string): SafeHtml {
+export function namespacePicker(action: string, namespaces: readonly Namespace[], selectedId: string): SafeHtml {
   return html`<form class="card picker" method="get" action="${action}">
 <label for="ns">Namespace</label>
 <select id="ns" name="ns">${namespaces.map(

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import { findAccount, removeAccount, updateAccount } from "../management/account/account-service";
-import { accountNamespaces } from "../management/namespaces/namespace-service";
+import { pickNamespace } from "./console-namespace";
 import { signIn } from "../management/sessions/session-service";
 import { ApiError } from "../errors/api-error";
 import { log } from "../observability/log";
@@ -35,12 +35,10 @@ export function consoleRoutes(context: ConsoleContext) {
     return signInPage({ csrfToken: issued.token, next, ...extra, cookies: [...(extra.cookies ?? []), ...issued.cookies] });
   }
 
-  /** The namespace `?ns=` names (404 when it is not the account's live one), else the oldest. */
-  async function pickNamespace(session: ConsoleSession, requested: string | undefined) {
-    const namespaces = await accountNamespaces(services, session.accountId);
-    const namespace = requested === undefined ? namespaces[0] : namespaces.find((row) => row.id === requested);
-    if (!namespace) throw new ApiError("not_found", requested === undefined ? "This account has no namespace." : "There is no such namespace in this account.");
-    return { namespaces, namespace };
+  /** The namespace `?ns=` names (404 when it is not the account's live one, an empty `?ns=` included), else `me`. */
+  async function overviewNamespace(session: ConsoleSession, requested: string | undefined) {
+    if (requested === "") throw new ApiError("not_found", "There is no such namespace in this account.");
+    return pickNamespace(services, session.accountId, requested);
   }
 
   return new Elysia({ name: "console", normalize: false })
@@ -48,7 +46,7 @@ export function consoleRoutes(context: ConsoleContext) {
       asPage(async () => {
         const session = await sessions.resolve(request);
         if (!session) return showSignIn(request, safeNextPath(queryValue(query, "next")));
-        const picked = await pickNamespace(session, queryValue(query, "ns"));
+        const picked = await overviewNamespace(session, queryValue(query, "ns"));
         // The overview's reads (aggregate, two daily series, a thousand records) are one of the account's concurrent reads.
         const data = await services.accountReads.run(session.accountId, () => overviewData(services, session.accountId, picked, query as QueryFields));
         return overviewPage(session, data);

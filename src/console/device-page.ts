@@ -1,5 +1,5 @@
-import type { NamespaceRow } from "../db/queries/namespaces";
-import type { ClientPublisher } from "../oauth/oauth-client";
+import type { Namespace } from "../management/namespaces/namespace-service";
+import type { ClientPublisher } from "../identity/oauth/oauth-client";
 import { clientPublisherLine } from "./client-publisher";
 import { renderPage } from "./console-page";
 import { namespaceAndDecision } from "./grant-approval";
@@ -29,7 +29,7 @@ export interface DeviceConfirmation {
   clientName: string;
   publisher: ClientPublisher;
   scopes: readonly string[];
-  namespaces: readonly NamespaceRow[];
+  namespaces: readonly Namespace[];
 }
 
 /** Step two: who is asking, for what, bound to which namespace; Approve or Deny. */

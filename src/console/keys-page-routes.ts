@@ -1,8 +1,8 @@
 import { Elysia } from "elysia";
 import { badRequest } from "../errors/api-error";
-import { createKey, listAccountKeys, listKeys, revokeAccountKey, revokeKey } from "../management/keys/key-service";
+import { createKey, listAccountKeys, listKeys, revokeAccountKey, revokeKey } from "../identity/api-key-service";
 import { createNamespace } from "../management/namespaces/namespace-service";
-import { listPolicyRows, namespaceBindings, policyStatus } from "../management/policies/policy-service";
+import { listPolicies, namespaceBindings, policyStatus } from "../management/policies/policy-service";
 import { dailyUsage } from "../management/usage/usage-service";
 import { budgetFloor } from "./budget-floor";
 import type { ConsoleContext } from "./console-context";
@@ -38,22 +38,22 @@ export function keysPageRoutes(context: ConsoleContext) {
     const [keys, accountKeys, policies, bindings, spendByDay] = await Promise.all([
       listKeys(services, req.tenant),
       listAccountKeys(services, req.caller),
-      listPolicyRows(services, scope, null),
+      listPolicies(services, scope, null),
       namespaceBindings(services, scope),
       dailyUsage(services, req.tenant, month, "api_key"),
     ]);
     // `GET …/usage/daily?group_by=api_key` over this month, summed per key.
     const monthSpend = new Map<string, number>();
     for (const row of spendByDay.data) if (row.group !== null) monthSpend.set(row.group, (monthSpend.get(row.group) ?? 0) + row.spend_micro_usd);
-    const relevant = bindings.filter((binding) => binding.principal_type === "api_key" || binding.principal_type === "namespace");
-    const bound = policies.filter((policy) => relevant.some((binding) => binding.policy_id === policy.id));
+    const relevant = bindings.filter((binding) => binding.principalType === "api_key" || binding.principalType === "namespace");
+    const bound = policies.filter((policy) => relevant.some((binding) => binding.policyId === policy.id));
     const statuses = new Map(await Promise.all(bound.map(async (policy) => [policy.id, await policyStatus(services, scope, policy.id)] as const)));
     const policiesOf = (key: { id: string }): KeyPolicy[] =>
       relevant
-        .filter((binding) => binding.principal_type === "namespace" || binding.principal_id === key.id)
+        .filter((binding) => binding.principalType === "namespace" || binding.principalId === key.id)
         .flatMap((binding) => {
-          const policy = bound.find((row) => row.id === binding.policy_id);
-          return policy ? [{ policy, boundTo: binding.principal_type === "namespace" ? ("namespace" as const) : ("key" as const), status: statuses.get(policy.id)! }] : [];
+          const policy = bound.find((row) => row.id === binding.policyId);
+          return policy ? [{ policy, boundTo: binding.principalType === "namespace" ? ("namespace" as const) : ("key" as const), status: statuses.get(policy.id)! }] : [];
         });
     const filter = (query.q ?? "").trim().slice(0, 200);
     const page = /^\d{1,6}$/.test(query.page ?? "") ? Number(query.page) : 1;
@@ -80,7 +80,7 @@ export function keysPageRoutes(context: ConsoleContext) {
             const created = await createKey(services, req.caller, req.namespace.id, { display_name: displayName, scopes, ...(expiresAt ? { expires_at: expiresAt } : {}) });
             // Post/redirect/get: the token waits in the session, sealed, for the one page
             // load after the redirect; reloading that page shows no token and mints nothing.
-            await context.sessions.putFlash(req.session, { kind: "new-key", token: created.token, display_name: created.display_name, key_prefix: created.key_prefix });
+            await context.sessions.putFlash(req.session, { kind: "new-key", token: created.token, display_name: created.key.displayName, key_prefix: created.key.keyPrefix });
             return backTo(req, "/console/keys", "created");
           },
           (message, status) => show(req, { error: message, status, values: submittedValues(body) }),

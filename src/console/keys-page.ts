@@ -1,6 +1,6 @@
 import { isControlPlaneScope, ALL_SCOPES } from "../auth/scopes";
-import type { ApiKeyRow } from "../db/queries/api-keys";
-import type { PolicyRow } from "../db/queries/policies";
+import type { ApiKey } from "../identity/api-key-service";
+import type { Policy } from "../management/policies/policy-service";
 import type { PolicyStatus } from "../management/policies/policy-status";
 import type { BudgetFloor } from "./budget-floor";
 import { countOf, formatCount, formatTime, formatUsd } from "./format";
@@ -22,7 +22,7 @@ export interface NewKey {
 
 /** A policy that applies to a key: bound to the key itself or to its whole namespace, with its current figures. */
 export interface KeyPolicy {
-  policy: PolicyRow;
+  policy: Policy;
   boundTo: "key" | "namespace";
   status: PolicyStatus;
 }
@@ -31,14 +31,14 @@ export interface KeyPolicy {
 export const KEYS_PER_PAGE = 50;
 
 /** The policies under a key, compact for a table cell: each name (a link) with its figures. */
-function keyPolicies(req: ManagementRequest, key: ApiKeyRow, policies: readonly KeyPolicy[], floor: BudgetFloor | undefined) {
+function keyPolicies(req: ManagementRequest, key: ApiKey, policies: readonly KeyPolicy[], floor: BudgetFloor | undefined) {
   if (policies.length === 0) return html`<span class="hint">wallet only</span>`;
   const focus = (entry: KeyPolicy) =>
     entry.boundTo === "key" ? { principal_type: "api_key", principal_id: key.id } : { principal_type: "namespace", principal_id: req.namespace.id };
   return html`<ul class="key-policies">${policies.map(
     (entry) => html`<li><a href="/console/policies?ns=${encodeURIComponent(req.namespace.id)}#policy-${entry.policy.id}">${entry.policy.name}</a>
-<span class="hint">${entry.boundTo === "key" ? "this key" : "whole namespace"}${entry.policy.disabled_at ? ", disabled" : ""}</span>
-${entry.policy.disabled_at ? "" : policyStatusView(entry.status, focus(entry), floor)}</li>`,
+<span class="hint">${entry.boundTo === "key" ? "this key" : "whole namespace"}${entry.policy.disabledAt ? ", disabled" : ""}</span>
+${entry.policy.disabledAt ? "" : policyStatusView(entry.status, focus(entry), floor)}</li>`,
   )}</ul>`;
 }
 
@@ -47,26 +47,26 @@ type RevokeForm = { action: string; purpose: string };
 const NAMESPACE_KEY_REVOKE: RevokeForm = { action: "/console/keys/revoke", purpose: "keys-revoke" };
 const ACCOUNT_KEY_REVOKE: RevokeForm = { action: "/console/keys/revoke-account", purpose: "keys-revoke-account" };
 
-function keyState(key: ApiKeyRow): string {
-  if (key.revoked_at) return `revoked ${formatTime(key.revoked_at)}`;
-  if (key.expires_at && key.expires_at.getTime() <= Date.now()) return "expired";
-  return key.expires_at ? `active, expires ${formatTime(key.expires_at)}` : "active, never expires";
+function keyState(key: ApiKey): string {
+  if (key.revokedAt) return `revoked ${formatTime(key.revokedAt)}`;
+  if (key.expiresAt && key.expiresAt.getTime() <= Date.now()) return "expired";
+  return key.expiresAt ? `active, expires ${formatTime(key.expiresAt)}` : "active, never expires";
 }
 
-function keyRow(req: ManagementRequest, key: ApiKeyRow, view: KeysView, revoke: RevokeForm) {
+function keyRow(req: ManagementRequest, key: ApiKey, view: KeysView, revoke: RevokeForm) {
   const nameId = `key-${key.id}`;
-  return html`<tr><th scope="row" data-label="Name" class="wrap" id="${nameId}">${key.display_name}</th>
-<td data-label="Prefix"><code>${key.key_prefix}</code></td>
+  return html`<tr><th scope="row" data-label="Name" class="wrap" id="${nameId}">${key.displayName}</th>
+<td data-label="Prefix"><code>${key.keyPrefix}</code></td>
 <td data-label="Status" class="wrap">${keyState(key)}</td>
 <td data-label="Scopes" class="wrap">${key.scopes.join(" ")}</td>
-<td data-label="Created">${formatTime(key.created_at)}</td>
-<td data-label="Last used">${key.last_used_at ? formatTime(key.last_used_at) : "never"}</td>
+<td data-label="Created">${formatTime(key.createdAt)}</td>
+<td data-label="Last used">${key.lastUsedAt ? formatTime(key.lastUsedAt) : "never"}</td>
 <td data-label="Spend this month" class="num">${formatUsd(view.monthSpend.get(key.id) ?? 0)}</td>
-<td data-label="Limits" class="wrap limits">${key.revoked_at ? "" : keyPolicies(req, key, view.policiesOf(key), view.floor)}</td>
-<td data-label="">${key.revoked_at ? "" : buttonForm(req, revoke.action, revoke.purpose, key.id, "Revoke", { danger: true, describedBy: nameId })}</td></tr>`;
+<td data-label="Limits" class="wrap limits">${key.revokedAt ? "" : keyPolicies(req, key, view.policiesOf(key), view.floor)}</td>
+<td data-label="">${key.revokedAt ? "" : buttonForm(req, revoke.action, revoke.purpose, key.id, "Revoke", { danger: true, describedBy: nameId })}</td></tr>`;
 }
 
-function keysTable(req: ManagementRequest, keys: readonly ApiKeyRow[], view: KeysView, revoke: RevokeForm, id: string) {
+function keysTable(req: ManagementRequest, keys: readonly ApiKey[], view: KeysView, revoke: RevokeForm, id: string) {
   return html`<div class="scroll"><table class="dense keys" id="${id}">
 <thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Status</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col" class="num">Spend this month</th><th scope="col">Limits</th><th scope="col"><span class="visually-hidden">Revoke</span></th></tr></thead>
 <tbody>${keys.map((key) => keyRow(req, key, view, revoke))}</tbody></table></div>`;
@@ -74,7 +74,7 @@ function keysTable(req: ManagementRequest, keys: readonly ApiKeyRow[], view: Key
 
 /** What the keys page lists besides the keys: who limits each, its spend, and the filter and page asked for. */
 export interface KeysView {
-  policiesOf: (key: ApiKeyRow) => readonly KeyPolicy[];
+  policiesOf: (key: ApiKey) => readonly KeyPolicy[];
   /** Micro-USD each key spent in this namespace since the 1st of the month, UTC. */
   monthSpend: ReadonlyMap<string, number>;
   floor?: BudgetFloor;
@@ -84,10 +84,10 @@ export interface KeysView {
 }
 
 /** The keys whose name or prefix holds the filter, case-insensitively, newest first, and this page of them. */
-export function keysOnPage(keys: readonly ApiKeyRow[], filter: string, page: number): { shown: ApiKeyRow[]; matching: number; pages: number } {
+export function keysOnPage(keys: readonly ApiKey[], filter: string, page: number): { shown: ApiKey[]; matching: number; pages: number } {
   const needle = filter.toLowerCase();
-  const newestFirst = [...keys].sort((a, b) => b.created_at.getTime() - a.created_at.getTime());
-  const matching = needle === "" ? newestFirst : newestFirst.filter((key) => key.display_name.toLowerCase().includes(needle) || key.key_prefix.toLowerCase().includes(needle));
+  const newestFirst = [...keys].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+  const matching = needle === "" ? newestFirst : newestFirst.filter((key) => key.displayName.toLowerCase().includes(needle) || key.keyPrefix.toLowerCase().includes(needle));
   const pages = Math.max(1, Math.ceil(matching.length / KEYS_PER_PAGE));
   const at = Math.min(Math.max(1, page), pages);
   return { shown: matching.slice((at - 1) * KEYS_PER_PAGE, at * KEYS_PER_PAGE), matching: matching.length, pages };
@@ -100,7 +100,7 @@ function keysUrl(req: ManagementRequest, filter: string, page: number): string {
   return `/console/keys?${query}`;
 }
 
-function namespaceKeys(req: ManagementRequest, keys: readonly ApiKeyRow[], view: KeysView) {
+function namespaceKeys(req: ManagementRequest, keys: readonly ApiKey[], view: KeysView) {
   const { shown, matching, pages } = keysOnPage(keys, view.filter, view.page);
   const page = Math.min(Math.max(1, view.page), pages);
   // No action: a GET form goes to this page with only its own fields (the filter and the
@@ -121,7 +121,7 @@ ${keys.length === 0 ? html`<p>No keys yet.</p>` : shown.length === 0 ? html`<p>N
 }
 
 /** The namespace's API keys (never a secret), the form to create one, and a new key's token, once. */
-export function keysPage(req: ManagementRequest, keys: readonly ApiKeyRow[], accountKeys: readonly ApiKeyRow[], view: KeysView, state: FormState, created?: NewKey): Response {
+export function keysPage(req: ManagementRequest, keys: readonly ApiKey[], accountKeys: readonly ApiKey[], view: KeysView, state: FormState, created?: NewKey): Response {
   const submitted = state.values !== undefined;
   const scopeBoxes = NAMESPACE_KEY_SCOPES.map((scope) => {
     const checked = submitted ? valueOf(state, `scope.${scope}`) !== "" : DEFAULT_SCOPES.has(scope);

@@ -1,6 +1,6 @@
 import type { Caller } from "../auth/principal";
-import type { NamespaceRow } from "../db/queries/namespaces";
-import type { Tenant } from "../management/tenant";
+import type { Namespace } from "../management/namespaces/namespace-service";
+import type { Tenant } from "../identity/tenant";
 import { ApiError } from "../errors/api-error";
 import { asPage, field, forgedFormPage, signInFirst, type ConsoleContext } from "./console-context";
 import { pickNamespace } from "./console-namespace";
@@ -12,8 +12,8 @@ import { sessionCaller } from "./session-caller";
 export interface ManagementRequest {
   session: ConsoleSession;
   caller: Caller;
-  namespaces: NamespaceRow[];
-  namespace: NamespaceRow;
+  namespaces: Namespace[];
+  namespace: Namespace;
   /** The account and the picked namespace, as the services take them. */
   tenant: Tenant;
 }

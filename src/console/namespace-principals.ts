@@ -1,8 +1,8 @@
-import type { NamespaceRow } from "../db/queries/namespaces";
-import { listKeys } from "../management/keys/key-service";
+import type { Namespace } from "../management/namespaces/namespace-service";
+import { listKeys } from "../identity/api-key-service";
 import { listClients } from "../management/oauth-clients/oauth-client-service";
-import { listGrants } from "../management/oauth-clients/oauth-grant-service";
-import type { Tenant } from "../management/tenant";
+import { listGrants } from "../identity/oauth-grant-service";
+import type { Tenant } from "../identity/tenant";
 import type { Services } from "../services";
 import type { PrincipalRef, PrincipalType } from "../policy/effective-policy";
 
@@ -28,7 +28,7 @@ export interface NamespacePrincipals {
   /** What the bind form offers. */
   choices: PrincipalChoice[];
   /** The words for a bound principal. */
-  labelOf(principal: { principal_type: string; principal_id: string }): string;
+  labelOf(principal: { principalType: string; principalId: string }): string;
 }
 
 /** The value of a principal in the bind form's `<select>`: `type:id` (ids never hold a colon). */
@@ -36,7 +36,7 @@ export function principalValue(principal: PrincipalRef): string {
   return `${principal.type}:${principal.id}`;
 }
 
-export async function loadNamespacePrincipals(services: Pick<Services, "db" | "credentials">, namespace: NamespaceRow, tenant: Tenant): Promise<NamespacePrincipals> {
+export async function loadNamespacePrincipals(services: Pick<Services, "db" | "credentials">, namespace: Namespace, tenant: Tenant): Promise<NamespacePrincipals> {
   const [keys, grants, clients] = await Promise.all([listKeys(services, tenant), listGrants(services, tenant), listClients(services, tenant)]);
   const now = Date.now();
   const labels = new Map<string, string>();
@@ -47,15 +47,15 @@ export async function loadNamespacePrincipals(services: Pick<Services, "db" | "c
   };
   add({ type: "namespace", id: namespace.id }, `The whole namespace ${namespace.name}`, true);
   for (const key of keys) {
-    const ended = key.revoked_at ? " (revoked)" : key.expires_at && key.expires_at.getTime() <= now ? " (expired)" : "";
-    add({ type: "api_key", id: key.id }, `API key “${key.display_name}” (${key.id})${ended}`, ended === "");
+    const ended = key.revokedAt ? " (revoked)" : key.expiresAt && key.expiresAt.getTime() <= now ? " (expired)" : "";
+    add({ type: "api_key", id: key.id }, `API key “${key.displayName}” (${key.id})${ended}`, ended === "");
   }
-  for (const grant of grants) add({ type: "oauth_token", id: grant.id }, `OAuth grant to ${grant.client_name ?? grant.client_id} (${grant.id})`, true);
+  for (const grant of grants) add({ type: "oauth_token", id: grant.id }, `OAuth grant to ${grant.clientName ?? grant.clientId} (${grant.id})`, true);
   for (const client of clients.data) add({ type: "oauth_client", id: client.id }, `OAuth client “${client.client_name}” (${client.client_id})`, true);
 
   return {
     choices,
-    labelOf: ({ principal_type: type, principal_id: id }) => labels.get(`${type}:${id}`) ?? endedLabel(type, id),
+    labelOf: ({ principalType: type, principalId: id }) => labels.get(`${type}:${id}`) ?? endedLabel(type, id),
   };
 }
 

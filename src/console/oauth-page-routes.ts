@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import { badRequest } from "../errors/api-error";
 import { CLIENT_GRANT_TYPES, validateCreate } from "../management/oauth-clients/oauth-client-body";
 import * as clients from "../management/oauth-clients/oauth-client-service";
-import { listGrants, revokeGrant } from "../management/oauth-clients/oauth-grant-service";
+import { listGrants, revokeGrant } from "../identity/oauth-grant-service";
 import { field, type ConsoleContext } from "./console-context";
 import { checkedValues, idField, oneLineField, submittedValues, textAreaField } from "./form-input";
 import { pageWithNotices, type FormState } from "./management-layout";

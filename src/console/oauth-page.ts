@@ -1,4 +1,4 @@
-import type { OauthGrantListing } from "../db/queries/oauth-grants";
+import type { OauthGrant } from "../identity/oauth-grant-service";
 import { CLIENT_GRANT_TYPES } from "../management/oauth-clients/oauth-client-body";
 import type { clientEnvelope } from "../management/oauth-clients/oauth-client-service";
 import { formatTime } from "./format";
@@ -29,16 +29,16 @@ function clientItem(req: ManagementRequest, client: OauthClientView) {
 ${buttonForm(req, "/console/oauth/clients/delete", "oauth-client-delete", client.id, "Delete", { danger: true, describedBy: headingId })}</li>`;
 }
 
-function grantItem(req: ManagementRequest, grant: OauthGrantListing) {
+function grantItem(req: ManagementRequest, grant: OauthGrant) {
   const headingId = `grant-${grant.id}`;
-  return html`<li><h3 id="${headingId}">${grant.client_name ?? grant.client_id}</h3>
-<dl><dt>Scopes</dt><dd>${grant.scopes.join(" ")}</dd><dt>Approved</dt><dd>${formatTime(grant.created_at)}</dd>
-<dt>Last used</dt><dd>${grant.last_used_at ? formatTime(grant.last_used_at) : "never"}</dd></dl>
+  return html`<li><h3 id="${headingId}">${grant.clientName ?? grant.clientId}</h3>
+<dl><dt>Scopes</dt><dd>${grant.scopes.join(" ")}</dd><dt>Approved</dt><dd>${formatTime(grant.createdAt)}</dd>
+<dt>Last used</dt><dd>${grant.lastUsedAt ? formatTime(grant.lastUsedAt) : "never"}</dd></dl>
 ${buttonForm(req, "/console/oauth/grants/revoke", "oauth-grant-revoke", grant.id, "Revoke", { danger: true, describedBy: headingId })}</li>`;
 }
 
 /** The namespace's registered OAuth clients (a new one's secret shown once) and the grants users approved. */
-export function oauthPage(req: ManagementRequest, clients: readonly OauthClientView[], grants: readonly OauthGrantListing[], state: FormState, created?: NewClient): Response {
+export function oauthPage(req: ManagementRequest, clients: readonly OauthClientView[], grants: readonly OauthGrant[], state: FormState, created?: NewClient): Response {
   const submitted = state.values !== undefined;
   const type = valueOf(state, "client_type", "confidential");
   const grantBoxes = CLIENT_GRANT_TYPES.map((grant, index) => {

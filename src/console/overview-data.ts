@@ -53,7 +53,7 @@ export async function overviewData(services: Services, accountId: string, picked
     to,
     byModel: byModel.data,
     byKey: byKey.data,
-    keyNames: new Map(keys.map((key) => [key.id, key.display_name])),
+    keyNames: new Map(keys.map((key) => [key.id, key.displayName])),
     breakdown: withUnrecordedRefusals(breakdown, unrecorded),
     ...(anyRequest.data.length === 0 ? { firstRun: { baseUrl: services.config.publicUrl, model, namespaceId: picked.namespace.id } } : {}),
   };

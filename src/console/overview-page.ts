@@ -1,5 +1,5 @@
-import type { NamespaceRow } from "../db/queries/namespaces";
-import type { DailyUsageRow } from "../db/queries/usage";
+import type { Namespace } from "../management/namespaces/namespace-service";
+import type { DailyUsage } from "../management/usage/usage-service";
 import type { BalanceEnvelope } from "../management/billing/billing-service";
 import type { NamespaceUsageEnvelope } from "../management/usage/usage-service";
 import { renderPage } from "./console-page";
@@ -17,8 +17,8 @@ export type OverviewPeriod = (typeof OVERVIEW_PERIODS)[number];
 export type OverviewSplit = "model" | "key";
 
 export interface OverviewData {
-  namespaces: readonly NamespaceRow[];
-  namespace: NamespaceRow;
+  namespaces: readonly Namespace[];
+  namespace: Namespace;
   balance: BalanceEnvelope;
   usage: NamespaceUsageEnvelope;
   period: OverviewPeriod;
@@ -26,8 +26,8 @@ export interface OverviewData {
   from: Date;
   to: Date;
   /** Daily figures by model and by API key (`group` is the key's id, null for OAuth grants and older records). */
-  byModel: readonly DailyUsageRow[];
-  byKey: readonly DailyUsageRow[];
+  byModel: readonly DailyUsage[];
+  byKey: readonly DailyUsage[];
   keyNames: ReadonlyMap<string, string>;
   breakdown: RequestBreakdown;
   /** Set when the namespace has never had a request: what to run to make the first one. */

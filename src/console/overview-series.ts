@@ -1,7 +1,7 @@
-import type { DailyUsageRow } from "../db/queries/usage";
+import type { DailyUsage } from "../management/usage/usage-service";
 import type { ChartSeries } from "./svg-chart";
 
-export type DailyMetric = (row: DailyUsageRow) => number;
+export type DailyMetric = (row: DailyUsage) => number;
 
 /** The series a chart shows at most: the biggest groups, the rest folded into "Other". */
 const MAX_SERIES = 6;
@@ -23,7 +23,7 @@ export interface GroupSums {
 }
 
 /** Each group's requests, tokens and spend over the rows: most spend first, then most requests. */
-export function groupSums(rows: readonly DailyUsageRow[]): GroupSums[] {
+export function groupSums(rows: readonly DailyUsage[]): GroupSums[] {
   const sums = new Map<string | null, GroupSums>();
   for (const row of rows) {
     const sum = sums.get(row.group) ?? { group: row.group, requests: 0, tokens: 0, spendMicroUsd: 0 };
@@ -40,7 +40,7 @@ export function groupSums(rows: readonly DailyUsageRow[]): GroupSums[] {
  * in every chart of a page): at most six, the groups after the fifth summed as "Other" so
  * a long tail never hides the main ones. `label` names a group.
  */
-export function stackedSeries(rows: readonly DailyUsageRow[], days: readonly string[], metric: DailyMetric, label: (group: string | null) => string, order: readonly (string | null)[]): ChartSeries[] {
+export function stackedSeries(rows: readonly DailyUsage[], days: readonly string[], metric: DailyMetric, label: (group: string | null) => string, order: readonly (string | null)[]): ChartSeries[] {
   const ranked = order.map((group) => ({ group }));
   const shown = ranked.length > MAX_SERIES ? ranked.slice(0, MAX_SERIES - 1) : ranked;
   const position = new Map(days.map((day, index) => [day, index]));

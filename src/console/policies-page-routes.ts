@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import { assertAddressableId } from "../auth/path-ids";
 import { badRequest } from "../errors/api-error";
 import * as policies from "../management/policies/policy-service";
-import { parsePrincipalType } from "../management/policies/principal-target";
+import { parsePrincipalType } from "../identity/principal-target";
 import type { PrincipalRef } from "../policy/effective-policy";
 import { BudgetSpecSchema, checkShape, validatePolicySpec, type BudgetSpec, type PolicySpec, type PresetSpec } from "../policy/policy-spec";
 import { budgetFloor } from "./budget-floor";
@@ -70,11 +70,11 @@ export function policiesPageRoutes(context: ConsoleContext) {
   const show = async (req: ManagementRequest, state: FormState, form?: PolicyForm) => {
     const scope = scopeOf(req);
     const [rows, bindings, principals] = await Promise.all([
-      policies.listPolicyRows(services, scope, null),
+      policies.listPolicies(services, scope, null),
       policies.namespaceBindings(services, scope),
       loadNamespacePrincipals(services, req.namespace, req.tenant),
     ]);
-    const measured = rows.filter((row) => row.disabled_at === null && (row.kind === "budget" || row.kind === "rate_limit" || row.kind === "preset"));
+    const measured = rows.filter((row) => row.disabledAt === null && (row.kind === "budget" || row.kind === "rate_limit" || row.kind === "preset"));
     const statuses = new Map(await Promise.all(measured.map(async (row) => [row.id, await policies.policyStatus(services, scope, row.id)] as const)));
     return policiesPage(req, { policies: rows, bindings, principals, statuses, floor: budgetFloor(services.catalog) }, state, form);
   };

@@ -1,4 +1,4 @@
-import type { PolicyBindingRow, PolicyRow } from "../db/queries/policies";
+import type { Policy, PolicyBinding } from "../management/policies/policy-service";
 import type { PolicyStatus } from "../management/policies/policy-status";
 import type { PresetSpec } from "../policy/policy-spec";
 import type { BudgetFloor } from "./budget-floor";
@@ -21,8 +21,8 @@ export type PolicyForm = "budget" | "rate_limit" | "guardrail" | "preset_budget"
 
 /** What the page lists: the namespace's policies, every binding of them, and the principals they can name. */
 export interface PoliciesView {
-  policies: readonly PolicyRow[];
-  bindings: readonly PolicyBindingRow[];
+  policies: readonly Policy[];
+  bindings: readonly PolicyBinding[];
   principals: NamespacePrincipals;
   /** Current figures of each enabled budget, rate limit and preset (the binding nearest its limit). */
   statuses: ReadonlyMap<string, PolicyStatus>;
@@ -43,7 +43,7 @@ function dollarsField(microUsd: number): string {
  * API's update service (PUT …/policies/{id}). Ids carry the policy's id: one page holds many.
  * Under a policy preset, the form of its budget clause (`refused`: that form's own refusal).
  */
-function editForm(req: ManagementRequest, policy: PolicyRow, refused: FormState | undefined) {
+function editForm(req: ManagementRequest, policy: Policy, refused: FormState | undefined) {
   const id = policy.id;
   const spec = policy.spec as Record<string, unknown>;
   if (policy.kind === "budget") {
@@ -98,8 +98,8 @@ const BUDGET_WINDOWS = [
   ["total", "In total"],
 ] as const;
 
-function policyItem(req: ManagementRequest, policy: PolicyRow, view: PoliciesView, refused: FormState | undefined) {
-  const disabled = policy.disabled_at !== null;
+function policyItem(req: ManagementRequest, policy: Policy, view: PoliciesView, refused: FormState | undefined) {
+  const disabled = policy.disabledAt !== null;
   const headingId = `policy-${policy.id}`;
   return html`<li><h3 id="${headingId}">${policy.name}</h3>
 <dl><dt>Kind</dt><dd>${KIND_NAMES[policy.kind] ?? policy.kind}</dd><dt>State</dt><dd>${disabled ? "Disabled" : "Enabled"}</dd>
@@ -115,7 +115,7 @@ ${buttonForm(req, "/console/policies/delete", "policies-delete", policy.id, "Del
 ${policyBindings(
   req,
   policy,
-  view.bindings.filter((binding) => binding.policy_id === policy.id),
+  view.bindings.filter((binding) => binding.policyId === policy.id),
   view.principals,
 )}</li>`;
 }

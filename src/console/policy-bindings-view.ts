@@ -1,4 +1,4 @@
-import type { PolicyBindingRow, PolicyRow } from "../db/queries/policies";
+import type { Policy, PolicyBinding } from "../management/policies/policy-service";
 import { html, type SafeHtml } from "./html";
 import { formFields } from "./management-layout";
 import type { ManagementRequest } from "./management-request";
@@ -18,7 +18,7 @@ function principalOptions(choices: readonly PrincipalChoice[]): SafeHtml {
   return html`${namespace.map(choiceOption)}${groups}`;
 }
 
-function bindingItem(req: ManagementRequest, policy: PolicyRow, binding: PolicyBindingRow, principals: NamespacePrincipals): SafeHtml {
+function bindingItem(req: ManagementRequest, policy: Policy, binding: PolicyBinding, principals: NamespacePrincipals): SafeHtml {
   const labelId = `binding-${binding.id}`;
   return html`<li><span id="${labelId}">${principals.labelOf(binding)}</span>
 <form class="inline" method="post" action="/console/policies/unbind">${formFields(req, "policies-unbind")}<input type="hidden" name="id" value="${policy.id}"><input type="hidden" name="binding" value="${binding.id}"><button type="submit" class="secondary" aria-describedby="${labelId}">Unbind</button></form></li>`;
@@ -28,8 +28,8 @@ function bindingItem(req: ManagementRequest, policy: PolicyRow, binding: PolicyB
  * What a policy is bound to (each with an Unbind button), and a form to bind it to one
  * more of the namespace's principals. Unbound, a policy applies to no request.
  */
-export function policyBindings(req: ManagementRequest, policy: PolicyRow, bindings: readonly PolicyBindingRow[], principals: NamespacePrincipals): SafeHtml {
-  const bound = new Set(bindings.map((binding) => `${binding.principal_type}:${binding.principal_id}`));
+export function policyBindings(req: ManagementRequest, policy: Policy, bindings: readonly PolicyBinding[], principals: NamespacePrincipals): SafeHtml {
+  const bound = new Set(bindings.map((binding) => `${binding.principalType}:${binding.principalId}`));
   const free = principals.choices.filter((choice) => !bound.has(principalValue(choice.principal)));
   const selectId = `bind-${policy.id}`;
   return html`<h4>Applies to</h4>

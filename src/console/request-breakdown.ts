@@ -1,4 +1,4 @@
-import type { UnrecordedRefusalRow } from "../db/queries/usage";
+import type { UnrecordedRefusals } from "../management/usage/usage-service";
 import type { RequestRecordEnvelope } from "../management/usage/usage-service";
 
 export interface RequestBreakdown {
@@ -71,14 +71,14 @@ export function unrecordedKind(statusCode: number): string {
  * sample of refusal records a minute, src/metering/refusal-sampler.ts) to the breakdown's
  * kinds and failures by key: the history holds only the sample, the counts the rest.
  */
-export function withUnrecordedRefusals(breakdown: RequestBreakdown, rows: readonly UnrecordedRefusalRow[]): RequestBreakdown {
+export function withUnrecordedRefusals(breakdown: RequestBreakdown, rows: readonly UnrecordedRefusals[]): RequestBreakdown {
   if (rows.length === 0) return breakdown;
   const kinds = new Map(breakdown.kinds.map((entry) => [entry.kind, entry.count]));
   const failedByKey = new Map(breakdown.failedByKey);
   for (const row of rows) {
-    const kind = unrecordedKind(row.status_code);
+    const kind = unrecordedKind(row.statusCode);
     kinds.set(kind, (kinds.get(kind) ?? 0) + row.count);
-    if (row.api_key_id) failedByKey.set(row.api_key_id, (failedByKey.get(row.api_key_id) ?? 0) + row.count);
+    if (row.apiKeyId) failedByKey.set(row.apiKeyId, (failedByKey.get(row.apiKeyId) ?? 0) + row.count);
   }
   return {
     ...breakdown,

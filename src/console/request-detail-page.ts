@@ -1,4 +1,4 @@
-import type { ApiKeyRow } from "../db/queries/api-keys";
+import type { ApiKey } from "../identity/api-key-service";
 import type { UsageCounts } from "../db/usage-evidence-shape";
 import type { RequestDetailEnvelope } from "../management/usage/usage-service";
 import { formatCount, formatSecond } from "./format";
@@ -50,8 +50,8 @@ function attempts(detail: RequestDetailEnvelope) {
 }
 
 /** One request: what it asked for, how it ended, who paid, the usage evidence, the attempts, the warnings and the policy that refused it. */
-export function requestDetailPage(req: ManagementRequest, detail: RequestDetailEnvelope, keys: readonly ApiKeyRow[], back: string): Response {
-  const keyNames = new Map(keys.map((key) => [key.id, key.display_name]));
+export function requestDetailPage(req: ManagementRequest, detail: RequestDetailEnvelope, keys: readonly ApiKey[], back: string): Response {
+  const keyNames = new Map(keys.map((key) => [key.id, key.displayName]));
   const evidence = detail.usage_evidence;
   const warnings = detail.warnings.filter((warning) => warning.code !== "refused_by_policy" && warning.code !== "routing_preset");
   const body = html`<p><a href="${back}">Back to the requests</a></p>

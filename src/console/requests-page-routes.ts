@@ -38,7 +38,7 @@ export function requestsPageRoutes(context: ConsoleContext) {
       if (error instanceof ApiError && error.description === UNKNOWN_AFTER) throw badRequest("This page starts after a request this namespace does not have. Start again from the newest requests.");
       throw error;
     });
-  const keyNames = async (req: ManagementRequest) => new Map((await requestKeys(services, req.tenant)).map((key) => [key.id, key.display_name]));
+  const keyNames = async (req: ManagementRequest) => new Map((await requestKeys(services, req.tenant)).map((key) => [key.id, key.displayName]));
 
   return new Elysia({ name: "console-requests", normalize: false })
     .get("/console/requests", ({ request, query }) =>
@@ -46,7 +46,7 @@ export function requestsPageRoutes(context: ConsoleContext) {
         const page = parseHistoryPage(query as QueryParams);
         const filters = requestFilters(query as QueryFields);
         const now = new Date();
-        const history = { from: new Date(Date.UTC(req.namespace.created_at.getUTCFullYear(), req.namespace.created_at.getUTCMonth(), req.namespace.created_at.getUTCDate())), to: now };
+        const history = { from: new Date(Date.UTC(req.namespace.createdAt.getUTCFullYear(), req.namespace.createdAt.getUTCMonth(), req.namespace.createdAt.getUTCDate())), to: now };
         const [listing, keys, used] = await Promise.all([
           list(req, apiFilterQuery(filters), page),
           requestKeys(services, req.tenant),

@@ -1,4 +1,4 @@
-import type { ApiKeyRow } from "../db/queries/api-keys";
+import type { ApiKey } from "../identity/api-key-service";
 import type { RequestRecordEnvelope } from "../management/usage/usage-service";
 import type { HistoryPage } from "../management/usage/query-params";
 import { formatCount, formatSecond } from "./format";
@@ -14,7 +14,7 @@ export interface RequestsView {
   /** The listing's next_after: the last record's id when older ones follow, else null. */
   nextAfter: string | null;
   filters: RequestFilterFields;
-  keys: readonly ApiKeyRow[];
+  keys: readonly ApiKey[];
   models: readonly string[];
 }
 
@@ -48,8 +48,8 @@ function requestRow(req: ManagementRequest, record: RequestRecordEnvelope, keys:
  * A key in the filter: its name and prefix, so keys of the same name read apart (the
  * prefix is what a person sees of a token); a revoked key says so.
  */
-export function keyOptionLabel(key: ApiKeyRow): string {
-  return `${key.display_name} (${key.key_prefix}…)${key.revoked_at ? ", revoked" : ""}`;
+export function keyOptionLabel(key: ApiKey): string {
+  return `${key.displayName} (${key.keyPrefix}…)${key.revokedAt ? ", revoked" : ""}`;
 }
 
 function filterForm(req: ManagementRequest, view: RequestsView) {
@@ -94,7 +94,7 @@ function filterForm(req: ManagementRequest, view: RequestsView) {
 /** The namespace's request history as a table, newest first, filtered and paged through the URL (metadata only: never a prompt or a response). */
 export function requestsPage(req: ManagementRequest, view: RequestsView): Response {
   const { records, page, filters } = view;
-  const keys: KeyNames = new Map(view.keys.map((key) => [key.id, key.display_name]));
+  const keys: KeyNames = new Map(view.keys.map((key) => [key.id, key.displayName]));
   // Pages go by the last request shown (`after`), never by an offset: the thousandth page
   // costs what the first does, and requests arriving meanwhile do not shift what comes next.
   // Going back is the browser's Back, or the newest page; no script needed either way.

@@ -1,6 +1,6 @@
 import { ALL_SCOPES } from "../auth/scopes";
 import { ApiError } from "../errors/api-error";
-import type { Approver } from "../oauth/approver";
+import type { Approver } from "../identity/oauth/approver";
 import type { ConsoleContext } from "./console-context";
 import { hasOwnOrigin } from "./request-origin";
 

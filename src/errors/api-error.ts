@@ -3,7 +3,7 @@
  * kind -> HTTP status. Two families render from it, each in its documented shape: management
  * errors (`ApiError`) as `{ error: <kind>, error_description }` (docs/api/credentials.md
  * "Credentials and scopes"; the official management client parses exactly this, including the "missing
- * required scope: " prefix), and OAuth protocol errors (src/oauth/oauth-error.ts) as
+ * required scope: " prefix), and OAuth protocol errors (src/errors/oauth-error.ts) as
  * RFC 6749 §5.2 `{ error: <OAuth code>, error_description }`.
  */
 export const API_ERROR_STATUS = {

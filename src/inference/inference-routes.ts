@@ -148,10 +148,10 @@ export function inferenceDeps(services: Services): InferenceDeps {
   return {
     auth: { credentials: services.credentials },
     decode: { translator, maxBodyBytes: config.maxInferenceBodyBytes },
-    resolve: { presets: services.routingPresets, namespaces: services.namespaces },
+    resolve: { presets: services.routingPresets, namespaces: services.me },
     plan: { catalog, endpointStats },
     funding: services.funding,
-    admission: { chain: services.admission, namespaces: services.namespaces, policies: services.policies },
+    admission: { chain: services.admission, namespaces: services.me, policies: services.policies },
     attempts: {
       translator,
       timeouts: config.upstreamTimeouts,

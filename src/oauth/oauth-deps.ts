@@ -1,21 +1,7 @@
-import type { Sql } from "../db/connect-database";
-import type { OauthLifetimes } from "../config";
-import type { CredentialResolver } from "../auth/credential-resolver";
-import type { AuthThrottle } from "../auth/auth-throttle";
+import type { OauthDeps } from "../identity/oauth/oauth-deps";
 import type { Services } from "../services";
 
-/** What the authorization server's functions need; `oauthDeps(services)` builds it. */
-export interface OauthDeps {
-  sql: Sql;
-  lifetimes: OauthLifetimes;
-  /** The issuer and the base of every absolute URL the server hands out. */
-  publicUrl: string;
-  /** Dropped from at once when a grant is revoked or refreshed on this instance. */
-  credentials: CredentialResolver;
-  /** Counts unknown user codes per client address. */
-  throttle: AuthThrottle;
-}
-
+/** The authorization server's dependencies (src/identity/oauth/) out of the server's services. */
 export function oauthDeps(services: Pick<Services, "db" | "config" | "credentials" | "throttle">): OauthDeps {
   return {
     sql: services.db.sql,

@@ -8,15 +8,15 @@ import { BodyTooLargeError, readBodyWithin } from "../http/request-body";
 import { clientAddress } from "../http/client-address";
 import { bodyValidator } from "../management/validate-body";
 import type { Services } from "../services";
-import { approverFromPrincipal, type Approver } from "./approver";
-import { startDeviceAuthorization } from "./device-authorization";
-import { decideDeviceCode } from "./device-flow";
+import { approverFromPrincipal, type Approver } from "../identity/oauth/approver";
+import { startDeviceAuthorization } from "../identity/oauth/device-authorization";
+import { decideDeviceCode } from "../identity/oauth/device-flow";
 import { oauthDeps } from "./oauth-deps";
-import { OauthError, oauthErrorResponse, oauthJsonResponse } from "./oauth-error";
-import { parseOauthParams } from "./oauth-params";
-import { revokeToken } from "./revocation";
+import { OauthError, oauthErrorResponse, oauthJsonResponse } from "../errors/oauth-error";
+import { parseOauthParams } from "../identity/oauth/oauth-params";
+import { revokeToken } from "../identity/oauth/revocation";
 import { DEVICE_AUTHORIZATION_PATH, DEVICE_DECISION_PATH, REVOCATION_PATH, serverMetadata, TOKEN_PATH } from "./server-metadata";
-import { handleTokenRequest } from "./token-endpoint";
+import { handleTokenRequest } from "../identity/oauth/token-endpoint";
 import { publicCorsPreflight, withPublicCors } from "./public-cors";
 
 /** The form-encoded endpoints read their own bodies (app.ts leaves them unparsed): a repeated parameter must be seen to be refused. */

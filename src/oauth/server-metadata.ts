@@ -1,5 +1,5 @@
 import { ALL_SCOPES } from "../auth/scopes";
-import { SUPPORTED_GRANT_TYPES } from "./token-endpoint";
+import { SUPPORTED_GRANT_TYPES } from "../identity/oauth/token-endpoint";
 
 export const AUTHORIZE_PATH = "/oauth/authorize";
 export const TOKEN_PATH = "/oauth/token";

@@ -6,7 +6,7 @@ import { refusalError, refusalWarning } from "../admission/admission-refusal";
 import { requestTexts } from "../admission/request-texts";
 import type { AttemptCandidate } from "../routing/attempt-candidate";
 import type { RequestOutcome } from "../metering/request-outcome";
-import type { NamespaceAttribution } from "../metering/namespace-attribution";
+import type { MeNamespace } from "../identity/me-namespace";
 import { outputTokenCeiling, reservationFor } from "../admission/cost-ceiling";
 import { NO_POLICY } from "../policy/compose-policies";
 import type { EffectivePolicy } from "../policy/effective-policy";
@@ -17,7 +17,7 @@ import { log } from "../observability/log";
 export interface AdmitDeps {
   /** Guardrails, budgets and rate limits (when a policy applies), then the wallet (when metering is on). */
   chain: Pick<AdmissionChain, "admit" | "empty">;
-  namespaces: Pick<NamespaceAttribution, "namespaceFor">;
+  namespaces: Pick<MeNamespace, "namespaceFor">;
   policies: Pick<PolicyStore, "effectivePolicy">;
 }
 

@@ -1,6 +1,6 @@
 import { irError, type IrError, type IrGenerationParams, type IrRequest, type IrWarning } from "../ir";
 import type { Principal } from "../auth/principal";
-import type { NamespaceAttribution } from "../metering/namespace-attribution";
+import type { MeNamespace } from "../identity/me-namespace";
 import { ModelRefError, parseModelRef, type PresetRef } from "../routing/parse-model-ref";
 import type { PresetTarget, PresetTargets } from "../routing/plan-attempts";
 import type { RoutingPreset } from "../routing/routing-preset";
@@ -8,7 +8,7 @@ import type { RoutingPresetStore } from "../routing/routing-preset-store";
 
 export interface ResolveDeps {
   presets: Pick<RoutingPresetStore, "find">;
-  namespaces: Pick<NamespaceAttribution, "namespaceFor">;
+  namespaces: Pick<MeNamespace, "namespaceFor">;
 }
 
 export type Resolved =

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { API_ERROR_STATUS } from "../../src/errors/api-error";
 import { IR_ERROR_TABLE, irError, type IrErrorKind } from "../../src/ir/ir-error";
-import type { OauthErrorCode } from "../../src/oauth/oauth-error";
+import type { OauthErrorCode } from "../../src/errors/oauth-error";
 import { toAnthropicErrorType } from "../../src/protocols/anthropic-messages/error";
 import { toGoogleStatus } from "../../src/protocols/google-generate-content/error";
 import { readRepositoryFile } from "./markdown";

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash, randomUUID } from "node:crypto";
-import { checkAuthorizeRequest, denyAuthorization, issueAuthorizationCode, type AuthorizeRequest } from "../../src/oauth/authorization-request";
-import { oauthDeps, type OauthDeps } from "../../src/oauth/oauth-deps";
+import { checkAuthorizeRequest, denyAuthorization, issueAuthorizationCode, type AuthorizeRequest } from "../../src/identity/oauth/authorization-request";
+import { oauthDeps } from "../../src/oauth/oauth-deps";
+import type { OauthDeps } from "../../src/identity/oauth/oauth-deps";
 import { ALL_SCOPES } from "../../src/auth/scopes";
 import { startTestServer, type TestAccount, type TestServer } from "../support/test-server";
 import { CLI, decide, pkcePair, pollDevice, postForm, startDevice } from "./oauth-support";

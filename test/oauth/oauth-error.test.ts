@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { API_ERROR_STATUS, ApiError, errorResponse } from "../../src/errors/api-error";
-import { OauthError, oauthErrorResponse } from "../../src/oauth/oauth-error";
+import { OauthError, oauthErrorResponse } from "../../src/errors/oauth-error";
 
 describe("OAuth errors and management errors share one status table", () => {
   test("an OAuth error is the table's bad_request, in the RFC 6749 §5.2 shape", async () => {

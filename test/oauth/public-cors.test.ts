@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
 import { ALL_SCOPES } from "../../src/auth/scopes";
-import { checkAuthorizeRequest, issueAuthorizationCode } from "../../src/oauth/authorization-request";
+import { checkAuthorizeRequest, issueAuthorizationCode } from "../../src/identity/oauth/authorization-request";
 import { oauthDeps } from "../../src/oauth/oauth-deps";
 import { launchBrowser } from "../support/browser";
 import { startTestServer, type TestAccount, type TestServer } from "../support/test-server";

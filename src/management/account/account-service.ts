@@ -2,7 +2,7 @@ import { findLiveAccount, updateAccountDisplayName, type AccountProfileRow } fro
 import { deleteAccount } from "../../db/queries/account-deletion";
 import { notFound } from "../../errors/api-error";
 import type { Services } from "../../services";
-import { forgetCredentials } from "../credential-revocation";
+import { forgetCredentials } from "../../identity/credential-revocation";
 
 /** GET /v1/account and PATCH's answer. */
 export interface AccountEnvelope {
@@ -17,7 +17,7 @@ function envelope(row: AccountProfileRow): AccountEnvelope {
 }
 
 /** What the account service uses: the database, and every cache a deleted account must leave. */
-export type AccountServiceDeps = Pick<Services, "db" | "credentials" | "byokKeys" | "policies">;
+export type AccountServiceDeps = Pick<Services, "db" | "credentials" | "me" | "byokKeys" | "policies">;
 
 /** The live account's stored profile, or undefined once it is deleted. */
 export function findAccount(deps: AccountServiceDeps, accountId: string): Promise<AccountProfileRow | undefined> {
@@ -40,7 +40,7 @@ export async function updateAccount(deps: AccountServiceDeps, accountId: string,
 
 /**
  * Deletes the account (docs/api/identity.md "Accounts"): everything in one transaction, then this
- * instance's caches forget every credential, BYOK key and policy it held, so none works
+ * instance's caches forget every credential, BYOK key and policy it held (and its `me`), so none works
  * here from the next request on; other instances stop honouring them within
  * CREDENTIAL_CACHE_TTL_MS, and their next look-up finds them revoked.
  */
@@ -48,6 +48,7 @@ export async function removeAccount(deps: AccountServiceDeps, accountId: string)
   const deleted = await deleteAccount(deps.db.sql, accountId);
   if (!deleted) throw notFound("account");
   forgetCredentials(deps, deleted.revokedKeyIds, deleted.revokedGrantIds);
+  deps.me.forget(accountId);
   for (const provider of deleted.byokProviders) deps.byokKeys.invalidate(accountId, provider);
   for (const id of deleted.policyIds) deps.policies.policyChanged(id);
   return { deleted: true };

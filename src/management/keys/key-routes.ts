@@ -3,8 +3,9 @@ import { bodyValidator } from "../validate-body";
 import type { Services } from "../../services";
 import { routeDocs } from "../route-doc";
 import { namespaceScopedRoutes } from "../namespace-scoped-routes";
-import { tenantOfPath } from "../tenant";
-import { createKey, keyEnvelope, listAccountKeys, listKeys, revokeAccountKey, revokeKey } from "./key-service";
+import { tenantOfPath } from "../../identity/tenant";
+import { createKey, listAccountKeys, listKeys, revokeAccountKey, revokeKey, type ApiKey } from "../../identity/api-key-service";
+import { isoOrNull } from "../serialize";
 import { Elysia } from "elysia";
 import { authPlugin } from "../../auth/auth-plugin";
 import { markNoStore } from "../../auth/tokens";
@@ -20,6 +21,20 @@ import type { Principal } from "../../auth/principal";
  */
 function keyParent(principal: Principal): Principal | null {
   return principal.kind === "oauth_token" && principal.firstPartySignIn === true ? null : principal;
+}
+
+/** A key as the keys routes list it (never the secret). */
+function keyEnvelope(key: ApiKey) {
+  return {
+    id: key.id,
+    display_name: key.displayName,
+    key_prefix: key.keyPrefix,
+    scopes: key.scopes,
+    expires_at: isoOrNull(key.expiresAt),
+    last_used_at: isoOrNull(key.lastUsedAt),
+    revoked_at: isoOrNull(key.revokedAt),
+    created_at: key.createdAt.toISOString(),
+  };
 }
 
 const validateCreate = bodyValidator(
@@ -55,9 +70,17 @@ export function keyRoutes(services: Services) {
         async ({ principal, params, body, set }) => {
           const input = validateCreate(body);
           const tenant = await tenantOfPath(services, principal, params);
-          const created = await createKey(services, principal, tenant.namespaceId, input, keyParent(principal));
+          const { token, key } = await createKey(services, principal, tenant.namespaceId, input, keyParent(principal));
           markNoStore(set);
-          return created;
+          return {
+            token,
+            id: key.id,
+            key_prefix: key.keyPrefix,
+            display_name: key.displayName,
+            scopes: key.scopes,
+            expires_at: isoOrNull(key.expiresAt),
+            created_at: key.createdAt.toISOString(),
+          };
         },
         routeDoc("keys:write", "Mint a namespace-bound API key; the token is returned once", validateCreate.doc),
       )

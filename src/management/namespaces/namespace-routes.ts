@@ -4,7 +4,7 @@ import { routeDocs } from "../route-doc";
 import { bodyValidator } from "../validate-body";
 import { authPlugin } from "../../auth/auth-plugin";
 import type { Services } from "../../services";
-import { resolveTenant } from "../tenant";
+import { resolveTenant } from "../../identity/tenant";
 import { createNamespace, listNamespaces, namespaceEnvelope, removeNamespace } from "./namespace-service";
 
 const validateCreate = bodyValidator(

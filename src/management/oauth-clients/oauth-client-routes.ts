@@ -2,7 +2,7 @@ import { markNoStore } from "../../auth/tokens";
 import type { Services } from "../../services";
 import { routeDocs } from "../route-doc";
 import { namespaceScopedRoutes } from "../namespace-scoped-routes";
-import { tenantOfPath } from "../tenant";
+import { tenantOfPath } from "../../identity/tenant";
 import { validateCreate, validateUpdate } from "./oauth-client-body";
 import * as service from "./oauth-client-service";
 

@@ -20,8 +20,8 @@ import {
 } from "./oauth-client-body";
 import { checkClientName } from "./client-name";
 import type { Services } from "../../services";
-import { forgetCredentials } from "../credential-revocation";
-import type { Tenant } from "../tenant";
+import { forgetCredentials } from "../../identity/credential-revocation";
+import type { Tenant } from "../../identity/tenant";
 
 type CreateBody = ReturnType<typeof validateCreate>;
 type UpdateBody = ReturnType<typeof validateUpdate>;

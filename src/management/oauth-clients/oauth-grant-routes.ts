@@ -1,8 +1,22 @@
 import type { Services } from "../../services";
 import { routeDocs } from "../route-doc";
 import { namespaceScopedRoutes } from "../namespace-scoped-routes";
-import { tenantOfPath } from "../tenant";
-import { grantEnvelope, listGrants, revokeGrant } from "./oauth-grant-service";
+import { tenantOfPath } from "../../identity/tenant";
+import { listGrants, revokeGrant, type OauthGrant } from "../../identity/oauth-grant-service";
+import { isoOrNull } from "../serialize";
+
+/** A grant as `GET …/oauth/tokens` lists it (docs/api/identity.md "Identity: OAuth, clients, accounts"). */
+function grantEnvelope(grant: OauthGrant) {
+  return {
+    id: grant.id,
+    client_id: grant.clientId,
+    client_name: grant.clientName ?? grant.clientId,
+    scopes: grant.scopes,
+    created_at: grant.createdAt.toISOString(),
+    last_used_at: isoOrNull(grant.lastUsedAt),
+    expires_at: grant.expiresAt.toISOString(),
+  };
+}
 
 const routeDoc = routeDocs<"keys:read" | "keys:write">("oauth clients");
 

@@ -1,10 +1,10 @@
 import { Type } from "@sinclair/typebox";
 import type { Principal } from "../../auth/principal";
-import type { PolicyRow } from "../../db/queries/policies";
+import type { Policy } from "./policy-service";
 import type { PolicyKind } from "../../policy/policy-spec";
 import type { Services } from "../../services";
 import { routeDocs } from "../route-doc";
-import { tenantOfPath } from "../tenant";
+import { tenantOfPath } from "../../identity/tenant";
 import * as service from "./policy-service";
 import type { PolicyScope } from "./policy-service";
 
@@ -26,9 +26,9 @@ type OnePolicyRoute = { principal: Principal; params: Record<string, string> & {
  * The list, get and delete handlers of one kind's typed routes (`…/budgets`, `…/presets`):
  * the policy service's calls for that kind, answered in the kind's envelope.
  */
-export function kindHandlers<Envelope>(services: Services, kind: PolicyKind, envelope: (row: PolicyRow) => Envelope) {
+export function kindHandlers<Envelope>(services: Services, kind: PolicyKind, envelope: (policy: Policy) => Envelope) {
   return {
-    list: async ({ principal, params }: KindRoute) => ({ data: (await service.listPolicyRows(services, await scopeOf(services, principal, params), kind)).map(envelope) }),
+    list: async ({ principal, params }: KindRoute) => ({ data: (await service.listPolicies(services, await scopeOf(services, principal, params), kind)).map(envelope) }),
     get: async ({ principal, params }: OnePolicyRoute) => envelope(await service.getPolicy(services, await scopeOf(services, principal, params), params.id, kind)),
     remove: async ({ principal, params }: OnePolicyRoute) => service.removePolicy(services, await scopeOf(services, principal, params), params.id, kind),
   };

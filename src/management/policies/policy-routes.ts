@@ -7,7 +7,7 @@ import { bindingEnvelope, policyEnvelope } from "./policy-envelopes";
 import { queryParameter } from "../route-doc";
 import { namespaceScopedRoutes } from "../namespace-scoped-routes";
 import { PolicyName, scopeOf, routeDoc } from "./policy-route-support";
-import { parsePrincipalType } from "./principal-target";
+import { parsePrincipalType } from "../../identity/principal-target";
 import * as service from "./policy-service";
 import { assertAddressableId } from "../../auth/path-ids";
 
@@ -49,7 +49,7 @@ export function policyRoutes(services: Services) {
         `${base}/policies`,
         async ({ principal, params, query }) => {
           const scope = await scopeOf(services, principal, params);
-          return { data: (await service.listPolicyRows(services, scope, kindFilter(query))).map(policyEnvelope) };
+          return { data: (await service.listPolicies(services, scope, kindFilter(query))).map(policyEnvelope) };
         },
         routeDoc("policy:read", "List the namespace's policies, disabled ones included", {
           parameters: [queryParameter("kind", `Only policies of this kind: ${KIND_LIST}`, false)],

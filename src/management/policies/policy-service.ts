@@ -8,7 +8,7 @@ import {
   insertPolicy,
   listBindings,
   listNamespaceBindings,
-  listPolicies,
+  listPolicies as listPolicyRows,
   listPrincipalPolicies,
   rateLimitCounterStatus,
   setPolicyDisabled,
@@ -26,29 +26,58 @@ import { policyCounterKey } from "../../policy/compose-policies";
 import { budgetStatus, rateLimitStatus, type BoundPrincipal, type BudgetStatus, type PolicyStatus, type RateLimitStatus } from "./policy-status";
 import { requestPrincipals } from "../../policy/request-principals";
 import type { Services } from "../../services";
-import type { Tenant } from "../tenant";
-import { principalsOfTarget, resolvePrincipalTarget } from "./principal-target";
+import type { Tenant } from "../../identity/tenant";
+import { principalsOfTarget, resolvePrincipalTarget } from "../../identity/principal-target";
 
-/** What the policy service uses: the database and this instance's policy store (to invalidate it). */
-export type PolicyServiceDeps = Pick<Services, "db" | "policies">;
+/** What the policy service uses: the database, `me` (where an account-wide key's requests are attributed) and this instance's policy store (to invalidate it). */
+export type PolicyServiceDeps = Pick<Services, "db" | "me" | "policies">;
 
 /** The namespace a policy call acts in (resolveTenant's answer), and the caller, whose own bindings it may not loosen. */
 export interface PolicyScope extends Tenant {
   caller: Caller;
 }
 
+/** A policy as a listing or a page shows it; `spec` is its kind's flat inner body as stored. */
+export interface Policy {
+  id: string;
+  name: string;
+  kind: string;
+  spec: unknown;
+  disabledAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** One principal a policy is bound to. */
+export interface PolicyBinding {
+  id: string;
+  policyId: string;
+  principalType: string;
+  principalId: string;
+  createdAt: Date;
+}
+
+function policyOf(row: PolicyRow): Policy {
+  return { id: row.id, name: row.name, kind: row.kind, spec: row.spec, disabledAt: row.disabled_at, createdAt: row.created_at, updatedAt: row.updated_at };
+}
+
+function bindingOf(row: PolicyBindingRow): PolicyBinding {
+  return { id: row.id, policyId: row.policy_id, principalType: row.principal_type, principalId: row.principal_id, createdAt: row.created_at };
+}
+
 /** What a missing policy is called in the 404: the typed routes name their own kind. */
 const KIND_LABEL: Record<PolicyKind | "any", string> = { any: "policy", budget: "budget", rate_limit: "policy", guardrail: "policy", preset: "preset" };
 
-export function listPolicyRows(deps: PolicyServiceDeps, scope: PolicyScope, kind: PolicyKind | null): Promise<PolicyRow[]> {
-  return listPolicies(deps.db.sql, scope, kind);
+/** The namespace's policies (of `kind`, when given), disabled ones included. */
+export async function listPolicies(deps: PolicyServiceDeps, scope: PolicyScope, kind: PolicyKind | null): Promise<Policy[]> {
+  return (await listPolicyRows(deps.db.sql, scope, kind)).map(policyOf);
 }
 
 /** A policy of the scope's namespace (of `kind`, for the typed routes), or a 404. */
-export async function getPolicy(deps: PolicyServiceDeps, scope: PolicyScope, policyId: string, kind?: PolicyKind): Promise<PolicyRow> {
+export async function getPolicy(deps: PolicyServiceDeps, scope: PolicyScope, policyId: string, kind?: PolicyKind): Promise<Policy> {
   const row = await findPolicy(deps.db.sql, scope, policyId);
   if (!row || (kind !== undefined && row.kind !== kind)) throw notFound(KIND_LABEL[kind ?? "any"]);
-  return row;
+  return policyOf(row);
 }
 
 /**
@@ -75,12 +104,12 @@ async function refuseSelfBound(deps: PolicyServiceDeps, scope: PolicyScope, poli
   if (bindsCaller) throw new ApiError("forbidden", "a credential cannot change a policy bound to itself or to the credential it was minted by");
 }
 
-export function createPolicy(deps: PolicyServiceDeps, scope: PolicyScope, input: { name: string; kind: PolicyKind; spec: PolicySpec }): Promise<PolicyRow> {
-  return insertPolicy(deps.db.sql, scope, { id: newId("pol"), name: input.name, kind: input.kind, spec: input.spec });
+export async function createPolicy(deps: PolicyServiceDeps, scope: PolicyScope, input: { name: string; kind: PolicyKind; spec: PolicySpec }): Promise<Policy> {
+  return policyOf(await insertPolicy(deps.db.sql, scope, { id: newId("pol"), name: input.name, kind: input.kind, spec: input.spec }));
 }
 
 /**
- * Changes a policy's name and/or spec. `change` sees the current row (locked) and
+ * Changes a policy's name and/or spec. `change` sees the current policy (its row locked) and
  * returns what to write; it validates and may throw. A policy of another kind than
  * `kind` is a 404 for the typed routes.
  */
@@ -89,16 +118,16 @@ export async function updatePolicy(
   scope: PolicyScope,
   policyId: string,
   kind: PolicyKind | undefined,
-  change: (current: PolicyRow) => { name?: string; spec?: PolicySpec },
-): Promise<PolicyRow> {
+  change: (current: Policy) => { name?: string; spec?: PolicySpec },
+): Promise<Policy> {
   await refuseSelfBound(deps, scope, policyId, kind);
   const row = await updatePolicyWith(deps.db.sql, scope, policyId, (current) => {
     if (kind !== undefined && current.kind !== kind) throw notFound(KIND_LABEL[kind]);
-    return change(current);
+    return change(policyOf(current));
   });
   if (!row) throw notFound(KIND_LABEL[kind ?? "any"]);
   deps.policies.policyChanged(policyId);
-  return row;
+  return policyOf(row);
 }
 
 export async function removePolicy(deps: PolicyServiceDeps, scope: PolicyScope, policyId: string, kind?: PolicyKind): Promise<{ deleted: true }> {
@@ -138,20 +167,20 @@ export async function unbind(deps: PolicyServiceDeps, scope: PolicyScope, policy
   return { unbound: true };
 }
 
-export async function bindingsOf(deps: PolicyServiceDeps, scope: PolicyScope, policyId: string): Promise<PolicyBindingRow[]> {
+export async function bindingsOf(deps: PolicyServiceDeps, scope: PolicyScope, policyId: string): Promise<PolicyBinding[]> {
   await getPolicy(deps, scope, policyId);
-  return listBindings(deps.db.sql, scope, policyId);
+  return (await listBindings(deps.db.sql, scope, policyId)).map(bindingOf);
 }
 
 /** Every binding of every policy of the scope's namespace, oldest first. */
-export function namespaceBindings(deps: PolicyServiceDeps, scope: PolicyScope): Promise<PolicyBindingRow[]> {
-  return listNamespaceBindings(deps.db.sql, scope);
+export async function namespaceBindings(deps: PolicyServiceDeps, scope: PolicyScope): Promise<PolicyBinding[]> {
+  return (await listNamespaceBindings(deps.db.sql, scope)).map(bindingOf);
 }
 
 /** The namespace's policies bound directly to one principal, disabled ones included. */
-export async function policiesOfPrincipal(deps: PolicyServiceDeps, scope: PolicyScope, principal: PrincipalRef): Promise<PolicyRow[]> {
+export async function policiesOfPrincipal(deps: PolicyServiceDeps, scope: PolicyScope, principal: PrincipalRef): Promise<Policy[]> {
   await resolvePrincipalTarget(deps, scope.caller, scope.namespaceId, principal);
-  return listPrincipalPolicies(deps.db.sql, scope, principal.type, principal.id);
+  return (await listPrincipalPolicies(deps.db.sql, scope, principal.type, principal.id)).map(policyOf);
 }
 
 /**

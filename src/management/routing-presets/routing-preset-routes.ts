@@ -1,7 +1,7 @@
 import type { Services } from "../../services";
 import { routeDocs } from "../route-doc";
 import { namespaceScopedRoutes } from "../namespace-scoped-routes";
-import { tenantOfPath } from "../tenant";
+import { tenantOfPath } from "../../identity/tenant";
 import { createDoc, parseCreateBody, parseReplaceBody, replaceDoc } from "./routing-preset-body";
 import * as service from "./routing-preset-service";
 

@@ -13,7 +13,7 @@ import {
 import { conflict, notFound } from "../../errors/api-error";
 import type { Services } from "../../services";
 import { isoOrNull } from "../serialize";
-import type { Tenant } from "../tenant";
+import type { Tenant } from "../../identity/tenant";
 
 /** What the routing-preset service uses: the database and this instance's preset cache (to invalidate it). */
 export type RoutingPresetServiceDeps = Pick<Services, "db" | "routingPresets">;

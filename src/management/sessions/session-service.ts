@@ -10,7 +10,7 @@ import {
   type ConsoleSessionRow,
 } from "../../db/queries/console-sessions";
 import { verifyPassword } from "../../auth/passwords";
-import { addressKey, SIGN_IN_PER_ACCOUNT, SIGN_IN_PER_ADDRESS, type ThrottleKey } from "../../auth/auth-throttle";
+import { addressKey, SIGN_IN_PER_ACCOUNT, SIGN_IN_PER_ADDRESS, type ThrottleKey } from "../../identity/auth-throttle";
 import { sha256 } from "../../auth/tokens";
 import type { Services } from "../../services";
 

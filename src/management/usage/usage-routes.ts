@@ -3,7 +3,7 @@ import { authenticate, authPlugin, requireScope } from "../../auth/auth-plugin";
 import { badRequest } from "../../errors/api-error";
 import type { Services } from "../../services";
 import { assertAddressablePathIds } from "../../auth/path-ids";
-import { resolveTenant, type Tenant } from "../tenant";
+import { resolveTenant, type Tenant } from "../../identity/tenant";
 import { MAX_DAILY_WINDOW_DAYS, MAX_HISTORY_OFFSET, parseDailyWindow, parseGroupBy, parseHistoryPage, parseWindow, type QueryParams } from "./query-params";
 import { parseRequestFilters } from "./request-filters";
 import { accountUsageAggregate, dailyUsage, findSettlementReceipt, listRequests, namespaceUsageAggregate, requestDetail } from "./usage-service";

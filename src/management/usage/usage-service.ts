@@ -9,7 +9,6 @@ import {
   unrecordedRefusals,
   type UnrecordedRefusalRow,
   type DailyUsageGrouping,
-  type DailyUsageRow,
   type ListingPosition,
   type RequestDetailRow,
   type RequestHistoryFilters,
@@ -20,7 +19,7 @@ import { settlementUsage, type SettlementUsage } from "../../metering/usage-evid
 import { badRequest, notFound } from "../../errors/api-error";
 import type { Principal } from "../../auth/principal";
 import type { Services } from "../../services";
-import type { Tenant } from "../tenant";
+import type { Tenant } from "../../identity/tenant";
 import type { HistoryPage, UsageWindow } from "./query-params";
 
 /**
@@ -170,12 +169,35 @@ export async function namespaceUsageAggregate(deps: UsageServiceDeps, tenant: Te
 }
 
 /**
+ * One UTC day's usage, of one group when split, as GET …/usage/daily answers it and the
+ * console's overview charts it. The query selects exactly these columns, so its rows are
+ * these objects as they come.
+ */
+export interface DailyUsage {
+  /** YYYY-MM-DD, UTC. */
+  date: string;
+  group: string | null;
+  request_count: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  spend_micro_usd: number;
+}
+
+/** How many refusals of one status, by one API key (null: no key), went without a record. */
+export interface UnrecordedRefusals {
+  apiKeyId: string | null;
+  statusCode: number;
+  count: number;
+}
+
+/**
  * The namespace's refusals over the window counted without a record of their own (past
  * each account's sample of refusal records a minute, src/metering/refusal-sampler.ts), by
  * API key and status: the history holds only the sample.
  */
-export function unrecordedRefusalCounts(deps: UsageServiceDeps, tenant: Tenant, window: UsageWindow): Promise<UnrecordedRefusalRow[]> {
-  return unrecordedRefusals(deps.db.read, tenant.accountId, tenant.namespaceId, window);
+export async function unrecordedRefusalCounts(deps: UsageServiceDeps, tenant: Tenant, window: UsageWindow): Promise<UnrecordedRefusals[]> {
+  const rows: UnrecordedRefusalRow[] = await unrecordedRefusals(deps.db.read, tenant.accountId, tenant.namespaceId, window);
+  return rows.map((row) => ({ apiKeyId: row.api_key_id, statusCode: row.status_code, count: row.count }));
 }
 
 /** GET …/usage/daily (docs/api/usage-and-history.md "Request history and usage API"). */
@@ -183,7 +205,7 @@ export interface DailyUsageEnvelope {
   from: string;
   to: string;
   group_by: DailyUsageGrouping;
-  data: DailyUsageRow[];
+  data: DailyUsage[];
 }
 
 /**
@@ -193,7 +215,7 @@ export interface DailyUsageEnvelope {
  * the namespace aggregate's, so the sums over `data` equal it for the same window.
  */
 export async function dailyUsage(deps: UsageServiceDeps, tenant: Tenant, window: UsageWindow, groupBy: DailyUsageGrouping): Promise<DailyUsageEnvelope> {
-  const data = await dailyNamespaceUsage(deps.db.read, tenant.accountId, tenant.namespaceId, window, groupBy);
+  const data: DailyUsage[] = await dailyNamespaceUsage(deps.db.read, tenant.accountId, tenant.namespaceId, window, groupBy);
   return { from: window.from.toISOString(), to: window.to.toISOString(), group_by: groupBy, data };
 }
 

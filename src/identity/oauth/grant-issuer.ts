@@ -1,8 +1,8 @@
-import type { Sql } from "../db/connect-database";
-import type { OauthLifetimes } from "../config";
-import { newId } from "../ids";
-import { OAUTH_GRANT_ID_PREFIX } from "../auth/last-used-tracker";
-import { insertOauthGrant } from "../db/queries/oauth-tokens";
+import type { Sql } from "../../db/connect-database";
+import type { OauthLifetimes } from "../../config";
+import { newId } from "../../ids";
+import { OAUTH_GRANT_ID_PREFIX } from "../last-used-tracker";
+import { insertOauthGrant } from "../../db/queries/oauth-tokens";
 import { mintAccessToken, mintRefreshToken, type MintedSecret } from "./oauth-secrets";
 
 /** The token endpoint's success body (RFC 6749 §5.1, with the grant's namespace and account). */

@@ -1,7 +1,7 @@
-import { ApiError, badRequest, notFound } from "../errors/api-error";
-import { addressKey, USER_CODE_PER_ADDRESS, type ThrottleKey } from "../auth/auth-throttle";
-import { findLiveNamespace } from "../db/queries/namespaces";
-import { decideDeviceCode as recordDecision, findDeviceCodeByUserCode, type DeviceCodeByUserCode } from "../db/queries/oauth-device-codes";
+import { ApiError, badRequest, notFound } from "../../errors/api-error";
+import { addressKey, USER_CODE_PER_ADDRESS, type ThrottleKey } from "../auth-throttle";
+import { findLiveNamespace } from "../../db/queries/namespaces";
+import { decideDeviceCode as recordDecision, findDeviceCodeByUserCode, type DeviceCodeByUserCode } from "../../db/queries/oauth-device-codes";
 import type { Approver } from "./approver";
 import { findOauthClient, type OauthClient } from "./oauth-client";
 import type { OauthDeps } from "./oauth-deps";

@@ -1,14 +1,13 @@
-import type { Caller } from "../../auth/principal";
-import type { Sql } from "../../db/connect-database";
-import type { Services } from "../../services";
-import { oldestLiveNamespace } from "../../db/queries/namespaces";
-import { findKeyPrincipal } from "../../db/queries/policies";
-import { findApiKeyForAuth } from "../../db/queries/api-keys";
-import { findOauthClientPrincipal } from "../../db/queries/oauth-clients";
-import { findOauthGrantPrincipal } from "../../db/queries/oauth-grants";
-import { badRequest, notFound } from "../../errors/api-error";
-import { isPrincipalType, PRINCIPAL_TYPES, type PrincipalRef } from "../../policy/effective-policy";
-import { requestPrincipals } from "../../policy/request-principals";
+import type { Caller } from "../auth/principal";
+import type { Sql } from "../db/connect-database";
+import type { IdentityDeps } from "./identity-deps";
+import { findKeyPrincipal } from "../db/queries/policies";
+import { findApiKeyForAuth } from "../db/queries/api-keys";
+import { findOauthClientPrincipal } from "../db/queries/oauth-clients";
+import { findOauthGrantPrincipal } from "../db/queries/oauth-grants";
+import { badRequest, notFound } from "../errors/api-error";
+import { isPrincipalType, PRINCIPAL_TYPES, type PrincipalRef } from "../policy/effective-policy";
+import { requestPrincipals } from "../policy/request-principals";
 
 /** A principal the caller may name, with the namespace its requests are attributed to. */
 export interface PrincipalTarget {
@@ -36,7 +35,7 @@ export function parsePrincipalType(value: unknown, field = "principal_type"): Pr
  * issued in or registered by.
  */
 export async function resolvePrincipalTarget(
-  deps: Pick<Services, "db">,
+  deps: Pick<IdentityDeps, "db" | "me">,
   caller: Caller,
   namespaceId: string,
   principal: PrincipalRef,
@@ -50,7 +49,9 @@ export async function resolvePrincipalTarget(
       const key = await findKeyPrincipal(sql, principal.id, caller.accountId);
       if (key && key.namespace_id === namespaceId) return { principal, namespaceId, ...(await keyAncestry(sql, principal.id)) };
       if (key && key.namespace_id === null && caller.namespaceId === null) {
-        return { principal, namespaceId: (await oldestLiveNamespace(sql, caller.accountId)) ?? null, ...(await keyAncestry(sql, principal.id)) };
+        // An account-wide key's requests are attributed to `me`, as metering attributes them.
+        const namespaceId = await deps.me.namespaceFor({ accountId: caller.accountId, namespaceId: null }, "fresh");
+        return { principal, namespaceId, ...(await keyAncestry(sql, principal.id)) };
       }
       break;
     }

@@ -1,9 +1,9 @@
-import type { Sql } from "../db/connect-database";
-import { consumeAuthorizationCode, lockAuthorizationCode } from "../db/queries/oauth-authorization-codes";
-import { revokeOauthGrant } from "../db/queries/oauth-tokens";
-import { sha256 } from "../auth/tokens";
+import type { Sql } from "../../db/connect-database";
+import { consumeAuthorizationCode, lockAuthorizationCode } from "../../db/queries/oauth-authorization-codes";
+import { sha256 } from "../../auth/tokens";
+import { revokeCredential } from "../credential-revocation";
 import type { OauthClient } from "./oauth-client";
-import { OauthError } from "./oauth-error";
+import { OauthError } from "../../errors/oauth-error";
 import type { OauthDeps } from "./oauth-deps";
 import { issueGrant, type TokenResponse } from "./grant-issuer";
 import { requireParam } from "./oauth-params";
@@ -15,7 +15,8 @@ type ExchangeOutcome = { tokens: TokenResponse } | { error: OauthError; revokedG
  * `grant_type=authorization_code` (RFC 6749 §4.1.3, RFC 7636 §4.6): the code's own
  * client, the same redirect URI character for character, and the PKCE verifier when the
  * request carried a challenge. A code works once: a second exchange revokes the grant
- * the first one made (RFC 6749 §4.1.2), since one of the two holders stole it.
+ * the first one made (RFC 6749 §4.1.2, through credential-revocation.ts once the
+ * transaction that found the reuse is over), since one of the two holders stole it.
  */
 export async function exchangeAuthorizationCode(deps: OauthDeps, client: OauthClient, params: Map<string, string>): Promise<TokenResponse> {
   const codeHash = sha256(requireParam(params, "code"));
@@ -27,7 +28,6 @@ export async function exchangeAuthorizationCode(deps: OauthDeps, client: OauthCl
     if (!code || code.client_id !== client.clientId) return { error: new OauthError("invalid_grant", "unknown authorization code") };
     if (code.consumed_at !== null) {
       if (code.grant_id === null) return { error: new OauthError("invalid_grant", "this authorization code was already used") };
-      await revokeOauthGrant(tx, code.grant_id);
       return { error: new OauthError("invalid_grant", "this authorization code was already used; its tokens are revoked"), revokedGrantId: code.grant_id };
     }
     if (code.expires_at.getTime() <= Date.now()) return { error: new OauthError("invalid_grant", "the authorization code expired") };
@@ -48,7 +48,7 @@ export async function exchangeAuthorizationCode(deps: OauthDeps, client: OauthCl
     return { tokens: response };
   });
   if ("error" in outcome) {
-    if (outcome.revokedGrantId !== undefined) deps.credentials.invalidate(outcome.revokedGrantId);
+    if (outcome.revokedGrantId !== undefined) await revokeCredential(deps, { kind: "oauth_grant", id: outcome.revokedGrantId });
     throw outcome.error;
   }
   return outcome.tokens;

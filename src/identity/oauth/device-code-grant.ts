@@ -1,8 +1,8 @@
-import type { Sql } from "../db/connect-database";
-import { consumeDeviceCode, lockDeviceCode, recordDevicePoll } from "../db/queries/oauth-device-codes";
-import { sha256 } from "../auth/tokens";
+import type { Sql } from "../../db/connect-database";
+import { consumeDeviceCode, lockDeviceCode, recordDevicePoll } from "../../db/queries/oauth-device-codes";
+import { sha256 } from "../../auth/tokens";
 import type { OauthClient } from "./oauth-client";
-import { OauthError } from "./oauth-error";
+import { OauthError } from "../../errors/oauth-error";
 import type { OauthDeps } from "./oauth-deps";
 import { issueGrant, type TokenResponse } from "./grant-issuer";
 import { requireParam } from "./oauth-params";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { addressKey, SIGN_IN_PER_ADDRESS, USER_CODE_PER_ADDRESS } from "../../src/auth/auth-throttle";
+import { addressKey, SIGN_IN_PER_ADDRESS, USER_CODE_PER_ADDRESS } from "../../src/identity/auth-throttle";
 import { signIn } from "../../src/management/sessions/session-service";
 import { ApiError } from "../../src/errors/api-error";
 import { startTestServer, type TestAccount, type TestServer } from "../support/test-server";

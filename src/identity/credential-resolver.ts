@@ -2,9 +2,9 @@ import { LRUCache } from "lru-cache";
 import type { Sql } from "../db/connect-database";
 import { findApiKeyForAuth } from "../db/queries/api-keys";
 import { findOauthGrantForAuth } from "../db/queries/oauth-tokens";
-import { FIRST_PARTY_CLIENT_ID } from "./first-party-client";
-import type { Principal } from "./principal";
-import { constantTimeEqual, OAUTH_ACCESS_TOKEN_PREFIX, parseApiKeyToken, sha256Base64 } from "./tokens";
+import { FIRST_PARTY_CLIENT_ID } from "../auth/first-party-client";
+import type { Principal } from "../auth/principal";
+import { constantTimeEqual, OAUTH_ACCESS_TOKEN_PREFIX, parseApiKeyToken, sha256Base64 } from "../auth/tokens";
 import type { LastUsedTracker } from "./last-used-tracker";
 
 /** The credentials a derived key was minted through, nearest first. */

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { OAUTH_ACCESS_TOKEN_PREFIX, sha256 } from "../auth/tokens";
+import { OAUTH_ACCESS_TOKEN_PREFIX, sha256 } from "../../auth/tokens";
 
 /** A secret to hand out once and its SHA-256, which is all that is stored. */
 export interface MintedSecret {

@@ -1,5 +1,5 @@
-import { ApiError } from "../errors/api-error";
-import type { Principal } from "../auth/principal";
+import { ApiError } from "../../errors/api-error";
+import type { Principal } from "../../auth/principal";
 
 /**
  * Who approves a device code or consents to an authorization request: a person signed in

@@ -1,4 +1,4 @@
-import { OauthError } from "./oauth-error";
+import { OauthError } from "../../errors/oauth-error";
 
 /** Longest value any OAuth parameter may have; every real one is far shorter. */
 const MAX_VALUE_LENGTH = 4096;

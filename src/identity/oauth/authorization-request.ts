@@ -1,6 +1,6 @@
-import { ApiError, badRequest, notFound } from "../errors/api-error";
-import { findLiveNamespace } from "../db/queries/namespaces";
-import { insertAuthorizationCode, sweepAuthorizationCodes } from "../db/queries/oauth-authorization-codes";
+import { ApiError, badRequest, notFound } from "../../errors/api-error";
+import { findLiveNamespace } from "../../db/queries/namespaces";
+import { insertAuthorizationCode, sweepAuthorizationCodes } from "../../db/queries/oauth-authorization-codes";
 import type { Approver } from "./approver";
 import { AUTHORIZATION_CODE_GRANT, findOauthClient } from "./oauth-client";
 import type { OauthDeps } from "./oauth-deps";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Sql } from "../../src/db/connect-database";
-import { LastUsedTracker } from "../../src/auth/last-used-tracker";
+import { LastUsedTracker } from "../../src/identity/last-used-tracker";
 import { archiveNamespace } from "../../src/db/queries/namespaces";
 import { createMigratedTestDatabase, type MigratedTestDatabase } from "../support/test-database";
 

@@ -1,7 +1,7 @@
-import type { Sql } from "../db/connect-database";
-import { findOauthClientByClientId, findOauthClientOwnerEmail, type OauthClientType } from "../db/queries/oauth-clients";
-import { ALL_SCOPES, CONTROL_PLANE_SCOPES } from "../auth/scopes";
-import { FIRST_PARTY_CLIENT_ID } from "../auth/first-party-client";
+import type { Sql } from "../../db/connect-database";
+import { findOauthClientByClientId, findOauthClientOwnerEmail, type OauthClientType } from "../../db/queries/oauth-clients";
+import { ALL_SCOPES, CONTROL_PLANE_SCOPES } from "../../auth/scopes";
+import { FIRST_PARTY_CLIENT_ID } from "../../auth/first-party-client";
 
 export const DEVICE_CODE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
 export const AUTHORIZATION_CODE_GRANT = "authorization_code";

@@ -1,4 +1,4 @@
-import { API_ERROR_STATUS, type ApiErrorCode } from "../errors/api-error";
+import { API_ERROR_STATUS, type ApiErrorCode } from "./api-error";
 
 /**
  * The error codes of the token, device authorization and revocation endpoints

@@ -1,15 +1,14 @@
-import type { Caller, Principal } from "../../auth/principal";
-import { ALL_SCOPES, firstScopeNotHeld, hasScope, isControlPlaneScope, isValidScope } from "../../auth/scopes";
-import { mintApiKeyToken } from "../../auth/tokens";
-import { ApiError, badRequest } from "../../errors/api-error";
-import { insertApiKey, listAccountWideKeys, listNamespaceKeys, revokeAccountWideKey, revokeNamespaceKey, type ApiKeyRow } from "../../db/queries/api-keys";
-import type { Services } from "../../services";
-import { revokeCredential } from "../credential-revocation";
-import { isoOrNull } from "../serialize";
-import type { Tenant } from "../tenant";
+import type { Caller, Principal } from "../auth/principal";
+import { ALL_SCOPES, firstScopeNotHeld, hasScope, isControlPlaneScope, isValidScope } from "../auth/scopes";
+import { mintApiKeyToken } from "../auth/tokens";
+import { ApiError, badRequest, notFound } from "../errors/api-error";
+import { insertApiKey, listAccountWideKeys, listNamespaceKeys, type ApiKeyRow } from "../db/queries/api-keys";
+import { revokeCredential, type CredentialOwner } from "./credential-revocation";
+import type { IdentityDeps } from "./identity-deps";
+import type { Tenant } from "./tenant";
 
 /** What the key service uses: the database, and the credential cache a revoked key leaves. */
-export type KeyServiceDeps = Pick<Services, "db" | "credentials">;
+export type KeyServiceDeps = Pick<IdentityDeps, "db" | "credentials">;
 
 export interface CreateKeyInput {
   display_name: string;
@@ -17,16 +16,35 @@ export interface CreateKeyInput {
   expires_at?: string;
 }
 
-export function keyEnvelope(row: ApiKeyRow) {
+/** An API key as a listing or a page shows it (never its secret). */
+export interface ApiKey {
+  id: string;
+  displayName: string;
+  /** The token's first characters, enough to tell keys apart. */
+  keyPrefix: string;
+  scopes: string[];
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+  createdAt: Date;
+}
+
+/** A key just minted: the only time its token is seen. */
+export interface MintedApiKey {
+  token: string;
+  key: ApiKey;
+}
+
+function apiKeyOf(row: ApiKeyRow): ApiKey {
   return {
     id: row.id,
-    display_name: row.display_name,
-    key_prefix: row.key_prefix,
+    displayName: row.display_name,
+    keyPrefix: row.key_prefix,
     scopes: row.scopes,
-    expires_at: isoOrNull(row.expires_at),
-    last_used_at: isoOrNull(row.last_used_at),
-    revoked_at: isoOrNull(row.revoked_at),
-    created_at: row.created_at.toISOString(),
+    expiresAt: row.expires_at,
+    lastUsedAt: row.last_used_at,
+    revokedAt: row.revoked_at,
+    createdAt: row.created_at,
   };
 }
 
@@ -57,7 +75,13 @@ export function parseRfc3339(value: string, field: string): Date {
  * person signed in through the first-party CLI: see key-routes.ts) expires no
  * later than it and remembers it, so that it dies with it.
  */
-export async function createKey(deps: KeyServiceDeps, caller: Caller, namespaceId: string, input: CreateKeyInput, parent: Pick<Principal, "kind" | "id" | "expiresAt"> | null = null) {
+export async function createKey(
+  deps: KeyServiceDeps,
+  caller: Caller,
+  namespaceId: string,
+  input: CreateKeyInput,
+  parent: Pick<Principal, "kind" | "id" | "expiresAt"> | null = null,
+): Promise<MintedApiKey> {
   const parentExpiresAt = parent?.expiresAt ?? null;
   const scopes = [...new Set(input.scopes)];
   const invalid = scopes.find((scope) => !isValidScope(scope));
@@ -84,25 +108,24 @@ export async function createKey(deps: KeyServiceDeps, caller: Caller, namespaceI
     parentApiKeyId: parent?.kind === "api_key" ? parent.id : null,
     parentOauthGrantId: parent?.kind === "oauth_token" ? parent.id : null,
   });
-  return {
-    token: minted.token,
-    id: row.id,
-    key_prefix: row.key_prefix,
-    display_name: row.display_name,
-    scopes: row.scopes,
-    expires_at: isoOrNull(row.expires_at),
-    created_at: row.created_at.toISOString(),
-  };
+  return { token: minted.token, key: apiKeyOf(row) };
 }
 
 /** The namespace's keys, revoked and expired ones included, oldest first. */
-export function listKeys(deps: KeyServiceDeps, tenant: Tenant): Promise<ApiKeyRow[]> {
-  return listNamespaceKeys(deps.db.sql, tenant.namespaceId, tenant.accountId);
+export async function listKeys(deps: KeyServiceDeps, tenant: Tenant): Promise<ApiKey[]> {
+  return (await listNamespaceKeys(deps.db.sql, tenant.namespaceId, tenant.accountId)).map(apiKeyOf);
+}
+
+/** Revokes a key of `owner` through the one revocation (credential-revocation.ts); anyone else's is the 404 of a missing one. */
+async function revokeOwnedKey(deps: KeyServiceDeps, owner: CredentialOwner, keyId: string): Promise<{ revoked: true }> {
+  const revoked = await revokeCredential({ sql: deps.db.sql, credentials: deps.credentials }, { kind: "api_key", id: keyId, owner });
+  if (!revoked) throw notFound("key");
+  return { revoked: true };
 }
 
 /** Revokes one of the namespace's keys; another tenant's is the 404 of a missing one. */
 export function revokeKey(deps: KeyServiceDeps, tenant: Tenant, keyId: string): Promise<{ revoked: true }> {
-  return revokeCredential(deps, keyId, "key", () => revokeNamespaceKey(deps.db.sql, keyId, tenant.namespaceId, tenant.accountId));
+  return revokeOwnedKey(deps, tenant, keyId);
 }
 
 /**
@@ -116,9 +139,9 @@ function requireAccountWide(caller: Pick<Caller, "namespaceId">): void {
 }
 
 /** The account's account-wide keys, revoked ones included, oldest first. */
-export function listAccountKeys(deps: KeyServiceDeps, caller: Pick<Caller, "accountId" | "namespaceId">): Promise<ApiKeyRow[]> {
+export async function listAccountKeys(deps: KeyServiceDeps, caller: Pick<Caller, "accountId" | "namespaceId">): Promise<ApiKey[]> {
   requireAccountWide(caller);
-  return listAccountWideKeys(deps.db.sql, caller.accountId);
+  return (await listAccountWideKeys(deps.db.sql, caller.accountId)).map(apiKeyOf);
 }
 
 /**
@@ -128,5 +151,5 @@ export function listAccountKeys(deps: KeyServiceDeps, caller: Pick<Caller, "acco
  */
 export async function revokeAccountKey(deps: KeyServiceDeps, caller: Pick<Caller, "accountId" | "namespaceId">, keyId: string): Promise<{ revoked: true }> {
   requireAccountWide(caller);
-  return revokeCredential(deps, keyId, "key", () => revokeAccountWideKey(deps.db.sql, keyId, caller.accountId));
+  return revokeOwnedKey(deps, { accountId: caller.accountId, namespaceId: null }, keyId);
 }

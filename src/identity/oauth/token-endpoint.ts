@@ -1,7 +1,7 @@
 import { assertGrantAllowed, authenticateClient } from "./client-authentication";
 import { exchangeDeviceCode } from "./device-code-grant";
 import { AUTHORIZATION_CODE_GRANT, DEVICE_CODE_GRANT, REFRESH_TOKEN_GRANT, type OauthClient } from "./oauth-client";
-import { OauthError } from "./oauth-error";
+import { OauthError } from "../../errors/oauth-error";
 import type { OauthDeps } from "./oauth-deps";
 import { requireParam } from "./oauth-params";
 import { refreshGrant } from "./refresh-grant";

@@ -1,4 +1,4 @@
-import { ALL_SCOPES, CONTROL_PLANE_SCOPES, hasScope, isValidScope } from "../auth/scopes";
+import { ALL_SCOPES, CONTROL_PLANE_SCOPES, hasScope, isValidScope } from "../../auth/scopes";
 import type { OauthClient } from "./oauth-client";
 
 /**

@@ -3,7 +3,7 @@ import postgres from "postgres";
 import type { Sql } from "../../src/db/connect-database";
 import { migrate } from "../../src/db/migrate";
 import { ApiError } from "../../src/errors/api-error";
-import { AuthThrottle, type ThrottleRule } from "../../src/auth/auth-throttle";
+import { AuthThrottle, type ThrottleRule } from "../../src/identity/auth-throttle";
 import { clientAddress, rememberClientAddress } from "../../src/http/client-address";
 import { createTestDatabase } from "../support/test-database";
 

@@ -1,7 +1,7 @@
 import { notFound } from "../errors/api-error";
-import { findLiveNamespace, oldestLiveNamespace } from "../db/queries/namespaces";
+import { findLiveNamespace } from "../db/queries/namespaces";
 import type { Caller } from "../auth/principal";
-import type { Services } from "../services";
+import type { IdentityDeps } from "./identity-deps";
 
 /** The account and namespace a management call acts in, once the caller's reach is checked. */
 export interface Tenant {
@@ -9,12 +9,13 @@ export interface Tenant {
   namespaceId: string;
 }
 
-export type TenantDeps = Pick<Services, "db">;
+export type TenantDeps = Pick<IdentityDeps, "db" | "me">;
 
 /**
  * The one answer to "is this namespace the caller's": the namespace a management path
- * names (`{nsid}`, or `me` on the flat paths). `me` is the credential's own namespace (for
- * an account-wide credential: the account's oldest live namespace). Anything the caller
+ * names (`{nsid}`, or `me` on the flat paths). `me` is what `MeNamespace` answers, read
+ * fresh (me-namespace.ts: the credential's own namespace; for an account-wide credential,
+ * the account's oldest live namespace). Anything the caller
  * does not own, anything archived, and anything other than a namespace-baked credential's
  * own namespace is the same 404 as a missing one. Routes call it with the path's `{nsid}`
  * and hand the services the `Tenant` it returns; the console builds the same `Tenant`
@@ -22,9 +23,9 @@ export type TenantDeps = Pick<Services, "db">;
  */
 export async function resolveTenant(deps: TenantDeps, caller: Caller, nsid: string): Promise<Tenant> {
   const sql = deps.db.sql;
-  let namespaceId: string | undefined = nsid;
-  if (nsid === "me") namespaceId = caller.namespaceId ?? (await oldestLiveNamespace(sql, caller.accountId));
-  else if (caller.namespaceId !== null && caller.namespaceId !== nsid) namespaceId = undefined;
+  let namespaceId: string | null = nsid;
+  if (nsid === "me") namespaceId = await deps.me.namespaceFor(caller, "fresh");
+  else if (caller.namespaceId !== null && caller.namespaceId !== nsid) namespaceId = null;
   const namespace = namespaceId ? await findLiveNamespace(sql, namespaceId, caller.accountId) : undefined;
   if (!namespace) throw notFound("namespace");
   return { accountId: caller.accountId, namespaceId: namespace.id };

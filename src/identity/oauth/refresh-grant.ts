@@ -1,9 +1,10 @@
-import type { Sql } from "../db/connect-database";
-import { findRotatedRefreshToken, lockOauthGrantByRefreshToken, revokeOauthGrant, rotateOauthGrant } from "../db/queries/oauth-tokens";
-import { firstScopeNotHeld, hasScope, isValidScope } from "../auth/scopes";
-import { sha256 } from "../auth/tokens";
+import type { Sql } from "../../db/connect-database";
+import { findRotatedRefreshToken, lockOauthGrantByRefreshToken, rotateOauthGrant } from "../../db/queries/oauth-tokens";
+import { firstScopeNotHeld, hasScope, isValidScope } from "../../auth/scopes";
+import { sha256 } from "../../auth/tokens";
+import { forgetCredentials, revokeCredential } from "../credential-revocation";
 import type { OauthClient } from "./oauth-client";
-import { OauthError } from "./oauth-error";
+import { OauthError } from "../../errors/oauth-error";
 import type { OauthDeps } from "./oauth-deps";
 import { tokenExpiries, tokenResponse, type TokenResponse } from "./grant-issuer";
 import { mintAccessToken, mintRefreshToken } from "./oauth-secrets";
@@ -26,7 +27,8 @@ function narrowedScopes(scope: string | undefined, held: readonly string[]): str
  * `grant_type=refresh_token`: a new access token and a new refresh token for the same
  * grant (same id, same namespace), the old refresh token remembered as rotated out.
  * Presenting a rotated-out refresh token means it was copied: the grant is revoked
- * (RFC 6819 §5.2.2.3) and both holders must sign in again.
+ * (RFC 6819 §5.2.2.3, through credential-revocation.ts once the transaction that found
+ * the replay is over) and both holders must sign in again.
  */
 export async function refreshGrant(deps: OauthDeps, client: OauthClient, params: Map<string, string>): Promise<TokenResponse> {
   const presented = sha256(requireParam(params, "refresh_token"));
@@ -36,7 +38,6 @@ export async function refreshGrant(deps: OauthDeps, client: OauthClient, params:
     if (!grant) {
       const rotatedFrom = await findRotatedRefreshToken(tx, presented);
       if (rotatedFrom === undefined) return { error: new OauthError("invalid_grant", "unknown refresh token") };
-      await revokeOauthGrant(tx, rotatedFrom);
       return { error: new OauthError("invalid_grant", "this refresh token was already used; the grant is revoked"), revokedGrantId: rotatedFrom };
     }
     if (grant.client_id !== client.clientId) return { error: new OauthError("invalid_grant", "unknown refresh token") };
@@ -63,10 +64,10 @@ export async function refreshGrant(deps: OauthDeps, client: OauthClient, params:
     return { tokens: tokenResponse(terms, access, refresh, deps.lifetimes), grantId: grant.id };
   });
   if ("error" in outcome) {
-    if (outcome.revokedGrantId !== undefined) deps.credentials.invalidate(outcome.revokedGrantId);
+    if (outcome.revokedGrantId !== undefined) await revokeCredential(deps, { kind: "oauth_grant", id: outcome.revokedGrantId });
     throw outcome.error;
   }
   // The previous access token is no longer the grant's: this instance stops accepting it now.
-  deps.credentials.invalidate(outcome.grantId);
+  forgetCredentials(deps, [outcome.grantId]);
   return outcome.tokens;
 }

@@ -1,7 +1,7 @@
-import type { Sql } from "../db/connect-database";
-import { constantTimeEqual, sha256 } from "../auth/tokens";
+import type { Sql } from "../../db/connect-database";
+import { constantTimeEqual, sha256 } from "../../auth/tokens";
 import { findOauthClient, type OauthClient } from "./oauth-client";
-import { OauthError } from "./oauth-error";
+import { OauthError } from "../../errors/oauth-error";
 
 interface BasicCredentials {
   clientId: string;

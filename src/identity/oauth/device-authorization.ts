@@ -1,9 +1,9 @@
-import { isUniqueViolation } from "../db/errors";
-import { insertDeviceCode, sweepDeviceCodes } from "../db/queries/oauth-device-codes";
-import { sweepAuthorizationCodes } from "../db/queries/oauth-authorization-codes";
+import { isUniqueViolation } from "../../db/errors";
+import { insertDeviceCode, sweepDeviceCodes } from "../../db/queries/oauth-device-codes";
+import { sweepAuthorizationCodes } from "../../db/queries/oauth-authorization-codes";
 import { assertGrantAllowed, authenticateClient } from "./client-authentication";
 import { DEVICE_CODE_GRANT } from "./oauth-client";
-import { OauthError } from "./oauth-error";
+import { OauthError } from "../../errors/oauth-error";
 import type { OauthDeps } from "./oauth-deps";
 import { grantableScopes, requestedScopes } from "./issued-scopes";
 import { mintDeviceCode } from "./oauth-secrets";

@@ -1,4 +1,4 @@
-import { constantTimeEqual } from "../auth/tokens";
+import { constantTimeEqual } from "../../auth/tokens";
 
 /** RFC 7636 §4.1/§4.2: 43–128 unreserved characters, for verifiers and S256 challenges alike. */
 const PKCE_VALUE = /^[A-Za-z0-9._~-]{43,128}$/;
