@@ -1,7 +1,8 @@
 import { Elysia } from "elysia";
 import { openapi } from "@elysiajs/openapi";
 import { ApiError, errorResponse } from "./errors/api-error";
-import { isStatementTimeout, queryTooLong } from "./errors/query-timeout";
+import { queryTooLong } from "./errors/query-timeout";
+import { isStatementTimeout } from "./db/errors";
 import { credentialRouteKey, credentialRouteKeys } from "./auth/credential-routes";
 import { markNoStore } from "./auth/tokens";
 import { log } from "./observability/log";

@@ -1,5 +1,6 @@
 import { ApiError } from "../errors/api-error";
-import { isStatementTimeout, queryTooLong } from "../errors/query-timeout";
+import { queryTooLong } from "../errors/query-timeout";
+import { isStatementTimeout } from "../db/errors";
 import { TOO_MANY_READS } from "../http/account-read-gate";
 import { log } from "../observability/log";
 import { clientAddress } from "../http/client-address";

@@ -22,3 +22,15 @@ export function isDataRejection(error: unknown): boolean {
   const code = sqlState(error);
   return code !== undefined && /^(22|23|54)[0-9A-Z]{3}$/.test(code);
 }
+
+/**
+ * SQLSTATE 57014, query_canceled: what PostgreSQL reports when `statement_timeout` stops a
+ * statement. Only the read pool's connections carry that timeout (connect-database.ts);
+ * nothing in this process cancels statements otherwise, so on this path it means a read ran
+ * too long.
+ */
+const QUERY_CANCELED = "57014";
+
+export function isStatementTimeout(error: unknown): boolean {
+  return error instanceof Error && error.name === "PostgresError" && sqlState(error) === QUERY_CANCELED;
+}

@@ -1,26 +1,18 @@
+import { ERROR_TABLE, type ManagementErrorCode, type ManagementErrorKind } from "./error-table";
+
+/** Each management code's kind in the error table (src/errors/error-table.ts), whose status it has. */
+const KIND_OF_MANAGEMENT_CODE = Object.fromEntries(
+  Object.entries(ERROR_TABLE).flatMap(([kind, row]) => ("management" in row ? [[row.management, kind]] : [])),
+) as Record<ManagementErrorCode, ManagementErrorKind>;
+
+export type ApiErrorCode = ManagementErrorCode;
+
 /**
- * One error table for everything but inference (which has its own, src/ir/ir-error.ts):
- * kind -> HTTP status. Two families render from it, each in its documented shape: management
- * errors (`ApiError`) as `{ error: <kind>, error_description }` (docs/api/credentials.md
- * "Credentials and scopes"; the official management client parses exactly this, including the "missing
- * required scope: " prefix), and OAuth protocol errors (src/oauth/oauth-error.ts) as
- * RFC 6749 §5.2 `{ error: <OAuth code>, error_description }`.
+ * A management error, rendered in its documented shape `{ error: <code>, error_description }`
+ * (docs/api/credentials.md "Credentials and scopes"; the official management client parses
+ * exactly this, including the "missing required scope: " prefix), with the error table's
+ * status for its code.
  */
-export const API_ERROR_STATUS = {
-  bad_request: 400,
-  unauthorized: 401,
-  payment_required: 402,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  payload_too_large: 413,
-  too_many_requests: 429,
-  internal: 500,
-  service_unavailable: 503,
-} as const;
-
-export type ApiErrorCode = keyof typeof API_ERROR_STATUS;
-
 export class ApiError extends Error {
   readonly status: number;
   constructor(
@@ -30,7 +22,7 @@ export class ApiError extends Error {
   ) {
     super(description);
     this.name = "ApiError";
-    this.status = API_ERROR_STATUS[code];
+    this.status = ERROR_TABLE[KIND_OF_MANAGEMENT_CODE[code]].status;
   }
 
   body(): { error: ApiErrorCode; error_description: string } {

@@ -1,21 +1,9 @@
-import { sqlState } from "../db/errors";
 import { ApiError } from "./api-error";
 
 /**
- * SQLSTATE 57014, query_canceled: what PostgreSQL reports when `statement_timeout` stops a
- * statement. Only the read pool's connections carry that timeout (src/db/connect-database.ts);
- * nothing in this process cancels statements otherwise, so on this path it means a read ran
- * too long.
- */
-const QUERY_CANCELED = "57014";
-
-export function isStatementTimeout(error: unknown): boolean {
-  return error instanceof Error && error.name === "PostgresError" && sqlState(error) === QUERY_CANCELED;
-}
-
-/**
- * The answer to a read PostgreSQL stopped: a 503 in the management shape that says what to
- * change, never a 500 (the server is fine; the question was too big for one read).
+ * The answer to a read PostgreSQL stopped by its statement timeout (src/db/errors.ts
+ * `isStatementTimeout`): a 503 in the management shape that says what to change, never a
+ * 500 (the server is fine; the question was too big for one read).
  */
 export function queryTooLong(): ApiError {
   return new ApiError(

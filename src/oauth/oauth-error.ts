@@ -1,24 +1,10 @@
-import { API_ERROR_STATUS, type ApiErrorCode } from "../errors/api-error";
+import { ERROR_TABLE, type OauthErrorCode } from "../errors/error-table";
+import type { ApiErrorCode } from "../errors/api-error";
 
-/**
- * The error codes of the token, device authorization and revocation endpoints
- * (RFC 6749 §5.2, RFC 8628 §3.5, RFC 7009 §2.2.1).
- */
-export type OauthErrorCode =
-  | "invalid_request"
-  | "invalid_client"
-  | "invalid_grant"
-  | "unauthorized_client"
-  | "unsupported_grant_type"
-  | "invalid_scope"
-  | "authorization_pending"
-  | "slow_down"
-  | "access_denied"
-  | "expired_token";
 
 /**
  * An OAuth protocol error: `{ error, error_description }`. Its status is the error table's
- * (src/errors/api-error.ts) for its kind: `bad_request` (400), or `unauthorized` (401, with a
+ * (src/errors/error-table.ts) for its code (400), or `unauthorized` (401, with a
  * `WWW-Authenticate` challenge) for a client that failed to authenticate through the
  * Authorization header, as RFC 6749 §5.2 requires.
  */
@@ -31,7 +17,7 @@ export class OauthError extends Error {
   ) {
     super(description);
     this.name = "OauthError";
-    this.status = API_ERROR_STATUS[kind];
+    this.status = kind === "unauthorized" ? ERROR_TABLE.authentication.status : ERROR_TABLE[code].status;
   }
 
   body(): { error: OauthErrorCode; error_description: string } {
