@@ -125,7 +125,8 @@ export type IrErrorKind = KindsWith<"code">;
 export type ManagementErrorKind = KindsWith<"management">;
 /** The kinds the OAuth endpoints answer in RFC 6749 §5.2 shape. */
 export type OauthErrorKind = KindsWith<"oauth">;
-export type ManagementErrorCode = Row<ManagementErrorKind>["management"];
+/** The management name of a kind of `K`; undefined for a kind the management API never answers. */
+export type ManagementCodeOf<K extends ErrorKind> = K extends ManagementErrorKind ? Row<K>["management"] : undefined;
 export type OauthErrorCode = Row<OauthErrorKind>["oauth"];
 
 /** The statuses the table gives a kind besides its own (only a kind that keeps the status it was given has any). */

@@ -1,5 +1,4 @@
 import { ERROR_TABLE, type OauthErrorCode } from "../errors/error-table";
-import type { ApiErrorCode } from "../errors/api-error";
 
 
 /**
@@ -13,7 +12,7 @@ export class OauthError extends Error {
   constructor(
     readonly code: OauthErrorCode,
     readonly description: string,
-    readonly kind: Extract<ApiErrorCode, "bad_request" | "unauthorized"> = "bad_request",
+    readonly kind: "bad_request" | "unauthorized" = "bad_request",
   ) {
     super(description);
     this.name = "OauthError";

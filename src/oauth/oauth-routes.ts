@@ -65,7 +65,7 @@ export function oauthRoutes(services: Services, options: OauthRouteOptions = {})
       return await handle(parseOauthParams(text, request.headers.get("content-type")));
     } catch (error) {
       if (error instanceof OauthError) return oauthErrorResponse(error);
-      if (error instanceof BodyTooLargeError) throw new ApiError("payload_too_large", error.message, { connection: "close" });
+      if (error instanceof BodyTooLargeError) throw new ApiError("payload_too_large", error.message, { headers: { connection: "close" } });
       throw error;
     }
   };
@@ -124,7 +124,7 @@ export function oauthRoutes(services: Services, options: OauthRouteOptions = {})
           });
           return { status };
         } catch (error) {
-          if (error instanceof ApiError && error.code === "bad_request") return invalidRequest(error.description);
+          if (error instanceof ApiError && error.kind === "invalid_request") return invalidRequest(error.message);
           throw error;
         }
       },

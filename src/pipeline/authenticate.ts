@@ -1,5 +1,5 @@
 import { irError, type IrError } from "../ir";
-import { ApiError } from "../errors/api-error";
+import { isManagementError } from "../errors/api-error";
 import { authenticate as resolveCaller, requireScope, type AuthDeps } from "../auth/auth-plugin";
 import type { Principal } from "../auth/principal";
 import { log } from "../observability/log";
@@ -16,7 +16,7 @@ export async function authenticate(deps: AuthDeps, headers: Headers, requestId: 
     requireScope(principal, "inference:invoke");
     return { principal };
   } catch (error) {
-    if (error instanceof ApiError) return { error: irErrorFromApiError(error) };
+    if (isManagementError(error)) return { error: irErrorFromApiError(error) };
     log.error("authentication unavailable", { requestId, error: error instanceof Error ? error.message : String(error) });
     return { error: irError("service_unavailable", "authentication is temporarily unavailable; retry shortly", { retryAfter: 1 }) };
   }

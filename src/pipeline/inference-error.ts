@@ -1,5 +1,6 @@
 import { irError, type IrError, type IrErrorKind, type ProtocolId } from "../ir";
-import type { ApiError, ApiErrorCode } from "../errors/api-error";
+import type { ApiError } from "../errors/api-error";
+import type { ManagementErrorKind } from "../errors/error-table";
 import { isIrError } from "../routing/body-reader";
 import { WorkerCrashedError } from "../workers";
 import { codecFor } from "../translation/codec-registry";
@@ -17,23 +18,23 @@ export function errorInProtocol(protocol: ProtocolId, error: IrError, requestId:
 }
 
 /** Each management error kind as the inference error kind it is answered with (the credential checks are shared). */
-const IR_KIND_OF_API_ERROR: Record<ApiErrorCode, IrErrorKind> = {
-  bad_request: "invalid_request",
+const IR_KIND_OF_MANAGEMENT_KIND: Record<ManagementErrorKind, IrErrorKind> = {
+  invalid_request: "invalid_request",
   conflict: "invalid_request",
-  unauthorized: "authentication",
+  authentication: "authentication",
   payment_required: "payment_required",
-  forbidden: "permission_denied",
+  permission_denied: "permission_denied",
   not_found: "not_found",
   payload_too_large: "payload_too_large",
-  too_many_requests: "rate_limited",
+  rate_limited: "rate_limited",
   internal: "internal",
   service_unavailable: "service_unavailable",
 };
 
 /** Credential and management errors (shared auth code) in the inference error table; our own failures are not described. */
-export function irErrorFromApiError(error: ApiError): IrError {
-  const kind = IR_KIND_OF_API_ERROR[error.code];
-  return irError(kind, kind === "internal" ? "internal error" : error.description);
+export function irErrorFromApiError(error: ApiError<ManagementErrorKind>): IrError {
+  const kind = IR_KIND_OF_MANAGEMENT_KIND[error.kind];
+  return irError(kind, kind === "internal" ? "internal error" : error.message);
 }
 
 /** A value thrown on the inference path: IrErrors as they are, a crashed translation worker as our own 500, anything else as `otherwise`. */

@@ -14,7 +14,7 @@ describe("OAuth errors and management errors share one status table", () => {
 
   test("a client that failed the Authorization header is the table's unauthorized, with a Basic challenge", async () => {
     const challenged = oauthErrorResponse(new OauthError("invalid_client", "client authentication failed", "unauthorized"));
-    const management = errorResponse(new ApiError("unauthorized", "missing or invalid credential"));
+    const management = errorResponse(new ApiError("authentication", "missing or invalid credential"));
     expect(challenged.status).toBe(ERROR_TABLE.authentication.status);
     expect(management.status).toBe(ERROR_TABLE.authentication.status);
     expect(challenged.headers.get("www-authenticate")).toBe('Basic realm="switchyard"');
