@@ -1,4 +1,4 @@
-import { ERROR_TABLE, isStatusOf, type ErrorKind, type ErrorStatus, type ManagementCodeOf, type ManagementErrorKind } from "./error-table";
+import { ERROR_TABLE, isStatusOf, type ErrorKind, type ErrorStatus, type ManagementCodeOf, type ManagementErrorKind, type OauthErrorKind } from "./error-table";
 
 /** What an error carries besides its kind and message. */
 export interface ApiErrorDetails<K extends ErrorKind> {
@@ -74,11 +74,20 @@ export function isManagementError(error: unknown): error is ApiError<ManagementE
   return error instanceof ApiError && "management" in ERROR_TABLE[error.kind as ErrorKind];
 }
 
+export function isOauthError(error: unknown): error is ApiError<OauthErrorKind> {
+  return error instanceof ApiError && "oauth" in ERROR_TABLE[error.kind as ErrorKind];
+}
+
 export const badRequest = (description: string) => new ApiError("invalid_request", description);
 export const notFound = (what: string) => new ApiError("not_found", `${what} not found`);
 export const conflict = (description: string) => new ApiError("conflict", description);
 export const forbiddenScope = (scope: string) => new ApiError("permission_denied", `missing required scope: ${scope}`);
 export const unauthorized = (description = "missing or invalid credential") => new ApiError("authentication", description);
+
+/** A client that failed authentication (OAuth): a 401 when it tried the Authorization header (RFC 6749 §5.2), else a 400. */
+export function invalidClient(description: string, throughAuthorizationHeader: boolean): ApiError<"invalid_client"> {
+  return new ApiError("invalid_client", description, throughAuthorizationHeader ? { status: 401 } : {});
+}
 
 /**
  * A management error as its answer, `{ error: <management name>, error_description }`

@@ -1,11 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { ApiError, errorResponse } from "../../src/errors/api-error";
+import { ApiError, errorResponse, invalidClient } from "../../src/errors/api-error";
 import { ERROR_TABLE } from "../../src/errors/error-table";
-import { OauthError, oauthErrorResponse } from "../../src/oauth/oauth-error";
+import { oauthErrorResponse } from "../../src/oauth/oauth-error";
 
 describe("OAuth errors and management errors share one status table", () => {
   test("an OAuth error is the table's bad_request, in the RFC 6749 §5.2 shape", async () => {
-    const refused = oauthErrorResponse(new OauthError("invalid_grant", "unknown device code"));
+    const refused = oauthErrorResponse(new ApiError("invalid_grant", "unknown device code"));
     expect(refused.status).toBe(ERROR_TABLE.invalid_request.status);
     expect(refused.headers.get("cache-control")).toBe("no-store");
     expect(refused.headers.get("www-authenticate")).toBeNull();
@@ -13,7 +13,7 @@ describe("OAuth errors and management errors share one status table", () => {
   });
 
   test("a client that failed the Authorization header is the table's unauthorized, with a Basic challenge", async () => {
-    const challenged = oauthErrorResponse(new OauthError("invalid_client", "client authentication failed", "unauthorized"));
+    const challenged = oauthErrorResponse(invalidClient("client authentication failed", true));
     const management = errorResponse(new ApiError("authentication", "missing or invalid credential"));
     expect(challenged.status).toBe(ERROR_TABLE.authentication.status);
     expect(management.status).toBe(ERROR_TABLE.authentication.status);
