@@ -12,6 +12,9 @@ export interface ApiErrorDetails<K extends ErrorKind> {
   headers?: Readonly<Record<string, string>>;
 }
 
+/** An error's own fields, as JSON carries them. */
+export type ApiErrorFields<K extends ErrorKind> = { kind: K; status: number; message: string } & Omit<ApiErrorDetails<K>, "status">;
+
 /**
  * The one error type: a kind of the error table (src/errors/error-table.ts), the table's
  * status for it, and a message safe to show the caller. Whoever answers the request renders
@@ -53,18 +56,13 @@ export class ApiError<K extends ErrorKind = ErrorKind> implements Error {
     return ("management" in row ? row.management : undefined) as ManagementCodeOf<K>;
   }
 
-  /** The same error with another message or `Retry-After`. */
-  with(changes: { message?: string; retryAfter?: number }): ApiError<K> {
-    return new ApiError(this.kind, changes.message ?? this.message, { ...this.details(), ...(changes.retryAfter === undefined ? {} : { retryAfter: changes.retryAfter }) });
-  }
-
-  /** An error sent as JSON (to or from a translation worker), an instance again. */
-  static revive<K extends ErrorKind>(sent: Pick<ApiError<K>, "kind" | "status" | "message" | "retryAfter" | "upstreamError" | "headers">): ApiError<K> {
-    return new ApiError(sent.kind, sent.message, sent);
-  }
-
-  private details(): ApiErrorDetails<K> {
-    return { status: this.status, retryAfter: this.retryAfter, upstreamError: this.upstreamError, headers: this.headers };
+  /**
+   * The error these fields describe, as an instance: one sent as JSON (to or from a
+   * translation worker), or one made from another with a field changed. The status is
+   * checked against the table like any other.
+   */
+  static from<K extends ErrorKind>(fields: ApiErrorFields<K>): ApiError<K> {
+    return new ApiError(fields.kind, fields.message, { ...fields, status: fields.status as ErrorStatus<K> });
   }
 }
 // An Error to every `instanceof Error` and `String(error)`, without the Error constructor (see above).

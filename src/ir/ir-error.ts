@@ -1,38 +1,39 @@
-import { ERROR_TABLE, isStatusOf, type ErrorStatus, type IrErrorKind } from "../errors/error-table";
+import { ApiError, type ApiErrorDetails } from "../errors/api-error";
+import { IR_ERROR_KINDS, type IrErrorKind } from "../errors/error-table";
 
 export { renderedKind, type IrErrorKind } from "../errors/error-table";
 
 /**
- * An error in the inference vocabulary: its kind is one the error table
+ * An error in the inference vocabulary, as codecs read and write it: a kind the error table
  * (src/errors/error-table.ts, docs/errors.md "Inference errors") names in every inference
- * protocol, its status the table's for that kind; codecs render it in their protocol's shape.
+ * protocol, the table's status for it, and what its answer says. Every one the gateway
+ * makes is an ApiError (`irError`, `ApiError.from`), which is how a thrown one is known
+ * (`isIrError`); codecs only read the fields.
  */
 export interface IrError {
-  kind: IrErrorKind;
-  /** The table's status for `kind` (ERROR_TABLE); set by `irError`, never chosen by a caller. */
-  status: number;
-  message: string;
+  readonly kind: IrErrorKind;
+  readonly status: number;
+  readonly message: string;
   /** Seconds, for 429 and 503. */
-  retryAfter?: number;
+  readonly retryAfter?: number;
   /** For an upstream 400 passed through: the upstream's own error object or string. */
-  upstreamError?: unknown;
+  readonly upstreamError?: unknown;
 }
 
-/** What an error carries besides its kind and message. `status` only picks among the table's statuses for the kind. */
-interface IrErrorDetails<K extends IrErrorKind> {
-  retryAfter?: number;
-  upstreamError?: unknown;
-  status?: ErrorStatus<K>;
+/** An inference error. `details.status` only picks among the table's statuses for the kind. */
+export function irError<K extends IrErrorKind>(kind: K, message: string, details: Omit<ApiErrorDetails<K>, "headers"> = {}): ApiError<K> {
+  return new ApiError(kind, message, details);
 }
 
-export function irError<K extends IrErrorKind>(kind: K, message: string, details: IrErrorDetails<K> = {}): IrError {
-  const status = details.status ?? ERROR_TABLE[kind].status;
-  if (!isStatusOf(kind, status)) throw new TypeError(`the error table gives ${kind} no status ${status}`);
-  return { ...details, kind, status, message };
+const IR_KINDS: ReadonlySet<string> = new Set(IR_ERROR_KINDS);
+
+/** An ApiError an inference client can be answered with in its protocol. */
+export function isIrError(error: unknown): error is ApiError<IrErrorKind> {
+  return error instanceof ApiError && IR_KINDS.has(error.kind);
 }
 
 /** An upstream refused our credential: its 403 stays a 403, anything else is a 401. */
-export function upstreamAuthError(upstreamStatus: number | undefined, message: string): IrError {
+export function upstreamAuthError(upstreamStatus: number | undefined, message: string): ApiError<"upstream_auth_required"> {
   return irError("upstream_auth_required", message, { status: upstreamStatus === 403 ? 403 : 401 });
 }
 

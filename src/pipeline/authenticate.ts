@@ -1,9 +1,7 @@
-import { irError, type IrError } from "../ir";
-import { isManagementError } from "../errors/api-error";
+import { irError, isIrError, type IrError } from "../ir";
 import { authenticate as resolveCaller, requireScope, type AuthDeps } from "../auth/auth-plugin";
 import type { Principal } from "../auth/principal";
 import { log } from "../observability/log";
-import { irErrorFromApiError } from "./inference-error";
 
 /**
  * Stage 1: the caller of an inference endpoint, or the error to answer with: 401/403 from
@@ -16,7 +14,8 @@ export async function authenticate(deps: AuthDeps, headers: Headers, requestId: 
     requireScope(principal, "inference:invoke");
     return { principal };
   } catch (error) {
-    if (isManagementError(error)) return { error: irErrorFromApiError(error) };
+    // The credential's own refusal (401, 403): the shared auth code's error, answered in the client's protocol.
+    if (isIrError(error)) return { error };
     log.error("authentication unavailable", { requestId, error: error instanceof Error ? error.message : String(error) });
     return { error: irError("service_unavailable", "authentication is temporarily unavailable; retry shortly", { retryAfter: 1 }) };
   }
