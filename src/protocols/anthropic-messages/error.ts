@@ -2,6 +2,7 @@ import { ERROR_TABLE } from "../../errors/error-table";
 import { irError, renderedKind, upstreamAuthError, type IrError, type IrErrorKind } from "../../ir";
 import { errorHeaders } from "../shared/error-headers";
 import { isRecord } from "../shared/json-fields";
+import { kindOfUpstreamStatus } from "../shared/upstream-status-kind";
 
 /** Anthropic `error.type` -> kind, for upstream errors (the other way is the error table's `anthropicType`). */
 const ANTHROPIC_TYPE_TO_KIND: Record<string, IrErrorKind> = {
@@ -47,16 +48,9 @@ export function encodeAnthropicError(error: IrError): {
   };
 }
 
+/** Anthropic's own 529 (overloaded) is a busy upstream; every other status means what it means anywhere. */
 function kindFromStatus(status: number): IrErrorKind {
-  if (status === 400 || status === 422) return "invalid_request";
-  if (status === 401 || status === 403) return "upstream_auth_required";
-  if (status === 402) return "upstream_payment_required";
-  if (status === 404) return "not_found";
-  if (status === 408 || status === 504) return "upstream_timeout";
-  if (status === 413) return "payload_too_large";
-  if (status === 429) return "upstream_rate_limited";
-  if (status === 503 || status === 529) return "upstream_unavailable";
-  return "upstream_bad_gateway";
+  return status === 529 ? "upstream_unavailable" : kindOfUpstreamStatus(status);
 }
 
 function headerValue(headers: Record<string, string> | undefined, name: string): string | undefined {

@@ -2,6 +2,7 @@ import { ERROR_TABLE } from "../../errors/error-table";
 import { irError, renderedKind, upstreamAuthError, type IrError, type IrErrorKind } from "../../ir";
 import { errorHeaders } from "../shared/error-headers";
 import { isRecord } from "../shared/json-fields";
+import { kindOfUpstreamStatus } from "../shared/upstream-status-kind";
 
 /** Google RPC status name -> kind, for upstream errors (the other way is the error table's `googleStatus`). */
 const GOOGLE_STATUS_TO_KIND: Record<string, IrErrorKind> = {
@@ -38,18 +39,6 @@ export function encodeGeminiError(error: IrError): { status: number; body: Recor
   return { status: error.status, body: googleErrorEnvelope(error), headers: errorHeaders(error) };
 }
 
-function kindFromStatus(status: number): IrErrorKind {
-  if (status === 400 || status === 422) return "invalid_request";
-  if (status === 401 || status === 403) return "upstream_auth_required";
-  if (status === 402) return "upstream_payment_required";
-  if (status === 404) return "not_found";
-  if (status === 408 || status === 504) return "upstream_timeout";
-  if (status === 413) return "payload_too_large";
-  if (status === 429) return "upstream_rate_limited";
-  if (status === 503) return "upstream_unavailable";
-  return "upstream_bad_gateway";
-}
-
 /** Seconds from a `retry-after` header, or from a google.rpc.RetryInfo `retryDelay` like "37s". */
 function retryAfterSeconds(headers: Record<string, string> | undefined, envelope: Record<string, unknown> | undefined): number | undefined {
   for (const [key, value] of Object.entries(headers ?? {})) {
@@ -76,7 +65,7 @@ export function decodeGeminiError(status: number | undefined, body: unknown, hea
   const code = typeof envelope?.code === "number" ? envelope.code : undefined;
   const effectiveStatus = status ?? code ?? 502;
   // Own keys only: an upstream (a BYOK api_base is the customer's server) may send "constructor" as the status.
-  const kind = (googleStatus !== undefined && Object.hasOwn(GOOGLE_STATUS_TO_KIND, googleStatus) ? GOOGLE_STATUS_TO_KIND[googleStatus] : undefined) ?? kindFromStatus(effectiveStatus);
+  const kind = (googleStatus !== undefined && Object.hasOwn(GOOGLE_STATUS_TO_KIND, googleStatus) ? GOOGLE_STATUS_TO_KIND[googleStatus] : undefined) ?? kindOfUpstreamStatus(effectiveStatus);
   const upstreamMessage =
     typeof envelope?.message === "string" ? envelope.message : typeof body === "string" && body !== "" ? body : undefined;
   const message =
