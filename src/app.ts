@@ -1,8 +1,8 @@
 import { Elysia } from "elysia";
 import { openapi } from "@elysiajs/openapi";
 import { ApiError, errorResponse, isManagementError } from "./errors/api-error";
-import { queryTooLong } from "./errors/query-timeout";
-import { isStatementTimeout } from "./db/errors";
+import { queryTooLong, replicaConflict } from "./errors/query-timeout";
+import { isReplicaConflict, isStatementTimeout } from "./db/errors";
 import { credentialRouteKey, credentialRouteKeys } from "./auth/credential-routes";
 import { markNoStore } from "./auth/tokens";
 import { log } from "./observability/log";
@@ -80,6 +80,10 @@ function errorAnswer(code: unknown, error: unknown, request: Request): Response 
       if (isStatementTimeout(error)) {
         log.warn("read stopped by its statement timeout", { method: request.method, path: pathOf(request.url) });
         return errorResponse(queryTooLong());
+      }
+      if (isReplicaConflict(error)) {
+        log.warn("read cancelled by the replica's conflict with recovery", { method: request.method, path: pathOf(request.url) });
+        return errorResponse(replicaConflict());
       }
       log.error("unhandled error", { method: request.method, path: pathOf(request.url), error: String(error) });
       return errorResponse(new ApiError("internal", "internal error"));

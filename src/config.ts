@@ -102,14 +102,15 @@ export interface Config {
   readStatementTimeoutMs: number;
   /**
    * ACCOUNT_CONCURRENT_READS: expensive management reads (history, usage, daily usage, the
-   * console's overview and CSV export) one account may have in flight on this process; one
-   * more is a 429 (src/http/account-read-gate.ts).
+   * console's overview and CSV export) one account may have in flight on this instance,
+   * divided among its SERVER_PROCESSES; one more is a 429 (src/http/account-read-gate.ts).
    */
   accountConcurrentReads: number;
   /**
-   * REFUSED_RECORDS_PER_MINUTE: requests refused before admission (an invalid body, an
-   * unknown model) that get a record of their own, per account and minute on this process;
-   * the rest are only counted (src/metering/refusal-sampler.ts). 0: none get a record.
+   * REFUSED_RECORDS_PER_MINUTE: requests refused before any upstream call (an invalid
+   * body, an unknown model, admission's 402, 403 and 429) that get a record of their own,
+   * per account and minute on the whole database; the rest are only counted
+   * (src/metering/refusal-sampler.ts). 0: none get a record.
    */
   refusedRecordsPerMinute: number;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";

@@ -51,7 +51,7 @@ import { parseAllowList } from "./egress/allow-list";
 import { reportListening, serverProcessNumber } from "./server-processes";
 import { Readiness, type DatabaseProbe } from "./observability/readiness";
 import { pendingMigrationVersions } from "./db/queries/health";
-import { AccountReadGate } from "./http/account-read-gate";
+import { AccountReadGate, readsPerProcess } from "./http/account-read-gate";
 
 const TRANSLATE_WORKER = new URL("../workers/translate.worker.ts", import.meta.url);
 
@@ -169,7 +169,7 @@ export async function startServer(overrides: Partial<Config> = {}, parts: Server
     byokKeys,
     throttle: new AuthThrottle(db.sql),
     egress,
-    accountReads: new AccountReadGate(config.accountConcurrentReads),
+    accountReads: new AccountReadGate(readsPerProcess(config.accountConcurrentReads, config.serverProcesses)),
     tracing: parts.tracing ?? TRACING_OFF,
     funding: new AccountKeysThenPlatform(byokKeys, new PlatformKeys(catalog)),
     // Guardrails first (pure CPU), then the counters, then the wallet: a refusal undoes as

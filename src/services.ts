@@ -64,7 +64,7 @@ export interface Services {
   throttle: AuthThrottle;
   /** The gate for every outbound call a customer can steer (BYOK `api_base`): checked when stored and before each connection. */
   egress: EgressGuard;
-  /** Expensive management reads in flight per account on this process, capped (ACCOUNT_CONCURRENT_READS). */
+  /** Expensive management reads in flight per account on this process, capped (its share of ACCOUNT_CONCURRENT_READS). */
   accountReads: AccountReadGate;
   /** Request traces: TRACING_OFF unless main.ts started them from the OTEL_* variables. */
   tracing: RequestTracing;

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
-import { sourceFiles } from "./helpers/source-files";
+import { sourceFiles } from "./support/source-files";
 
 /**
  * The source tree's layering (README "Layout"): no import cycle between files, and none

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
-import { sourceFiles } from "./helpers/source-files";
+import { sourceFiles } from "./support/source-files";
 
 /**
  * One entry point per management resource (src/management/README.md): only a resource's

@@ -17,8 +17,8 @@ import {
   startMockUpstream,
   type MockUpstream,
   type MockUpstreamSet,
-} from "./helpers/mock-upstreams";
-import { RequestWaits } from "./helpers/mock-upstreams/request-waits";
+} from "./support/mock-upstreams";
+import { RequestWaits } from "./support/mock-upstreams/request-waits";
 
 interface Frame {
   event?: string;

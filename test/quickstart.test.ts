@@ -3,8 +3,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { freePort, spawnServer } from "./helpers/spawn-server";
-import { createTestDatabase } from "./helpers/test-database";
+import { freePort, spawnServer } from "./support/spawn-server";
+import { createTestDatabase } from "./support/test-database";
 
 /**
  * README "Quickstart", run as written: its marked blocks, on a fresh folder holding only

@@ -8,16 +8,16 @@
  *   3. run `bun test` with TEST_DATABASE_URL pointing at it,
  *   4. stop and delete the cluster, and end with one line `N passed, M failed`.
  * Interrupted (SIGINT, SIGTERM), it stops the test process, removes the containers its
- * tests started (test/helpers/test-containers.ts) and the cluster. A run also removes
+ * tests started (test/support/test-containers.ts) and the cluster. A run also removes
  * test containers a runner that no longer exists left behind.
  * Extra arguments go to `bun test` (e.g. a path filter).
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync, chmodSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, chmodSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createServer } from "node:net";
-import { findContainerTool, removeTestContainers } from "./helpers/test-containers";
+import { findContainerTool, removeTestContainers } from "./support/test-containers";
 
 function sh(command: string, args: string[], options: { asPostgres?: boolean; quiet?: boolean } = {}) {
   const [cmd, argv] = options.asPostgres && isRoot() ? ["runuser", ["-u", "postgres", "--", command, ...args]] : [command, args];
@@ -60,7 +60,7 @@ function ensurePostgres(): string {
 }
 
 /**
- * The browser tests drive Debian's chromium (test/helpers/browser.ts); a fresh machine
+ * The browser tests drive Debian's chromium (test/support/browser.ts); a fresh machine
  * gets it the way it gets PostgreSQL.
  */
 function ensureChromium(): void {
@@ -70,7 +70,7 @@ function ensureChromium(): void {
   if (!existsSync("/usr/bin/chromium")) throw new Error("chromium installed, but /usr/bin/chromium is missing");
 }
 
-/** The load-balancer tests run Debian's haproxy (test/helpers/haproxy.ts), installed the same way. */
+/** The load-balancer tests run Debian's haproxy (test/support/haproxy.ts), installed the same way. */
 function ensureHaproxy(): void {
   if (existsSync("/usr/sbin/haproxy")) return;
   console.log("haproxy not found: installing Debian's haproxy package");
@@ -132,12 +132,20 @@ async function main(): Promise<number> {
     const serverOptions = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300`;
     sh(join(bin, "pg_ctl"), ["-D", dataDir, "-o", serverOptions, "-l", join(dir, "server.log"), "-w", "start"], { asPostgres: true, quiet: true });
     started = true;
+    // Every temporary file and folder a test makes (catalogs, data folders, browser
+    // profiles) goes under the run's own folder, removed with the cluster by stop(): a test
+    // that forgets its own, or a run cut short, leaves nothing in /tmp. Mode 1777 like /tmp:
+    // the tests run some tools as the postgres user.
+    const testTmp = join(dir, "tmp");
+    mkdirSync(testTmp);
+    chmodSync(testTmp, 0o1777);
     const env = {
       ...process.env,
+      TMPDIR: testTmp,
       TEST_DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/postgres`,
       TEST_PG_BIN: bin,
       LOG_LEVEL: process.env.LOG_LEVEL ?? "silent",
-      // What the tests name and label their containers by (test/helpers/test-containers.ts).
+      // What the tests name and label their containers by (test/support/test-containers.ts).
       SWITCHYARD_TEST_RUNNER_PID: String(process.pid),
     };
     const bunBinary = process.execPath; // the bun running this script

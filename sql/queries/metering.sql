@@ -107,9 +107,22 @@ insert into metering_dead_letters (table_name, request_record_id, row_values, er
 select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]);
 
 -- name: addRefusedRequestCounts
--- Refusals counted instead of recorded (src/metering/refusal-sampler.ts), added to the
--- day's totals: one row per account, UTC day and status.
-insert into refused_request_counts (account_id, day, status_code, count)
-select account_id, day, status_code, count
-  from unnest($1::text[], $2::date[], $3::integer[], $4::bigint[]) as c(account_id, day, status_code, count)
-on conflict (account_id, day, status_code) do update set count = refused_request_counts.count + excluded.count;
+-- Refusals counted instead of recorded (src/metering/refusal-sampler.ts), added to their
+-- minute's totals: one row per account, minute, status, namespace, API key and model
+-- (migration 0036).
+insert into refused_request_counts as c (account_id, minute, status_code, namespace_id, api_key_id, model_id, count)
+select * from unnest($1::text[], $2::timestamptz[], $3::integer[], $4::text[], $5::text[], $6::text[], $7::bigint[])
+on conflict (account_id, minute, status_code, dimensions) do update set count = c.count + excluded.count;
+
+-- name: claimRefusalRecord
+-- One of account $1's $3 refusal records of minute $2, for whichever process asks
+-- (migration 0036): the running count when the claim fits, no row when the minute's sample
+-- is full.
+insert into refusal_sample_minutes as s (account_id, minute, recorded)
+values ($1, $2::timestamptz, 1)
+on conflict (account_id, minute) do update set recorded = s.recorded + 1 where s.recorded < $3::int
+returning recorded;
+
+-- name: pruneRefusalSampleMinutes
+-- Sample minutes before $1 (a day ago): only the current minute's is ever claimed.
+delete from refusal_sample_minutes where minute < $1::timestamptz;

@@ -122,6 +122,12 @@ with edge_requests as (
   union all
   select 1, prompt_tokens, completion_tokens, coalesce(charge_micro_usd, 0), (charge_micro_usd is null)::int
     from edge_requests
+  union all
+  -- Refusals counted without a record of their own (migration 0036), in the window when
+  -- their minute starts in it: requests too, charged nothing.
+  select count, 0, 0, 0, 0
+    from refused_request_counts
+   where account_id = $1 and namespace_id = $2 and minute >= $3::timestamptz and minute < $4::timestamptz
 ), capabilities as (
   select capability, sum(request_count)::bigint as request_count
     from (select capability, request_count
@@ -146,6 +152,16 @@ select coalesce(sum(request_count), 0)::bigint as request_count,
        coalesce(sum(unknown_charge_count), 0)::bigint as billing_anomalies,
        coalesce((select jsonb_object_agg(capability, request_count) from capabilities), '{}'::jsonb) as capability_request_counts
   from sums;
+
+-- name: unrecordedRefusals
+-- One namespace's refusals over [$3, $4) that were counted without a record of their own
+-- (migration 0036; a count is in the window when its minute starts in it), by API key and
+-- status: what the console's overview adds to the refusals it reads from the history.
+select api_key_id, status_code, sum(count)::bigint as count
+  from refused_request_counts
+ where account_id = $1 and namespace_id = $2 and minute >= $3::timestamptz and minute < $4::timestamptz
+ group by api_key_id, status_code
+ order by api_key_id nulls last, status_code;
 
 -- name: dailyNamespaceUsage
 -- One namespace over [$3, $4) by UTC day, and by $5 (model, api_key, provider; null:
@@ -184,6 +200,15 @@ with days as (
     left join billing_audit a on a.request_record_id = r.id and a.account_id = r.account_id
    where r.account_id = $1 and r.namespace_id = $2
      and r.created_at >= $9::timestamptz and r.created_at < $4::timestamptz
+  union all
+  -- Refusals counted without a record (migration 0036), by the day of their minute; none
+  -- has a provider.
+  select (minute at time zone 'UTC')::date,
+         case $5::text when 'model' then model_id when 'api_key' then api_key_id end,
+         count, 0, 0, 0
+    from refused_request_counts
+   where account_id = $1 and namespace_id = $2
+     and minute >= $3::timestamptz and minute < $4::timestamptz
 )
 select to_char(day, 'YYYY-MM-DD') as date,
        grouped_by as "group",
@@ -240,7 +265,13 @@ with edge_namespaces as (
                  (e.final_charge_micro_usd is null
                   and not exists (select 1 from billing_audit a
                                    where a.request_record_id = e.id and a.account_id = e.account_id))::int
-            from edge_requests e) s
+            from edge_requests e
+          union all
+          -- Refusals counted without a record (migration 0036), by the minute they start in.
+          select count, 0, 0, 0
+            from refused_request_counts
+           where account_id = $1 and ($2::text is null or namespace_id = $2::text)
+             and minute >= $3::timestamptz and minute < $4::timestamptz) s
 ), window_ledger as (
   select coalesce(sum(amount) filter (where kind = 'usage'), 0)::bigint as usage_amount_micro_usd,
          coalesce(sum(entries) filter (where kind = 'usage'), 0)::bigint as usage_count,

@@ -1,6 +1,6 @@
 import { ApiError } from "../errors/api-error";
-import { queryTooLong } from "../errors/query-timeout";
-import { isStatementTimeout } from "../db/errors";
+import { queryTooLong, replicaConflict, REPLICA_CONFLICT_RETRY_SECS } from "../errors/query-timeout";
+import { isReplicaConflict, isStatementTimeout } from "../db/errors";
 import { TOO_MANY_READS } from "../http/account-read-gate";
 import { log } from "../observability/log";
 import { clientAddress } from "../http/client-address";
@@ -65,6 +65,7 @@ export async function asPage(handler: () => Promise<Response>): Promise<Response
       if (error.kind === "service_unavailable") return errorPage(error.status, "Try again", error.message);
     }
     if (isStatementTimeout(error)) return errorPage(503, "Too much to read at once", queryTooLong().message);
+    if (isReplicaConflict(error)) return errorPage(503, "Try again", replicaConflict().message, { retryAfterSecs: REPLICA_CONFLICT_RETRY_SECS });
     log.error("console page failed", { error: error instanceof Error ? error.message : String(error) });
     return errorPage(500, "Something went wrong", "The console could not complete this request. Try again in a moment.");
   }

@@ -1,11 +1,11 @@
 import { walletBalance } from "../management/billing/billing-service";
 import { parseRequestFilters } from "../management/usage/request-filters";
-import { dailyUsage, eachRequestPage, listRequests, namespaceUsageAggregate } from "../management/usage/usage-service";
+import { dailyUsage, eachRequestPage, listRequests, namespaceUsageAggregate, unrecordedRefusalCounts } from "../management/usage/usage-service";
 import type { Services } from "../services";
 import type { PickedNamespace } from "./console-namespace";
 import type { QueryFields } from "./management-request";
 import { OVERVIEW_PERIODS, type OverviewData, type OverviewPeriod, type OverviewSplit } from "./overview-page";
-import { requestBreakdown } from "./request-breakdown";
+import { requestBreakdown, withUnrecordedRefusals } from "./request-breakdown";
 import { requestKeys } from "./request-keys";
 
 /** Requests read at most to count refusals, errors and BYOK use (ten pages of the history). */
@@ -32,13 +32,14 @@ export async function overviewData(services: Services, accountId: string, picked
   const from = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) - (period - 1) * DAY_MS);
   const window = { from, to };
   const historyQuery = parseRequestFilters({ from: from.toISOString(), to: to.toISOString() });
-  const [balance, usage, byModel, byKey, keys, breakdown, anyRequest] = await Promise.all([
+  const [balance, usage, byModel, byKey, keys, breakdown, unrecorded, anyRequest] = await Promise.all([
     walletBalance(services, accountId),
     namespaceUsageAggregate(services, tenant, window),
     dailyUsage(services, tenant, window, "model"),
     dailyUsage(services, tenant, window, "api_key"),
     requestKeys(services, tenant),
     requestBreakdown(eachRequestPage(services, tenant, historyQuery, BREAKDOWN_PAGE_ROWS), BREAKDOWN_ROWS),
+    unrecordedRefusalCounts(services, tenant, window),
     listRequests(services, tenant, { offset: 0, limit: 1 }),
   ]);
   const model = services.catalog.listModels()[0]?.id ?? "openai/gpt-4.1-mini";
@@ -53,7 +54,7 @@ export async function overviewData(services: Services, accountId: string, picked
     byModel: byModel.data,
     byKey: byKey.data,
     keyNames: new Map(keys.map((key) => [key.id, key.display_name])),
-    breakdown,
+    breakdown: withUnrecordedRefusals(breakdown, unrecorded),
     ...(anyRequest.data.length === 0 ? { firstRun: { baseUrl: services.config.publicUrl, model, namespaceId: picked.namespace.id } } : {}),
   };
 }

@@ -1,3 +1,4 @@
+import type { UnrecordedRefusalRow } from "../db/queries/usage";
 import type { RequestRecordEnvelope } from "../management/usage/usage-service";
 
 export interface RequestBreakdown {
@@ -56,4 +57,32 @@ export async function requestBreakdown(pages: AsyncIterator<readonly RequestReco
   }
   breakdown.kinds = [...kinds].map(([kind, count]) => ({ kind, count })).sort((a, b) => b.count - a.count || a.kind.localeCompare(b.kind));
   return breakdown;
+}
+
+const UNRECORDED: Record<number, string> = { 402: "funds or budget", 403: "guardrail", 429: "rate limit" };
+
+/** The kind of refusals counted without a record of their own: by status, as no record says more. */
+export function unrecordedKind(statusCode: number): string {
+  return `Refused: ${UNRECORDED[statusCode] ?? `invalid request (${statusCode})`}, counted without a record`;
+}
+
+/**
+ * Adds the window's refusals that were counted instead of recorded (past each account's
+ * sample of refusal records a minute, src/metering/refusal-sampler.ts) to the breakdown's
+ * kinds and failures by key: the history holds only the sample, the counts the rest.
+ */
+export function withUnrecordedRefusals(breakdown: RequestBreakdown, rows: readonly UnrecordedRefusalRow[]): RequestBreakdown {
+  if (rows.length === 0) return breakdown;
+  const kinds = new Map(breakdown.kinds.map((entry) => [entry.kind, entry.count]));
+  const failedByKey = new Map(breakdown.failedByKey);
+  for (const row of rows) {
+    const kind = unrecordedKind(row.status_code);
+    kinds.set(kind, (kinds.get(kind) ?? 0) + row.count);
+    if (row.api_key_id) failedByKey.set(row.api_key_id, (failedByKey.get(row.api_key_id) ?? 0) + row.count);
+  }
+  return {
+    ...breakdown,
+    failedByKey,
+    kinds: [...kinds].map(([kind, count]) => ({ kind, count })).sort((a, b) => b.count - a.count || a.kind.localeCompare(b.kind)),
+  };
 }

@@ -5,6 +5,7 @@ import { join, resolve } from "node:path";
 import type { Config } from "../config";
 import { log } from "../observability/log";
 import { makeDataDirPrivate } from "./private-data-dir";
+import { markAsReadPoolError } from "./errors";
 
 export type Sql = postgres.Sql<{ bigint: number }>;
 
@@ -101,6 +102,25 @@ function readClientOptions(config: Pick<Config, "databaseReadPoolSize" | "readSt
 }
 
 /**
+ * The read pool with each statement's error marked as the read pool's (isReadPoolError in
+ * errors.ts), so that the answer can tell a replica's conflict with recovery from the same
+ * SQLSTATE anywhere else. Only `unsafe` is wrapped: every read goes through it
+ * (src/db/queries/run-query.ts), and each caller only awaits it.
+ */
+export function markingReadPoolErrors(sql: Sql): Sql {
+  const marked = (error: unknown) => {
+    markAsReadPoolError(error);
+    throw error;
+  };
+  return new Proxy(sql, {
+    get(target, property, receiver) {
+      if (property !== "unsafe") return Reflect.get(target, property, receiver) as unknown;
+      return (...args: Parameters<Sql["unsafe"]>) => target.unsafe(...args).catch(marked);
+    },
+  });
+}
+
+/**
  * Gives the read pool the array types (text[], int8[], …) the primary pool fetched from
  * PostgreSQL's catalog when its first connection opened. postgres.js runs that catalog
  * query on every new connection, and on the read pool it would run under the statement
@@ -127,7 +147,7 @@ async function shareArrayTypes(from: Sql, to: Sql): Promise<void> {
 export async function connectDatabase(config: Config): Promise<Database> {
   if (config.databaseUrl) {
     const sql = postgres(config.databaseUrl, clientOptions(config.databasePoolSize)) as unknown as Sql;
-    const read = postgres(readDatabaseUrl(config) ?? config.databaseUrl, readClientOptions(config)) as unknown as Sql;
+    const read = markingReadPoolErrors(postgres(readDatabaseUrl(config) ?? config.databaseUrl, readClientOptions(config)) as unknown as Sql);
     await shareArrayTypes(sql, read);
     if (config.databaseReadUrl) log.info("read pool on a replica", { read_host: hostOf(config.databaseReadUrl) });
     return {

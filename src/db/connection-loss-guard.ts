@@ -15,8 +15,9 @@ const SOCKET_CODES = new Set(["ECONNRESET", "EPIPE", "ECONNREFUSED", "ETIMEDOUT"
  * connection errors, and PostgreSQL's own "connection exception" (SQLSTATE class 08) and
  * the connection-ending "operator intervention" codes (57P01–57P03 and 57P05: terminated
  * by an administrator, a crash, a shutdown or an idle timeout; not 57014, a cancelled
- * query) — plus the driver's TypeError when it writes to a socket it has already
- * dropped (porsager/postgres#1066, #1154, #1208).
+ * query), and any error of severity FATAL (PostgreSQL closes the connection after one) —
+ * plus the driver's TypeError when it writes to a socket it has already dropped
+ * (porsager/postgres#1066, #1154, #1208).
  */
 export function isDatabaseConnectionLoss(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
@@ -25,6 +26,9 @@ export function isDatabaseConnectionLoss(error: unknown): boolean {
     if (DRIVER_CONNECTION_CODES.has(code)) return true;
     if (SOCKET_CODES.has(code) && typeof (error as { syscall?: unknown }).syscall === "string") return true;
     if (error.name === "PostgresError" && /^(08...|57P0[1235])$/.test(code)) return true;
+    // A FATAL error ends its connection whatever its code: the start-up refused (55000: the
+    // database does not take connections now; 53300: too many; 3D000: it is gone).
+    if (error.name === "PostgresError" && /^(FATAL|PANIC)$/.test(String((error as { severity?: unknown }).severity))) return true;
   }
   return error instanceof TypeError && /socket\.write|reading 'write'/.test(error.message) && /postgres[\\/]src[\\/]connection\.js/.test(error.stack ?? "");
 }

@@ -1,6 +1,7 @@
 import type { Sql } from "./connect-database";
 import { dropExpiredRequestPartitions, ensureRequestPartitions, requestsWithoutMonth } from "./queries/request-partitions";
 import { pruneProviderRequestMinutes } from "./queries/usage-rollups";
+import { pruneRefusalSampleMinutes } from "./queries/metering";
 import { log } from "../observability/log";
 
 /** Months created ahead of the current one: a quarter of slack if maintenance keeps failing. */
@@ -24,7 +25,7 @@ export interface PartitionMaintenance {
  * partitions of this month and the next REQUEST_PARTITIONS_AHEAD are created if missing,
  * then, with a retention of `retentionMonths`, every partition whose month ended at least
  * that many months ago is dropped (undefined: nothing is dropped), with its days in the usage
- * rollups; provider minutes older than a day are pruned. Each step is one
+ * rollups; provider minutes and refusal sample minutes older than a day are pruned. Each step is one
  * transaction under an advisory lock in the database, so instances running it at once
  * create and drop each partition once; a step that cannot get its locks within 2 s fails
  * and is retried at the next run.
@@ -34,6 +35,8 @@ export async function maintainRequestPartitions(sql: Sql, retentionMonths: numbe
   const dropped = retentionMonths === undefined ? [] : await dropExpiredRequestPartitions(sql, now, retentionMonths);
   // The providers' view reads the last hour of these minutes; a day is kept, whatever the retention.
   await pruneProviderRequestMinutes(sql, new Date(now.getTime() - PROVIDER_MINUTES_KEPT_MS));
+  // Only the current minute's refusal sample is ever claimed (migration 0036).
+  await pruneRefusalSampleMinutes(sql, new Date(now.getTime() - PROVIDER_MINUTES_KEPT_MS));
   if (created.length > 0 || dropped.length > 0) log.info("request partitions maintained", { created, dropped });
   if (await requestsWithoutMonth(sql)) {
     log.warn("request records wait in requests_default: their month has no partition (a clock far off?); they move into it when it is created");

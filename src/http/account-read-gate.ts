@@ -4,16 +4,31 @@ import { ApiError } from "../errors/api-error";
 export const TOO_MANY_READS = "too many reads of this account in flight";
 
 /**
+ * One server process's share of ACCOUNT_CONCURRENT_READS when SERVER_PROCESSES processes
+ * share the instance: the limit divided among them (at least 1 each), so that an account's
+ * reads on the whole instance stay within the limit as long as there are no more processes
+ * than reads allowed (with more, each still allows one). What it costs: the kernel spreads
+ * connections over the processes, so an account may be refused a read on a busy process
+ * while another has a slot free; a client reading fewer than `limit` at once over one
+ * connection is never refused.
+ */
+export function readsPerProcess(limit: number, processes: number): number {
+  return Math.max(1, Math.floor(limit / Math.max(1, processes)));
+}
+
+/**
  * How many expensive management reads (history, usage, daily usage, the console's overview
  * and CSV export) each account has in flight, refused past `limit` with a 429.
  *
  * In memory, per process, on purpose: what it protects is this process's read pool (one
- * account's loops must not hold every connection of it while other accounts wait), so a
- * count per process is the right measure, and it costs no database round trip, which a
- * shared counter would, on the very pool it guards. With SERVER_PROCESSES or several
- * instances an account may have `limit` reads in flight on each; each has its own pool.
- * Unlike budgets and rate limits this is not a promise to the customer, so per-process
- * drift does not matter.
+ * account's loops must not hold every connection of it while other accounts wait), and it
+ * costs no database round trip per read, which a count shared between instances would (two:
+ * one to take a slot, one to give it back, on the primary pool, for every read an attacker
+ * sends, refused ones included), besides a lease that a crashed process's slots expire by
+ * and a renewal for long exports. So the bound holds per instance: with SERVER_PROCESSES
+ * each process gets its share (readsPerProcess), and with several instances an account may
+ * have the limit in flight on each, each against its own read pools. Unlike budgets and
+ * rate limits this is not a promise to the customer.
  */
 export class AccountReadGate {
   private readonly inFlight = new Map<string, number>();

@@ -1,28 +1,50 @@
 import type { Sql } from "../db/connect-database";
-import { addRefusedRequestCounts, type RefusedRequestCount } from "../db/queries/metering";
+import { addRefusedRequestCounts, claimRefusalRecord, type RefusedRequestCount } from "../db/queries/metering";
 import { log } from "../observability/log";
 
 const MINUTE_MS = 60_000;
 
+/** A refusal that called no upstream and charged nothing, and what the usage answers group it by. */
+export interface SampledRefusal {
+  accountId: string;
+  statusCode: number;
+  namespaceId: string | null;
+  apiKeyId: string | null;
+  /** The catalog model (a refusal at admission); null before admission, where it is the client's text. */
+  modelId: string | null;
+}
+
 /**
- * Keeps the records of requests refused before admission bounded per account. A client
- * looping on a request it got wrong (`max_tokens: 0`, an unknown model) is refused before
- * any upstream call, costs nothing, and would otherwise write one full request record per
- * attempt, without limit. So each account's first `perMinute` such refusals in a minute
- * get their record (a single bad request still shows in the history, with its status and
- * model, as before); the rest are counted by account, UTC day and status in memory and
- * added to refused_request_counts every `intervalMs` on the primary pool.
+ * Keeps the records of refused requests bounded per account. A client looping on a request
+ * it got wrong (`max_tokens: 0`, an unknown model) or hammering its own rate limit, budget
+ * or guardrail is refused before any upstream call, costs nothing, and would otherwise
+ * write one full request record per attempt, without limit. So each account's first
+ * `perMinute` such refusals in a minute get their record (a single refusal still shows in
+ * the history, with its status, model and refusing policy, as before); the rest are counted
+ * by account, minute, status, namespace, API key and model in memory and added to
+ * refused_request_counts every `intervalMs` on the primary pool, where the usage answers
+ * count them (migration 0036).
  *
- * Per process: with N processes or instances an account gets up to N × `perMinute`
- * records a minute, still a bound. A count whose write fails is kept and added to the next
- * one; one whose connection died after PostgreSQL committed it may be added twice (a count
- * of refusals, not money: over-counting a bad loop is the lesser error).
+ * The bound is the account's across every process and instance on the database: a record
+ * is claimed in refusal_sample_minutes (an upsert that returns the running count) and,
+ * once a claim comes back empty, this process counts the account's refusals for the rest
+ * of the minute without asking again, so a flood costs at most `perMinute` + 1 round trips
+ * per process and minute. Should the claim fail (the database away, when the record would
+ * not be written either), this process's own count decides, as a bound per process.
+ *
+ * A count whose write fails is kept and added to the next one; one whose connection died
+ * after PostgreSQL committed it may be added twice (a count of refusals, not money:
+ * over-counting a bad loop is the lesser error).
  */
 export class RefusalSampler {
   private minute = -1;
-  /** Records given this minute, per account: only accounts refused this minute. */
+  /** The minute a failed claim was last logged (once a minute is enough). */
+  private warnedMinute = -1;
+  /** Accounts whose sample of this minute is full (no more claims until the minute turns). */
+  private full = new Set<string>();
+  /** Records given this minute by this process, per account: the bound when claims fail. */
   private recorded = new Map<string, number>();
-  /** Refusals not recorded since the last write, by account, day and status. */
+  /** Refusals not recorded since the last write, by account, minute, status and groups. */
   private pending = new Map<string, RefusedRequestCount>();
   private timer: ReturnType<typeof setInterval> | undefined;
 
@@ -39,24 +61,54 @@ export class RefusalSampler {
   }
 
   /** Whether this refusal gets its own record; when it does not, it is counted. */
-  sample(accountId: string, statusCode: number): boolean {
-    const now = this.clock();
-    const minute = Math.floor(now / MINUTE_MS);
+  async sample(refusal: SampledRefusal): Promise<boolean> {
+    const minute = this.turn(Math.floor(this.clock() / MINUTE_MS));
+    const accountId = refusal.accountId;
+    if (this.perMinute > 0 && !this.full.has(accountId)) {
+      let claimed: boolean;
+      try {
+        claimed = await claimRefusalRecord(this.sql, accountId, new Date(minute * MINUTE_MS), this.perMinute);
+      } catch (error) {
+        claimed = (this.recorded.get(accountId) ?? 0) < this.perMinute;
+        if (this.warnedMinute !== minute) log.warn("refusal sample could not be claimed; this process's own count decides", { error: String(error) });
+        this.warnedMinute = minute;
+      }
+      // The minute may have turned during the round trip: what is kept is of the minute asked for.
+      if (claimed) {
+        if (this.minute === minute) this.recorded.set(accountId, (this.recorded.get(accountId) ?? 0) + 1);
+        return true;
+      }
+      if (this.minute === minute) this.full.add(accountId);
+    }
+    this.count(refusal, minute);
+    return false;
+  }
+
+  /** Starts `minute` when it is a new one; returns it. */
+  private turn(minute: number): number {
     if (minute !== this.minute) {
       this.minute = minute;
+      this.full.clear();
       this.recorded.clear();
     }
-    const recorded = this.recorded.get(accountId) ?? 0;
-    if (recorded < this.perMinute) {
-      this.recorded.set(accountId, recorded + 1);
-      return true;
-    }
-    const day = new Date(now).toISOString().slice(0, 10);
-    const key = `${accountId}\n${day}\n${statusCode}`;
+    return minute;
+  }
+
+  private count(refusal: SampledRefusal, minute: number): void {
+    const key = JSON.stringify([refusal.accountId, minute, refusal.statusCode, refusal.namespaceId, refusal.apiKeyId, refusal.modelId]);
     const entry = this.pending.get(key);
-    if (entry === undefined) this.pending.set(key, { accountId, day, statusCode, count: 1 });
-    else entry.count += 1;
-    return false;
+    if (entry !== undefined) entry.count += 1;
+    else {
+      this.pending.set(key, {
+        accountId: refusal.accountId,
+        minute: new Date(minute * MINUTE_MS),
+        statusCode: refusal.statusCode,
+        namespaceId: refusal.namespaceId,
+        apiKeyId: refusal.apiKeyId,
+        modelId: refusal.modelId,
+        count: 1,
+      });
+    }
   }
 
   /** Writes the counts gathered so far; false when that failed and they wait for the next tick. */
@@ -65,7 +117,8 @@ export class RefusalSampler {
     const batch = this.pending;
     this.pending = new Map();
     try {
-      await addRefusedRequestCounts(this.sql, [...batch.values()]);
+      // Sorted: two processes adding to the same rows lock them in one order, never a deadlock.
+      await addRefusedRequestCounts(this.sql, [...batch.keys()].sort().map((key) => batch.get(key)!));
       return true;
     } catch (error) {
       // Put the counts back, added to what arrived meanwhile, for the next tick.

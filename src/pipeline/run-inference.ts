@@ -25,6 +25,9 @@ import type { AttemptRecord } from "../routing/attempt-record";
 import type { RequestTracing } from "../observability/request-trace";
 
 /** What each stage is given: only what it uses. */
+/** Refusals by admission that are sampled (402 funds or a budget, 403 a guardrail, 429 a rate limit). */
+const SAMPLED_AT_ADMISSION: ReadonlySet<number> = new Set([402, 403, 429]);
+
 export interface InferenceDeps {
   auth: AuthDeps;
   decode: DecodeDeps;
@@ -83,13 +86,17 @@ export async function runInference(deps: InferenceDeps, input: InferenceInput): 
     await settlement.holdsEnded();
     return fail(error, outcome.attempts);
   };
-  // Refused before admission: nothing held or called. Past the account's sample of such
-  // records a minute, the refusal is only counted (metering/refusal-sampler.ts), so a
-  // client looping on a bad request does not write a record per attempt.
-  const refuse = async (error: IrError) => {
+  // Refused before any upstream call, before admission or by it: nothing held or called.
+  // Past the account's sample of such records a minute, the refusal is only counted
+  // (metering/refusal-sampler.ts), so a client looping on a bad request or hammering its
+  // own rate limit does not write a record per attempt. `modelId`: the catalog model the
+  // refusal is counted under, null while the model is only the client's text.
+  const refuse = async (error: IrError, modelId: string | null = null) => {
     // Before the trace ends with the request (failed() only notes the error; twice is harmless).
     trace.failed(error);
-    if (!settlement.endUnrecorded(error.status)) return failAndSettle(error);
+    // Counted under the namespace its record would have had (failAndSettle's).
+    if (outcome.namespaceId === null) outcome.namespaceId = await deps.resolve.namespaces.namespaceFor(principal).catch(() => null);
+    if (!(await settlement.endUnrecorded(error.status, modelId))) return failAndSettle(error);
     return fail(error, outcome.attempts);
   };
 
@@ -119,7 +126,14 @@ export async function runInference(deps: InferenceDeps, input: InferenceInput): 
   const admitted = await admit(deps.admission, { principal, requestId, ir, candidates: funded.candidates, record: outcome });
   trace.stage("admit");
   rateLimits = admitted.ok ? admitted.grant.rateLimits : admitted.refusal?.rateLimits;
-  if (!admitted.ok) return failAndSettle(admitted.error);
+  if (!admitted.ok) {
+    // A refusal by the account's own means or policies (funds, a budget, a guardrail, a
+    // rate limit) is sampled like one before admission; admission unable to decide (503)
+    // keeps its record.
+    if (!SAMPLED_AT_ADMISSION.has(admitted.error.status)) return failAndSettle(admitted.error);
+    const model = outcome.requestedModel;
+    return refuse(admitted.error, funded.candidates.some((candidate) => candidate.modelId === model) ? (model ?? null) : null);
+  }
   settlement.hold(admitted.grant);
   const candidates = admitted.candidates;
 

@@ -113,21 +113,30 @@ export class RequestSettlement {
   }
 
   /**
-   * A request refused before admission (nothing held, no upstream called, nothing charged)
-   * past its account's sample of such records (RefusalSampler): ended here with no rows,
-   * counted by the sampler instead, and true. False while the sample has room (and without
-   * metering): the caller settles it with its record as usual.
+   * A request refused before any upstream call (before admission, or by admission itself:
+   * nothing held, nothing charged) past its account's sample of such records
+   * (RefusalSampler): ended here with no rows, counted by the sampler instead, and true.
+   * False while the sample has room (and without metering): the caller settles it with
+   * its record as usual. `modelId`: the catalog model the refusal names, null when the
+   * model is only the client's text (before routing found it).
    */
-  endUnrecorded(statusCode: number): boolean {
+  async endUnrecorded(statusCode: number, modelId: string | null): Promise<boolean> {
     const deps = this.deps;
-    if (this.settled || deps === undefined || this.outcome.attempts.length > 0) return false;
-    if (deps.refusals.sample(this.outcome.principal.accountId, statusCode)) return false;
-    this.settled = true;
     const outcome = this.outcome;
+    if (this.settled || deps === undefined || outcome.attempts.length > 0 || this.grant !== undefined) return false;
+    const principal = outcome.principal;
+    const sampled = await deps.refusals.sample({
+      accountId: principal.accountId,
+      statusCode,
+      namespaceId: outcome.namespaceId,
+      apiKeyId: principal.kind === "api_key" ? principal.id : null,
+      modelId,
+    });
+    if (sampled) return false;
+    this.settled = true;
     outcome.status = "failed";
     outcome.statusCode = statusCode;
     deps.pending.done(outcome);
-    this.endGrant(null);
     this.trace.end(outcome);
     return true;
   }

@@ -1,6 +1,6 @@
 import { IrDecodeError, type CodecContext, type IrResponse, type ProtocolId } from "../ir";
 import { codecFor } from "./codec-registry";
-import { exceedsJsonDepth, MAX_JSON_DEPTH } from "../protocols/shared/json-depth";
+import { exceedsJsonDepth, MAX_JSON_DEPTH, textMayExceedDepth } from "../protocols/shared/json-depth";
 import { withIdSource } from "./deterministic-ids";
 import { rewriteModelIds } from "./rewrite-model-id";
 import { utf8Bytes } from "./utf8-bytes";
@@ -54,7 +54,7 @@ export function translateResponse(input: TranslateResponseInput, rewrite?: Respo
     throw new IrDecodeError("upstream response is not valid JSON");
   }
   // A hostile upstream's deep tool input would overflow the stack when re-encoded: an invalid upstream response.
-  if (exceedsJsonDepth(parsed)) throw new IrDecodeError(`upstream response nests deeper than ${MAX_JSON_DEPTH} levels`);
+  if (textMayExceedDepth(input.body) && exceedsJsonDepth(parsed)) throw new IrDecodeError(`upstream response nests deeper than ${MAX_JSON_DEPTH} levels`);
   const response = codecFor(input.upstream).decodeResponse(parsed);
   const signals = signalsOf(response);
   if (rewrite === undefined && input.upstream === input.client && input.reencode !== true) return { body: rewriteModelIds(input.body, input.context.model), signals, warnings: [] };

@@ -1,29 +1,22 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import postgres from "postgres";
 import { AdmissionChain } from "../../src/admission/admission-chain";
 import { isRefusal, NOTHING_HELD, type AdmissionCheck } from "../../src/admission/admission-check";
 import { GuardrailCheck } from "../../src/admission/guardrail-check";
 import { PolicyCounters } from "../../src/admission/policy-counters";
 import type { Sql } from "../../src/db/connect-database";
-import { migrate } from "../../src/db/migrate";
 import { NO_POLICY } from "../../src/policy/compose-policies";
-import { createTestDatabase } from "../helpers/test-database";
+import { createMigratedTestDatabase, type MigratedTestDatabase, BIGINT_AS_NUMBER } from "../support/test-database";
 import { bound, effective, request } from "./admission-support";
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let database: MigratedTestDatabase;
 let sql: Sql;
 let statements = 0;
-const BIGINT_AS_NUMBER = { bigint: { to: 20, from: [20], serialize: (value: number) => String(value), parse: (value: string) => Number(value) } };
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  sql = postgres(database.url, { max: 4, onnotice: () => {}, debug: () => void statements++, types: BIGINT_AS_NUMBER }) as unknown as Sql;
-  await migrate(sql);
+  database = await createMigratedTestDatabase({ debug: () => void statements++, types: BIGINT_AS_NUMBER });
+  sql = database.sql;
 });
-afterAll(async () => {
-  await sql.end();
-  await database.drop();
-});
+afterAll(() => database.close());
 
 async function reserved(key: string): Promise<{ reserved: number; requests: number } | undefined> {
   const [row] = await sql`select reserved_micro_usd as reserved, window_requests as requests from admission_counters where counter_key = ${key}`;

@@ -9,7 +9,7 @@ import { toPolicyRecord } from "../../src/policy/policy-record";
 import postgres from "postgres";
 import type { Sql } from "../../src/db/connect-database";
 import { migrate } from "../../src/db/migrate";
-import { createTestDatabase } from "../helpers/test-database";
+import { createTestDatabase, BIGINT_AS_NUMBER } from "../support/test-database";
 
 /** A policy bound to a principal, as the policy store would load it (spec validated, patterns compiled). */
 export function bound(id: string, kind: string, spec: object, principal: PrincipalRef = { type: "api_key", id: "k_test" }, disabled = false): BoundPolicy {
@@ -63,5 +63,3 @@ export async function countersDatabase(): Promise<{ sql: Sql; reader: Sql; calls
   };
 }
 
-/** bigint columns as numbers: the counters' figures stay far below 2^53 in tests. */
-const BIGINT_AS_NUMBER = { bigint: { to: 20, from: [20], serialize: (value: number) => String(value), parse: (value: string) => Number(value) } };

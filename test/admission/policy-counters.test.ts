@@ -5,7 +5,7 @@ import { PolicyCounters } from "../../src/admission/policy-counters";
 import type { Sql } from "../../src/db/connect-database";
 import { migrate } from "../../src/db/migrate";
 import { NO_POLICY } from "../../src/policy/compose-policies";
-import { createTestDatabase } from "../helpers/test-database";
+import { createTestDatabase, BIGINT_AS_NUMBER } from "../support/test-database";
 import { bound, effective, request } from "./admission-support";
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -13,8 +13,6 @@ let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let sqlA: Sql;
 let sqlB: Sql;
 let statements = 0;
-/** As the application's own client reads int8 (src/db/connect-database.ts). */
-const BIGINT_AS_NUMBER = { bigint: { to: 20, from: [20], serialize: (value: number) => String(value), parse: (value: string) => Number(value) } };
 
 beforeAll(async () => {
   database = await createTestDatabase();

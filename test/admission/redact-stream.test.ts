@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { MAX_MATCH_CHARS, scanPatterns, WINDOW_CHARS } from "../../src/admission/content-scanner";
 import { REDACTED, redactText, StreamRedactor } from "../../src/admission/redact-stream";
 import type { ContentPatternSpec } from "../../src/policy/policy-spec";
-import { splitAtRandom } from "../helpers/split-chunks";
+import { splitAtRandom } from "../support/split-chunks";
 import { bound, effective } from "./admission-support";
 
 function patterns(...specs: ContentPatternSpec[]) {

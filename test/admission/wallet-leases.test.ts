@@ -1,23 +1,17 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import postgres from "postgres";
 import type { Sql } from "../../src/db/connect-database";
-import { migrate } from "../../src/db/migrate";
 import { WalletLeases } from "../../src/admission/wallet-leases";
 import { createMeteringSink } from "../../src/metering/metering-sink";
 import { ShardedWriteBuffer } from "../../src/db/batch/sharded-write-buffer";
-import { createTestDatabase } from "../helpers/test-database";
+import { createMigratedTestDatabase, type MigratedTestDatabase, BIGINT_AS_NUMBER } from "../support/test-database";
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let database: MigratedTestDatabase;
 let sql: Sql;
 beforeAll(async () => {
-  database = await createTestDatabase();
-  sql = postgres(database.url, { max: 4, onnotice: () => {}, types: { bigint: { to: 20, from: [20], serialize: String, parse: Number } } }) as unknown as Sql;
-  await migrate(sql);
+  database = await createMigratedTestDatabase({ types: BIGINT_AS_NUMBER });
+  sql = database.sql;
 });
-afterAll(async () => {
-  await sql.end();
-  await database.drop();
-});
+afterAll(() => database.close());
 
 let accounts = 0;
 async function account(balance: number): Promise<string> {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:tes
 import { addressKey, SIGN_IN_PER_ADDRESS, USER_CODE_PER_ADDRESS } from "../../src/auth/auth-throttle";
 import { signIn } from "../../src/management/sessions/session-service";
 import { ApiError } from "../../src/errors/api-error";
-import { startTestServer, type TestAccount, type TestServer } from "../helpers/test-server";
+import { startTestServer, type TestAccount, type TestServer } from "../support/test-server";
 
 /**
  * The per-address throttles count an IPv6 client by its /64: a host picks a new address

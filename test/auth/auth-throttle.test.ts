@@ -5,7 +5,7 @@ import { migrate } from "../../src/db/migrate";
 import { ApiError } from "../../src/errors/api-error";
 import { AuthThrottle, type ThrottleRule } from "../../src/auth/auth-throttle";
 import { clientAddress, rememberClientAddress } from "../../src/http/client-address";
-import { createTestDatabase } from "../helpers/test-database";
+import { createTestDatabase } from "../support/test-database";
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let sql: Sql;

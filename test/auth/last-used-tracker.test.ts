@@ -1,22 +1,16 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import postgres from "postgres";
 import type { Sql } from "../../src/db/connect-database";
-import { migrate } from "../../src/db/migrate";
 import { LastUsedTracker } from "../../src/auth/last-used-tracker";
 import { archiveNamespace } from "../../src/db/queries/namespaces";
-import { createTestDatabase } from "../helpers/test-database";
+import { createMigratedTestDatabase, type MigratedTestDatabase } from "../support/test-database";
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let database: MigratedTestDatabase;
 let sql: Sql;
 beforeAll(async () => {
-  database = await createTestDatabase();
-  sql = postgres(database.url, { max: 4, onnotice: () => {} }) as unknown as Sql;
-  await migrate(sql);
+  database = await createMigratedTestDatabase();
+  sql = database.sql;
 });
-afterAll(async () => {
-  await sql.end();
-  await database.drop();
-});
+afterAll(() => database.close());
 
 test("instances flushing the same keys at once never deadlock, and the latest use wins", async () => {
   // Every instance flushes the keys its requests used; with several instances the batches

@@ -27,6 +27,7 @@ import { migrate } from "../../src/db/migrate";
 import { admitGrants, endGrants } from "../../src/db/queries/admission";
 import { newId } from "../../src/ids";
 import { bound, effective, request } from "../admission/admission-support";
+import { BIGINT_AS_NUMBER } from "../support/test-database";
 import { cleanupAll } from "./children";
 import { startDatabase } from "./switchyard-process";
 
@@ -37,7 +38,6 @@ const callers = Number(process.argv[4] ?? 64);
 const shape = process.argv[5] ?? "both";
 const SLICE_MS = 10_000;
 const TABLES = ["admission_counters", "budget_spend", "rate_limit_admissions", "admission_holds"];
-const BIGINT_AS_NUMBER = { bigint: { to: 20, from: [20], serialize: (value: number) => String(value), parse: (value: string) => Number(value) } };
 const TICKS_PER_SEC = 100;
 
 /** The user + system CPU of every process whose parent is `postmaster` (the backends, autovacuum, …), in µs. */

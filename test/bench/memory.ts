@@ -30,7 +30,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { heavyCases, type HeavyCase } from "../fuzz/heavy-bodies";
-import { chunkedBody, rawHttp } from "../helpers/raw-http";
+import { chunkedBody, rawHttp } from "../support/raw-http";
 import { cleanupAll, firstLineWithin, spawnChild } from "./children";
 import { chatTarget, requestOnce, runLanes } from "./load";
 import { startDatabase, startSwitchyard, tempDir, type SwitchyardProcess } from "./switchyard-process";

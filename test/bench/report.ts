@@ -151,7 +151,7 @@ export function renderReport(input: ReportInput): { markdown: string; errors: nu
     lines.push("");
   }
   lines.push(
-    "Everything on 127.0.0.1, one run: the mock upstreams (test/helpers/mock-upstreams), a bare Bun proxy " +
+    "Everything on 127.0.0.1, one run: the mock upstreams (test/support/mock-upstreams), a bare Bun proxy " +
       "(test/bench/bare-proxy.ts: forwards the bytes, no auth, no parsing) and both Switchyards (`bun src/main.ts`, default pool size) " +
       "are separate processes; the load generator is Bun `fetch` with keep-alive from one more process. " +
       `Before any measurement every path gets ${(settings.steadyWarmupMs / 1000).toFixed(1)} s of untimed load at ${settings.lanes} connections (steady state, not JIT warm-up). ` +

@@ -15,7 +15,7 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { UpstreamProtocol } from "../helpers/mock-upstreams";
+import type { UpstreamProtocol } from "../support/mock-upstreams";
 import { cleanupAll, firstLineWithin, spawnChild, waitForPing } from "./children";
 import { chatTarget, measureFirstByte, measureLatency, measureThroughput, requestOnce, runLanes, type Target } from "./load";
 import { renderReport, type ModeResult, type PathResult, type Probe } from "./report";

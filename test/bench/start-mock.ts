@@ -1,5 +1,5 @@
 /**
- * Child process: the openai-chat and anthropic-messages mock upstreams (test/helpers), on
+ * Child process: the openai-chat and anthropic-messages mock upstreams (test/support), on
  * loopback. Prints one JSON line `{"openai-chat": baseUrl, "anthropic-messages": baseUrl}`
  * and runs until its stdin closes (the bench exited, however it exited).
  *
@@ -12,7 +12,7 @@
  * temporary file renamed into place), so whoever waits for the line finds it complete.
  */
 import { renameSync, writeFileSync } from "node:fs";
-import { startMockUpstream, type MockUpstream } from "../helpers/mock-upstreams";
+import { startMockUpstream, type MockUpstream } from "../support/mock-upstreams";
 
 const USAGE = "usage: bun test/bench/start-mock.ts <api-key> [--catalog <file>]";
 const [apiKey, flag, catalogPath] = process.argv.slice(2);

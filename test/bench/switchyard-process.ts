@@ -11,7 +11,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import postgres from "postgres";
-import { catalogFor, mockProviderEnv, type MockUpstream } from "../helpers/mock-upstreams";
+import { catalogFor, mockProviderEnv, type MockUpstream } from "../support/mock-upstreams";
 import { firstLineWithin, freePort, onCleanup, spawnChild, waitForPing, type Child } from "./children";
 
 const REPO_ROOT = resolve(import.meta.dir, "../..");

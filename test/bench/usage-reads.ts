@@ -10,7 +10,7 @@
  *    providers, one request in eight failed; the load rate is printed.
  * 2. VACUUM ANALYZE, as autovacuum would.
  * 3. Each usage read the product serves, 9 runs after a warm-up, median in ms: the
- *    statement it replaced over the records (test/helpers/usage-reference.ts) and the
+ *    statement it replaced over the records (test/support/usage-reference.ts) and the
  *    server's own query function over the rollups, on the same data.
  *
  * Into TEST_DATABASE_URL's cluster when set, else a throwaway cluster (fsync off).
@@ -25,7 +25,7 @@ import { settleRequest } from "../../src/metering/settle-request";
 import { ensureRequestPartitions } from "../../src/db/queries/request-partitions";
 import { accountUsage, dailyNamespaceUsage, namespaceUsage, type TimeWindow } from "../../src/db/queries/usage";
 import { platformUsageByDayAndModel, providerRequestWindow } from "../../src/db/queries/stats";
-import { REFERENCE_ACCOUNT_USAGE, REFERENCE_DAILY_USAGE, REFERENCE_NAMESPACE_USAGE, REFERENCE_PLATFORM_USAGE, REFERENCE_PROVIDER_WINDOW } from "../helpers/usage-reference";
+import { REFERENCE_ACCOUNT_USAGE, REFERENCE_DAILY_USAGE, REFERENCE_NAMESPACE_USAGE, REFERENCE_PLATFORM_USAGE, REFERENCE_PROVIDER_WINDOW } from "../support/usage-reference";
 import { outcomeFor } from "./settled-outcome";
 import { cleanupAll } from "./children";
 import { startDatabase } from "./switchyard-process";

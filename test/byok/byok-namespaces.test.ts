@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import sodium from "libsodium-wrappers";
-import { startAllMockUpstreams, type MockUpstreamSet } from "../helpers/mock-upstreams";
-import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
-import type { TestAccount } from "../helpers/test-server";
+import { startAllMockUpstreams, type MockUpstreamSet } from "../support/mock-upstreams";
+import { startInferenceHarness, type InferenceHarness } from "../support/inference-harness";
+import type { TestAccount } from "../support/test-server";
 import { callThroughSdk } from "../policy-enforcement/enforcement-support";
 
 /**

@@ -6,8 +6,8 @@ import sodium from "libsodium-wrappers";
 import { ByokKeyStore } from "../../src/byok/byok-key-store";
 import { KekStore } from "../../src/byok/kek-store";
 import { loadMasterKey, MASTER_KEY_FILE } from "../../src/byok/master-key";
-import { createTestDatabase } from "../helpers/test-database";
-import { startTestServer, TEST_ADMIN_TOKEN, type TestServer } from "../helpers/test-server";
+import { createTestDatabase } from "../support/test-database";
+import { startTestServer, TEST_ADMIN_TOKEN, type TestServer } from "../support/test-server";
 
 let database: { url: string; drop(): Promise<void> };
 let first: TestServer;

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
 import { DEFAULT_OAUTH_LIFETIMES } from "../../src/config";
-import { launchBrowser } from "../helpers/browser";
-import { createAccountWithPassword } from "../helpers/console-http";
-import { freePort } from "../helpers/spawn-server";
-import { startTestServer, type TestServer } from "../helpers/test-server";
+import { launchBrowser } from "../support/browser";
+import { createAccountWithPassword } from "../support/console-http";
+import { freePort } from "../support/spawn-server";
+import { startTestServer, type TestServer } from "../support/test-server";
 import { freshConfigHome, runSwitchyard, startLogin } from "../cli/run-switchyard";
 
 const PASSWORD = "correct horse battery staple";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { startTestServer, type TestServer } from "../helpers/test-server";
-import { signedInAccount } from "../helpers/console-http";
+import { startTestServer, type TestServer } from "../support/test-server";
+import { signedInAccount } from "../support/console-http";
 import { pkcePair, startDevice } from "../oauth/oauth-support";
 
 /**

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { firstLoad, launchBrowser } from "../helpers/browser";
-import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
-import { createAccountWithPassword } from "../helpers/console-http";
+import { firstLoad, launchBrowser } from "../support/browser";
+import { startInferenceHarness, type InferenceHarness } from "../support/inference-harness";
+import { createAccountWithPassword } from "../support/console-http";
 
 const PASSWORD = "correct horse battery staple";
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { startTestServer, type TestServer } from "../helpers/test-server";
-import { consoleForm, createAccountWithPassword, signInOverHttp, setCookies } from "../helpers/console-http";
+import { startTestServer, type TestServer } from "../support/test-server";
+import { consoleForm, createAccountWithPassword, signInOverHttp, setCookies } from "../support/console-http";
 
 let server: TestServer;
 beforeAll(async () => {

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
-import { launchBrowser, signInInBrowser } from "../helpers/browser";
-import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
-import { CONSOLE_PASSWORD } from "../helpers/console-session";
-import { createAccountWithPassword } from "../helpers/console-http";
+import { launchBrowser, signInInBrowser } from "../support/browser";
+import { startInferenceHarness, type InferenceHarness } from "../support/inference-harness";
+import { CONSOLE_PASSWORD } from "../support/console-session";
+import { createAccountWithPassword } from "../support/console-http";
 
 /**
  * The pages changed for day one (models, keys, requests, policies) at 1440 px and 375 px:

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
-import { firstLoad, launchBrowser, signInInBrowser } from "../helpers/browser";
-import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
-import { CONSOLE_PASSWORD } from "../helpers/console-session";
-import { createAccountWithPassword } from "../helpers/console-http";
+import { firstLoad, launchBrowser, signInInBrowser } from "../support/browser";
+import { startInferenceHarness, type InferenceHarness } from "../support/inference-harness";
+import { CONSOLE_PASSWORD } from "../support/console-session";
+import { createAccountWithPassword } from "../support/console-http";
 
 /** Screenshots each run writes (git-ignored: test/console/.gitignore). */
 const SCREENSHOTS = join(import.meta.dir, "screenshots");

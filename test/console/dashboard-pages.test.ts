@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import sodium from "libsodium-wrappers";
-import { MOCK_KEY, startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
-import { getPage, postForm, signedInUser, submitForm, type ConsoleUser } from "../helpers/console-session";
-import { createTestDatabase } from "../helpers/test-database";
-import { spawnServer } from "../helpers/spawn-server";
+import { MOCK_KEY, startInferenceHarness, type InferenceHarness } from "../support/inference-harness";
+import { getPage, postForm, signedInUser, submitForm, type ConsoleUser } from "../support/console-session";
+import { createTestDatabase } from "../support/test-database";
+import { spawnServer } from "../support/spawn-server";
 import { csvCell, requestsCsvResponse } from "../../src/console/requests-csv";
 import { stackedSeries } from "../../src/console/overview-series";
 import { requestBreakdown } from "../../src/console/request-breakdown";

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
-import { getPage, signedInUser } from "../helpers/console-session";
+import { startInferenceHarness, type InferenceHarness } from "../support/inference-harness";
+import { getPage, signedInUser } from "../support/console-session";
 
 /**
  * The overview's first-run panel shows commands that work where the README says they do:

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { launchBrowser, signInInBrowser } from "../helpers/browser";
-import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
-import { CONSOLE_PASSWORD } from "../helpers/console-session";
-import { createAccountWithPassword } from "../helpers/console-http";
+import { launchBrowser, signInInBrowser } from "../support/browser";
+import { startInferenceHarness, type InferenceHarness } from "../support/inference-harness";
+import { CONSOLE_PASSWORD } from "../support/console-session";
+import { createAccountWithPassword } from "../support/console-http";
 import { deviceTokens } from "../oauth/oauth-support";
 
 let browser: Browser;

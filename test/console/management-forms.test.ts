@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import sodium from "libsodium-wrappers";
-import { startTestServer, type TestServer } from "../helpers/test-server";
-import { CONSOLE_PASSWORD, formToken, getPage, postForm, signedInUser, submitForm, type ConsoleUser } from "../helpers/console-session";
-import { signInOverHttp } from "../helpers/console-http";
+import { startTestServer, type TestServer } from "../support/test-server";
+import { CONSOLE_PASSWORD, formToken, getPage, postForm, signedInUser, submitForm, type ConsoleUser } from "../support/console-session";
+import { signInOverHttp } from "../support/console-http";
 import { deviceTokens } from "../oauth/oauth-support";
 
 let server: TestServer;

@@ -2,11 +2,11 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { call } from "../helpers/api-client";
-import { createAccountWithPassword, signInOverHttp } from "../helpers/console-http";
-import { spawnServer, type SpawnedServer } from "../helpers/spawn-server";
-import { createTestDatabase } from "../helpers/test-database";
-import { TEST_ADMIN_TOKEN, TEST_BYOK_MASTER_KEY } from "../helpers/test-server";
+import { call } from "../support/api-client";
+import { createAccountWithPassword, signInOverHttp } from "../support/console-http";
+import { spawnServer, type SpawnedServer } from "../support/spawn-server";
+import { createTestDatabase } from "../support/test-database";
+import { TEST_ADMIN_TOKEN, TEST_BYOK_MASTER_KEY } from "../support/test-server";
 import { pkcePair } from "../oauth/oauth-support";
 
 const PASSWORD = "a password nobody should log";

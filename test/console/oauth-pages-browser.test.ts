@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { launchBrowser } from "../helpers/browser";
-import { startTestServer, type TestServer } from "../helpers/test-server";
-import { createAccountWithPassword } from "../helpers/console-http";
+import { launchBrowser } from "../support/browser";
+import { startTestServer, type TestServer } from "../support/test-server";
+import { createAccountWithPassword } from "../support/console-http";
 import { pkcePair, pollDevice, postForm, startDevice } from "../oauth/oauth-support";
 
 const PASSWORD = "correct horse battery staple";

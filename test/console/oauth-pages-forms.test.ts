@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { startTestServer, type TestServer } from "../helpers/test-server";
-import { createAccountWithPassword, signedInAccount, signInOverHttp } from "../helpers/console-http";
+import { startTestServer, type TestServer } from "../support/test-server";
+import { createAccountWithPassword, signedInAccount, signInOverHttp } from "../support/console-http";
 import { pkcePair, pollDevice, startDevice } from "../oauth/oauth-support";
 
 const PASSWORD = "correct horse battery staple";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
-import { formToken, getPage, postForm, signedInUser, submitForm, type ConsoleUser } from "../helpers/console-session";
+import { startInferenceHarness, type InferenceHarness } from "../support/inference-harness";
+import { formToken, getPage, postForm, signedInUser, submitForm, type ConsoleUser } from "../support/console-session";
 import { deviceTokens } from "../oauth/oauth-support";
 import { callThroughSdk } from "../policy-enforcement/enforcement-support";
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { startTestServer, TEST_ADMIN_TOKEN, type TestServer } from "../helpers/test-server";
-import { createAccountWithPassword, setCookies, signInOverHttp } from "../helpers/console-http";
+import { startTestServer, TEST_ADMIN_TOKEN, type TestServer } from "../support/test-server";
+import { createAccountWithPassword, setCookies, signInOverHttp } from "../support/console-http";
 import { verifyPassword } from "../../src/auth/passwords";
 import { ConsoleSessions } from "../../src/console/console-sessions";
 import { signIn } from "../../src/management/sessions/session-service";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
 import { SIGN_IN_PER_ACCOUNT, USER_CODE_PER_ADDRESS } from "../../src/auth/auth-throttle";
-import { startTestServer, type TestAccount, type TestServer } from "../helpers/test-server";
-import { createAccountWithPassword, signInOverHttp } from "../helpers/console-http";
+import { startTestServer, type TestAccount, type TestServer } from "../support/test-server";
+import { createAccountWithPassword, signInOverHttp } from "../support/console-http";
 import { decide, startDevice } from "../oauth/oauth-support";
 
 /**

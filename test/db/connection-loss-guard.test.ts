@@ -18,6 +18,10 @@ describe("database connection loss", () => {
     expect(isDatabaseConnectionLoss(coded("57P01", "PostgresError", "terminating connection due to administrator command"))).toBe(true);
     expect(isDatabaseConnectionLoss(coded("08006", "PostgresError"))).toBe(true);
     expect(isDatabaseConnectionLoss(coded("23505", "PostgresError", "duplicate key value"))).toBe(false);
+    // Refused at start-up: PostgreSQL sends FATAL and closes the connection.
+    const refused = Object.assign(coded("55000", "PostgresError", 'database "t" is not currently accepting connections'), { severity: "FATAL" });
+    expect(isDatabaseConnectionLoss(refused)).toBe(true);
+    expect(isDatabaseConnectionLoss(Object.assign(coded("55000", "PostgresError", "object not in prerequisite state"), { severity: "ERROR" }))).toBe(false);
     expect(isDatabaseConnectionLoss(coded("57014", "PostgresError", "canceling statement due to statement timeout"))).toBe(false);
     expect(isDatabaseConnectionLoss(coded("57P01"))).toBe(false); // a SQLSTATE on something that is not a PostgresError
     expect(isDatabaseConnectionLoss(new Error("boom"))).toBe(false);

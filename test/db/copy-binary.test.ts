@@ -3,7 +3,7 @@ import postgres from "postgres";
 import type { Sql } from "../../src/db/connect-database";
 import { binaryRowsEncoder, copyBinaryInto, type BinaryColumnType } from "../../src/db/copy-binary";
 import { copyInto, copyLineWriter } from "../../src/db/copy-rows";
-import { createTestDatabase } from "../helpers/test-database";
+import { createTestDatabase } from "../support/test-database";
 
 let sql: Sql;
 let drop: () => Promise<void>;

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import postgres from "postgres";
 import type { Sql } from "../../src/db/connect-database";
 import { copyField, copyInto, copyLineWriter, copyTextArray } from "../../src/db/copy-rows";
-import { createTestDatabase } from "../helpers/test-database";
+import { createTestDatabase } from "../support/test-database";
 
 let sql: Sql;
 let databaseUrl: string;
@@ -105,7 +105,7 @@ describe("copyInto", () => {
 
   test("a connection killed in the middle of a large COPY rejects; it never hangs, and the process lives on", async () => {
     // In a process of its own, guarded as src/main.ts guards the server (a test runner has its own handlers).
-    const child = Bun.spawn([process.execPath, join(import.meta.dir, "../helpers/copy-killed-connection.ts"), databaseUrl], { stdout: "pipe", stderr: "pipe" });
+    const child = Bun.spawn([process.execPath, join(import.meta.dir, "../support/copy-killed-connection.ts"), databaseUrl], { stdout: "pipe", stderr: "pipe" });
     const [stdout, stderr, exitCode] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
     expect(stderr).not.toContain("uncaught");
     expect(exitCode).toBe(0);

@@ -2,8 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
-import { spawnServer } from "../helpers/spawn-server";
-import { catalogFor, mockProviderEnv, startMockUpstream } from "../helpers/mock-upstreams";
+import { spawnServer } from "../support/spawn-server";
+import { catalogFor, mockProviderEnv, startMockUpstream } from "../support/mock-upstreams";
 
 describe("the embedded default database", () => {
   test("boots without DATABASE_URL, serves an operator-created key, and keeps data in DATA_DIR across restarts", async () => {

@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { loadMigrations, migrate } from "../../src/db/migrate";
 import type { Sql } from "../../src/db/connect-database";
-import { createTestDatabase } from "../helpers/test-database";
-import { spawnServer } from "../helpers/spawn-server";
+import { createTestDatabase } from "../support/test-database";
+import { spawnServer } from "../support/spawn-server";
 
 const cleanups: Array<() => Promise<void>> = [];
 afterAll(async () => {

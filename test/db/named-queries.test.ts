@@ -3,8 +3,8 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "n
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { loadNamedQueries } from "../../src/db/named-queries";
-import { createTestDatabase } from "../helpers/test-database";
-import { startTestServer } from "../helpers/test-server";
+import { createTestDatabase } from "../support/test-database";
+import { startTestServer } from "../support/test-server";
 
 const QUERIES = new URL("../../sql/queries/", import.meta.url).pathname;
 const SRC = new URL("../../src/", import.meta.url).pathname;

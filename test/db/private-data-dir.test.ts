@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startTestServer } from "../helpers/test-server";
+import { startTestServer } from "../support/test-server";
 
 const base = mkdtempSync(join(tmpdir(), "switchyard-private-"));
 afterAll(() => rmSync(base, { recursive: true, force: true }));

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import postgres from "postgres";
 import type { Sql } from "../../src/db/connect-database";
-import { MOCK_KEY, spawnServerOnMocks } from "../helpers/inference-harness";
-import { startAllMockUpstreams, type MockUpstreamSet } from "../helpers/mock-upstreams";
-import { createTestDatabase } from "../helpers/test-database";
-import type { SpawnedServer } from "../helpers/spawn-server";
+import { MOCK_KEY, spawnServerOnMocks } from "../support/inference-harness";
+import { startAllMockUpstreams, type MockUpstreamSet } from "../support/mock-upstreams";
+import { createTestDatabase } from "../support/test-database";
+import type { SpawnedServer } from "../support/spawn-server";
 import { insertSyntheticRequests } from "./synthetic-requests";
 
 /**
@@ -173,8 +173,8 @@ test("one tenant's concurrent expensive reads and anonymous callers of the publi
   const summary = {
     records_loaded_ms: Math.round(loadedMs),
     quiet_key_list_ms: Math.round(quiet),
-    key_list_ms: { p50: Math.round(quantile(keyLists, 0.5)), p95: Math.round(quantile(keyLists, 0.95)), max: Math.round(Math.max(...keyLists)) },
-    inference_ms: { p50: Math.round(quantile(inferences, 0.5)), p95: Math.round(quantile(inferences, 0.95)), max: Math.round(Math.max(...inferences)) },
+    key_list_ms: { n: keyLists.length, p50: Math.round(quantile(keyLists, 0.5)), p95: Math.round(quantile(keyLists, 0.95)), p99: Math.round(quantile(keyLists, 0.99)), max: Math.round(Math.max(...keyLists)) },
+    inference_ms: { n: inferences.length, p50: Math.round(quantile(inferences, 0.5)), p95: Math.round(quantile(inferences, 0.95)), p99: Math.round(quantile(inferences, 0.99)), max: Math.round(Math.max(...inferences)) },
     first_request_ms: firstRequests.map(Math.round),
     reader_statuses: Object.fromEntries(statuses),
   };

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import postgres from "postgres";
-import { startDedicatedPostgres, startStandby, type DedicatedPostgres } from "../helpers/dedicated-postgres";
-import { MOCK_KEY, spawnServerOnMocks } from "../helpers/inference-harness";
-import { startAllMockUpstreams, type MockUpstreamSet } from "../helpers/mock-upstreams";
-import type { SpawnedServer } from "../helpers/spawn-server";
+import { startDedicatedPostgres, startStandby, type DedicatedPostgres } from "../support/dedicated-postgres";
+import { MOCK_KEY, spawnServerOnMocks } from "../support/inference-harness";
+import { startAllMockUpstreams, type MockUpstreamSet } from "../support/mock-upstreams";
+import type { SpawnedServer } from "../support/spawn-server";
 
 /**
  * A read replica, for real (docs/operations.md "A read replica"). A primary of the test's
@@ -176,6 +176,56 @@ test.skipIf(!available)("history, usage and public figures are read on the stand
 
   console.log(`read replica: ${JSON.stringify({ receipt_while_paused_ms: Math.round(receiptMs), history_catch_up_ms: Math.round(catchUpMs), standby_backends: standbyBackends, primary_backends: primaryBackends, test_ms: Math.round(performance.now() - started) })}`);
 }, 60_000);
+
+test.skipIf(!available)("a read the standby cancels for its conflict with recovery (SQLSTATE 40001) is a 503 with Retry-After, not a 500", async () => {
+  const started = performance.now();
+  const response = await fetch(`${server!.url}/admin/accounts`, {
+    method: "POST",
+    headers: { authorization: "Bearer op", "content-type": "application/json" },
+    body: JSON.stringify({ email: "replica-conflict@example.test", credit_micro_usd: 1_000_000 }),
+  });
+  const key = ((await response.json()) as Account).api_key;
+  // The standby cancels a conflicting read at once instead of delaying replay up to 30 s.
+  await onStandby!.unsafe("alter system set max_standby_streaming_delay = 0");
+  await onStandby!`select pg_reload_conf()`;
+  const locker = postgres(primary!.url, { max: 2, onnotice: () => {} });
+  const [last, first] = await Promise.all([locker.reserve(), locker.reserve()]);
+  try {
+    // A migration's `lock table … in access exclusive mode` on the primary, as replay brings
+    // it: the namespace usage statement reads request_capability_hours last, and the standby's
+    // replay holds that table until the primary's transaction ends, so the read waits there,
+    // in flight, holding its lock on request_usage_days, which it read before.
+    await last`begin`;
+    await last`lock table request_capability_hours in access exclusive mode`;
+    await waitFor("the primary's lock replayed on the standby", async () =>
+      (await onStandby!`select count(*)::int as n from pg_locks where relation = 'request_capability_hours'::regclass and mode = 'AccessExclusiveLock'`)[0]!.n === 1);
+    const usage = get("/v1/namespaces/me/usage", key);
+    await waitFor("the read waiting on the standby", async () =>
+      (await onStandby!`select count(*)::int as n from pg_stat_activity where application_name = 'switchyard-read' and wait_event_type = 'Lock'`)[0]!.n === 1);
+    // Replay now needs request_usage_days, which the waiting read holds: the standby cancels it.
+    await first`begin`;
+    await first`lock table request_usage_days in access exclusive mode`;
+    const answer = await usage;
+    const body = (await answer.json()) as { error: string; error_description: string };
+    expect(answer.status).toBe(503);
+    expect(answer.headers.get("retry-after")).toBe("1");
+    expect(body.error).toBe("service_unavailable");
+    expect(body.error_description).toContain("conflict with recovery");
+    expect(server!.output()).toContain("read cancelled by the replica's conflict with recovery");
+    expect(server!.output()).not.toContain("unhandled error");
+  } finally {
+    await first`rollback`.catch(() => {});
+    await last`rollback`.catch(() => {});
+    first.release();
+    last.release();
+    await locker.end();
+    await onStandby!.unsafe("alter system reset max_standby_streaming_delay");
+    await onStandby!`select pg_reload_conf()`;
+  }
+  // Once replay has moved on, the same read is answered.
+  await waitFor("the usage answered again", async () => (await get("/v1/namespaces/me/usage", key)).status === 200);
+  console.log(`replica conflict: ${JSON.stringify({ test_ms: Math.round(performance.now() - started) })}`);
+}, 30_000);
 
 test("a read URL without DATABASE_URL stops the start with a clear error instead of reading the embedded database", async () => {
   const child = Bun.spawn([process.execPath, "src/main.ts"], {

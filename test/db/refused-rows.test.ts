@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import postgres from "postgres";
 import type { Sql } from "../../src/db/connect-database";
-import { migrate } from "../../src/db/migrate";
 import { WriteBuffer, type BatchTable } from "../../src/db/batch/write-buffer";
 import { Metrics } from "../../src/observability/metrics";
-import { createTestDatabase } from "../helpers/test-database";
+import { createMigratedTestDatabase, type MigratedTestDatabase } from "../support/test-database";
 
 /**
  * A flush the database refuses for its data: the refused rows are isolated and
@@ -12,17 +10,12 @@ import { createTestDatabase } from "../helpers/test-database";
  * visible; the metering tables are in metering-refused-rows.test.ts.
  */
 let sql: Sql;
-let drop: () => Promise<void>;
+let database: MigratedTestDatabase;
 beforeAll(async () => {
-  const database = await createTestDatabase();
-  drop = database.drop;
-  sql = postgres(database.url, { max: 4, onnotice: () => {} }) as unknown as Sql;
-  await migrate(sql);
+  database = await createMigratedTestDatabase();
+  sql = database.sql;
 });
-afterAll(async () => {
-  await sql.end({ timeout: 1 });
-  await drop();
-});
+afterAll(() => database.close({ timeout: 1 }));
 
 interface GroupedRow {
   id: string;

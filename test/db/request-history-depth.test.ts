@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import postgres from "postgres";
 import type { Sql } from "../../src/db/connect-database";
-import { migrate } from "../../src/db/migrate";
 import { query } from "../../src/db/named-queries";
 import { ensureRequestPartitions } from "../../src/db/queries/request-partitions";
 import { listRequests, type UsageServiceDeps } from "../../src/management/usage/usage-service";
-import { createTestDatabase } from "../helpers/test-database";
+import { createMigratedTestDatabase, type MigratedTestDatabase } from "../support/test-database";
 import { insertSyntheticRequests } from "./synthetic-requests";
 
 /**
@@ -28,12 +26,10 @@ const PAGE = 100;
 const PAGE_BUFFERS = 400;
 
 let sql: Sql;
-let drop: () => Promise<void>;
+let database: MigratedTestDatabase;
 beforeAll(async () => {
-  const database = await createTestDatabase();
-  drop = database.drop;
-  sql = postgres(database.url, { max: 1, onnotice: () => {} }) as unknown as Sql;
-  await migrate(sql);
+  database = await createMigratedTestDatabase({ max: 1 });
+  sql = database.sql;
   await ensureRequestPartitions(sql, new Date("2025-01-01T00:00:00Z"), 3);
   await insertSyntheticRequests(sql, { count: RECORDS, from: new Date("2025-01-01T00:00:00Z"), to: new Date("2025-05-01T00:00:00Z"), accounts: 1, namespaces: 1, idPrefix: "deep_" });
   // Another tenant's records at the same instants, so that a position must also name the tenant.
@@ -44,10 +40,7 @@ beforeAll(async () => {
   );
   await sql.unsafe("vacuum analyze requests").simple();
 }, 300_000);
-afterAll(async () => {
-  await sql?.end({ timeout: 1 });
-  await drop?.();
-});
+afterAll(() => database?.close({ timeout: 1 }));
 
 type Param = string | number | boolean | null;
 

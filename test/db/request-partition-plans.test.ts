@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import postgres from "postgres";
 import type { Sql } from "../../src/db/connect-database";
-import { migrate } from "../../src/db/migrate";
 import { query } from "../../src/db/named-queries";
 import { ensureRequestPartitions } from "../../src/db/queries/request-partitions";
-import { createTestDatabase } from "../helpers/test-database";
+import { createMigratedTestDatabase, type MigratedTestDatabase } from "../support/test-database";
 import { insertSyntheticRequests } from "./synthetic-requests";
 import { listNamespaceRequests, namespaceUsage } from "../../src/db/queries/usage";
 
@@ -18,12 +16,10 @@ import { listNamespaceRequests, namespaceUsage } from "../../src/db/queries/usag
  * through an index, and the partitions outside a statement's time range are not read.
  */
 let sql: Sql;
-let drop: () => Promise<void>;
+let database: MigratedTestDatabase;
 beforeAll(async () => {
-  const database = await createTestDatabase();
-  drop = database.drop;
-  sql = postgres(database.url, { max: 1, onnotice: () => {} }) as unknown as Sql;
-  await migrate(sql);
+  database = await createMigratedTestDatabase({ max: 1 });
+  sql = database.sql;
   await ensureRequestPartitions(sql, new Date("2025-01-01T00:00:00Z"), 3);
   await insertSyntheticRequests(sql, { count: 100_000, from: new Date("2025-01-01T00:00:00Z"), to: new Date("2025-05-01T00:00:00Z"), accounts: 50, namespaces: 200 });
   // One large namespace (acct_0's ns_0_0): 30,000 more records.
@@ -35,10 +31,7 @@ beforeAll(async () => {
   await sql.unsafe("vacuum analyze requests").simple();
   await sql.unsafe("vacuum analyze ledger_entries").simple();
 }, 120_000);
-afterAll(async () => {
-  await sql.end({ timeout: 1 });
-  await drop();
-});
+afterAll(() => database.close({ timeout: 1 }));
 
 type Param = string | number | null;
 

@@ -10,10 +10,10 @@ import { platformUsageByDayAndModel } from "../../src/db/queries/stats";
 import { WriteBuffer } from "../../src/db/batch/write-buffer";
 import { createMeteringSink } from "../../src/metering/metering-sink";
 import type { RequestRow } from "../../src/metering/metering-rows";
-import { createTestDatabase } from "../helpers/test-database";
-import { startTestServer } from "../helpers/test-server";
+import { createTestDatabase } from "../support/test-database";
+import { startTestServer } from "../support/test-server";
 import { loadConfig } from "../../src/config";
-import { referenceAccountUsage, referenceNamespaceUsage, referencePlatformUsage } from "../helpers/usage-reference";
+import { referenceAccountUsage, referenceNamespaceUsage, referencePlatformUsage } from "../support/usage-reference";
 import { insertSyntheticRequests } from "./synthetic-requests";
 
 const cleanups: Array<() => Promise<void>> = [];

@@ -4,7 +4,7 @@ import type { Sql } from "../../src/db/connect-database";
 import { copyField, copyInto, copyLineWriter, copyTextArray } from "../../src/db/copy-rows";
 import { jsonRowsWriter } from "../../src/db/json-rows";
 import { MAX_DOCUMENT_CHARS, MAX_STORED_TEXT_CHARS, escapedJson, storableJson, storableText } from "../../src/db/storable-text";
-import { createTestDatabase } from "../helpers/test-database";
+import { createTestDatabase } from "../support/test-database";
 
 let sql: Sql;
 let drop: () => Promise<void>;

@@ -5,7 +5,7 @@ import type { Sql } from "../../src/db/connect-database";
 import { WriteBuffer, type BatchTable, type DropReason, type WriteBufferOptions } from "../../src/db/batch/write-buffer";
 import { ShardedWriteBuffer, shardIndex } from "../../src/db/batch/sharded-write-buffer";
 import { Metrics } from "../../src/observability/metrics";
-import { createTestDatabase } from "../helpers/test-database";
+import { createTestDatabase } from "../support/test-database";
 
 interface ScratchRow {
   id: string;

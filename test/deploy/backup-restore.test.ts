@@ -8,10 +8,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sodium from "libsodium-wrappers";
-import { MOCK_KEY, writeMockCatalog } from "../helpers/inference-harness";
-import { mockProviderEnv, startAllMockUpstreams, type MockUpstreamSet } from "../helpers/mock-upstreams";
-import { createTestDatabase } from "../helpers/test-database";
-import { startTestServer, type TestAccount, type TestServer } from "../helpers/test-server";
+import { MOCK_KEY, writeMockCatalog } from "../support/inference-harness";
+import { mockProviderEnv, startAllMockUpstreams, type MockUpstreamSet } from "../support/mock-upstreams";
+import { createTestDatabase } from "../support/test-database";
+import { startTestServer, type TestAccount, type TestServer } from "../support/test-server";
 
 const BYOK_KEY = "sk-ant-restored-customer-key";
 

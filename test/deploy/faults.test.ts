@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import postgres from "postgres";
-import { startDedicatedPostgres, type DedicatedPostgres } from "../helpers/dedicated-postgres";
-import { startHaproxy, type RunningHaproxy } from "../helpers/haproxy";
-import { MOCK_KEY, spawnServerOnMocks } from "../helpers/inference-harness";
-import { startAllMockUpstreams, type MockUpstreamSet } from "../helpers/mock-upstreams";
-import type { SpawnedServer } from "../helpers/spawn-server";
-import { createTestDatabase } from "../helpers/test-database";
+import { startDedicatedPostgres, type DedicatedPostgres } from "../support/dedicated-postgres";
+import { startHaproxy, type RunningHaproxy } from "../support/haproxy";
+import { MOCK_KEY, spawnServerOnMocks } from "../support/inference-harness";
+import { startAllMockUpstreams, type MockUpstreamSet } from "../support/mock-upstreams";
+import type { SpawnedServer } from "../support/spawn-server";
+import { createTestDatabase } from "../support/test-database";
 
 /**
  * Faults with two instances behind HAProxy (docs/operations.md "Faults"): PostgreSQL stopped and

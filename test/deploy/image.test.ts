@@ -13,10 +13,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { catalogFor, mockProviderEnv, startMockUpstream, type MockUpstream } from "../helpers/mock-upstreams";
-import { freePort } from "../helpers/spawn-server";
-import { createTestDatabase } from "../helpers/test-database";
-import { findContainerTool, testContainer, type ContainerTool } from "../helpers/test-containers";
+import { catalogFor, mockProviderEnv, startMockUpstream, type MockUpstream } from "../support/mock-upstreams";
+import { freePort } from "../support/spawn-server";
+import { createTestDatabase } from "../support/test-database";
+import { findContainerTool, testContainer, type ContainerTool } from "../support/test-containers";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const MOCK_KEY = "mock-key-for-the-image";
@@ -60,7 +60,7 @@ describe.skipIf(typeof tool === "string")("the container image", () => {
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
     // Named and labelled by the test runner's pid: when the run is interrupted before
-    // afterAll, the runner removes it (test/helpers/test-containers.ts).
+    // afterAll, the runner removes it (test/support/test-containers.ts).
     const labelled = testContainer("image");
     name = labelled.name;
     const env = {

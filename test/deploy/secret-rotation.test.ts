@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import sodium from "libsodium-wrappers";
 import { loadConfig } from "../../src/config";
-import { createTestDatabase } from "../helpers/test-database";
-import { startTestServer, type TestServer } from "../helpers/test-server";
+import { createTestDatabase } from "../support/test-database";
+import { startTestServer, type TestServer } from "../support/test-server";
 
 /**
  * The rotations docs/operations.md describes, instance by instance on one database, as a

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { startTestServer, type TestServer } from "../helpers/test-server";
+import { startTestServer, type TestServer } from "../support/test-server";
 import { readRepositoryFile, ROOT } from "./markdown";
 
 /**

@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import OpenAI from "openai";
 import builtinCatalog from "../../src/providers/builtin-catalog.json";
 import type { CatalogFile } from "../../src/providers/catalog-schema";
-import { DEFAULT_TEXT, DEFAULT_TOOL_NAME, MOCK_PROVIDERS, mockProviderEnv, startAllMockUpstreams, type MockUpstreamSet } from "../helpers/mock-upstreams";
-import { startTestServer, type TestServer } from "../helpers/test-server";
+import { DEFAULT_TEXT, DEFAULT_TOOL_NAME, MOCK_PROVIDERS, mockProviderEnv, startAllMockUpstreams, type MockUpstreamSet } from "../support/mock-upstreams";
+import { startTestServer, type TestServer } from "../support/test-server";
 import { fencedBlocks, readRepositoryFile, ROOT } from "./markdown";
 
 /**

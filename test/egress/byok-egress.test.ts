@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import sodium from "libsodium-wrappers";
-import { startAllMockUpstreams, type MockUpstreamSet } from "../helpers/mock-upstreams";
-import { startInferenceHarness, writeMockCatalog, type InferenceHarness } from "../helpers/inference-harness";
-import { startTestServer, type TestAccount, type TestServer } from "../helpers/test-server";
+import { startAllMockUpstreams, type MockUpstreamSet } from "../support/mock-upstreams";
+import { startInferenceHarness, writeMockCatalog, type InferenceHarness } from "../support/inference-harness";
+import { startTestServer, type TestAccount, type TestServer } from "../support/test-server";
 import { PROTOCOLS, send, UPSTREAM, type Protocol } from "../metering/metering-support";
 
 /**

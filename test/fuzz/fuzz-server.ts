@@ -1,7 +1,7 @@
-import { MOCK_KEY, spawnServerOnMocks } from "../helpers/inference-harness";
-import { startAllMockUpstreams, type MockUpstreamSet } from "../helpers/mock-upstreams";
-import { createTestDatabase } from "../helpers/test-database";
-import type { SpawnedServer } from "../helpers/spawn-server";
+import { MOCK_KEY, spawnServerOnMocks } from "../support/inference-harness";
+import { startAllMockUpstreams, type MockUpstreamSet } from "../support/mock-upstreams";
+import { createTestDatabase } from "../support/test-database";
+import type { SpawnedServer } from "../support/spawn-server";
 
 /** One spawned Switchyard on the four mock upstreams and its own test database, for the fuzz suites. */
 export interface FuzzServer {

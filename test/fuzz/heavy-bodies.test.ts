@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import type { MockUpstreamSet } from "../helpers/mock-upstreams";
-import type { SpawnedServer } from "../helpers/spawn-server";
+import type { MockUpstreamSet } from "../support/mock-upstreams";
+import type { SpawnedServer } from "../support/spawn-server";
 import { startFuzzServer, stopFuzzServer, type FuzzServer } from "./fuzz-server";
-import { chunkedBody, rawHttp } from "../helpers/raw-http";
+import { chunkedBody, rawHttp } from "../support/raw-http";
 import { heavyCases, type HeavyCase } from "./heavy-bodies";
 
 /**

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import type { SpawnedServer } from "../helpers/spawn-server";
+import type { SpawnedServer } from "../support/spawn-server";
 import { startFuzzServer, stopFuzzServer, type FuzzServer } from "./fuzz-server";
-import { chunkedBody, rawHttp } from "../helpers/raw-http";
+import { chunkedBody, rawHttp } from "../support/raw-http";
 import { Fuzzer, HOSTILE_KEYS, hostileModelId, invalidUtf8, mutateBody, mutateHeaders, mutatePath, pathId, seededRandom } from "./fuzz-inputs";
 import { CHAT_MODEL, routes, type ErrorShape, type RouteCase } from "./fuzz-routes";
 

@@ -10,10 +10,10 @@ import { DEFAULT_MAX_OUTPUT_TOKENS } from "../../src/admission/cost-ceiling";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { connect, type Socket } from "node:net";
-import { MOCK_KEY, spawnServerOnMocks } from "../helpers/inference-harness";
-import { startAllMockUpstreams, type MockUpstream, type MockUpstreamSet } from "../helpers/mock-upstreams";
-import type { SpawnedServer } from "../helpers/spawn-server";
-import { createTestDatabase } from "../helpers/test-database";
+import { MOCK_KEY, spawnServerOnMocks } from "../support/inference-harness";
+import { startAllMockUpstreams, type MockUpstream, type MockUpstreamSet } from "../support/mock-upstreams";
+import type { SpawnedServer } from "../support/spawn-server";
+import { createTestDatabase } from "../support/test-database";
 import { UPSTREAM, closeClients, database, normaliseRow, requestFor, type Protocol } from "../metering/metering-support";
 
 /** ~1.2 KB per frame: a 180 MB (chat) to 270 MB (Responses) answer. */

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
 import Anthropic from "@anthropic-ai/sdk";
-import { DEFAULT_TOOL_NAME } from "../helpers/mock-upstreams";
-import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
+import { DEFAULT_TOOL_NAME } from "../support/mock-upstreams";
+import { startInferenceHarness, type InferenceHarness } from "../support/inference-harness";
 
 /**
  * Coding agents through Switchyard by base URL alone, with the request shapes they send.

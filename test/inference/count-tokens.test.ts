@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Anthropic from "@anthropic-ai/sdk";
-import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
+import { startInferenceHarness, type InferenceHarness } from "../support/inference-harness";
 
 let harness: InferenceHarness;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
-import { DEFAULT_TEXT } from "../helpers/mock-upstreams";
+import { startInferenceHarness, type InferenceHarness } from "../support/inference-harness";
+import { DEFAULT_TEXT } from "../support/mock-upstreams";
 
 let harness: InferenceHarness;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
-import { chunkedBody, rawHttp } from "../helpers/raw-http";
+import { startInferenceHarness, type InferenceHarness } from "../support/inference-harness";
+import { chunkedBody, rawHttp } from "../support/raw-http";
 
 /**
  * Bodies that used to crash a handler (500 "Maximum call stack size exceeded", 503

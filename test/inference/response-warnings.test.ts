@@ -10,9 +10,9 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type postgres from "postgres";
-import { catalogFor, mockProviderEnv, startAllMockUpstreams, type MockUpstreamSet } from "../helpers/mock-upstreams";
-import { MOCK_KEY } from "../helpers/inference-harness";
-import { startTestServer, type TestAccount, type TestServer } from "../helpers/test-server";
+import { catalogFor, mockProviderEnv, startAllMockUpstreams, type MockUpstreamSet } from "../support/mock-upstreams";
+import { MOCK_KEY } from "../support/inference-harness";
+import { startTestServer, type TestAccount, type TestServer } from "../support/test-server";
 import { UPSTREAM, closeClients, database, recordsFor, send, type Protocol, type Sent } from "../metering/metering-support";
 
 /**

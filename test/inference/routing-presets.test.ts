@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
 import Anthropic from "@anthropic-ai/sdk";
 import { GoogleGenAI } from "@google/genai";
-import { DEFAULT_TEXT } from "../helpers/mock-upstreams";
-import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
+import { DEFAULT_TEXT } from "../support/mock-upstreams";
+import { startInferenceHarness, type InferenceHarness } from "../support/inference-harness";
 import { api, callThroughSdk, CLIENTS, type ClientName } from "../policy-enforcement/enforcement-support";
 
 /**

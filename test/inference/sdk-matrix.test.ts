@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
 import Anthropic from "@anthropic-ai/sdk";
 import { GoogleGenAI, Type } from "@google/genai";
-import { DEFAULT_TEXT, DEFAULT_TOOL_ARGS, DEFAULT_TOOL_NAME } from "../helpers/mock-upstreams";
-import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
+import { DEFAULT_TEXT, DEFAULT_TOOL_ARGS, DEFAULT_TOOL_NAME } from "../support/mock-upstreams";
+import { startInferenceHarness, type InferenceHarness } from "../support/inference-harness";
 
 /**
  * The official SDKs, unchanged but for their base URL, drive Switchyard for every

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
-import type { TestAccount } from "../helpers/test-server";
+import { startInferenceHarness, type InferenceHarness } from "../support/inference-harness";
+import type { TestAccount } from "../support/test-server";
 
 /**
  * Server-Timing on every inference response (docs/operations.md "The overhead, live (Server-Timing)"): `gateway;dur=` always,

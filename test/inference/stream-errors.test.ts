@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type postgres from "postgres";
-import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
+import { startInferenceHarness, type InferenceHarness } from "../support/inference-harness";
 import { PROTOCOLS, UPSTREAM, closeClients, database, flush, recordsFor, send, type Protocol } from "../metering/metering-support";
 
 /** The terminal error frame of each client protocol (reference: mid-stream error frames). */

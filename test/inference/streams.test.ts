@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startInferenceHarness, MOCK_KEY, type InferenceHarness } from "../helpers/inference-harness";
-import { startMockUpstream } from "../helpers/mock-upstreams";
+import { startInferenceHarness, MOCK_KEY, type InferenceHarness } from "../support/inference-harness";
+import { startMockUpstream } from "../support/mock-upstreams";
 
 // Pool mode: every translation, streams included, runs in the worker pool here.
 let harness: InferenceHarness;

@@ -4,8 +4,8 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createGoogleGenerativeAI } from "@ai-sdk/google";
 import { z } from "zod";
-import { DEFAULT_TEXT, DEFAULT_TOOL_NAME } from "../helpers/mock-upstreams";
-import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
+import { DEFAULT_TEXT, DEFAULT_TOOL_NAME } from "../support/mock-upstreams";
+import { startInferenceHarness, type InferenceHarness } from "../support/inference-harness";
 
 /**
  * The Vercel AI SDK, pointed at Switchyard by base URL alone, passes four checks:

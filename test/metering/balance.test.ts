@@ -1,19 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type postgres from "postgres";
-import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
+import type { InferenceHarness } from "../support/inference-harness";
 import { DEFAULT_MAX_OUTPUT_TOKENS } from "../../src/admission/cost-ceiling";
-import { PROTOCOLS, UPSTREAM, catalogPricing, closeClients, database, flush, handCharge, normaliseRow, returnIdleReservations, send, wallet, type Protocol } from "./metering-support";
+import { PROTOCOLS, UPSTREAM, catalogPricing, flush, handCharge, normaliseRow, returnIdleReservations, send, wallet, type Protocol, startMeteringHarness, stopMeteringHarness } from "./metering-support";
 
 let harness: InferenceHarness;
 let sql: postgres.Sql;
 beforeAll(async () => {
-  harness = await startInferenceHarness();
-  sql = database(harness.server.databaseUrl);
+  ({ harness, sql } = await startMeteringHarness());
 });
-afterAll(async () => {
-  await closeClients();
-  await harness.close();
-});
+afterAll(() => stopMeteringHarness(harness));
 
 const upstreamCalls = () => harness.mocks.list.reduce((sum, mock) => sum + mock.requests.length, 0);
 

@@ -1,19 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type postgres from "postgres";
-import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
-import type { MockUsage } from "../helpers/mock-upstreams";
-import { PROTOCOLS, UPSTREAM, catalogPricing, type Buckets, closeClients, database, flush, handCharge, normaliseRow, recordsFor, send, sseJson, type Protocol } from "./metering-support";
+import type { InferenceHarness } from "../support/inference-harness";
+import type { MockUsage } from "../support/mock-upstreams";
+import { PROTOCOLS, UPSTREAM, catalogPricing, type Buckets, flush, handCharge, recordsFor, send, sseJson, type Protocol, startMeteringHarness, stopMeteringHarness } from "./metering-support";
 
 let harness: InferenceHarness;
 let sql: postgres.Sql;
 beforeAll(async () => {
-  harness = await startInferenceHarness();
-  sql = database(harness.server.databaseUrl);
+  ({ harness, sql } = await startMeteringHarness());
 });
-afterAll(async () => {
-  await closeClients();
-  await harness.close();
-});
+afterAll(() => stopMeteringHarness(harness));
 
 const CACHED: MockUsage = { prompt: 1000, completion: 200, reasoning: 50, cacheRead: 600, cacheWrite: 100 };
 

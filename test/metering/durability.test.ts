@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import postgres from "postgres";
-import { MOCK_KEY, spawnServerOnMocks, startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
-import { startAllMockUpstreams, type MockUpstreamSet } from "../helpers/mock-upstreams";
-import { createTestDatabase } from "../helpers/test-database";
+import { spawnServerOnMocks, startInferenceHarness, type InferenceHarness, startDatabaseAndMocks, stopDatabaseAndMocks } from "../support/inference-harness";
+import type { MockUpstreamSet } from "../support/mock-upstreams";
+import type { TestDatabase } from "../support/test-database";
 import { UPSTREAM, closeClients, database, flush, normaliseRow, requestFor, returnIdleReservations, send, sseJson, wallet, type Protocol } from "./metering-support";
 
 afterAll(() => closeClients());
@@ -33,16 +33,12 @@ async function openStream(url: string, apiKey: string, requestId: string, model 
 }
 
 describe("SIGTERM", () => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  let db: TestDatabase;
   let mocks: MockUpstreamSet;
   beforeAll(async () => {
-    db = await createTestDatabase();
-    mocks = await startAllMockUpstreams({ apiKey: MOCK_KEY });
+    ({ db, mocks } = await startDatabaseAndMocks());
   });
-  afterAll(async () => {
-    await mocks.close();
-    await db.drop();
-  });
+  afterAll(() => stopDatabaseAndMocks({ db, mocks }));
 
   async function startServer(env: Record<string, string> = {}) {
     const server = await spawnServerOnMocks(mocks, { DATABASE_URL: db.url, ADMIN_TOKEN: "op", SHUTDOWN_GRACE_MS: "10000", LOG_LEVEL: "warn", ...env });

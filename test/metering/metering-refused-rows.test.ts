@@ -1,31 +1,24 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import postgres from "postgres";
 import type { Sql } from "../../src/db/connect-database";
-import { migrate } from "../../src/db/migrate";
 import { createMeteringSink } from "../../src/metering/metering-sink";
 import type { LedgerRow, MeteringSink, RequestRow } from "../../src/metering/metering-rows";
 import type { UsageFrameRecord } from "../../src/db/usage-evidence-shape";
 import { WriteBuffer } from "../../src/db/batch/write-buffer";
 import { Metrics } from "../../src/observability/metrics";
-import { createTestDatabase } from "../helpers/test-database";
+import { createMigratedTestDatabase, type MigratedTestDatabase } from "../support/test-database";
 
 /**
  * The metering tables against text PostgreSQL cannot store, and rows it refuses for
  * other reasons: in one batch with other accounts' rows, which must commit.
  */
 let sql: Sql;
-let drop: () => Promise<void>;
+let database: MigratedTestDatabase;
 beforeAll(async () => {
-  const database = await createTestDatabase();
-  drop = database.drop;
-  sql = postgres(database.url, { max: 4, onnotice: () => {} }) as unknown as Sql;
-  await migrate(sql);
+  database = await createMigratedTestDatabase();
+  sql = database.sql;
 });
-afterAll(async () => {
-  await sql.end({ timeout: 1 });
-  await drop();
-});
+afterAll(() => database.close({ timeout: 1 }));
 
 const CREDIT = 1_000_000;
 const CHARGE = 25;

@@ -1,29 +1,22 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import postgres from "postgres";
 import type { Sql } from "../../src/db/connect-database";
-import { migrate } from "../../src/db/migrate";
 import { createMeteringSink } from "../../src/metering/metering-sink";
 import type { LedgerRow, MeteringSink, RequestRow } from "../../src/metering/metering-rows";
 import { ShardedWriteBuffer, shardIndex } from "../../src/db/batch/sharded-write-buffer";
 import { WriteBuffer } from "../../src/db/batch/write-buffer";
-import { createTestDatabase } from "../helpers/test-database";
+import { createMigratedTestDatabase, type MigratedTestDatabase } from "../support/test-database";
 import { normaliseRow } from "./metering-support";
 import type { UsageFrameRecord } from "../../src/db/usage-evidence-shape";
 
 let sql: Sql;
-let drop: () => Promise<void>;
+let database: MigratedTestDatabase;
 beforeAll(async () => {
-  const database = await createTestDatabase();
-  drop = database.drop;
-  sql = postgres(database.url, { max: 4, onnotice: () => {} }) as unknown as Sql;
-  await migrate(sql);
+  database = await createMigratedTestDatabase();
+  sql = database.sql;
   await sql.unsafe("insert into accounts (id, email) values ('acct_sink', 'sink@example.test')");
   await sql.unsafe("insert into wallets (account_id, balance_micro_usd) values ('acct_sink', 1000000)");
 });
-afterAll(async () => {
-  await sql.end({ timeout: 1 });
-  await drop();
-});
+afterAll(() => database.close({ timeout: 1 }));
 
 function rowsFor(id: string, account = "acct_sink") {
   const usage = { cache_read_tokens: 2, cache_write_tokens: 0, completion_tokens: 7, prompt_tokens: 11, reasoning_tokens: 3, web_search_count: 0 };

@@ -4,14 +4,14 @@
  * CATALOG prices, and the number of usage reports a mock upstream sends.
  */
 import postgres from "postgres";
-import { MOCK_PROVIDERS, type CatalogPricing, type MockScenario, type UpstreamProtocol } from "../helpers/mock-upstreams";
-import { anthropicMessagesMock } from "../helpers/mock-upstreams/anthropic-messages-mock";
-import { googleGenerateContentMock } from "../helpers/mock-upstreams/google-generate-content-mock";
-import { openaiChatMock } from "../helpers/mock-upstreams/openai-chat-mock";
-import { openaiResponsesMock } from "../helpers/mock-upstreams/openai-responses-mock";
-import type { MockProtocol } from "../helpers/mock-upstreams/mock-protocol";
-import { resolveScenario } from "../helpers/mock-upstreams/resolve-scenario";
-import type { InferenceHarness } from "../helpers/inference-harness";
+import { MOCK_PROVIDERS, type CatalogPricing, type MockScenario, type UpstreamProtocol } from "../support/mock-upstreams";
+import { anthropicMessagesMock } from "../support/mock-upstreams/anthropic-messages-mock";
+import { googleGenerateContentMock } from "../support/mock-upstreams/google-generate-content-mock";
+import { openaiChatMock } from "../support/mock-upstreams/openai-chat-mock";
+import { openaiResponsesMock } from "../support/mock-upstreams/openai-responses-mock";
+import type { MockProtocol } from "../support/mock-upstreams/mock-protocol";
+import { resolveScenario } from "../support/mock-upstreams/resolve-scenario";
+import { startInferenceHarness, type InferenceHarness } from "../support/inference-harness";
 
 export type Protocol = UpstreamProtocol;
 export const PROTOCOLS: readonly Protocol[] = ["openai-chat", "openai-responses", "anthropic-messages", "google-generate-content"];
@@ -186,6 +186,18 @@ export function database(url: string): postgres.Sql {
 }
 export async function closeClients(): Promise<void> {
   await Promise.all(clients.splice(0).map((sql) => sql.end({ timeout: 1 })));
+}
+
+/** The setup of the tests that send real requests and read what they wrote: the harness and a client on its database. */
+export async function startMeteringHarness(): Promise<{ harness: InferenceHarness; sql: postgres.Sql }> {
+  const harness = await startInferenceHarness();
+  return { harness, sql: database(harness.server.databaseUrl) };
+}
+
+/** Its teardown: the clients `database` opened, then the harness. */
+export async function stopMeteringHarness(harness: InferenceHarness): Promise<void> {
+  await closeClients();
+  await harness.close();
 }
 
 /** Writes every buffered metering row now. */

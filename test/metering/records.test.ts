@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type postgres from "postgres";
 import { ESTIMATOR } from "../../src/metering/estimate-tokens";
 import { PROMPT_OVERHEAD_TOKENS } from "../../src/admission/prompt-token-ceiling";
-import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
-import type { MockScenario } from "../helpers/mock-upstreams";
+import type { InferenceHarness } from "../support/inference-harness";
+import type { MockScenario } from "../support/mock-upstreams";
 import {
   PROTOCOLS,
   UPSTREAM,
@@ -17,18 +17,16 @@ import {
   send,
   sseJson,
   usageReports,
+  startMeteringHarness,
+  stopMeteringHarness,
 } from "./metering-support";
 
 let harness: InferenceHarness;
 let sql: postgres.Sql;
 beforeAll(async () => {
-  harness = await startInferenceHarness();
-  sql = database(harness.server.databaseUrl);
+  ({ harness, sql } = await startMeteringHarness());
 });
-afterAll(async () => {
-  await closeClients();
-  await harness.close();
-});
+afterAll(() => stopMeteringHarness(harness));
 
 const USAGE = { prompt: 1234, completion: 567 };
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type postgres from "postgres";
 import { RefusalSampler } from "../../src/metering/refusal-sampler";
 import type { Sql } from "../../src/db/connect-database";
-import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
+import { startInferenceHarness, type InferenceHarness } from "../support/inference-harness";
 import { closeClients, database, flush } from "./metering-support";
 
 /**
@@ -38,9 +38,11 @@ async function records(accountId: string): Promise<{ status_code: number }[]> {
 }
 
 async function counted(accountId: string): Promise<Record<string, number>> {
-  const rows = await sql<{ status_code: number; count: bigint }[]>`
-    select status_code, count from refused_request_counts where account_id = ${accountId} and day = (now() at time zone 'utc')::date`;
-  return Object.fromEntries(rows.map((row) => [String(row.status_code), Number(row.count)]));
+  const rows = await sql<{ status_code: number; count: number }[]>`
+    select status_code, sum(count)::int as count from refused_request_counts
+     where account_id = ${accountId} and minute >= date_trunc('day', now() at time zone 'utc') at time zone 'utc'
+     group by status_code`;
+  return Object.fromEntries(rows.map((row) => [String(row.status_code), row.count]));
 }
 
 describe("requests refused before admission", () => {
@@ -90,20 +92,44 @@ describe("requests refused before admission", () => {
 });
 
 describe("RefusalSampler", () => {
+  const refusal = (accountId: string) => ({ accountId, statusCode: 400, namespaceId: null, apiKeyId: null, modelId: null });
+
   test("gives each account its sample again when the minute turns, and keeps counts a failed write could not store", async () => {
     let now = Date.UTC(2026, 10, 28, 12, 0, 30);
+    // A database that answers nothing: the claims fail, so this process's own count decides.
     const failing = { unsafe: () => Promise.reject(new Error("database away")) } as unknown as Sql;
     const sampler = new RefusalSampler(failing, 2, 60_000, () => now);
-    expect([1, 2, 3, 4].map(() => sampler.sample("acct_a", 400))).toEqual([true, true, false, false]);
-    expect(sampler.sample("acct_b", 400)).toBe(true);
+    const sampleA = () => sampler.sample(refusal("acct_a"));
+    expect([await sampleA(), await sampleA(), await sampleA(), await sampleA()]).toEqual([true, true, false, false]);
+    expect(await sampler.sample(refusal("acct_b"))).toBe(true);
     now += 30_000;
-    expect([1, 2, 3].map(() => sampler.sample("acct_a", 400))).toEqual([true, true, false]);
+    expect([await sampleA(), await sampleA(), await sampleA()]).toEqual([true, true, false]);
     expect(await sampler.flush()).toBe(false);
-    // Put back: the next write carries all three.
+    // Put back: the next write carries all three, by minute.
     let written: unknown[][] = [];
     const working = { unsafe: (_text: string, params: unknown[][]) => ((written = params), Promise.resolve([])) } as unknown as Sql;
     Object.assign(sampler, { sql: working });
     expect(await sampler.flush()).toBe(true);
-    expect(written).toEqual([["acct_a"], ["2026-11-28"], [400], [3]]);
+    expect(written).toEqual([
+      ["acct_a", "acct_a"],
+      ["2026-11-28T12:00:00.000Z", "2026-11-28T12:01:00.000Z"],
+      [400, 400],
+      [null, null],
+      [null, null],
+      [null, null],
+      [2, 1],
+    ]);
+  });
+
+  test("asks the database for each record of the sample, and stops asking once it says the minute's sample is full", async () => {
+    const now = Date.UTC(2026, 10, 28, 12, 0, 30);
+    let claims = 0;
+    // Another process already took two of the three records of this minute.
+    const shared = { unsafe: () => (++claims + 2 <= 3 ? Promise.resolve([{ recorded: claims + 2 }]) : Promise.resolve([])) } as unknown as Sql;
+    const sampler = new RefusalSampler(shared, 3, 60_000, () => now);
+    const results: boolean[] = [];
+    for (let i = 0; i < 50; i++) results.push(await sampler.sample(refusal("acct_a")));
+    expect(results.filter(Boolean).length).toBe(1);
+    expect(claims).toBe(2);
   });
 });

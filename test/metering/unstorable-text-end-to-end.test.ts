@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { MOCK_KEY, spawnServerOnMocks } from "../helpers/inference-harness";
-import { startAllMockUpstreams, type MockUpstreamSet } from "../helpers/mock-upstreams";
-import { createTestDatabase } from "../helpers/test-database";
+import { spawnServerOnMocks, startDatabaseAndMocks, stopDatabaseAndMocks } from "../support/inference-harness";
+import type { MockUpstreamSet } from "../support/mock-upstreams";
+import type { TestDatabase } from "../support/test-database";
 import { UPSTREAM, closeClients, database, normaliseRow, send, wallet } from "./metering-support";
 
 afterAll(() => closeClients());
@@ -11,16 +11,12 @@ afterAll(() => closeClients());
  * answered 404, and its record must not hold back anyone else's.
  */
 describe("a request whose record carries text PostgreSQL cannot store", () => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  let db: TestDatabase;
   let mocks: MockUpstreamSet;
   beforeAll(async () => {
-    db = await createTestDatabase();
-    mocks = await startAllMockUpstreams({ apiKey: MOCK_KEY });
+    ({ db, mocks } = await startDatabaseAndMocks());
   });
-  afterAll(async () => {
-    await mocks.close();
-    await db.drop();
-  });
+  afterAll(() => stopDatabaseAndMocks({ db, mocks }));
 
   const CREDIT = 10_000_000;
 

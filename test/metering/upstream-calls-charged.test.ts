@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type postgres from "postgres";
 import { encode as o200k } from "gpt-tokenizer/encoding/o200k_base";
 import { encode as cl100k } from "gpt-tokenizer/encoding/cl100k_base";
-import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
+import type { InferenceHarness } from "../support/inference-harness";
 import { codecFor } from "../../src/translation/codec-registry";
 import { promptShape, promptTokenCeiling } from "../../src/admission/prompt-token-ceiling";
 import { utf8Bytes } from "../../src/translation/utf8-bytes";
 import { tokensFromChars } from "../../src/metering/estimate-tokens";
-import { UPSTREAM, catalogPricing, closeClients, database, flush, handCharge, recordsFor, send, sseJson, wallet } from "./metering-support";
+import { UPSTREAM, catalogPricing, flush, handCharge, recordsFor, send, sseJson, wallet, startMeteringHarness, stopMeteringHarness } from "./metering-support";
 
 /**
  * Every upstream call the platform pays for is charged, at no less than its price
@@ -20,13 +20,9 @@ import { UPSTREAM, catalogPricing, closeClients, database, flush, handCharge, re
 let harness: InferenceHarness;
 let sql: postgres.Sql;
 beforeAll(async () => {
-  harness = await startInferenceHarness();
-  sql = database(harness.server.databaseUrl);
+  ({ harness, sql } = await startMeteringHarness());
 });
-afterAll(async () => {
-  await closeClients();
-  await harness.close();
-});
+afterAll(() => stopMeteringHarness(harness));
 
 /** The most tokens either real tokenizer makes of `text`. */
 const realTokens = (text: string) => Math.max(o200k(text).length, cl100k(text).length);

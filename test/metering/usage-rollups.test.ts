@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import postgres from "postgres";
 import type { Sql } from "../../src/db/connect-database";
-import { migrate } from "../../src/db/migrate";
 import { WriteBuffer } from "../../src/db/batch/write-buffer";
 import { ShardedWriteBuffer } from "../../src/db/batch/sharded-write-buffer";
 import { createMeteringSink } from "../../src/metering/metering-sink";
@@ -9,8 +7,8 @@ import type { LedgerRow, RequestRow } from "../../src/metering/metering-rows";
 import { accountUsage, dailyNamespaceUsage, namespaceUsage, type DailyUsageGrouping, type TimeWindow } from "../../src/db/queries/usage";
 import { platformUsageByDayAndModel, providerRequestWindow } from "../../src/db/queries/stats";
 import { maintainRequestPartitions } from "../../src/db/request-partitions";
-import { createTestDatabase } from "../helpers/test-database";
-import { REFERENCE_ACCOUNT_USAGE, REFERENCE_DAILY_USAGE, REFERENCE_NAMESPACE_USAGE, REFERENCE_PLATFORM_USAGE, REFERENCE_PROVIDER_WINDOW } from "../helpers/usage-reference";
+import { createMigratedTestDatabase, type MigratedTestDatabase, BIGINT_AS_NUMBER } from "../support/test-database";
+import { REFERENCE_ACCOUNT_USAGE, REFERENCE_DAILY_USAGE, REFERENCE_NAMESPACE_USAGE, REFERENCE_PLATFORM_USAGE, REFERENCE_PROVIDER_WINDOW } from "../support/usage-reference";
 
 /**
  * The usage rollups (migrations 0034 and 0035: days and hours) answer exactly what the request records and ledger
@@ -27,12 +25,11 @@ import { REFERENCE_ACCOUNT_USAGE, REFERENCE_DAILY_USAGE, REFERENCE_NAMESPACE_USA
  * charge, status or tokens: grep sql/), so there is no late settlement to follow.
  */
 
-const BIGINT_AS_NUMBER = { bigint: { to: 20, from: [20], serialize: (value: number) => String(value), parse: (value: string) => Number(value) } };
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
 
 let sql: Sql;
-let drop: () => Promise<void>;
+let database: MigratedTestDatabase;
 const NOW = Date.now();
 /** The records span the last 75 days and a few minutes into the future (another instance's clock). */
 const SPAN_START = NOW - 75 * DAY_MS;
@@ -220,10 +217,8 @@ async function rollupContents() {
 }
 
 beforeAll(async () => {
-  const database = await createTestDatabase();
-  drop = database.drop;
-  sql = postgres(database.url, { max: 4, onnotice: () => {}, types: BIGINT_AS_NUMBER }) as unknown as Sql;
-  await migrate(sql);
+  database = await createMigratedTestDatabase({ types: BIGINT_AS_NUMBER });
+  sql = database.sql;
   for (const account of ACCOUNTS) {
     await sql.unsafe("insert into accounts (id, email) values ($1, $1 || '@example.test')", [account]);
     await sql.unsafe("insert into wallets (account_id, balance_micro_usd) values ($1, 1000000000)", [account]);
@@ -232,10 +227,7 @@ beforeAll(async () => {
   await maintainRequestPartitions(sql, undefined, new Date(SPAN_START));
   await maintainRequestPartitions(sql, undefined, new Date(NOW));
 });
-afterAll(async () => {
-  await sql.end({ timeout: 1 });
-  await drop();
-});
+afterAll(() => database.close({ timeout: 1 }));
 
 describe("usage rollups kept by the metering writer", () => {
   test("records written by COPY on two connections, by the insert path, twice, and twice in one batch: every answer is the records'", async () => {

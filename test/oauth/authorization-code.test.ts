@@ -3,7 +3,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { checkAuthorizeRequest, denyAuthorization, issueAuthorizationCode, type AuthorizeRequest } from "../../src/oauth/authorization-request";
 import { oauthDeps, type OauthDeps } from "../../src/oauth/oauth-deps";
 import { ALL_SCOPES } from "../../src/auth/scopes";
-import { startTestServer, type TestAccount, type TestServer } from "../helpers/test-server";
+import { startTestServer, type TestAccount, type TestServer } from "../support/test-server";
 import { CLI, decide, pkcePair, pollDevice, postForm, startDevice } from "./oauth-support";
 
 /**

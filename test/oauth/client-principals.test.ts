@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
-import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
-import type { TestAccount } from "../helpers/test-server";
+import { startInferenceHarness, type InferenceHarness } from "../support/inference-harness";
+import type { TestAccount } from "../support/test-server";
 import { DEVICE_GRANT, decide, deviceTokens, pollDevice, postForm } from "./oauth-support";
 import { callThroughSdk, CLIENTS } from "../policy-enforcement/enforcement-support";
 

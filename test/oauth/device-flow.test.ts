@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
-import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
-import type { TestServer } from "../helpers/test-server";
+import { startInferenceHarness, type InferenceHarness } from "../support/inference-harness";
+import type { TestServer } from "../support/test-server";
 import { CLI, decide, deviceTokens, pollDevice, postForm, startDevice } from "./oauth-support";
 
 /**

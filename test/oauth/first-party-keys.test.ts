@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTestServer, type TestAccount, type TestServer } from "../helpers/test-server";
+import { startTestServer, type TestAccount, type TestServer } from "../support/test-server";
 import { CLI, DEVICE_GRANT, decide, deviceTokens, postForm, startDevice } from "./oauth-support";
 
 /**

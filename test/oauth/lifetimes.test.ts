@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { DEFAULT_OAUTH_LIFETIMES } from "../../src/config";
-import { startTestServer, type TestAccount, type TestServer } from "../helpers/test-server";
+import { startTestServer, type TestAccount, type TestServer } from "../support/test-server";
 import { CLI, decide, deviceTokens, pollDevice, postForm, startDevice } from "./oauth-support";
 
 /** Expiry of device codes, access tokens and refresh tokens, on a server whose lifetimes are a second or two. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { createTestDatabase } from "../helpers/test-database";
-import { startTestServer, type TestAccount, type TestServer } from "../helpers/test-server";
+import { createTestDatabase } from "../support/test-database";
+import { startTestServer, type TestAccount, type TestServer } from "../support/test-server";
 import { decide, deviceTokens, pollDevice, startDevice } from "./oauth-support";
 
 /**

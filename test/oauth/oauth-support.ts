@@ -1,6 +1,6 @@
 import { expect } from "bun:test";
 import { createHash } from "node:crypto";
-import type { TestServer } from "../helpers/test-server";
+import type { TestServer } from "../support/test-server";
 
 export const CLI = "switchyard-cli";
 export const DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";

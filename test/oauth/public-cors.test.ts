@@ -3,8 +3,8 @@ import type { Browser } from "playwright-core";
 import { ALL_SCOPES } from "../../src/auth/scopes";
 import { checkAuthorizeRequest, issueAuthorizationCode } from "../../src/oauth/authorization-request";
 import { oauthDeps } from "../../src/oauth/oauth-deps";
-import { launchBrowser } from "../helpers/browser";
-import { startTestServer, type TestAccount, type TestServer } from "../helpers/test-server";
+import { launchBrowser } from "../support/browser";
+import { startTestServer, type TestAccount, type TestServer } from "../support/test-server";
 import { pkcePair } from "./oauth-support";
 
 /**

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { ALL_SCOPES } from "../../src/auth/scopes";
 import { oauthRoutes } from "../../src/oauth/oauth-routes";
-import { startTestServer, type TestAccount, type TestServer } from "../helpers/test-server";
+import { startTestServer, type TestAccount, type TestServer } from "../support/test-server";
 import { pollDevice, startDevice } from "./oauth-support";
 
 /**

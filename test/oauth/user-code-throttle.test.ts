@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { USER_CODE_PER_ADDRESS } from "../../src/auth/auth-throttle";
 import { describeDeviceCode } from "../../src/oauth/device-flow";
 import { oauthDeps } from "../../src/oauth/oauth-deps";
-import { startTestServer, type TestAccount, type TestServer } from "../helpers/test-server";
+import { startTestServer, type TestAccount, type TestServer } from "../support/test-server";
 import { decide, startDevice } from "./oauth-support";
 
 /**

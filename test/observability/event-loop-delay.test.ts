@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startEventLoopDelayProbe } from "../../src/observability/event-loop-delay";
 import { Metrics } from "../../src/observability/metrics";
-import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
+import { startInferenceHarness, type InferenceHarness } from "../support/inference-harness";
 
 /** `count` of the series and how many observations lay above `le` seconds, from /metrics text. */
 function delays(text: string, le: string): { count: number; above: number } {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
-import { createTestDatabase } from "../helpers/test-database";
-import { MOCK_KEY, writeMockCatalog } from "../helpers/inference-harness";
-import { mockProviderEnv, startAllMockUpstreams, type MockUpstreamSet } from "../helpers/mock-upstreams";
-import { startOtlpCollector, type OtlpCollector } from "../helpers/otlp-collector";
+import { createTestDatabase } from "../support/test-database";
+import { MOCK_KEY, writeMockCatalog } from "../support/inference-harness";
+import { mockProviderEnv, startAllMockUpstreams, type MockUpstreamSet } from "../support/mock-upstreams";
+import { startOtlpCollector, type OtlpCollector } from "../support/otlp-collector";
 
 /**
  * Tracing off costs nothing: not one OpenTelemetry module is loaded by a server that served

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createServer, type Server, type Socket } from "node:net";
-import { createTestDatabase } from "../helpers/test-database";
-import { MOCK_KEY, spawnServerOnMocks } from "../helpers/inference-harness";
-import { DEFAULT_TEXT, startAllMockUpstreams, type MockUpstreamSet } from "../helpers/mock-upstreams";
-import { startOtlpCollector, type CollectedSpan, type OtlpCollector } from "../helpers/otlp-collector";
-import type { SpawnedServer } from "../helpers/spawn-server";
+import { createTestDatabase } from "../support/test-database";
+import { MOCK_KEY, spawnServerOnMocks } from "../support/inference-harness";
+import { DEFAULT_TEXT, startAllMockUpstreams, type MockUpstreamSet } from "../support/mock-upstreams";
+import { startOtlpCollector, type CollectedSpan, type OtlpCollector } from "../support/otlp-collector";
+import type { SpawnedServer } from "../support/spawn-server";
 
 /**
  * Request traces (docs/operations.md "Traces") from `bun src/main.ts` with the OTEL_* variables set,

@@ -1,18 +1,14 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type postgres from "postgres";
-import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
-import { UPSTREAM, closeClients, database, flush, recordsFor, send } from "../metering/metering-support";
+import type { InferenceHarness } from "../support/inference-harness";
+import { UPSTREAM, flush, recordsFor, send, startMeteringHarness, stopMeteringHarness } from "../metering/metering-support";
 
 let harness: InferenceHarness;
 let sql: postgres.Sql;
 beforeAll(async () => {
-  harness = await startInferenceHarness();
-  sql = database(harness.server.databaseUrl);
+  ({ harness, sql } = await startMeteringHarness());
 });
-afterAll(async () => {
-  await closeClients();
-  await harness.close();
-});
+afterAll(() => stopMeteringHarness(harness));
 
 test("a fault of ours after admission is answered with a 500 and still settles: the record is written and the reservation goes back", async () => {
   const account = await harness.server.createAccount(undefined, 10_000_000);

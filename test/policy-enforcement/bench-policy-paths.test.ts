@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
+import { startInferenceHarness, type InferenceHarness } from "../support/inference-harness";
 import { requestOnce } from "../bench/load";
 import { measurePolicyCosts, policyPaths, renderPolicyCosts } from "../bench/policy-paths";
 

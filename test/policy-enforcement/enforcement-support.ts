@@ -1,7 +1,7 @@
 import OpenAI from "openai";
 import Anthropic from "@anthropic-ai/sdk";
 import { ApiError, GoogleGenAI } from "@google/genai";
-import type { InferenceHarness } from "../helpers/inference-harness";
+import type { InferenceHarness } from "../support/inference-harness";
 
 /** The four client protocols the policy tests drive, each through its official SDK. */
 export const CLIENTS = ["openai-chat", "openai-responses", "anthropic-messages", "google-generate-content"] as const;

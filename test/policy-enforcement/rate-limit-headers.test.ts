@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
+import { startInferenceHarness, type InferenceHarness } from "../support/inference-harness";
 import { openAiDuration } from "../../src/pipeline/rate-limit-headers";
 import { keyWithPolicy } from "./enforcement-support";
 

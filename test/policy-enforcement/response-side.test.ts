@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
-import type { MockUpstream } from "../helpers/mock-upstreams";
+import { startInferenceHarness, type InferenceHarness } from "../support/inference-harness";
+import type { MockUpstream } from "../support/mock-upstreams";
 import { callThroughSdk, CLIENTS, keyWithPolicy } from "./enforcement-support";
 
 /**

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { MOCK_KEY, spawnServerOnMocks } from "../helpers/inference-harness";
-import { startAllMockUpstreams, type MockUpstreamSet } from "../helpers/mock-upstreams";
-import type { SpawnedServer } from "../helpers/spawn-server";
-import { createTestDatabase } from "../helpers/test-database";
+import { MOCK_KEY, spawnServerOnMocks } from "../support/inference-harness";
+import { startAllMockUpstreams, type MockUpstreamSet } from "../support/mock-upstreams";
+import type { SpawnedServer } from "../support/spawn-server";
+import { createTestDatabase } from "../support/test-database";
 import { callThroughSdk, CLIENTS, type ClientName, type SdkTarget, type Seen } from "./enforcement-support";
 
 /**

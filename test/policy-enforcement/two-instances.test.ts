@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import postgres from "postgres";
-import { MOCK_KEY, spawnServerOnMocks } from "../helpers/inference-harness";
-import { startAllMockUpstreams, type MockUpstreamSet } from "../helpers/mock-upstreams";
-import type { SpawnedServer } from "../helpers/spawn-server";
-import { createTestDatabase } from "../helpers/test-database";
+import { spawnServerOnMocks, startDatabaseAndMocks, stopDatabaseAndMocks } from "../support/inference-harness";
+import type { MockUpstreamSet } from "../support/mock-upstreams";
+import type { SpawnedServer } from "../support/spawn-server";
+import type { TestDatabase } from "../support/test-database";
 
 /**
  * Two Switchyard processes on one PostgreSQL, 2 × 200 concurrent requests at a namespace
@@ -12,20 +12,17 @@ import { createTestDatabase } from "../helpers/test-database";
  * window, never more spent than the budget, whichever instance admits. After SIGTERM the
  * counters' tables agree with the requests and the ledger, and nothing stays held.
  */
-let db: Awaited<ReturnType<typeof createTestDatabase>>;
+let db: TestDatabase;
 let mocks: MockUpstreamSet;
 let servers: SpawnedServer[] = [];
 let sql: postgres.Sql;
 beforeAll(async () => {
-  db = await createTestDatabase();
-  mocks = await startAllMockUpstreams({ apiKey: MOCK_KEY });
+  ({ db, mocks } = await startDatabaseAndMocks());
   sql = postgres(db.url, { max: 2, onnotice: () => {} });
 });
 afterAll(async () => {
-  for (const server of servers) if (server.process.exitCode === null) server.process.kill("SIGKILL");
   await sql.end();
-  await mocks.close();
-  await db.drop();
+  await stopDatabaseAndMocks({ db, mocks }, servers);
 });
 
 const PER_INSTANCE = 200;

@@ -1,15 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import postgres from "postgres";
 import type { Sql } from "../../src/db/connect-database";
-import { migrate } from "../../src/db/migrate";
 import { bindPolicy, deletePolicy, insertPolicy, setPolicyDisabled, unbindPolicy, updatePolicyWith } from "../../src/db/queries/policies";
 import { NO_POLICY } from "../../src/policy/compose-policies";
 import { effectivePolicyView } from "../../src/policy/effective-policy-view";
 import type { PrincipalRef } from "../../src/policy/effective-policy";
 import { PolicyStore } from "../../src/policy/policy-store";
-import { createTestDatabase } from "../helpers/test-database";
+import { createMigratedTestDatabase, type MigratedTestDatabase } from "../support/test-database";
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let database: MigratedTestDatabase;
 let sql: Sql;
 /** Counts the statements the stores send, to show what a cached lookup costs. */
 let queries = 0;
@@ -21,16 +19,12 @@ const key: PrincipalRef = { type: "api_key", id: "k_store" };
 const budget = { window: "day" as const, limit_micro_usd: 10 };
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  sql = postgres(database.url, { max: 4, onnotice: () => {}, debug: () => void queries++ }) as unknown as Sql;
-  await migrate(sql);
+  database = await createMigratedTestDatabase({ debug: () => void queries++ });
+  sql = database.sql;
   await sql`insert into accounts (id, email) values (${account}, 'store@example.test'), ('acct_other', 'other@example.test')`;
   await sql`insert into namespaces (id, account_id, name) values ('ns_store', ${account}, 'default'), ('ns_other', 'acct_other', 'default')`;
 });
-afterAll(async () => {
-  await sql.end();
-  await database.drop();
-});
+afterAll(() => database.close());
 
 let counter = 0;
 async function policy(kind: string, spec: object, t = tenant) {

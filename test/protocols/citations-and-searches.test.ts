@@ -10,7 +10,7 @@ import { join } from "node:path";
 import type { IrCitation, IrContentPart, IrStreamPart, ProtocolId } from "../../src/ir";
 import { codecFor } from "../../src/translation/codec-registry";
 import { indexOfByte, utf8Length } from "../../src/protocols/google-generate-content/decode-grounding";
-import { REPLAY_SEEDS, splitAtRandom } from "../helpers/split-chunks";
+import { REPLAY_SEEDS, splitAtRandom } from "../support/split-chunks";
 import { decodePieces } from "./openai-chat/replay-sse";
 
 const RECORDINGS = join(import.meta.dir, "../replay/recordings");

@@ -13,7 +13,7 @@ import type { IrWarning, ProtocolId } from "../../src/ir";
 import { codecFor } from "../../src/translation/codec-registry";
 import { translateResponse } from "../../src/translation/translate-response";
 import { StreamTranslation } from "../../src/translation/stream-translation";
-import { REPLAY_SEEDS, splitAtRandom } from "../helpers/split-chunks";
+import { REPLAY_SEEDS, splitAtRandom } from "../support/split-chunks";
 import { decodePieces } from "./openai-chat/replay-sse";
 
 const RECORDINGS = join(import.meta.dir, "../replay/recordings");

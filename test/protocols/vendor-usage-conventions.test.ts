@@ -4,7 +4,7 @@ import { billingBuckets, computeCharge } from "../../src/metering/compute-charge
 import { makeCountsInclusive } from "../../src/protocols/openai-shared/make-counts-inclusive";
 import { loadCatalog } from "../../src/providers/catalog";
 import { codecFor } from "../../src/translation/codec-registry";
-import { REPLAY_SEEDS, splitAtRandom } from "../helpers/split-chunks";
+import { REPLAY_SEEDS, splitAtRandom } from "../support/split-chunks";
 import { decodePieces, readFixture, testContext } from "./openai-chat/replay-sse";
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTestServer, type TestServer } from "../helpers/test-server";
+import { startTestServer, type TestServer } from "../support/test-server";
 import type { Catalog } from "../../src/providers/catalog";
 import type { ModelBody, ProviderBody } from "../../src/public/discovery-routes";
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
-import { startTestServer, type TestServer } from "../helpers/test-server";
+import { startTestServer, type TestServer } from "../support/test-server";
 import { combineSnapshots } from "../../src/public/endpoint-metrics";
 import { TtlCache } from "../../src/public/ttl-cache";
 import { parseUsageStatsQuery } from "../../src/public/usage-stats";

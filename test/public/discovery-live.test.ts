@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startInferenceHarness, type InferenceHarness } from "../helpers/inference-harness";
-import { MULTI_MODEL_ID, MULTI_MODEL_PRICING } from "../helpers/mock-upstreams";
+import { startInferenceHarness, type InferenceHarness } from "../support/inference-harness";
+import { MULTI_MODEL_ID, MULTI_MODEL_PRICING } from "../support/mock-upstreams";
 import { usageStatsCache } from "../../src/public/stats-routes";
 import { providersCache, PROVIDERS_TTL_MS, type ModelBody, type ProviderBody } from "../../src/public/discovery-routes";
-import { countNamedQuery } from "../helpers/named-query-counter";
+import { countNamedQuery } from "../support/named-query-counter";
 import type { UsageStats } from "../../src/public/usage-stats";
 
 /** Real requests through the mock upstreams, then the public figures they produce. */

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { startTestServer, type TestServer } from "../helpers/test-server";
+import { startTestServer, type TestServer } from "../support/test-server";
 import { usageStatsCache, USAGE_STATS_TTL_MS } from "../../src/public/stats-routes";
 import type { UsageStats } from "../../src/public/usage-stats";
 import type { Sql } from "../../src/db/connect-database";
-import { countNamedQuery } from "../helpers/named-query-counter";
+import { countNamedQuery } from "../support/named-query-counter";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

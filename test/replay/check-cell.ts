@@ -8,7 +8,7 @@
  * vendor's own usage convention, so its client-side usage is not compared (its record is).
  */
 import type { ClientName } from "../policy-enforcement/enforcement-support";
-import type { UpstreamProtocol } from "../helpers/mock-upstreams";
+import type { UpstreamProtocol } from "../support/mock-upstreams";
 import { handCharge } from "../metering/metering-support";
 import type { ClientView } from "./clients/client-view";
 import type { CitationKind, ExpectedAnswer, Finish } from "./expected/expected-answer";

@@ -14,7 +14,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import type { UpstreamProtocol } from "../helpers/mock-upstreams";
+import type { UpstreamProtocol } from "../support/mock-upstreams";
 import { expectedAnswer } from "./expected/expected-answer";
 import { exerciseTags } from "./expected/exercise-tags";
 import { EXERCISE_TAGS, RECORDINGS_DIR, type ExerciseTag, type Recording, type RecordingMeta, type RecordingMode } from "./recording";

@@ -5,7 +5,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { UpstreamProtocol } from "../helpers/mock-upstreams";
+import type { UpstreamProtocol } from "../support/mock-upstreams";
 
 export type RecordingMode = "sync" | "stream";
 

@@ -12,7 +12,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import builtinCatalog from "../../src/providers/builtin-catalog.json";
-import type { CatalogEndpoint, CatalogModel, CatalogPricing, CatalogProvider, UpstreamProtocol } from "../helpers/mock-upstreams";
+import type { CatalogEndpoint, CatalogModel, CatalogPricing, CatalogProvider, UpstreamProtocol } from "../support/mock-upstreams";
 import type { Recording } from "./recording";
 
 /** The PROVIDERS_FILE shape, with the endpoint's own `protocol`. */

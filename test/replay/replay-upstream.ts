@@ -4,19 +4,19 @@
  * `/v1/messages`, `/v1beta/models/{model}:generateContent` and
  * `:streamGenerateContent?alt=sse`) with a recording's bytes. The upstream model id is the
  * recording's id (replay-catalog.ts). Routes, credentials and each vendor's response
- * headers are the mock upstreams' (test/helpers/mock-upstreams); only the answer differs.
+ * headers are the mock upstreams' (test/support/mock-upstreams); only the answer differs.
  *
  * A call that does not fit its recording (another protocol's path, a stream asked of a
  * body or the reverse, an unknown model) is answered with a vendor 400 naming why, so the
  * cell fails on it instead of replaying something else. A stream is sent in pieces cut at
  * seeded random byte offsets (mid-line, mid-character), as networks deliver it.
  */
-import { anthropicMessagesMock } from "../helpers/mock-upstreams/anthropic-messages-mock";
-import { googleGenerateContentMock } from "../helpers/mock-upstreams/google-generate-content-mock";
-import { isJsonObject, type MockProtocol } from "../helpers/mock-upstreams/mock-protocol";
-import { openaiChatMock } from "../helpers/mock-upstreams/openai-chat-mock";
-import { openaiResponsesMock } from "../helpers/mock-upstreams/openai-responses-mock";
-import { vendorErrorResponse } from "../helpers/mock-upstreams/vendor-errors";
+import { anthropicMessagesMock } from "../support/mock-upstreams/anthropic-messages-mock";
+import { googleGenerateContentMock } from "../support/mock-upstreams/google-generate-content-mock";
+import { isJsonObject, type MockProtocol } from "../support/mock-upstreams/mock-protocol";
+import { openaiChatMock } from "../support/mock-upstreams/openai-chat-mock";
+import { openaiResponsesMock } from "../support/mock-upstreams/openai-responses-mock";
+import { vendorErrorResponse } from "../support/mock-upstreams/vendor-errors";
 import type { Recording } from "./recording";
 
 const WIRES: readonly MockProtocol[] = [openaiChatMock, openaiResponsesMock, anthropicMessagesMock, googleGenerateContentMock];
@@ -48,7 +48,7 @@ function seededRandom(seed: string): () => number {
 
 /**
  * The bytes cut into pieces of 1 to 512 bytes. Bytes, not characters (as
- * test/helpers/split-chunks.ts cuts text): a multi-byte character is split as a network
+ * test/support/split-chunks.ts cuts text): a multi-byte character is split as a network
  * splits it, and no character is altered by cutting a UTF-16 pair.
  */
 export function bytePieces(bytes: Uint8Array, seed: string): Uint8Array[] {

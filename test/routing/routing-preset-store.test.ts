@@ -1,12 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import postgres from "postgres";
 import type { Sql } from "../../src/db/connect-database";
-import { migrate } from "../../src/db/migrate";
 import { insertRoutingPreset, replaceRoutingPreset, setRoutingPresetDisabled } from "../../src/db/queries/routing-presets";
 import { RoutingPresetStore } from "../../src/routing/routing-preset-store";
-import { createTestDatabase } from "../helpers/test-database";
+import { createMigratedTestDatabase, type MigratedTestDatabase } from "../support/test-database";
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let database: MigratedTestDatabase;
 let sql: Sql;
 /** Counts the statements sent, to show what a cached lookup costs. */
 let queries = 0;
@@ -15,16 +13,12 @@ const tenant = { accountId: "acct_rp", namespaceId: "ns_rp" };
 const spec = { model: "openai/gpt-4.1", system_prompt: "Be brief.", params: { temperature: 0.2, stop: "END" }, routing: { only: ["openai"], sort: "cost" } };
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  sql = postgres(database.url, { max: 4, onnotice: () => {}, debug: () => void queries++ }) as unknown as Sql;
-  await migrate(sql);
+  database = await createMigratedTestDatabase({ debug: () => void queries++ });
+  sql = database.sql;
   await sql`insert into accounts (id, email) values ('acct_rp', 'rp@example.test')`;
   await sql`insert into namespaces (id, account_id, name) values ('ns_rp', 'acct_rp', 'default'), ('ns_rp2', 'acct_rp', 'second')`;
 });
-afterAll(async () => {
-  await sql.end();
-  await database.drop();
-});
+afterAll(() => database.close());
 
 describe("RoutingPresetStore", () => {
   test("a stored preset reads as the resolution uses it, and a cached lookup (found or not) costs no query", async () => {

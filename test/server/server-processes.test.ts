@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createTestDatabase } from "../helpers/test-database";
-import { spawnServer } from "../helpers/spawn-server";
+import { createTestDatabase } from "../support/test-database";
+import { spawnServer } from "../support/spawn-server";
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 beforeAll(async () => {

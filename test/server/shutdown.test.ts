@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
-import { createTestDatabase } from "../helpers/test-database";
-import { spawnServer, type SpawnedServer } from "../helpers/spawn-server";
+import { createTestDatabase } from "../support/test-database";
+import { spawnServer, type SpawnedServer } from "../support/spawn-server";
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { IrDecodeError } from "../../src/ir";
-import { exceedsJsonDepth, MAX_JSON_DEPTH } from "../../src/protocols/shared/json-depth";
+import { exceedsJsonDepth, MAX_JSON_DEPTH, parseJsonWithinDepth, textMayExceedDepth } from "../../src/protocols/shared/json-depth";
 import { parseArgumentsObject } from "../../src/protocols/shared/json-fields";
 import { codecFor } from "../../src/translation/codec-registry";
 import { decodeClientRequest } from "../../src/translation/translate-request";
@@ -19,6 +19,21 @@ describe("the depth guard", () => {
     expect(exceedsJsonDepth(JSON.parse(deepObject(MAX_JSON_DEPTH + 1)))).toBe(true);
     expect(exceedsJsonDepth("text")).toBe(false);
     expect(exceedsJsonDepth(null)).toBe(false);
+  });
+
+  test("the text's count of containers skips the walk only when it proves the depth: never a deep value let through", () => {
+    // Few brackets: cannot be deep. Many: the walk decides, however shallow the value is.
+    expect(textMayExceedDepth('{"choices":[{"delta":{"content":"hi"}}]}')).toBe(false);
+    expect(textMayExceedDepth(deepArray(MAX_JSON_DEPTH))).toBe(false);
+    expect(textMayExceedDepth(deepArray(MAX_JSON_DEPTH + 1))).toBe(true);
+    const wide = JSON.stringify(Array.from({ length: 500 }, (_, i) => ({ i })));
+    expect(textMayExceedDepth(wide)).toBe(true);
+    expect(parseJsonWithinDepth(wide)).toHaveLength(500);
+    // Brackets inside strings only overcount.
+    expect(textMayExceedDepth(JSON.stringify({ text: "[".repeat(MAX_JSON_DEPTH + 1) }))).toBe(true);
+    expect(() => parseJsonWithinDepth(deepObject(MAX_JSON_DEPTH + 1))).toThrow(SyntaxError);
+    expect(() => parseJsonWithinDepth(deepArray(MAX_JSON_DEPTH + 1))).toThrow(SyntaxError);
+    expect(parseJsonWithinDepth(deepObject(MAX_JSON_DEPTH))).toBeDefined();
   });
 
   test("walks a million levels without overflowing the stack", () => {

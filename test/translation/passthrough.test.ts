@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { rewriteModelIds } from "../../src/translation/rewrite-model-id";
 import { PassthroughFramer } from "../../src/pipeline/passthrough-framer";
-import { REPLAY_SEEDS, splitAtRandom } from "../helpers/split-chunks";
+import { REPLAY_SEEDS, splitAtRandom } from "../support/split-chunks";
 
 describe("rewriteModelIds", () => {
   test("replaces every model value and leaves every other byte alone", () => {

@@ -8,7 +8,7 @@
 import { describe, expect, test } from "bun:test";
 import { PROTOCOL_IDS, irError, type IrErrorKind, type IrFinishReason, type ProtocolId } from "../../src/ir";
 import { mergeUsage } from "./support/merge-usage";
-import { REPLAY_SEEDS, splitAtRandom } from "../helpers/split-chunks";
+import { REPLAY_SEEDS, splitAtRandom } from "../support/split-chunks";
 import { canonicalOf, expectedDecodedUsage, expectedWireFinish, expectedWireUsage, readFixture, type CanonicalUsage, type ExpectedCall } from "./support/expectations";
 import {
   STREAM_CONTEXT,

@@ -1,5 +1,5 @@
 import type { Sql } from "../connect-database";
-import { runQuery } from "./run-query";
+import { runCommand, runQuery } from "./run-query";
 
 /**
  * The metering tables' batch statements (sql/queries/metering.sql). Each insert takes a
@@ -49,16 +49,46 @@ export async function insertDeadLetters(tx: Sql, letters: readonly DeadLetter[])
   ]);
 }
 
-/** One account's refusals of one UTC day and status that got no record of their own. */
+/**
+ * Refusals of one account, minute, status, namespace, API key and model that got no
+ * record of their own (migration 0036).
+ */
 export interface RefusedRequestCount {
   accountId: string;
-  /** YYYY-MM-DD, UTC. */
-  day: string;
+  /** The minute's start. */
+  minute: Date;
   statusCode: number;
+  namespaceId: string | null;
+  apiKeyId: string | null;
+  /** The catalog model a refusal at admission named; null before admission. */
+  modelId: string | null;
   count: number;
 }
 
-/** Adds counts to refused_request_counts (each row's day total grows by its count). */
+/** Adds counts to refused_request_counts (each row's minute total grows by its count). */
 export async function addRefusedRequestCounts(sql: Sql, counts: readonly RefusedRequestCount[]): Promise<void> {
-  await runQuery(sql, "addRefusedRequestCounts", [counts.map((c) => c.accountId), counts.map((c) => c.day), counts.map((c) => c.statusCode), counts.map((c) => c.count)]);
+  await runQuery(sql, "addRefusedRequestCounts", [
+    counts.map((c) => c.accountId),
+    counts.map((c) => c.minute.toISOString()),
+    counts.map((c) => c.statusCode),
+    counts.map((c) => c.namespaceId),
+    counts.map((c) => c.apiKeyId),
+    counts.map((c) => c.modelId),
+    counts.map((c) => c.count),
+  ]);
+}
+
+/**
+ * Claims one of the account's `perMinute` refusal records of `minute` for this process:
+ * true when it fits (every process and instance on the database shares the bound), false
+ * when the minute's sample is full.
+ */
+export async function claimRefusalRecord(sql: Sql, accountId: string, minute: Date, perMinute: number): Promise<boolean> {
+  const rows = await runQuery<{ recorded: number }>(sql, "claimRefusalRecord", [accountId, minute, perMinute]);
+  return rows.length > 0;
+}
+
+/** Drops the sample claims of minutes before `before`. */
+export function pruneRefusalSampleMinutes(sql: Sql, before: Date): Promise<number> {
+  return runCommand(sql, "pruneRefusalSampleMinutes", [before]);
 }

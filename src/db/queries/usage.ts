@@ -189,6 +189,18 @@ export function dailyNamespaceUsage(sql: Sql, accountId: string, namespaceId: st
   return runQuery<DailyUsageRow>(sql, "dailyNamespaceUsage", [accountId, namespaceId, from, to, groupBy, wholeFrom, wholeTo, hoursFrom, hoursTo]);
 }
 
+/** Refusals of a namespace counted without a record of their own (migration 0036), by API key and status. */
+export interface UnrecordedRefusalRow {
+  api_key_id: string | null;
+  status_code: number;
+  count: number;
+}
+
+/** A namespace's refusals over the window that have no record, by API key and status. */
+export function unrecordedRefusals(sql: Sql, accountId: string, namespaceId: string, window: TimeWindow): Promise<UnrecordedRefusalRow[]> {
+  return runQuery<UnrecordedRefusalRow>(sql, "unrecordedRefusals", [accountId, namespaceId, window.from.toISOString(), window.to.toISOString()]);
+}
+
 /** `namespaceId` null = the whole account. */
 export async function accountUsage(sql: Sql, accountId: string, namespaceId: string | null, window: TimeWindow): Promise<AccountUsageRow> {
   const [row] = await runQuery<AccountUsageRow>(sql, "accountUsage", [accountId, namespaceId, ...windowParams(window)]);

@@ -6,6 +6,8 @@ import {
   findSettlement,
   listNamespaceRequests,
   namespaceUsage,
+  unrecordedRefusals,
+  type UnrecordedRefusalRow,
   type DailyUsageGrouping,
   type DailyUsageRow,
   type ListingPosition,
@@ -165,6 +167,15 @@ export async function namespaceUsageAggregate(deps: UsageServiceDeps, tenant: Te
     capability_request_counts: row.capability_request_counts,
     billing_anomalies: row.billing_anomalies,
   };
+}
+
+/**
+ * The namespace's refusals over the window counted without a record of their own (past
+ * each account's sample of refusal records a minute, src/metering/refusal-sampler.ts), by
+ * API key and status: the history holds only the sample.
+ */
+export function unrecordedRefusalCounts(deps: UsageServiceDeps, tenant: Tenant, window: UsageWindow): Promise<UnrecordedRefusalRow[]> {
+  return unrecordedRefusals(deps.db.read, tenant.accountId, tenant.namespaceId, window);
 }
 
 /** GET …/usage/daily (docs/api/usage-and-history.md "Request history and usage API"). */

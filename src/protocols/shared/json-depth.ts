@@ -45,6 +45,20 @@ export function exceedsJsonDepth(value: unknown, maxDepth = MAX_JSON_DEPTH): boo
   return false;
 }
 
+/**
+ * Whether the JSON `text` may nest deeper than `maxDepth`: false when it holds no more
+ * than `maxDepth` of "{" and "[" in all (each container opens with one; those inside
+ * strings only overcount), so the walk over the parsed value can be skipped. A stream
+ * frame has a handful: this costs a few native searches where the walk allocated and
+ * visited every container (test/bench/HISTORY.md).
+ */
+export function textMayExceedDepth(text: string, maxDepth = MAX_JSON_DEPTH): boolean {
+  let count = 0;
+  for (let at = text.indexOf("{"); at !== -1; at = text.indexOf("{", at + 1)) if (++count > maxDepth) return true;
+  for (let at = text.indexOf("["); at !== -1; at = text.indexOf("[", at + 1)) if (++count > maxDepth) return true;
+  return false;
+}
+
 /** Throws IrDecodeError (a 400 for a client body) when `value` nests deeper than MAX_JSON_DEPTH. */
 export function assertJsonDepth(value: unknown, what: string): void {
   if (exceedsJsonDepth(value)) throw new IrDecodeError(`${what} nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels`);
@@ -53,6 +67,6 @@ export function assertJsonDepth(value: unknown, what: string): void {
 /** JSON.parse that also throws (a SyntaxError, like bad text) when the value nests deeper than MAX_JSON_DEPTH. */
 export function parseJsonWithinDepth(text: string): unknown {
   const value: unknown = JSON.parse(text);
-  if (exceedsJsonDepth(value)) throw new SyntaxError(`JSON nests deeper than ${MAX_JSON_DEPTH} levels`);
+  if (textMayExceedDepth(text) && exceedsJsonDepth(value)) throw new SyntaxError(`JSON nests deeper than ${MAX_JSON_DEPTH} levels`);
   return value;
 }

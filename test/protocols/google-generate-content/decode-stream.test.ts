@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { IrStreamPart } from "../../../src/ir";
 import { googleGenerateContentCodec as codec } from "../../../src/protocols/google-generate-content";
-import { REPLAY_SEEDS, splitAtRandom } from "../../helpers/split-chunks";
+import { REPLAY_SEEDS, splitAtRandom } from "../../support/split-chunks";
 import { decodePieces, readFixture } from "./stream-replay";
 
 const types = (parts: IrStreamPart[]) => parts.map((part) => part.type);

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import type { IrStreamPart } from "../../../src/ir";
 import { anthropicMessagesCodec } from "../../../src/protocols/anthropic-messages";
 import { googleGenerateContentCodec as codec } from "../../../src/protocols/google-generate-content";
-import { REPLAY_SEEDS, splitAtRandom } from "../../helpers/split-chunks";
+import { REPLAY_SEEDS, splitAtRandom } from "../../support/split-chunks";
 import { CONTEXT, decodePieces, parseEvents, readFixture } from "./stream-replay";
 
 function encode(parts: IrStreamPart[]): string {

@@ -9,7 +9,7 @@ import type { IrStreamPart } from "../../../src/ir";
 import { openaiChatCodec } from "../../../src/protocols/openai-chat";
 import { translateResponse } from "../../../src/translation/translate-response";
 import { StreamTranslation } from "../../../src/translation/stream-translation";
-import { REPLAY_SEEDS, splitAtRandom } from "../../helpers/split-chunks";
+import { REPLAY_SEEDS, splitAtRandom } from "../../support/split-chunks";
 import { collect, decodePieces, readFixture, readJsonFixture, types } from "./replay-sse";
 
 const MAGISTRAL_THINKING = "The user is asking for 2+2. This is basic arithmetic. 2+2=4.";

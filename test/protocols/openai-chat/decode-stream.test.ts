@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { IrStreamPart } from "../../../src/ir";
 import { openaiChatCodec } from "../../../src/protocols/openai-chat";
-import { REPLAY_SEEDS, splitAtRandom } from "../../helpers/split-chunks";
+import { REPLAY_SEEDS, splitAtRandom } from "../../support/split-chunks";
 import { collect, decodePieces, readFixture, types } from "./replay-sse";
 
 const decodeWhole = (text: string) => decodePieces(openaiChatCodec.createStreamDecoder(), [text]);

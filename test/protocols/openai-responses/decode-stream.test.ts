@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import type { IrStreamPart } from "../../../src/ir";
 import { openaiResponsesCodec } from "../../../src/protocols/openai-responses";
 import { codecFor } from "../../../src/translation/codec-registry";
-import { REPLAY_SEEDS, splitAtRandom } from "../../helpers/split-chunks";
+import { REPLAY_SEEDS, splitAtRandom } from "../../support/split-chunks";
 import { collect, decodePieces, readFixture, types } from "../openai-chat/replay-sse";
 
 const decodeWhole = (text: string) => decodePieces(openaiResponsesCodec.createStreamDecoder(), [text]);

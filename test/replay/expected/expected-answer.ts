@@ -3,7 +3,7 @@
  * this folder (one per upstream protocol, none importing src/): the gateway's answer in any
  * client protocol is checked against it (check-cell.ts).
  */
-import type { UpstreamProtocol } from "../../helpers/mock-upstreams";
+import type { UpstreamProtocol } from "../../support/mock-upstreams";
 import type { Recording } from "../recording";
 import { readAnthropicMessages } from "./read-anthropic-messages";
 import { readGoogleGenerateContent } from "./read-google-generate-content";

@@ -8,7 +8,7 @@ import { codecFor } from "../../../src/translation/codec-registry";
 import { StreamTranslation } from "../../../src/translation/stream-translation";
 import type { StreamOutput, TranslationSignals } from "../../../src/translation/translation-types";
 import { mergeUsage } from "./merge-usage";
-import { splitAtRandom } from "../../helpers/split-chunks";
+import { splitAtRandom } from "../../support/split-chunks";
 
 export const STREAM_CONTEXT = { requestId: "req_01JSTREAMMATRIX", model: "switchyard/client-model", created: 1_750_000_000 };
 
