@@ -8,7 +8,9 @@
 #   - sets no default ulimits ([containers] default_ulimits = []): podman otherwise asks the
 #     runtime for an nofile/nproc limit the sandbox refuses;
 #   - uses the cgroupfs cgroup manager ([engine] cgroup_manager = "cgroupfs"): there is no
-#     systemd to ask for a cgroup.
+#     systemd to ask for a cgroup;
+#   - names runc as the runtime ([engine] runtime = "runc"), for the podman calls these
+#     scripts do not make themselves (podman-compose's, under scripts/compose.sh).
 # The file lives in the repository's ignored .tmp/ folder, so nothing outside the checkout
 # changes. On a host with a working podman setup these settings are harmless.
 
@@ -23,6 +25,7 @@ default_ulimits = []
 
 [engine]
 cgroup_manager = "cgroupfs"
+runtime = "runc"
 CONF
 
 # podman with the runtime every call here needs (the network is chosen per command).

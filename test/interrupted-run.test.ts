@@ -6,9 +6,10 @@ import { join, resolve } from "node:path";
 
 /**
  * `npm test` interrupted: the runner (test/run-tests.ts) stops the test process and
- * removes the containers its tests started, which their afterAll never got to remove; a
- * later run removes those of a runner that died without cleaning up (SIGKILL), and leaves
- * another run's alone. `docker` here is a stand-in that keeps its containers in a file.
+ * removes the containers its tests started, which their afterAll never got to remove, and
+ * the volumes and networks named after its run; a later run removes those of a runner that
+ * died without cleaning up (SIGKILL), and leaves another run's alone. `docker` here is a
+ * stand-in that keeps its containers, volumes and networks in a file.
  */
 const ROOT = resolve(import.meta.dir, "..");
 const folder = mkdtempSync(join(tmpdir(), "switchyard-interrupted-"));
@@ -34,7 +35,18 @@ test("SIGTERM to the runner ends the test process and removes its containers; a 
   // Left by a runner that is gone (no such pid), and by one still running (this process).
   const deadPid = 4_000_000;
   expect(alive(deadPid)).toBe(false);
-  writeFileSync(state, `switchyard-test-${deadPid}-image switchyard.test.runner=${deadPid}\nswitchyard-test-${process.pid}-image switchyard.test.runner=${process.pid}\n`);
+  writeFileSync(
+    state,
+    [
+      `switchyard-test-${deadPid}-image switchyard.test.runner=${deadPid}`,
+      `switchyard-test-${process.pid}-image switchyard.test.runner=${process.pid}`,
+      `volume switchyard-test-${deadPid}-compose_postgres-data`,
+      `network switchyard-test-${deadPid}-compose_default`,
+      `volume switchyard-test-${process.pid}-compose_postgres-data`,
+      `network switchyard-test-${process.pid}-compose_default`,
+      "volume someone-elses-data",
+    ].join("\n") + "\n",
+  );
   writeFileSync(log, "");
 
   const runner = spawn(process.execPath, ["test/run-tests.ts", "./test/fixtures/interrupted-run/sleeping-container.fixture.ts"], {
@@ -52,8 +64,11 @@ test("SIGTERM to the runner ends the test process and removes its containers; a 
   }
   const probe = /started (switchyard-test-\d+-probe)/.exec(output)![1]!;
   expect(probe).toBe(`switchyard-test-${runner.pid}-probe`);
-  // The dead runner's container went at the start; the live one's stays.
-  expect(readFileSync(state, "utf8")).not.toContain(`switchyard-test-${deadPid}-image`);
+  // The dead runner's container, volume and network went at the start; the live one's stay.
+  const atStart = readFileSync(state, "utf8");
+  expect(atStart).not.toContain(`switchyard-test-${deadPid}-`);
+  expect(atStart).toContain(`volume switchyard-test-${process.pid}-compose_postgres-data`);
+  expect(atStart).toContain(`network switchyard-test-${process.pid}-compose_default`);
   const testProcesses = () =>
     Bun.spawnSync(["pgrep", "-f", "sleeping-container.fixture"]).stdout.toString().split("\n").filter(Boolean).map(Number).filter((pid) => pid !== runner.pid);
   expect(testProcesses().length).toBeGreaterThan(0);
@@ -63,6 +78,9 @@ test("SIGTERM to the runner ends the test process and removes its containers; a 
   const left = readFileSync(state, "utf8");
   expect(left).not.toContain(probe);
   expect(left).toContain(`switchyard-test-${process.pid}-image`);
+  expect(left).toContain(`volume switchyard-test-${process.pid}-compose_postgres-data`);
+  expect(left).toContain(`network switchyard-test-${process.pid}-compose_default`);
+  expect(left).toContain("volume someone-elses-data");
   expect(readFileSync(log, "utf8")).toContain(`rm --force --volumes ${probe}`);
   await Bun.sleep(500);
   expect(testProcesses()).toEqual([]);

@@ -4,7 +4,7 @@ import { badRequest } from "../errors/api-error";
 import * as policies from "../management/policies/policy-service";
 import { parsePrincipalType } from "../management/policies/principal-target";
 import type { PrincipalRef } from "../policy/effective-policy";
-import { BudgetSpecSchema, checkShape, validatePolicySpec, type PolicySpec } from "../policy/policy-spec";
+import { BudgetSpecSchema, checkShape, validatePolicySpec, type BudgetSpec, type PolicySpec, type PresetSpec } from "../policy/policy-spec";
 import { budgetFloor } from "./budget-floor";
 import { field, type ConsoleContext } from "./console-context";
 import { idField, oneLineField, optionalCountField, submittedValues } from "./form-input";
@@ -25,6 +25,7 @@ const NOTICES = {
   enabled: "Policy enabled.",
   budget_changed: "Budget changed: admission uses the new limit from the next request.",
   rate_limit_changed: "Rate limit changed: admission uses the new limits from the next request.",
+  preset_budget_changed: "The preset's budget changed: admission uses the new limit from the next request.",
   deleted: "Policy deleted.",
 };
 
@@ -44,7 +45,7 @@ function principalField(body: unknown): PrincipalRef {
 }
 
 /** A budget's window and limit as typed (dollars, parsed exactly), as the create and change forms send them. */
-function budgetSpecOf(body: unknown): PolicySpec {
+function budgetSpecOf(body: unknown): BudgetSpec {
   const limitMicroUsd = parseUsdToMicro(field(body, "limit_usd"), "The limit");
   return checkShape(BudgetSpecSchema, { window: field(body, "window"), limit_micro_usd: limitMicroUsd }, "");
 }
@@ -110,6 +111,28 @@ export function policiesPageRoutes(context: ConsoleContext) {
         ),
       );
 
+  /**
+   * A policy preset's budget clause, changed or added, through the same update service
+   * typed to presets (another kind's id, or another namespace's preset, is the 404 page).
+   * The new spec is the stored one with that clause replaced, read under the row's lock, so
+   * a rate limit or guardrail changed meanwhile through the API is kept. A refused value is
+   * shown in the preset's form, open, with what was typed.
+   */
+  const editPresetBudget = ({ request, body }: { request: Request; body: unknown }) =>
+    managementForm(context, request, body, "policies-edit-preset-budget", (req) =>
+      orShowRefusal(
+        async () => {
+          const id = idField(body, "policy");
+          const budget = budgetSpecOf(body);
+          await policies.updatePolicy(services, scopeOf(req), id, "preset", (current) => ({
+            spec: validatePolicySpec("preset", { ...(current.spec as PresetSpec), budget }),
+          }));
+          return backTo(req, "/console/policies", "preset_budget_changed");
+        },
+        (message, status) => show(req, { error: message, status, values: submittedValues(body) }, "preset_budget"),
+      ),
+    );
+
   const toggle = (purpose: string, disabled: boolean) => ({ request, body }: { request: Request; body: unknown }) =>
     managementForm(context, request, body, purpose, async (req) => {
       await policies.setDisabled(services, scopeOf(req), idField(body, "policy"), disabled);
@@ -134,6 +157,7 @@ export function policiesPageRoutes(context: ConsoleContext) {
     )
     .post("/console/policies/edit-budget", editForm("policies-edit-budget", "budget", budgetSpecOf))
     .post("/console/policies/edit-rate-limit", editForm("policies-edit-rate-limit", "rate_limit", rateLimitSpecOf))
+    .post("/console/policies/edit-preset-budget", editPresetBudget)
     .post(
       "/console/policies/guardrail",
       createForm("policies-guardrail", "guardrail", async (body, req) => {

@@ -1,5 +1,6 @@
 import type { PolicyBindingRow, PolicyRow } from "../db/queries/policies";
 import type { PolicyStatus } from "../management/policies/policy-status";
+import type { PresetSpec } from "../policy/policy-spec";
 import type { BudgetFloor } from "./budget-floor";
 import { guardrailForm } from "./guardrail-form";
 import { html } from "./html";
@@ -12,8 +13,11 @@ import { policySummary } from "./policy-summary";
 
 const KIND_NAMES: Record<string, string> = { budget: "Budget", rate_limit: "Rate limit", guardrail: "Guardrail", preset: "Policy preset" };
 
-/** Which form a refusal belongs to: its fields are filled again, the other forms' are not. */
-export type PolicyForm = "budget" | "rate_limit" | "guardrail";
+/**
+ * Which form a refusal belongs to: its fields are filled again, the other forms' are not.
+ * "preset_budget" is the budget form under one preset, the one whose id was submitted.
+ */
+export type PolicyForm = "budget" | "rate_limit" | "guardrail" | "preset_budget";
 
 /** What the page lists: the namespace's policies, every binding of them, and the principals they can name. */
 export interface PoliciesView {
@@ -37,8 +41,9 @@ function dollarsField(microUsd: number): string {
  * The change form under a budget or a rate limit, folded in a `<details>` so the list stays
  * short: the same fields as the create form, filled with the current spec, posted to the
  * API's update service (PUT …/policies/{id}). Ids carry the policy's id: one page holds many.
+ * Under a policy preset, the form of its budget clause (`refused`: that form's own refusal).
  */
-function editForm(req: ManagementRequest, policy: PolicyRow) {
+function editForm(req: ManagementRequest, policy: PolicyRow, refused: FormState | undefined) {
   const id = policy.id;
   const spec = policy.spec as Record<string, unknown>;
   if (policy.kind === "budget") {
@@ -63,7 +68,28 @@ ${formFields(req, "policies-edit-rate-limit")}<input type="hidden" name="id" val
 <input id="edit-rate-tokens-${id}" name="max_tokens" type="text" inputmode="numeric" value="${count("max_tokens")}">
 <button type="submit">Save the rate limit</button></form></details>`;
   }
+  if (policy.kind === "preset") return presetBudgetForm(req, id, (spec as Partial<PresetSpec>).budget ?? null, refused);
   return "";
+}
+
+/**
+ * A preset's budget clause: its window and amount, or a budget added to a preset without
+ * one. Only that clause changes; the rate limit and the guardrail stay. Refused, the form
+ * is open again with what was typed and why, next to the field.
+ */
+function presetBudgetForm(req: ManagementRequest, id: string, budget: PresetSpec["budget"], refused: FormState | undefined) {
+  const window = valueOf(refused ?? {}, "window", budget?.window ?? "day");
+  const amount = valueOf(refused ?? {}, "limit_usd", budget ? dollarsField(budget.limit_micro_usd) : "");
+  const errorId = `edit-preset-error-${id}`;
+  const invalid = refused?.error ? html` aria-invalid="true" aria-describedby="${errorId}"` : "";
+  return html`<details class="edit"${refused ? html` open` : ""}><summary>${budget ? "Change the budget" : "Add a budget"}</summary><form method="post" action="/console/policies/edit-preset-budget">
+${formFields(req, "policies-edit-preset-budget")}<input type="hidden" name="id" value="${id}">
+<label for="edit-preset-window-${id}">Budget window</label>
+<select id="edit-preset-window-${id}" name="window">${selectOptions(BUDGET_WINDOWS, window)}</select>
+<label for="edit-preset-limit-${id}">New amount in US dollars</label>
+<input id="edit-preset-limit-${id}" name="limit_usd" type="text" inputmode="decimal" required value="${amount}"${invalid}>
+${refused?.error ? html`<p class="error" id="${errorId}">${refused.error}</p>` : ""}<p class="hint">The preset's rate limit and guardrail stay as they are.</p>
+<button type="submit">Save the preset's budget</button></form></details>`;
 }
 
 const BUDGET_WINDOWS = [
@@ -72,14 +98,14 @@ const BUDGET_WINDOWS = [
   ["total", "In total"],
 ] as const;
 
-function policyItem(req: ManagementRequest, policy: PolicyRow, view: PoliciesView) {
+function policyItem(req: ManagementRequest, policy: PolicyRow, view: PoliciesView, refused: FormState | undefined) {
   const disabled = policy.disabled_at !== null;
   const headingId = `policy-${policy.id}`;
   return html`<li><h3 id="${headingId}">${policy.name}</h3>
 <dl><dt>Kind</dt><dd>${KIND_NAMES[policy.kind] ?? policy.kind}</dd><dt>State</dt><dd>${disabled ? "Disabled" : "Enabled"}</dd>
 <dt>Rules</dt><dd>${policySummary(policy.kind, policy.spec).map((line, index) => html`${index > 0 ? html`<br>` : ""}${line}`)}</dd></dl>
 ${view.statuses.has(policy.id) ? policyStatusView(view.statuses.get(policy.id)!, undefined, view.floor) : ""}
-${editForm(req, policy)}
+${editForm(req, policy, refused)}
 ${
   disabled
     ? buttonForm(req, "/console/policies/enable", "policies-enable", policy.id, "Enable", { describedBy: headingId })
@@ -96,14 +122,15 @@ ${policyBindings(
 
 /**
  * The namespace's policies with what each does in words and what each is bound to (with
- * bind and unbind), and forms for a budget (in USD), a rate limit and a guardrail.
+ * bind and unbind), forms for a budget (in USD), a rate limit and a guardrail, and under each
+ * budget, rate limit and preset the form that changes its limits.
  */
 export function policiesPage(req: ManagementRequest, view: PoliciesView, state: FormState, form?: PolicyForm): Response {
   const budget = form === "budget" ? state : {};
   const rate = form === "rate_limit" ? state : {};
   const { policies } = view;
   const body = html`<div class="grid aside"><section aria-labelledby="policies-heading"><h2 id="policies-heading">Policies of ${req.namespace.name}</h2>
-${policies.length === 0 ? html`<p>No policies yet: requests are limited only by the wallet.</p>` : html`<ul class="items">${policies.map((policy) => policyItem(req, policy, view))}</ul>`}</section>
+${policies.length === 0 ? html`<p>No policies yet: requests are limited only by the wallet.</p>` : html`<ul class="items">${policies.map((policy) => policyItem(req, policy, view, form === "preset_budget" && state.values?.id === policy.id ? state : undefined))}</ul>`}</section>
 <div>
 <form class="card" method="post" action="/console/policies/budget">
 <h2>Create a budget</h2>
@@ -132,6 +159,6 @@ ${formFields(req, "policies-rate-limit")}
 <button type="submit">Create rate limit</button>
 </form>
 ${guardrailForm(req, form === "guardrail" ? state : {})}
-<p class="hint">Policy presets (a budget, a rate limit and a guardrail in one policy) are created through the API.</p></div></div>`;
+<p class="hint">Policy presets (a budget, a rate limit and a guardrail in one policy) are created through the API; their budget changes here, under each.</p></div></div>`;
   return managementLayout(req, { path: "/console/policies", title: "Policies", state, body });
 }

@@ -59,6 +59,9 @@ export class PassthroughFramer {
 
 /** Index just past the last blank line ("\n\n" or "\r\n\r\n"), 0 if none. */
 function lastFrameEnd(text: string): number {
+  // An upstream chunk nearly always ends on its frame's blank line: then the search back
+  // through the whole chunk (for a "\r\n\r\n" that is not there) is not needed.
+  if (text.endsWith("\n\n") || text.endsWith("\r\n\r\n")) return text.length;
   const lf = text.lastIndexOf("\n\n");
   const crlf = text.lastIndexOf("\r\n\r\n");
   if (lf === -1 && crlf === -1) return 0;

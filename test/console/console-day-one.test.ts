@@ -6,9 +6,9 @@ import { formatUsd } from "../../src/console/format";
 
 /**
  * The console's day-one fixes over plain HTTP: a budget no request fits in is shown as
- * blocked (and what the page says still fits does fit), budgets and rate limits changed
- * in place, the keys table with its filter and pages, and the requests page's times,
- * "not charged", "refused" filter, key prefixes and history models.
+ * blocked (and what the page says still fits does fit), budgets, rate limits and policy
+ * presets' budgets changed in place, the keys table with its filter and pages, and the
+ * requests page's times, "not charged", "refused" filter, key prefixes and history models.
  */
 let harness: InferenceHarness;
 beforeAll(async () => {
@@ -128,6 +128,89 @@ describe("budgets and rate limits changed in place", () => {
     const none = await submitForm(server(), user, "/console/policies", "/console/policies/edit-rate-limit", { id: made.body.id, window_secs: "60", max_requests: "", max_tokens: "" });
     expect(none.status).toBe(400);
     expect(none.text).toContain("a rate limit without a cap limits nothing");
+  });
+
+  test("a policy preset's budget changes in place: amount and window, its other clauses kept, admission follows", async () => {
+    const user = await signedInUser(server(), 50_000_000);
+    const app = await key(user, "app");
+    const rateLimit = { window_secs: 60, max_requests: 100, max_tokens: null };
+    const guardrail = { model_allow: null, model_deny: ["openai/gpt-4.1"], max_request_tokens: null, allow_streaming: null, byok: null, content_patterns: null };
+    const made = await api("POST", "/v1/policies", user.apiKey, { name: "app preset", kind: "preset", spec: { budget: { window: "day", limit_micro_usd: 1 }, rate_limit: rateLimit, guardrail } });
+    expect(made.status).toBe(200);
+    const id = made.body.id as string;
+    await api("POST", `/v1/policies/${id}/bind`, user.apiKey, { principal_type: "api_key", principal_id: app.id });
+    expect((await chat(app.token)).status).toBe(402);
+
+    const page = (await getPage(server(), user, "/console/policies")).text;
+    expect(page).toContain('action="/console/policies/edit-preset-budget"');
+    expect(page).toContain("<summary>Change the budget</summary>");
+    expect(page).toContain(`<input id="edit-preset-limit-${id}" name="limit_usd" type="text" inputmode="decimal" required value="0.000001">`);
+    const changed = await submitForm(server(), user, "/console/policies", "/console/policies/edit-preset-budget", { id, window: "month", limit_usd: "2.5" });
+    expect(changed.status).toBe(303);
+    expect(changed.location).toBe(`/console/policies?ns=${user.namespaceId}&done=preset_budget_changed`);
+    const stored = (await api("GET", `/v1/policies/${id}`, user.apiKey)).body;
+    expect(stored.kind).toBe("preset");
+    expect(stored.spec).toEqual({ budget: { window: "month", limit_micro_usd: 2_500_000 }, rate_limit: rateLimit, guardrail });
+    // Admission uses the new amount at once: the request the old one refused is served.
+    expect((await chat(app.token)).status).toBe(200);
+    const after = (await getPage(server(), user, `/console/policies?done=preset_budget_changed`)).text;
+    expect(after).toContain("The preset&#39;s budget changed");
+    expect(after).toContain("Spend at most $2.50 in any 30 days");
+  });
+
+  test("a refused preset budget is shown in its form, open, with what was typed and why; nothing changes", async () => {
+    const user = await signedInUser(server(), 1_000_000);
+    const made = await api("POST", "/v1/policies", user.apiKey, { name: "preset", kind: "preset", spec: { budget: { window: "day", limit_micro_usd: 3_000_000 } } });
+    const id = made.body.id as string;
+    const refusals: Array<[Record<string, string>, string]> = [
+      [{ window: "month", limit_usd: "1.2345678" }, "at most 6 decimal places"],
+      [{ window: "month", limit_usd: "0" }, "must be more than $0"],
+      [{ window: "month", limit_usd: "" }, "The limit"],
+      [{ window: "week", limit_usd: "5" }, "window must be one of"],
+    ];
+    for (const [fields, reason] of refusals) {
+      const refused = await submitForm(server(), user, "/console/policies", "/console/policies/edit-preset-budget", { id, ...fields });
+      expect({ fields, status: refused.status }).toEqual({ fields, status: 400 });
+      expect(refused.text).toContain('role="alert"');
+      const item = refused.text.slice(refused.text.indexOf(`id="policy-${id}"`));
+      const form = item.slice(0, item.indexOf("</details>"));
+      expect(form).toContain('<details class="edit" open>');
+      expect(form).toContain(`value="${fields.limit_usd}" aria-invalid="true" aria-describedby="edit-preset-error-${id}"`);
+      expect(form).toContain(`<p class="error" id="edit-preset-error-${id}">`);
+      expect(form).toContain(reason);
+    }
+    expect((await api("GET", `/v1/policies/${id}`, user.apiKey)).body.spec.budget).toEqual({ window: "day", limit_micro_usd: 3_000_000 });
+    // Only the refused form is open again: a plain page load has every form folded.
+    expect((await getPage(server(), user, "/console/policies")).text).not.toContain("<details class=\"edit\" open>");
+  });
+
+  test("a preset without a budget gets one from the same form", async () => {
+    const user = await signedInUser(server(), 1_000_000);
+    const made = await api("POST", "/v1/policies", user.apiKey, { name: "rate only", kind: "preset", spec: { rate_limit: { window_secs: 60, max_requests: 5 } } });
+    const id = made.body.id as string;
+    const page = (await getPage(server(), user, "/console/policies")).text;
+    expect(page).toContain("<summary>Add a budget</summary>");
+    expect(page).toContain(`<input id="edit-preset-limit-${id}" name="limit_usd" type="text" inputmode="decimal" required value="">`);
+    expect((await submitForm(server(), user, "/console/policies", "/console/policies/edit-preset-budget", { id, window: "total", limit_usd: "7" })).status).toBe(303);
+    const spec = (await api("GET", `/v1/policies/${id}`, user.apiKey)).body.spec;
+    expect(spec.budget).toEqual({ window: "total", limit_micro_usd: 7_000_000 });
+    expect(spec.rate_limit).toMatchObject({ window_secs: 60, max_requests: 5 });
+    expect(spec.guardrail).toBeNull();
+  });
+
+  test("another account's preset, or a plain budget, in the preset form is the 404 page of a missing one, and stays as it was", async () => {
+    const alice = await signedInUser(server(), 1_000_000);
+    const bob = await signedInUser(server(), 1_000_000);
+    await api("POST", "/v1/policies", alice.apiKey, { name: "alice's preset", kind: "preset", spec: { budget: { window: "day", limit_micro_usd: 1_000_000 } } });
+    const bobsPreset = (await api("POST", "/v1/policies", bob.apiKey, { name: "bob's preset", kind: "preset", spec: { budget: { window: "day", limit_micro_usd: 1_000_000 } } })).body.id as string;
+    const missing = await submitForm(server(), alice, "/console/policies", "/console/policies/edit-preset-budget", { id: "pol_doesnotexist0000", window: "day", limit_usd: "9" });
+    const foreign = await submitForm(server(), alice, "/console/policies", "/console/policies/edit-preset-budget", { id: bobsPreset, window: "day", limit_usd: "9" });
+    expect(foreign.status).toBe(404);
+    expect(foreign.text.replace(bobsPreset, "ID")).toBe(missing.text.replace("pol_doesnotexist0000", "ID"));
+    const ownBudget = await budget(alice, "alice's budget", 1_000_000);
+    expect((await submitForm(server(), alice, "/console/policies", "/console/policies/edit-preset-budget", { id: ownBudget, window: "day", limit_usd: "9" })).status).toBe(404);
+    expect((await api("GET", `/v1/policies/${bobsPreset}`, bob.apiKey)).body.spec.budget).toEqual({ window: "day", limit_micro_usd: 1_000_000 });
+    expect((await api("GET", `/v1/budgets/${ownBudget}`, alice.apiKey)).body).toMatchObject({ limit_micro_usd: 1_000_000 });
   });
 
   test("another account's budget or rate limit is the 404 page of a missing one, and stays as it was", async () => {

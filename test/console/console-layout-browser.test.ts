@@ -106,4 +106,55 @@ describe("the day-one pages in a browser", () => {
       await context.close();
     }
   }, 60_000);
+
+  test("a policy preset's budget is changed in place with the keyboard; a refused amount keeps its form open with the reason beside the field", async () => {
+    const { account } = await someTraffic();
+    const webApp = (await api("GET", "/v1/keys", account.apiKey)).body.data.find((key: { display_name: string }) => key.display_name === "web app");
+    const made = await api("POST", "/v1/policies", account.apiKey, {
+      name: "web app bundle",
+      kind: "preset",
+      spec: { budget: { window: "day", limit_micro_usd: 1_000 }, rate_limit: { window_secs: 60, max_requests: 120 } },
+    });
+    await api("POST", `/v1/policies/${made.body.id}/bind`, account.apiKey, { principal_type: "api_key", principal_id: webApp.id });
+    for (const viewport of WIDTHS) {
+      const context = await browser.newContext({ viewport });
+      const page = await context.newPage();
+      try {
+        await signIn(page, account.email);
+        await page.goto(url(`/console/policies?ns=${account.namespaceId}`));
+        const item = () => page.locator("li", { has: page.getByRole("heading", { name: "web app bundle" }) });
+        const amount = () => item().getByLabel("New amount in US dollars");
+        expect(await item().locator(".policy-status").first().textContent()).toContain("Blocked:");
+        await item().locator("summary", { hasText: "Change the budget" }).focus();
+        await page.keyboard.press("Enter");
+        // A refused amount: the page comes back with the preset's form open, what was typed, and why.
+        await amount().fill("1.2345678");
+        await Promise.all([page.waitForURL(/\/console\/policies\/edit-preset-budget$/), amount().press("Enter")]);
+        expect(await page.getByRole("alert").textContent()).toContain("at most 6 decimal places");
+        expect(await amount().isVisible()).toBe(true);
+        expect(await amount().inputValue()).toBe("1.2345678");
+        expect(await amount().getAttribute("aria-invalid")).toBe("true");
+        const describedBy = (await amount().getAttribute("aria-describedby"))!;
+        expect(await page.locator(`#${describedBy}`).textContent()).toContain("at most 6 decimal places");
+        // The open form's foot at the window's foot: the preset, its limits and the form above it.
+        await item().locator("details.edit[open]").evaluate((details) => details.scrollIntoView({ block: "end" }));
+        await page.screenshot({ path: join(DOCS, `console-policies-preset-${viewport.width}.png`), fullPage: false });
+        // Then an amount that fits: the page after the redirect says so, and admission follows.
+        await item().getByLabel("Budget window").selectOption("month");
+        await amount().fill("5");
+        await Promise.all([page.waitForURL(/done=preset_budget_changed/), amount().press("Enter")]);
+        const changed = item();
+        expect(await changed.locator(".policy-status").first().textContent()).not.toContain("Blocked:");
+        expect(await changed.textContent()).toContain("Spend at most $5.00 in any 30 days");
+        expect(await changed.textContent()).toContain("At most 120 requests");
+        expect(await page.locator("details.edit[open]").count()).toBe(0);
+        // The other width starts again from the old amount.
+        expect((await api("PUT", `/v1/policies/${made.body.id}`, account.apiKey, { spec: { budget: { window: "day", limit_micro_usd: 1_000 }, rate_limit: { window_secs: 60, max_requests: 120 } } })).status).toBe(200);
+      } finally {
+        await context.close();
+      }
+    }
+    const stored = (await api("GET", `/v1/policies/${made.body.id}`, account.apiKey)).body.spec;
+    expect(stored.rate_limit).toMatchObject({ window_secs: 60, max_requests: 120 });
+  }, 90_000);
 });

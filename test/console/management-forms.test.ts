@@ -22,6 +22,7 @@ async function resources(user: ConsoleUser) {
   const key = await server.api("POST", "/v1/keys", { token: user.apiKey, body: { display_name: "ci", scopes: ["keys:read"] } });
   const policy = await server.api("POST", "/v1/budgets", { token: user.apiKey, body: { name: "daily", window: "day", limit_micro_usd: 1_000_000 } });
   const preset = await server.api("POST", "/v1/routing-presets", { token: user.apiKey, body: { name: "fast", model: "openai/gpt-4o-mini" } });
+  const policyPreset = await server.api("POST", "/v1/policies", { token: user.apiKey, body: { name: "bundle", kind: "preset", spec: { budget: { window: "day", limit_micro_usd: 1_000_000 } } } });
   const client = await server.api("POST", "/v1/oauth/clients", {
     token: user.apiKey,
     body: { client_name: "app", client_type: "public", redirect_uris: ["https://app.example/cb"], allowed_grant_types: ["authorization_code"] },
@@ -35,8 +36,8 @@ async function resources(user: ConsoleUser) {
     body: { provider_name: "openai", kek_id, ciphertext_b64: sodium.to_base64(box, sodium.base64_variants.ORIGINAL), key_prefix: "sk-" },
   });
   const binding = await server.api("POST", `/v1/policies/${policy.body.id}/bind`, { token: user.apiKey, body: { principal_type: "api_key", principal_id: key.body.id } });
-  for (const made of [key, policy, preset, client, grants, byok, binding]) expect(made.status).toBe(200);
-  return { keyId: key.body.id as string, keyToken: key.body.token as string, policyId: policy.body.id as string, bindingId: binding.body.binding_id as string, clientRowId: client.body.id as string, presetId: preset.body.id as string, clientId: client.body.id as string, grantId: grants.body.data[0].id as string, accessToken: tokens.access_token };
+  for (const made of [key, policy, preset, policyPreset, client, grants, byok, binding]) expect(made.status).toBe(200);
+  return { keyId: key.body.id as string, keyToken: key.body.token as string, policyId: policy.body.id as string, policyPresetId: policyPreset.body.id as string, bindingId: binding.body.binding_id as string, clientRowId: client.body.id as string, presetId: preset.body.id as string, clientId: client.body.id as string, grantId: grants.body.data[0].id as string, accessToken: tokens.access_token };
 }
 
 /** Every form of the management pages: where it posts, the page it is on, and fields that would be valid. */
@@ -49,6 +50,7 @@ function forms(ids: Awaited<ReturnType<typeof resources>>): Array<{ action: stri
     { action: "/console/policies/budget", page: "/console/policies", fields: { name: "b", window: "day", limit_usd: "5" } },
     { action: "/console/policies/rate-limit", page: "/console/policies", fields: { name: "r", window_secs: "60", max_requests: "10" } },
     { action: "/console/policies/edit-budget", page: "/console/policies", fields: { id: ids.policyId, window: "month", limit_usd: "9" } },
+    { action: "/console/policies/edit-preset-budget", page: "/console/policies", fields: { id: ids.policyPresetId, window: "month", limit_usd: "9" } },
     { action: "/console/namespaces", page: "/console/keys", fields: { name: "another" } },
     { action: "/console/policies/disable", page: "/console/policies", fields: { id: ids.policyId } },
     { action: "/console/policies/delete", page: "/console/policies", fields: { id: ids.policyId } },
@@ -155,6 +157,7 @@ describe("the management pages over HTTP", () => {
     const attempts: Array<[string, string, Record<string, string>]> = [
       ["/console/keys", "/console/keys/revoke", { id: bobs.keyId }],
       ["/console/policies", "/console/policies/edit-budget", { id: bobs.policyId, window: "day", limit_usd: "9" }],
+      ["/console/policies", "/console/policies/edit-preset-budget", { id: bobs.policyPresetId, window: "day", limit_usd: "9" }],
       ["/console/policies", "/console/policies/disable", { id: bobs.policyId }],
       ["/console/policies", "/console/policies/delete", { id: bobs.policyId }],
       ["/console/policies", "/console/policies/bind", { id: bobs.policyId, principal: `namespace:${bob.namespaceId}` }],

@@ -5,8 +5,9 @@ import { checkHaproxyConfig } from "../support/haproxy";
 
 /**
  * deploy/compose.yaml and deploy/haproxy.cfg cannot rot: the compose file parses and wires
- * PostgreSQL, the one-shot migration, two instances and HAProxy as docs/operations.md
- * "Deployment" says; every server HAProxy balances is an instance of the compose file,
+ * PostgreSQL (built from Debian's packages), the one-shot migration, two instances and
+ * HAProxy as docs/operations.md "Deployment" says, and the stand-in overlay
+ * test/deploy/compose.test.ts lays over it points both instances at its stand-in; every server HAProxy balances is an instance of the compose file,
  * checked on /ready; every variable given to an instance is one docs/configuration.md
  * documents; and `haproxy -c` accepts the configuration.
  */
@@ -40,6 +41,9 @@ describe("deploy/compose.yaml", () => {
   test("PostgreSQL with a health check, a one-shot migration after it, two instances after that, HAProxy in front", () => {
     expect(Object.keys(services).sort()).toEqual(["haproxy", "migrate", "postgres", "switchyard-1", "switchyard-2"]);
     expect(services.postgres!.healthcheck!.test).toContain("pg_isready");
+    // Built from Debian's packages like HAProxy's image, not pulled from a registry.
+    expect(services.postgres!.build!.dockerfile).toBe("postgres.Containerfile");
+    expect(services.postgres!.image).toBe("localhost/switchyard-postgres:15");
     expect(services.migrate!.image).toBe("localhost/switchyard:latest");
     expect(services.migrate!.entrypoint).toEqual(["bun", "src/main.ts", "migrate"]);
     expect(services.migrate!.depends_on).toEqual({ postgres: { condition: "service_healthy" } });
@@ -66,6 +70,24 @@ describe("deploy/compose.yaml", () => {
     const configuration = readFileSync(join(ROOT, "docs", "configuration.md"), "utf8");
     for (const name of instances) {
       for (const variable of Object.keys(services[name]!.environment!)) expect({ variable, documented: configuration.includes(`\`${variable}\``) }).toEqual({ variable, documented: true });
+    }
+  });
+});
+
+describe("the stand-in overlay (test/deploy/compose-stand-in/)", () => {
+  const STAND_IN = join(ROOT, "test", "deploy", "compose-stand-in");
+  const overlay = Bun.YAML.parse(readFileSync(join(STAND_IN, "compose.yaml"), "utf8")) as { services: Record<string, ComposeService & { volumes?: string[] }> };
+
+  test("both instances read a catalog naming the stand-in service at the port stand-in.ts listens on", async () => {
+    const catalog = (await Bun.file(join(STAND_IN, "providers.json")).json()) as { providers: { base_url: string }[] };
+    const port = /const PORT = (\d+);/.exec(readFileSync(join(STAND_IN, "stand-in.ts"), "utf8"))![1];
+    expect(catalog.providers.map((provider) => provider.base_url)).toEqual([`http://stand-in:${port}/v1`]);
+    expect(Object.keys(overlay.services).sort()).toEqual(["stand-in", ...instances].sort());
+    for (const name of instances) {
+      const instance = overlay.services[name]!;
+      const mount = instance.volumes!.map((volume) => volume.split(":"));
+      // Relative to deploy/, the first compose file's folder.
+      expect(mount).toEqual([["../test/deploy/compose-stand-in/providers.json", instance.environment!.PROVIDERS_FILE!, "ro"]]);
     }
   });
 });

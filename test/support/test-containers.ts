@@ -11,6 +11,10 @@ import { join, resolve } from "node:path";
  *   - a run starting removes those left by a runner that no longer exists (killed with
  *     SIGKILL, a lost machine), never another run's still going (several checkouts on one
  *     machine run their suites at once).
+ *
+ * A compose project named `switchyard-test-<runner pid>-<what>` (test/deploy/compose.test.ts)
+ * names its containers, volumes and network after itself: its containers carry the label
+ * too, and its volumes and network go with them, by name.
  */
 const ROOT = resolve(import.meta.dir, "../..");
 export const RUNNER_LABEL = "switchyard.test.runner";
@@ -69,21 +73,32 @@ function call(tool: ContainerTool, args: string[]): string {
   return result.status === 0 ? result.stdout : "";
 }
 
-/**
- * Removes the test containers of runner `pid`, or with `"stale"` those of every runner
- * that no longer exists. Returns their names. Never throws: this runs on the way out.
- */
-export function removeTestContainers(which: number | "stale", tool: ContainerTool | string = findContainerTool()): string[] {
-  if (typeof tool === "string") return [];
-  const filter = which === "stale" ? RUNNER_LABEL : `${RUNNER_LABEL}=${which}`;
-  const names = call(tool, ["ps", "--all", "--filter", `label=${filter}`, "--format", "{{.Names}}"])
+/** The names `list` prints that belong to runner `which` (or to a runner gone, `"stale"`), and to `what` when given. */
+function ownNames(list: string, which: number | "stale", what: string | undefined): string[] {
+  return list
     .split("\n")
     .map((line) => line.trim())
     .filter((name) => {
       const owner = NAME.exec(name)?.[1];
       if (owner === undefined) return false;
+      if (what !== undefined && !name.startsWith(`switchyard-test-${owner}-${what}`)) return false;
       return which === "stale" ? !alive(Number(owner)) : Number(owner) === which;
     });
+}
+
+/**
+ * Removes the test containers of runner `pid`, or with `"stale"` those of every runner
+ * that no longer exists (only those a test named `what`, when given), with their anonymous
+ * volumes, then the volumes and networks named after such a run (a compose project's).
+ * Returns the containers' names. Never throws: this runs on the way out.
+ */
+export function removeTestContainers(which: number | "stale", tool: ContainerTool | string = findContainerTool(), what?: string): string[] {
+  if (typeof tool === "string") return [];
+  const filter = which === "stale" ? RUNNER_LABEL : `${RUNNER_LABEL}=${which}`;
+  const names = ownNames(call(tool, ["ps", "--all", "--filter", `label=${filter}`, "--format", "{{.Names}}"]), which, what);
   for (const name of names) call(tool, ["rm", "--force", "--volumes", name]);
+  // Unused once those containers are gone; the names carry the runner's pid, so no other run's is touched.
+  for (const volume of ownNames(call(tool, ["volume", "ls", "--format", "{{.Name}}"]), which, what)) call(tool, ["volume", "rm", "--force", volume]);
+  for (const network of ownNames(call(tool, ["network", "ls", "--format", "{{.Name}}"]), which, what)) call(tool, ["network", "rm", network]);
   return names;
 }

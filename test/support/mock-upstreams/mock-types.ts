@@ -104,4 +104,10 @@ export interface StartMockUpstreamOptions {
   scenario?: MockScenario;
   /** When set, requests must carry this key in the protocol's own header, else the vendor's 401. */
   apiKey?: string;
+  /**
+   * Where to listen: loopback and a free port unless set. A stand-in other containers call
+   * (test/deploy/compose-stand-in.ts) listens on every address at a port its catalog names.
+   */
+  hostname?: string;
+  port?: number;
 }

@@ -1,5 +1,5 @@
 /**
- * One vendor stand-in on loopback (`Bun.serve`, port 0). Every request is recorded, then:
+ * One vendor stand-in on loopback (`Bun.serve`, port 0, unless the options say otherwise). Every request is recorded, then:
  * unknown route → 404, bad credentials → 401, missing `anthropic-version` → 400, body not
  * a JSON object or no model → 400 (all in the vendor's error envelope); otherwise the
  * scenario is chosen — "@kind" suffix of the model id (scenario-from-model.ts), else the
@@ -128,8 +128,8 @@ export async function startMockUpstream(
   }
 
   const server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
+    hostname: options.hostname ?? "127.0.0.1",
+    port: options.port ?? 0,
     // No idle timeout: "hang" and slow streams must stay open until the client gives up.
     idleTimeout: 0,
     async fetch(request) {
