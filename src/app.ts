@@ -1,7 +1,8 @@
 import { Elysia } from "elysia";
 import { openapi } from "@elysiajs/openapi";
-import { ApiError, errorResponse } from "./errors/api-error";
-import { isReplicaConflict, isStatementTimeout, queryTooLong, replicaConflict } from "./errors/query-timeout";
+import { ApiError, errorResponse, isManagementError } from "./errors/api-error";
+import { queryTooLong, replicaConflict } from "./errors/query-timeout";
+import { isReplicaConflict, isStatementTimeout } from "./db/errors";
 import { credentialRouteKey, credentialRouteKeys } from "./auth/credential-routes";
 import { markNoStore } from "./auth/tokens";
 import { log } from "./observability/log";
@@ -62,14 +63,14 @@ function sentStatus(responseValue: unknown, status: unknown): number {
 
 /** The answer to an error: management errors as `{ error, error_description }`. */
 function errorAnswer(code: unknown, error: unknown, request: Request): Response {
-  if (error instanceof ApiError) return errorResponse(error);
+  if (isManagementError(error)) return errorResponse(error);
   switch (code) {
     case "VALIDATION":
-      return errorResponse(new ApiError("bad_request", describeValidation(error)));
+      return errorResponse(new ApiError("invalid_request", describeValidation(error)));
     case "PARSE": {
       // Elysia wraps what the body parser throws (413, invalid JSON) in its ParseError.
       const cause = (error as { cause?: unknown }).cause;
-      return errorResponse(cause instanceof ApiError ? cause : new ApiError("bad_request", "request body is not valid JSON"));
+      return errorResponse(isManagementError(cause) ? cause : new ApiError("invalid_request", "request body is not valid JSON"));
     }
     case "NOT_FOUND":
       return errorResponse(new ApiError("not_found", "route not found"));

@@ -1,4 +1,5 @@
-import { IR_ERROR_TABLE, type IrRequest } from "../ir";
+import { ERROR_TABLE } from "../errors/error-table";
+import type { IrRequest } from "../ir";
 import type { Principal } from "../auth/principal";
 import type { Funding } from "../funding/funding-source";
 import type { AttemptCandidate } from "../routing/attempt-candidate";
@@ -77,7 +78,7 @@ export interface Grant {
 }
 
 /**
- * Each refusal code and the kind of the inference error table (src/ir/ir-error.ts) it is
+ * Each refusal code and the kind of the error table (src/errors/error-table.ts) it is
  * answered with: the table, not the check, decides its status and its type in each protocol.
  */
 export const REFUSAL_KIND = {
@@ -92,7 +93,7 @@ export type RefusalCode = keyof typeof REFUSAL_KIND;
 export interface Refusal {
   readonly kind: "refusal";
   /** The error table's status for the code's kind (402, 403, 429), copied by `refusal()`. */
-  status: (typeof IR_ERROR_TABLE)[(typeof REFUSAL_KIND)[RefusalCode]]["status"];
+  status: (typeof ERROR_TABLE)[(typeof REFUSAL_KIND)[RefusalCode]]["status"];
   code: RefusalCode;
   /** Safe to show the client: names the policy and the limit, never the request's content. */
   message: string;
@@ -135,7 +136,7 @@ export function isRefusal(result: Grant | Refusal): result is Refusal {
 
 /** A refusal with the code's status from the error table. */
 export function refusal(code: RefusalCode, message: string, details: Pick<Refusal, "retryAfterSecs" | "policy"> = {}): Refusal {
-  return { kind: "refusal", status: IR_ERROR_TABLE[REFUSAL_KIND[code]].status, code, message, ...details };
+  return { kind: "refusal", status: ERROR_TABLE[REFUSAL_KIND[code]].status, code, message, ...details };
 }
 
 export function budgetExceeded(policy: PolicySource, message: string): Refusal {

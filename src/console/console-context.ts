@@ -1,5 +1,6 @@
 import { ApiError } from "../errors/api-error";
-import { isReplicaConflict, isStatementTimeout, queryTooLong, replicaConflict, REPLICA_CONFLICT_RETRY_SECS } from "../errors/query-timeout";
+import { queryTooLong, replicaConflict, REPLICA_CONFLICT_RETRY_SECS } from "../errors/query-timeout";
+import { isReplicaConflict, isStatementTimeout } from "../db/errors";
 import { TOO_MANY_READS } from "../http/account-read-gate";
 import { log } from "../observability/log";
 import { clientAddress } from "../http/client-address";
@@ -53,18 +54,18 @@ export async function asPage(handler: () => Promise<Response>): Promise<Response
     return await handler();
   } catch (error) {
     if (error instanceof ApiError) {
-      if (error.code === "too_many_requests") {
-        const retryAfter = Number(error.headers["retry-after"] ?? 60);
-        if (error.description.startsWith(TOO_MANY_READS)) {
+      if (error.kind === "rate_limited") {
+        const retryAfter = error.retryAfter ?? 60;
+        if (error.message.startsWith(TOO_MANY_READS)) {
           return errorPage(429, "Too many pages at once", "This account has too many history, usage or export pages loading at once. Try again when one has finished.", { retryAfterSecs: retryAfter });
         }
         return errorPage(429, "Too many attempts", `Too many failed attempts. Try again in ${waitText(retryAfter)}.`, { retryAfterSecs: retryAfter });
       }
-      if (error.status < 500) return errorPage(error.status, "Request refused", error.description);
-      if (error.code === "service_unavailable") return errorPage(error.status, "Try again", error.description);
+      if (error.status < 500) return errorPage(error.status, "Request refused", error.message);
+      if (error.kind === "service_unavailable") return errorPage(error.status, "Try again", error.message);
     }
-    if (isStatementTimeout(error)) return errorPage(503, "Too much to read at once", queryTooLong().description);
-    if (isReplicaConflict(error)) return errorPage(503, "Try again", replicaConflict().description, { retryAfterSecs: REPLICA_CONFLICT_RETRY_SECS });
+    if (isStatementTimeout(error)) return errorPage(503, "Too much to read at once", queryTooLong().message);
+    if (isReplicaConflict(error)) return errorPage(503, "Try again", replicaConflict().message, { retryAfterSecs: REPLICA_CONFLICT_RETRY_SECS });
     log.error("console page failed", { error: error instanceof Error ? error.message : String(error) });
     return errorPage(500, "Something went wrong", "The console could not complete this request. Try again in a moment.");
   }

@@ -63,8 +63,8 @@ export function consoleRoutes(context: ConsoleContext) {
         try {
           outcome = await signIn(services, email, field(body, "password"), context.clientAddress(request));
         } catch (error) {
-          if (!(error instanceof ApiError) || error.code !== "too_many_requests") throw error;
-          const retryAfter = Number(error.headers["retry-after"] ?? 60);
+          if (!(error instanceof ApiError) || error.kind !== "rate_limited") throw error;
+          const retryAfter = error.retryAfter ?? 60;
           const page = await showSignIn(request, next, { email, status: 429, error: `Too many failed sign-ins. Try again in ${waitText(retryAfter)}.` });
           page.headers.set("retry-after", String(retryAfter));
           return page;

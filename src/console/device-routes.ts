@@ -63,8 +63,8 @@ export function deviceRoutes(context: ConsoleContext) {
             address: context.clientAddress(request),
           });
         } catch (error) {
-          if (error instanceof ApiError && error.code === "bad_request") return deviceCodeEntryPage(session, { error: UNKNOWN_CODE, status: 400 });
-          if (error instanceof ApiError && error.code === "not_found") return errorPage(404, "Namespace not found", "Pick one of your namespaces and try again.", { signedInAs: session.email });
+          if (error instanceof ApiError && error.kind === "invalid_request") return deviceCodeEntryPage(session, { error: UNKNOWN_CODE, status: 400 });
+          if (error instanceof ApiError && error.kind === "not_found") return errorPage(404, "Namespace not found", "Pick one of your namespaces and try again.", { signedInAs: session.email });
           throw error;
         }
         log.info("device code decided in the console", { account_id: session.accountId, approved: approve });

@@ -69,7 +69,7 @@ export async function orShowRefusal(action: () => Promise<Response>, showAgain: 
   try {
     return await action();
   } catch (error) {
-    if (error instanceof ApiError && (error.code === "bad_request" || error.code === "conflict")) return showAgain(error.description, error.status);
+    if (error instanceof ApiError && (error.kind === "invalid_request" || error.kind === "conflict")) return showAgain(error.message, error.status);
     throw error;
   }
 }

@@ -35,7 +35,7 @@ export function requestsPageRoutes(context: ConsoleContext) {
    */
   const list = (req: ManagementRequest, apiQuery: Record<string, string>, page: HistoryPage) =>
     services.accountReads.run(req.tenant.accountId, () => listRequests(services, req.tenant, page, parseRequestFilters(apiQuery))).catch((error: unknown) => {
-      if (error instanceof ApiError && error.description === UNKNOWN_AFTER) throw badRequest("This page starts after a request this namespace does not have. Start again from the newest requests.");
+      if (error instanceof ApiError && error.message === UNKNOWN_AFTER) throw badRequest("This page starts after a request this namespace does not have. Start again from the newest requests.");
       throw error;
     });
   const keyNames = async (req: ManagementRequest) => new Map((await requestKeys(services, req.tenant)).map((key) => [key.id, key.displayName]));

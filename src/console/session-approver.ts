@@ -23,7 +23,7 @@ export function consoleSessionApprover(context: ConsoleContext) {
     const tokenOk = session.checkCsrf(DEVICE_DECISION_PURPOSE, request.headers.get("x-csrf-token") ?? undefined);
     const originOk = hasOwnOrigin(request, context.services.config.publicUrl);
     if (context.foreignOrigin(request) || !(tokenOk || originOk)) {
-      throw new ApiError("forbidden", "a call with a console session needs the x-csrf-token header or this site's Origin");
+      throw new ApiError("permission_denied", "a call with a console session needs the x-csrf-token header or this site's Origin");
     }
     return { accountId: session.accountId, scopes: ALL_SCOPES };
   };

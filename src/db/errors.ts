@@ -38,3 +38,29 @@ export function markAsReadPoolError(error: unknown): void {
 export function isReadPoolError(error: unknown): boolean {
   return typeof error === "object" && error !== null && FROM_READ_POOL in error;
 }
+
+/**
+ * SQLSTATE 57014, query_canceled: what PostgreSQL reports when `statement_timeout` stops a
+ * statement. Only the read pool's connections carry that timeout (connect-database.ts);
+ * nothing in this process cancels statements otherwise, so on this path it means a read ran
+ * too long.
+ */
+const QUERY_CANCELED = "57014";
+
+export function isStatementTimeout(error: unknown): boolean {
+  return error instanceof Error && error.name === "PostgresError" && sqlState(error) === QUERY_CANCELED;
+}
+
+/**
+ * SQLSTATE 40001 on the read pool: a hot standby (DATABASE_READ_URL) cancelled the read
+ * because replaying the primary's changes needed what it was reading ("canceling statement
+ * due to conflict with recovery": rows a vacuum on the primary removed, a lock, a dropped
+ * table), after its `max_standby_streaming_delay`. Nothing on the read pool runs at an
+ * isolation level that could fail serializing, so there it means that; on the primary pool
+ * the same code would be something else, and stays the 500 it is.
+ */
+const SERIALIZATION_FAILURE = "40001";
+
+export function isReplicaConflict(error: unknown): boolean {
+  return error instanceof Error && error.name === "PostgresError" && sqlState(error) === SERIALIZATION_FAILURE && isReadPoolError(error);
+}

@@ -1,3 +1,4 @@
+import { ApiError } from "../errors/api-error";
 import type { IrError } from "../ir";
 
 /**
@@ -8,10 +9,10 @@ import type { IrError } from "../ir";
  */
 export function opaqueUpstreamError(error: IrError, upstreamStatus?: number): IrError {
   const answered = upstreamStatus !== undefined ? `answered HTTP ${upstreamStatus}` : error.kind === "upstream_timeout" ? "timed out" : "failed";
-  return {
+  return ApiError.from({
     kind: error.kind,
     status: error.status,
     message: `the upstream at your key's api_base (BYOK) ${answered}; its message is not shown`,
     ...(error.retryAfter === undefined ? {} : { retryAfter: error.retryAfter }),
-  };
+  });
 }

@@ -1,48 +1,23 @@
-import { API_ERROR_STATUS, type ApiErrorCode } from "./api-error";
+import { ERROR_TABLE, type OauthErrorKind } from "./error-table";
+import type { ApiError } from "./api-error";
 
 /**
- * The error codes of the token, device authorization and revocation endpoints
- * (RFC 6749 §5.2, RFC 8628 §3.5, RFC 7009 §2.2.1).
+ * An OAuth protocol error's body (RFC 6749 §5.2): `{ error, error_description }`, the
+ * error the kind's OAuth name in the error table (src/errors/error-table.ts).
  */
-export type OauthErrorCode =
-  | "invalid_request"
-  | "invalid_client"
-  | "invalid_grant"
-  | "unauthorized_client"
-  | "unsupported_grant_type"
-  | "invalid_scope"
-  | "authorization_pending"
-  | "slow_down"
-  | "access_denied"
-  | "expired_token";
-
-/**
- * An OAuth protocol error: `{ error, error_description }`. Its status is the error table's
- * (src/errors/api-error.ts) for its kind: `bad_request` (400), or `unauthorized` (401, with a
- * `WWW-Authenticate` challenge) for a client that failed to authenticate through the
- * Authorization header, as RFC 6749 §5.2 requires.
- */
-export class OauthError extends Error {
-  readonly status: number;
-  constructor(
-    readonly code: OauthErrorCode,
-    readonly description: string,
-    readonly kind: Extract<ApiErrorCode, "bad_request" | "unauthorized"> = "bad_request",
-  ) {
-    super(description);
-    this.name = "OauthError";
-    this.status = API_ERROR_STATUS[kind];
-  }
-
-  body(): { error: OauthErrorCode; error_description: string } {
-    return { error: this.code, error_description: this.description };
-  }
+export function oauthErrorBody(error: ApiError<OauthErrorKind>): { error: string; error_description: string } {
+  return { error: ERROR_TABLE[error.kind].oauth, error_description: error.message };
 }
 
-export function oauthErrorResponse(error: OauthError): Response {
+/**
+ * A token, device authorization or revocation endpoint's error answer, never cached. Its
+ * status is the error's: 400, or 401 with a `WWW-Authenticate` challenge for a client that
+ * failed to authenticate through the Authorization header, as RFC 6749 §5.2 requires.
+ */
+export function oauthErrorResponse(error: ApiError<OauthErrorKind>): Response {
   const headers: Record<string, string> = { "content-type": "application/json", "cache-control": "no-store" };
-  if (error.kind === "unauthorized") headers["www-authenticate"] = 'Basic realm="switchyard"';
-  return new Response(JSON.stringify(error.body()), { status: error.status, headers });
+  if (error.status === 401) headers["www-authenticate"] = 'Basic realm="switchyard"';
+  return new Response(JSON.stringify(oauthErrorBody(error)), { status: error.status, headers });
 }
 
 /** A JSON body the token endpoints answer with: never cached (RFC 6749 §5.1). */

@@ -43,10 +43,10 @@ export class AccountReadGate {
     const current = this.inFlight.get(accountId) ?? 0;
     if (current >= this.limit) {
       throw new ApiError(
-        "too_many_requests",
+        "rate_limited",
         `${TOO_MANY_READS} (at most ${this.limit} history, usage or export reads at once); retry when one has finished`,
         // The reads it waits for take at most the read statement timeout, usually far less.
-        { "retry-after": "1" },
+        { retryAfter: 1 },
       );
     }
     this.inFlight.set(accountId, current + 1);

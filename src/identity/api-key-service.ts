@@ -89,7 +89,7 @@ export async function createKey(
   const controlPlane = scopes.find(isControlPlaneScope);
   if (controlPlane !== undefined) throw badRequest(`scope ${controlPlane} cannot be granted to a namespace-bound key`);
   const notHeld = firstScopeNotHeld(caller.scopes, scopes);
-  if (notHeld !== undefined) throw new ApiError("forbidden", `cannot grant scope not held by the caller: ${notHeld}`);
+  if (notHeld !== undefined) throw new ApiError("permission_denied", `cannot grant scope not held by the caller: ${notHeld}`);
   const expiresAt = input.expires_at === undefined ? null : parseRfc3339(input.expires_at, "expires_at");
   if (expiresAt && expiresAt.getTime() <= Date.now()) throw badRequest("expires_at must be in the future");
   const boundedExpiry =
@@ -135,7 +135,7 @@ export function revokeKey(deps: KeyServiceDeps, tenant: Tenant, keyId: string): 
  * console); a namespace-bound credential is refused.
  */
 function requireAccountWide(caller: Pick<Caller, "namespaceId">): void {
-  if (caller.namespaceId !== null) throw new ApiError("forbidden", "a namespace-bound credential cannot reach the account-wide keys");
+  if (caller.namespaceId !== null) throw new ApiError("permission_denied", "a namespace-bound credential cannot reach the account-wide keys");
 }
 
 /** The account's account-wide keys, revoked ones included, oldest first. */

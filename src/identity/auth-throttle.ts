@@ -36,7 +36,7 @@ class LockedKey extends Error {}
 function lockedOut(locked: readonly { locked_until: Date }[]): ApiError {
   const until = locked.length === 0 ? Date.now() + 1000 : Math.max(...locked.map((row) => row.locked_until.getTime()));
   const retryAfter = Math.max(1, Math.ceil((until - Date.now()) / 1000));
-  return new ApiError("too_many_requests", "too many failed attempts; try again later", { "retry-after": String(retryAfter) });
+  return new ApiError("rate_limited", "too many failed attempts; try again later", { retryAfter });
 }
 
 /** One counter: a rule applied to a subject (an account id, a client address). */

@@ -16,7 +16,7 @@ export async function countTokens(deps: Pick<InferenceDeps, "auth" | "decode">, 
   const requestId = requestIdFrom(request.headers);
   const fail = (error: Parameters<typeof errorInProtocol>[1]) => errorInProtocol("anthropic-messages", error, requestId);
   const authorized = await authenticate(deps.auth, request.headers, requestId);
-  if ("error" in authorized) return fail(authorized.error);
+  if (!authorized.ok) return fail(authorized.error);
   try {
     const body = await readBodyWithin(request, deps.decode.maxBodyBytes);
     // count_tokens bodies carry no max_tokens; the Messages decoder does not need one either.

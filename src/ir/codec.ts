@@ -83,7 +83,7 @@ export interface ProtocolCodec {
   createStreamEncoder(context: CodecContext, options: { includeUsage: boolean }): StreamEncoder;
   /** Renders an error for the client: status, JSON body and extra headers. */
   encodeError(error: IrError): { status: number; body: Record<string, unknown>; headers: Record<string, string> };
-  /** Maps an upstream HTTP error (status + parsed body or text) into the IR error table. */
+  /** Maps an upstream HTTP error (status + parsed body or text) into a kind of the error table. */
   decodeUpstreamError(status: number, body: unknown, headers?: Record<string, string>): IrError;
   /**
    * Shows the request's charge to the client where this protocol has a place for it: in a

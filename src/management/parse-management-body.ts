@@ -13,7 +13,7 @@ export async function parseManagementBody(request: Request, contentType: string 
   try {
     text = await readBodyWithin(request, limit);
   } catch (error) {
-    if (error instanceof BodyTooLargeError) throw new ApiError("payload_too_large", error.message, { connection: "close" }); // see closingConnection
+    if (error instanceof BodyTooLargeError) throw new ApiError("payload_too_large", error.message, { headers: { connection: "close" } }); // see closingConnection
     throw error;
   }
   // No body at all (a DELETE with a content type): as if none was sent.

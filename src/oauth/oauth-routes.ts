@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import { Type } from "@sinclair/typebox";
-import { ApiError } from "../errors/api-error";
+import { ApiError, isOauthError } from "../errors/api-error";
 import { authenticate } from "../auth/auth-plugin";
 import { extractCredential } from "../auth/extract-credential";
 import { markNoStore } from "../auth/tokens";
@@ -12,7 +12,7 @@ import { approverFromPrincipal, type Approver } from "../identity/oauth/approver
 import { startDeviceAuthorization } from "../identity/oauth/device-authorization";
 import { decideDeviceCode } from "../identity/oauth/device-flow";
 import { oauthDeps } from "./oauth-deps";
-import { OauthError, oauthErrorResponse, oauthJsonResponse } from "../errors/oauth-error";
+import { oauthErrorBody, oauthErrorResponse, oauthJsonResponse } from "../errors/oauth-error";
 import { parseOauthParams } from "../identity/oauth/oauth-params";
 import { revokeToken } from "../identity/oauth/revocation";
 import { DEVICE_AUTHORIZATION_PATH, DEVICE_DECISION_PATH, REVOCATION_PATH, serverMetadata, TOKEN_PATH } from "./server-metadata";
@@ -43,9 +43,8 @@ const validateDecision = bodyValidator(
 );
 
 /** The decision API speaks OAuth's vocabulary for a bad request: `invalid_request`. */
-function invalidRequest(description: string): Response {
-  const error = new OauthError("invalid_request", description);
-  return new Response(JSON.stringify(error.body()), { status: error.status, headers: { "content-type": "application/json" } });
+function invalidRequest(error: ApiError<"invalid_request">): Response {
+  return new Response(JSON.stringify(oauthErrorBody(error)), { status: error.status, headers: { "content-type": "application/json" } });
 }
 
 /**
@@ -64,8 +63,8 @@ export function oauthRoutes(services: Services, options: OauthRouteOptions = {})
       const text = await readBodyWithin(request, limit);
       return await handle(parseOauthParams(text, request.headers.get("content-type")));
     } catch (error) {
-      if (error instanceof OauthError) return oauthErrorResponse(error);
-      if (error instanceof BodyTooLargeError) throw new ApiError("payload_too_large", error.message, { connection: "close" });
+      if (isOauthError(error)) return oauthErrorResponse(error);
+      if (error instanceof BodyTooLargeError) throw new ApiError("payload_too_large", error.message, { headers: { connection: "close" } });
       throw error;
     }
   };
@@ -124,7 +123,7 @@ export function oauthRoutes(services: Services, options: OauthRouteOptions = {})
           });
           return { status };
         } catch (error) {
-          if (error instanceof ApiError && error.code === "bad_request") return invalidRequest(error.description);
+          if (error instanceof ApiError && error.kind === "invalid_request") return invalidRequest(error);
           throw error;
         }
       },

@@ -51,15 +51,15 @@ export interface AttemptInput {
 
 export type AttemptsResult =
   /** A whole answer, not yet settled: its charge goes into the body. */
-  | { kind: "answer"; attempt: AttemptRecord; body: string; headers: Record<string, string> }
+  | { ok: true; kind: "answer"; attempt: AttemptRecord; body: string; headers: Record<string, string> }
   /** A committed stream: it settles through its observer. */
-  | { kind: "stream"; response: Response }
+  | { ok: true; kind: "stream"; response: Response }
   /**
    * Nothing reached the client. `cancelled`: a stream's client left before anything was sent.
    * `refused`: a response-side check refused the answer `attempt` served (`whole`: read in
    * full, so its usage report is final) — the request is charged for it.
    */
-  | { kind: "failed"; error: IrError; cancelled: boolean; refused?: { attempt: AttemptRecord; whole: boolean } };
+  | { ok: false; error: IrError; cancelled: boolean; refused?: { attempt: AttemptRecord; whole: boolean } };
 
 /** Upstream statuses that are the caller's own doing: surfaced at once, never retried elsewhere. */
 const CALLER_ERROR_STATUSES = new Set([400, 413, 422]);
@@ -102,7 +102,7 @@ export async function runAttempts(deps: AttemptDeps, input: AttemptInput): Promi
         lastError = irError("invalid_request", error.message);
         continue;
       }
-      return { kind: "failed", error: internalError(error, requestId), cancelled: false };
+      return { ok: false, error: internalError(error, requestId), cancelled: false };
     }
 
     // What reaches the client of a customer-supplied base's errors: never the upstream's own words.
@@ -163,7 +163,7 @@ export async function runAttempts(deps: AttemptDeps, input: AttemptInput): Promi
       }
       if (CALLER_ERROR_STATUSES.has(response.status)) {
         finish(attempt, "client_error", error);
-        return { kind: "failed", error, cancelled: false };
+        return { ok: false, error, cancelled: false };
       }
       finish(attempt, "provider_error", error);
       lastError = error;
@@ -185,7 +185,7 @@ export async function runAttempts(deps: AttemptDeps, input: AttemptInput): Promi
         attempt.signals.push(answer.refused.signals);
         warnings.push(...answer.refused.warnings);
         finish(attempt, "success");
-        return { kind: "failed", error: answer.error, cancelled: false, refused: { attempt, whole: true } };
+        return { ok: false, error: answer.error, cancelled: false, refused: { attempt, whole: true } };
       }
       if (answer.ok) {
         attempt.signals.push(answer.signals);
@@ -193,11 +193,11 @@ export async function runAttempts(deps: AttemptDeps, input: AttemptInput): Promi
         finish(attempt, "success");
         // What the answer's translation dropped joins the request's warnings, in the header and the record.
         warnings.push(...answer.warnings);
-        return { kind: "answer", attempt, body: answer.body, headers: { ...head, ...warningsHeader(warnings) } };
+        return { ok: true, kind: "answer", attempt, body: answer.body, headers: { ...head, ...warningsHeader(warnings) } };
       }
       const failure = opaque && answer.error.kind !== "internal" ? opaqueUpstreamError(answer.error) : answer.error;
       finish(attempt, failure.kind === "upstream_timeout" ? "timeout" : "provider_error", failure);
-      if (failure.kind === "internal") return { kind: "failed", error: failure, cancelled: false };
+      if (failure.kind === "internal") return { ok: false, error: failure, cancelled: false };
       lastError = failure;
       continue;
     }
@@ -229,17 +229,17 @@ export async function runAttempts(deps: AttemptDeps, input: AttemptInput): Promi
       observer: input.observe(attempt),
       waits: attempt,
     });
-    if (relayed.ok) return { kind: "stream", response: relayed.response };
+    if (relayed.ok) return { ok: true, kind: "stream", response: relayed.response };
     const failure = opaque && !relayed.refused ? opaqueUpstreamError(relayed.error) : relayed.error;
     finish(attempt, request.signal.aborted ? "aborted" : relayed.attemptOutcome, failure);
     // Refused before the first token: charged for what the upstream produced (cut off mid-answer, or read to its end and its usage report).
-    if (relayed.refused) return { kind: "failed", error: failure, cancelled: false, refused: { attempt, whole: relayed.readToEnd === true } };
+    if (relayed.refused) return { ok: false, error: failure, cancelled: false, refused: { attempt, whole: relayed.readToEnd === true } };
     lastError = failure;
   }
 
   const finalError = deps.graceOver.aborted ? shutdownError() : (lastError ?? irError("upstream_unavailable", "no upstream could serve the request"));
   // A stream's client that left before anything was sent: its cancel, not a failure.
-  return { kind: "failed", error: finalError, cancelled: ir.stream && request.signal.aborted };
+  return { ok: false, error: finalError, cancelled: ir.stream && request.signal.aborted };
 }
 
 function parseMaybeJson(text: string): unknown {

@@ -1,6 +1,5 @@
-import { irError, type IrError, type IrErrorKind, type ProtocolId } from "../ir";
-import type { ApiError, ApiErrorCode } from "../errors/api-error";
-import { isIrError } from "../routing/body-reader";
+import { irError, isIrError, type IrError, type ProtocolId } from "../ir";
+import { ApiError } from "../errors/api-error";
 import { WorkerCrashedError } from "../workers";
 import { codecFor } from "../translation/codec-registry";
 import { log } from "../observability/log";
@@ -8,7 +7,7 @@ import { log } from "../observability/log";
 /** Renders an IrError as a response in the client's protocol. */
 export function errorInProtocol(protocol: ProtocolId, error: IrError, requestId: string): Response {
   // A 429 always says when to come back; 1 s when nobody told us.
-  if (error.status === 429 && error.retryAfter === undefined) error = { ...error, retryAfter: 1 };
+  if (error.status === 429 && error.retryAfter === undefined) error = ApiError.from({ ...error, retryAfter: 1 });
   const rendered = codecFor(protocol).encodeError(error);
   return new Response(JSON.stringify(rendered.body), {
     status: rendered.status,
@@ -16,34 +15,14 @@ export function errorInProtocol(protocol: ProtocolId, error: IrError, requestId:
   });
 }
 
-/** Each management error kind as the inference error kind it is answered with (the credential checks are shared). */
-const IR_KIND_OF_API_ERROR: Record<ApiErrorCode, IrErrorKind> = {
-  bad_request: "invalid_request",
-  conflict: "invalid_request",
-  unauthorized: "authentication",
-  payment_required: "payment_required",
-  forbidden: "permission_denied",
-  not_found: "not_found",
-  payload_too_large: "payload_too_large",
-  too_many_requests: "rate_limited",
-  internal: "internal",
-  service_unavailable: "service_unavailable",
-};
-
-/** Credential and management errors (shared auth code) in the inference error table; our own failures are not described. */
-export function irErrorFromApiError(error: ApiError): IrError {
-  const kind = IR_KIND_OF_API_ERROR[error.code];
-  return irError(kind, kind === "internal" ? "internal error" : error.description);
-}
-
-/** A value thrown on the inference path: IrErrors as they are, a crashed translation worker as our own 500, anything else as `otherwise`. */
+/** A value thrown on the inference path: inference errors as they are, a crashed translation worker as our own 500, anything else as `otherwise`. */
 export function asIrError(error: unknown, otherwise: IrError): IrError {
   if (isIrError(error)) return error;
   if (error instanceof WorkerCrashedError) return irError("internal", "translation worker failed; please retry");
   return otherwise;
 }
 
-/** An unexpected failure on the inference path: logged (never the request's content) and answered as a 500, or as the IrError it already is. */
+/** An unexpected failure on the inference path: logged (never the request's content) and answered as a 500, or as the inference error it already is. */
 export function internalError(error: unknown, requestId: string): IrError {
   log.error("inference failed", { requestId, error: error instanceof Error ? error.message : String(error) });
   return asIrError(error, irError("internal", "internal error"));
@@ -60,5 +39,5 @@ export function withChargeNote(error: IrError, chargeMicroUsd: number | null | u
   // A stream refused midway is written before its settlement: its record has the amount.
   const amount = chargeMicroUsd === null ? "for it (the request's record has the amount)" : `${chargeMicroUsd} micro-USD`;
   const what = served === "whole" ? "served this answer" : "had produced part of this answer";
-  return { ...error, message: `${error.message} (the upstream ${what}, so the request was charged ${amount})` };
+  return ApiError.from({ ...error, message: `${error.message} (the upstream ${what}, so the request was charged ${amount})` });
 }

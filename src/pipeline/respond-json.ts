@@ -1,8 +1,8 @@
-import { IrDecodeError, irError, type CodecContext, type IrError, type IrWarning, type ProtocolId } from "../ir";
+import { IrDecodeError, irError, isIrError, type CodecContext, type IrError, type IrWarning, type ProtocolId } from "../ir";
 import type { Translator } from "../translation/translator";
 import type { ResponseRewrite, TranslationSignals } from "../translation/translation-types";
 import { translateResponse } from "../translation/translate-response";
-import { isIrError, readBodyText } from "../routing/body-reader";
+import { readBodyText } from "../routing/body-reader";
 import { codecFor } from "../translation/codec-registry";
 import { internalError } from "./inference-error";
 import type { AttemptRecord } from "../routing/attempt-record";

@@ -67,7 +67,7 @@ export async function runInference(deps: InferenceDeps, input: InferenceInput): 
 
   const caller = await authenticate(deps.auth, request.headers, requestId);
   trace.stage("authenticate");
-  if ("error" in caller) {
+  if (!caller.ok) {
     trace.failed(caller.error);
     trace.end();
     return fail(caller.error);
@@ -157,6 +157,21 @@ export async function runInference(deps: InferenceDeps, input: InferenceInput): 
     throw error;
   }
   trace.stage("attempt");
+  if (!result.ok) {
+    if (result.refused) {
+      // The upstream served the answer and a response-side check refused it: charged all the same.
+      settlement.serveRefused(result.refused.attempt, result.refused.whole);
+      trace.failed(result.error);
+      const charged = settlement.settle("failed", result.error.status);
+      await settlement.holdsEnded();
+      return fail(withChargeNote(result.error, charged?.chargeMicroUsd), outcome.attempts);
+    }
+    if (!result.cancelled) return failAndSettle(result.error);
+    // The client left before anything was sent: its cancel, not a failure (499: client closed request).
+    settlement.settle("cancelled", 499);
+    await settlement.holdsEnded();
+    return fail(result.error, outcome.attempts);
+  }
   switch (result.kind) {
     case "answer": {
       settlement.serve(result.attempt);
@@ -168,19 +183,5 @@ export async function runInference(deps: InferenceDeps, input: InferenceInput): 
     case "stream":
       // The stream settles through its observer when it ends.
       return timed(result.response, outcome.attempts);
-    case "failed":
-      if (result.refused) {
-        // The upstream served the answer and a response-side check refused it: charged all the same.
-        settlement.serveRefused(result.refused.attempt, result.refused.whole);
-        trace.failed(result.error);
-        const charged = settlement.settle("failed", result.error.status);
-        await settlement.holdsEnded();
-        return fail(withChargeNote(result.error, charged?.chargeMicroUsd), outcome.attempts);
-      }
-      if (!result.cancelled) return failAndSettle(result.error);
-      // The client left before anything was sent: its cancel, not a failure (499: client closed request).
-      settlement.settle("cancelled", 499);
-      await settlement.holdsEnded();
-      return fail(result.error, outcome.attempts);
   }
 }

@@ -30,7 +30,7 @@ export class BodyReader {
     this.abort(this.timedOut);
   };
 
-  /** Next decoded text chunk, or undefined at the end. Throws an IrError on timeout or network failure. */
+  /** Next decoded text chunk, or undefined at the end. Throws an inference ApiError on timeout or network failure. */
   async next(): Promise<string | undefined> {
     if (this.timedOut) throw this.timedOut;
     this.timer.refresh();
@@ -79,8 +79,4 @@ export async function readBodyText(response: Response, idleTimeoutMs: number, ab
   } finally {
     clearTimeout(timer);
   }
-}
-
-export function isIrError(value: unknown): value is IrError {
-  return typeof value === "object" && value !== null && "kind" in value && "status" in value && "message" in value;
 }

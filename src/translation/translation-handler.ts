@@ -1,3 +1,4 @@
+import { ApiError } from "../errors/api-error";
 import { IrDecodeError, type IrError, type IrRequest, type ProtocolId } from "../ir";
 import { StreamTranslation } from "./stream-translation";
 import { decodeClientRequest, encodeUpstreamRequest } from "./translate-request";
@@ -47,7 +48,8 @@ export function handleTranslation(message: TranslationMessage): unknown {
       return output;
     }
     case "stream_fail": {
-      const output = session(message.sessionId).fail(message.error);
+      // The error came as JSON: an ApiError again, like every error the gateway makes.
+      const output = session(message.sessionId).fail(ApiError.from(message.error));
       sessions.delete(message.sessionId);
       return output;
     }

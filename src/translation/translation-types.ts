@@ -1,3 +1,4 @@
+import { ApiError } from "../errors/api-error";
 import type { IrError, IrFinish, IrRequest, IrResponse, IrStreamPart, IrUsage, IrWarning, ProtocolId, CodecContext } from "../ir";
 
 /** What a translation saw, reported back to the pipeline for routing and metering. */
@@ -89,4 +90,15 @@ export interface StreamOutput {
 
 export function emptySignals(): TranslationSignals {
   return { usageFrames: [], outputBytes: 0, toolCalls: 0 };
+}
+
+/**
+ * An output that came from a translation worker as JSON, its errors ApiErrors again: the
+ * pipeline may throw them, and a thrown error is known by its class.
+ */
+export function withErrorsRevived<T extends { signals: TranslationSignals }>(output: T): T {
+  const { error, refused } = output.signals;
+  if (error) output.signals.error = ApiError.from(error);
+  if (refused) output.signals.refused = ApiError.from(refused);
+  return output;
 }

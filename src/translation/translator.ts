@@ -3,7 +3,7 @@ import { StreamTranslation } from "./stream-translation";
 import { decodeClientRequest, encodeUpstreamRequest } from "./translate-request";
 import { translateResponse, type TranslateResponseInput } from "./translate-response";
 import type { TranslationMessage, TranslationReply } from "./translation-handler";
-import type { DecodedRequest, EncodedUpstreamRequest, PartGuard, StreamOpenOptions, StreamOutput, TranslatedResponse } from "./translation-types";
+import { withErrorsRevived, type DecodedRequest, type EncodedUpstreamRequest, type PartGuard, type StreamOpenOptions, type StreamOutput, type TranslatedResponse } from "./translation-types";
 
 /** One stream's translation, wherever it runs. */
 export interface StreamHandle {
@@ -73,8 +73,8 @@ export class PooledTranslator implements Translator {
   encodeRequest(protocol: ProtocolId, request: IrRequest, providerModelId: string, stream: boolean) {
     return this.send<EncodedUpstreamRequest>({ op: "encode_request", protocol, request, providerModelId, stream });
   }
-  translateResponse(input: TranslateResponseInput) {
-    return this.send<TranslatedResponse>({ op: "translate_response", ...input });
+  async translateResponse(input: TranslateResponseInput) {
+    return withErrorsRevived(await this.send<TranslatedResponse>({ op: "translate_response", ...input }));
   }
   openStream(options: StreamOpenOptions, guard?: PartGuard): StreamHandle {
     // A guard holds compiled patterns and state a worker cannot share: that stream is translated here.
@@ -86,7 +86,7 @@ export class PooledTranslator implements Translator {
     const finish = async (message: TranslationMessage) => {
       try {
         await opened;
-        return await this.send<StreamOutput>(message, key);
+        return withErrorsRevived(await this.send<StreamOutput>(message, key));
       } finally {
         this.pool.release(key);
       }
@@ -94,7 +94,7 @@ export class PooledTranslator implements Translator {
     return {
       push: async (text) => {
         await opened;
-        return this.send<StreamOutput>({ op: "stream_push", sessionId: key, text }, key);
+        return withErrorsRevived(await this.send<StreamOutput>({ op: "stream_push", sessionId: key, text }, key));
       },
       end: () => finish({ op: "stream_end", sessionId: key }),
       fail: (error) => finish({ op: "stream_fail", sessionId: key, error }),

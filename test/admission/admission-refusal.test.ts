@@ -1,12 +1,12 @@
 import { expect, test } from "bun:test";
-import { IR_ERROR_TABLE } from "../../src/ir";
+import { ERROR_TABLE } from "../../src/errors/error-table";
 import { REFUSAL_KIND, refusal, type RefusalCode } from "../../src/admission/admission-check";
 import { refusalError } from "../../src/admission/admission-refusal";
 
 test("a refusal's status is the error table's for its code, the same the client is answered with", () => {
   const statuses = (Object.keys(REFUSAL_KIND) as RefusalCode[]).map((code) => {
     const refused = refusal(code, "no");
-    return { code, refusal: refused.status as number, answer: refusalError(refused).status, table: IR_ERROR_TABLE[REFUSAL_KIND[code]].status as number };
+    return { code, refusal: refused.status as number, answer: refusalError(refused).status, table: ERROR_TABLE[REFUSAL_KIND[code]].status as number };
   });
   // docs/api/policies.md "Policies": what outside clients rely on.
   expect(statuses).toEqual([

@@ -6,7 +6,7 @@ const refusal = (text: string): string => {
   try {
     parseUsdToMicro(text, "The limit");
   } catch (error) {
-    if (error instanceof ApiError && error.status === 400) return error.description;
+    if (error instanceof ApiError && error.status === 400) return error.message;
     throw error;
   }
   throw new Error(`${text} was accepted`);

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { markingReadPoolErrors, type Sql } from "../../src/db/connect-database";
-import { isReadPoolError } from "../../src/db/errors";
-import { isReplicaConflict } from "../../src/errors/query-timeout";
+import { isReadPoolError, isReplicaConflict } from "../../src/db/errors";
 import { startTestServer, type TestServer } from "../support/test-server";
 
 /**

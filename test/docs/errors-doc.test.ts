@@ -1,15 +1,14 @@
 import { describe, expect, test } from "bun:test";
-import { API_ERROR_STATUS } from "../../src/errors/api-error";
-import { IR_ERROR_TABLE, irError, type IrErrorKind } from "../../src/ir/ir-error";
-import type { OauthErrorCode } from "../../src/errors/oauth-error";
+import { ERROR_TABLE, IR_ERROR_KINDS, type OauthErrorCode } from "../../src/errors/error-table";
+import { irError, type IrErrorKind } from "../../src/ir/ir-error";
 import { toAnthropicErrorType } from "../../src/protocols/anthropic-messages/error";
 import { toGoogleStatus } from "../../src/protocols/google-generate-content/error";
 import { readRepositoryFile } from "./markdown";
 
 /**
  * docs/errors.md lists every error code with its status and names, and they are the ones
- * the error tables give: the inference table (src/ir/ir-error.ts) with each protocol's
- * rendering, the management table (src/errors/api-error.ts), and the OAuth codes.
+ * the error table (src/errors/error-table.ts) gives: the inference kinds with each
+ * protocol's rendering, the management codes, and the OAuth codes.
  */
 const DOC = readRepositoryFile("docs/errors.md");
 
@@ -22,6 +21,9 @@ function tableRows(heading: string): string[][] {
     .filter((line) => line.startsWith("| `"))
     .map((line) => line.slice(1, -1).split(" | ").map((cell) => cell.trim().replaceAll("`", "")));
 }
+
+/** Each management code with its kind's status, in the table's order. */
+const MANAGEMENT_ERROR_STATUS = Object.values(ERROR_TABLE).flatMap((row) => ("management" in row ? [[row.management, row.status]] : []));
 
 /** Every OAuth code; `satisfies` makes the type checker reject a missing or unknown one. */
 const OAUTH_CODES = {
@@ -40,9 +42,9 @@ const OAUTH_CODES = {
 describe("docs/errors.md", () => {
   test("lists every inference error kind once, with the table's status, code and type and each protocol's name", () => {
     const rows = tableRows("Inference errors");
-    expect(rows.map((row) => row[0]).sort()).toEqual(Object.keys(IR_ERROR_TABLE).sort());
+    expect(rows.map((row) => row[0]).sort()).toEqual([...IR_ERROR_KINDS].sort());
     for (const [kind, status, code, type, anthropicType, googleStatus, advice] of rows) {
-      const row = IR_ERROR_TABLE[kind as IrErrorKind];
+      const row = ERROR_TABLE[kind as IrErrorKind];
       const error = irError(kind as IrErrorKind, "documented");
       const documented = { kind, status: Number.parseInt(status!, 10), code, type, anthropicType, googleStatus };
       expect(documented).toEqual({ kind, status: row.status, code: row.code, type: row.type, anthropicType: toAnthropicErrorType(error), googleStatus: toGoogleStatus(error) });
@@ -54,7 +56,7 @@ describe("docs/errors.md", () => {
 
   test("lists every management error code once, with the table's status", () => {
     const rows = tableRows("Management API errors");
-    expect(rows.map(([code, status]) => [code, Number(status)])).toEqual(Object.entries(API_ERROR_STATUS));
+    expect(rows.map(([code, status]) => [code, Number(status)])).toEqual(MANAGEMENT_ERROR_STATUS);
   });
 
   test("lists every OAuth error code once", () => {

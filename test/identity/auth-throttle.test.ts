@@ -46,7 +46,7 @@ describe("AuthThrottle", () => {
     const error = await refusal(throttle.take([key]));
     expect(error?.status).toBe(429);
     expect(error?.code).toBe("too_many_requests");
-    const retryAfter = Number(error?.headers["retry-after"]);
+    const retryAfter = Number(error?.retryAfter);
     expect(retryAfter).toBeGreaterThanOrEqual(110);
     expect(retryAfter).toBeLessThanOrEqual(120);
     // Another subject under the same rule is untouched.

@@ -1,9 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import { IR_ERROR_TABLE, irError, type IrErrorKind, type ProtocolId } from "../../src/ir";
+import { ERROR_TABLE, IR_ERROR_KINDS } from "../../src/errors/error-table";
+import { irError, type ProtocolId } from "../../src/ir";
 import { codecFor } from "../../src/translation/codec-registry";
 
 const PROTOCOLS: ProtocolId[] = ["openai-chat", "openai-responses", "anthropic-messages", "google-generate-content"];
-const KINDS = Object.keys(IR_ERROR_TABLE) as IrErrorKind[];
+const KINDS = IR_ERROR_KINDS;
 
 /** The protocol's name for the error's type: OpenAI `error.type`, Anthropic `error.type`, Google `error.status`. */
 function typeName(protocol: ProtocolId, body: Record<string, unknown>): unknown {
@@ -16,7 +17,7 @@ describe("the inference error table", () => {
     for (const protocol of PROTOCOLS) {
       for (const kind of KINDS) {
         const rendered = codecFor(protocol).encodeError(irError(kind, "m"));
-        expect({ protocol, kind, status: rendered.status }).toEqual({ protocol, kind, status: IR_ERROR_TABLE[kind].status });
+        expect({ protocol, kind, status: rendered.status }).toEqual({ protocol, kind, status: ERROR_TABLE[kind].status });
         expect({ protocol, kind, type: typeof typeName(protocol, rendered.body) }).toEqual({ protocol, kind, type: "string" });
       }
     }

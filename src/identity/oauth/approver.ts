@@ -18,7 +18,7 @@ export interface Approver {
  */
 export function approverFromPrincipal(principal: Principal): Approver {
   if (principal.namespaceId !== null) {
-    throw new ApiError("forbidden", "a namespace-bound credential cannot approve OAuth requests; use an account-wide credential");
+    throw new ApiError("permission_denied", "a namespace-bound credential cannot approve OAuth requests; use an account-wide credential");
   }
   return { accountId: principal.accountId, scopes: principal.scopes };
 }

@@ -91,7 +91,7 @@ export async function issueAuthorizationCode(deps: OauthDeps, request: Authorize
   const client = await findOauthClient(deps.sql, request.clientId);
   if (!client || !client.redirectUris.includes(request.redirectUri)) throw badRequest("the client is no longer registered");
   const scopes = issuedScopes(request.scopes, approver.scopes, client.allowedScopes);
-  if (scopes.length === 0) throw new ApiError("forbidden", `the approving credential holds none of the requested scopes (${request.scopes.join(" ")})`);
+  if (scopes.length === 0) throw new ApiError("permission_denied", `the approving credential holds none of the requested scopes (${request.scopes.join(" ")})`);
   const code = mintAuthorizationCode();
   await sweepAuthorizationCodes(deps.sql, new Date(Date.now() - CODE_SWEEP_GRACE_MS));
   await insertAuthorizationCode(deps.sql, {

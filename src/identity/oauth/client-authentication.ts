@@ -1,7 +1,7 @@
 import type { Sql } from "../../db/connect-database";
 import { constantTimeEqual, sha256 } from "../../auth/tokens";
 import { findOauthClient, type OauthClient } from "./oauth-client";
-import { OauthError } from "../../errors/oauth-error";
+import { ApiError, invalidClient } from "../../errors/api-error";
 
 interface BasicCredentials {
   clientId: string;
@@ -25,7 +25,7 @@ function basicCredentials(headers: Headers): BasicCredentials | null {
   const colon = decoded.indexOf(":");
   const clientId = colon > 0 ? formDecode(decoded.slice(0, colon)) : undefined;
   const secret = colon > 0 ? formDecode(decoded.slice(colon + 1)) : undefined;
-  if (!clientId || secret === undefined) throw new OauthError("invalid_client", "malformed Basic client credentials", "unauthorized");
+  if (!clientId || secret === undefined) throw invalidClient("malformed Basic client credentials", true);
   return { clientId, secret };
 }
 
@@ -40,18 +40,17 @@ export async function authenticateClient(sql: Sql, params: Map<string, string>, 
   const basic = basicCredentials(headers);
   const bodyId = params.get("client_id");
   const bodySecret = params.get("client_secret");
-  if (basic && bodySecret !== undefined) throw new OauthError("invalid_request", "use one client authentication method, not both");
-  if (basic && bodyId !== undefined && bodyId !== basic.clientId) throw new OauthError("invalid_request", "client_id differs from the Basic credentials");
-  const failKind = basic ? "unauthorized" : "bad_request";
+  if (basic && bodySecret !== undefined) throw new ApiError("invalid_request", "use one client authentication method, not both");
+  if (basic && bodyId !== undefined && bodyId !== basic.clientId) throw new ApiError("invalid_request", "client_id differs from the Basic credentials");
   const clientId = basic?.clientId ?? bodyId;
-  if (clientId === undefined) throw new OauthError("invalid_request", "missing parameter: client_id");
+  if (clientId === undefined) throw new ApiError("invalid_request", "missing parameter: client_id");
   const client = await findOauthClient(sql, clientId);
-  if (!client) throw new OauthError("invalid_client", "unknown client", failKind);
+  if (!client) throw invalidClient("unknown client", basic !== null);
   if (client.clientType === "confidential") {
     const secret = basic?.secret ?? bodySecret;
-    if (secret === undefined) throw new OauthError("invalid_client", "client authentication required", failKind);
+    if (secret === undefined) throw invalidClient("client authentication required", basic !== null);
     if (!client.secretHash || !constantTimeEqual(sha256(secret), client.secretHash)) {
-      throw new OauthError("invalid_client", "client authentication failed", failKind);
+      throw invalidClient("client authentication failed", basic !== null);
     }
   }
   return client;
@@ -60,6 +59,6 @@ export async function authenticateClient(sql: Sql, params: Map<string, string>, 
 /** `unauthorized_client` unless the client may use this grant type. */
 export function assertGrantAllowed(client: OauthClient, grantType: string): void {
   if (!client.allowedGrantTypes.includes(grantType)) {
-    throw new OauthError("unauthorized_client", `this client may not use the ${grantType} grant`);
+    throw new ApiError("unauthorized_client", `this client may not use the ${grantType} grant`);
   }
 }

@@ -3,7 +3,7 @@ import { insertDeviceCode, sweepDeviceCodes } from "../../db/queries/oauth-devic
 import { sweepAuthorizationCodes } from "../../db/queries/oauth-authorization-codes";
 import { assertGrantAllowed, authenticateClient } from "./client-authentication";
 import { DEVICE_CODE_GRANT } from "./oauth-client";
-import { OauthError } from "../../errors/oauth-error";
+import { ApiError } from "../../errors/api-error";
 import type { OauthDeps } from "./oauth-deps";
 import { grantableScopes, requestedScopes } from "./issued-scopes";
 import { mintDeviceCode } from "./oauth-secrets";
@@ -35,8 +35,8 @@ export async function startDeviceAuthorization(deps: OauthDeps, params: Map<stri
   const client = await authenticateClient(deps.sql, params, headers);
   assertGrantAllowed(client, DEVICE_CODE_GRANT);
   const requested = requestedScopes(params.get("scope"), client);
-  if (!requested) throw new OauthError("invalid_scope", "unknown scope requested");
-  if (grantableScopes(requested, client).length === 0) throw new OauthError("invalid_scope", "none of the requested scopes can be granted to this client");
+  if (!requested) throw new ApiError("invalid_scope", "unknown scope requested");
+  if (grantableScopes(requested, client).length === 0) throw new ApiError("invalid_scope", "none of the requested scopes can be granted to this client");
 
   const now = Date.now();
   // Sweeping on the way in keeps both code tables small without a timer of their own.

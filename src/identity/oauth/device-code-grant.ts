@@ -2,7 +2,7 @@ import type { Sql } from "../../db/connect-database";
 import { consumeDeviceCode, lockDeviceCode, recordDevicePoll } from "../../db/queries/oauth-device-codes";
 import { sha256 } from "../../auth/tokens";
 import type { OauthClient } from "./oauth-client";
-import { OauthError } from "../../errors/oauth-error";
+import { ApiError } from "../../errors/api-error";
 import type { OauthDeps } from "./oauth-deps";
 import { issueGrant, type TokenResponse } from "./grant-issuer";
 import { requireParam } from "./oauth-params";
@@ -10,7 +10,7 @@ import { requireParam } from "./oauth-params";
 /** RFC 8628 §3.5: what the interval grows by on every `slow_down`. */
 const SLOW_DOWN_STEP_SECS = 5;
 
-type PollOutcome = { tokens: TokenResponse } | { error: OauthError };
+type PollOutcome = { tokens: TokenResponse } | { error: ApiError };
 
 /**
  * The device polls `POST /oauth/token` with its device code. Pending: polled sooner than
@@ -23,18 +23,18 @@ export async function exchangeDeviceCode(deps: OauthDeps, client: OauthClient, p
   const outcome = await deps.sql.begin(async (transaction): Promise<PollOutcome> => {
     const tx = transaction as unknown as Sql;
     const code = await lockDeviceCode(tx, hash);
-    if (!code || code.client_id !== client.clientId) return { error: new OauthError("invalid_grant", "unknown device code") };
-    if (code.status === "consumed") return { error: new OauthError("invalid_grant", "this device code was already exchanged") };
+    if (!code || code.client_id !== client.clientId) return { error: new ApiError("invalid_grant", "unknown device code") };
+    if (code.status === "consumed") return { error: new ApiError("invalid_grant", "this device code was already exchanged") };
     const now = Date.now();
-    if (code.expires_at.getTime() <= now) return { error: new OauthError("expired_token", "the device code expired; start again") };
-    if (code.status === "denied") return { error: new OauthError("access_denied", "the request was denied") };
+    if (code.expires_at.getTime() <= now) return { error: new ApiError("expired_token", "the device code expired; start again") };
+    if (code.status === "denied") return { error: new ApiError("access_denied", "the request was denied") };
     if (code.status === "pending") {
       const tooSoon = code.last_polled_at !== null && now - code.last_polled_at.getTime() < code.interval_secs * 1000;
       const interval = tooSoon ? code.interval_secs + SLOW_DOWN_STEP_SECS : code.interval_secs;
       await recordDevicePoll(tx, hash, new Date(now), interval);
       return tooSoon
-        ? { error: new OauthError("slow_down", `polling too often; wait ${interval} seconds between polls`) }
-        : { error: new OauthError("authorization_pending", "the request has not been approved yet") };
+        ? { error: new ApiError("slow_down", `polling too often; wait ${interval} seconds between polls`) }
+        : { error: new ApiError("authorization_pending", "the request has not been approved yet") };
     }
     const { grantId, response } = await issueGrant(
       tx,

@@ -86,7 +86,7 @@ export async function decideDeviceCode(deps: OauthDeps, input: DeviceDecisionInp
     namespaceId = input.namespaceId;
     scopes = issuedScopes(row.requested_scopes, input.approver.scopes, client.allowedScopes);
     if (scopes.length === 0) {
-      throw new ApiError("forbidden", `the approving credential holds none of the requested scopes (${row.requested_scopes.join(" ")})`);
+      throw new ApiError("permission_denied", `the approving credential holds none of the requested scopes (${row.requested_scopes.join(" ")})`);
     }
   }
   const status = input.approve ? "approved" : "denied";

@@ -1,4 +1,4 @@
-import { OauthError } from "../../errors/oauth-error";
+import { ApiError } from "../../errors/api-error";
 
 /** Longest value any OAuth parameter may have; every real one is far shorter. */
 const MAX_VALUE_LENGTH = 4096;
@@ -14,10 +14,10 @@ export function parseOauthParams(text: string, contentType: string | null): Map<
   const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
   const params = new Map<string, string>();
   const add = (name: string, value: string) => {
-    if (params.has(name)) throw new OauthError("invalid_request", `parameter ${name} is repeated`);
-    if (value.length > MAX_VALUE_LENGTH) throw new OauthError("invalid_request", `parameter ${name} is too long`);
+    if (params.has(name)) throw new ApiError("invalid_request", `parameter ${name} is repeated`);
+    if (value.length > MAX_VALUE_LENGTH) throw new ApiError("invalid_request", `parameter ${name} is too long`);
     if (/[\u0000]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(value)) {
-      throw new OauthError("invalid_request", `parameter ${name} holds characters that are not allowed`);
+      throw new ApiError("invalid_request", `parameter ${name} holds characters that are not allowed`);
     }
     if (value !== "") params.set(name, value);
   };
@@ -27,17 +27,17 @@ export function parseOauthParams(text: string, contentType: string | null): Map<
     try {
       body = JSON.parse(text);
     } catch {
-      throw new OauthError("invalid_request", "request body is not valid JSON");
+      throw new ApiError("invalid_request", "request body is not valid JSON");
     }
-    if (typeof body !== "object" || body === null || Array.isArray(body)) throw new OauthError("invalid_request", "request body must be a JSON object");
+    if (typeof body !== "object" || body === null || Array.isArray(body)) throw new ApiError("invalid_request", "request body must be a JSON object");
     for (const [name, value] of Object.entries(body)) {
-      if (typeof value !== "string") throw new OauthError("invalid_request", `parameter ${name} must be a string`);
+      if (typeof value !== "string") throw new ApiError("invalid_request", `parameter ${name} must be a string`);
       add(name, value);
     }
     return params;
   }
   if (type !== "application/x-www-form-urlencoded") {
-    throw new OauthError("invalid_request", "send the parameters as application/x-www-form-urlencoded");
+    throw new ApiError("invalid_request", "send the parameters as application/x-www-form-urlencoded");
   }
   for (const [name, value] of new URLSearchParams(text)) add(name, value);
   return params;
@@ -46,6 +46,6 @@ export function parseOauthParams(text: string, contentType: string | null): Map<
 /** A required parameter, or `invalid_request` naming it. */
 export function requireParam(params: Map<string, string>, name: string): string {
   const value = params.get(name);
-  if (value === undefined) throw new OauthError("invalid_request", `missing parameter: ${name}`);
+  if (value === undefined) throw new ApiError("invalid_request", `missing parameter: ${name}`);
   return value;
 }

@@ -1,7 +1,7 @@
 import { assertGrantAllowed, authenticateClient } from "./client-authentication";
 import { exchangeDeviceCode } from "./device-code-grant";
 import { AUTHORIZATION_CODE_GRANT, DEVICE_CODE_GRANT, REFRESH_TOKEN_GRANT, type OauthClient } from "./oauth-client";
-import { OauthError } from "../../errors/oauth-error";
+import { ApiError } from "../../errors/api-error";
 import type { OauthDeps } from "./oauth-deps";
 import { requireParam } from "./oauth-params";
 import { refreshGrant } from "./refresh-grant";
@@ -25,7 +25,7 @@ export const SUPPORTED_GRANT_TYPES = [...GRANTS.keys()];
 export async function handleTokenRequest(deps: OauthDeps, params: Map<string, string>, headers: Headers): Promise<TokenResponse> {
   const grantType = requireParam(params, "grant_type");
   const handler = GRANTS.get(grantType);
-  if (!handler) throw new OauthError("unsupported_grant_type", "supported grant types: " + SUPPORTED_GRANT_TYPES.join(", "));
+  if (!handler) throw new ApiError("unsupported_grant_type", "supported grant types: " + SUPPORTED_GRANT_TYPES.join(", "));
   const client = await authenticateClient(deps.sql, params, headers);
   assertGrantAllowed(client, grantType);
   return handler(deps, client, params);

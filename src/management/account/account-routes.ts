@@ -21,7 +21,7 @@ const validatePatch = bodyValidator(
  * bound credential ever hold it.
  */
 function requireAccountWide(principal: Principal): void {
-  if (principal.namespaceId !== null) throw new ApiError("forbidden", "a namespace-bound credential cannot change the account");
+  if (principal.namespaceId !== null) throw new ApiError("permission_denied", "a namespace-bound credential cannot change the account");
 }
 
 const routeDoc = routeDocs<"user:read" | "user:write">("account");

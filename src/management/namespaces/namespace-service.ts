@@ -42,7 +42,7 @@ export async function listNamespaces(deps: NamespaceServiceDeps, caller: Caller)
 
 /** A new namespace of the caller's account; its name is unique among the live ones (409). */
 export async function createNamespace(deps: NamespaceServiceDeps, caller: Caller, name: string): Promise<Namespace> {
-  if (caller.namespaceId !== null) throw new ApiError("forbidden", "a namespace-bound credential cannot create namespaces");
+  if (caller.namespaceId !== null) throw new ApiError("permission_denied", "a namespace-bound credential cannot create namespaces");
   try {
     return namespaceOf(await insertNamespace(deps.db.sql, newId("ns"), caller.accountId, name));
   } catch (error) {

@@ -101,7 +101,7 @@ async function refuseSelfBound(deps: PolicyServiceDeps, scope: PolicyScope, poli
   await getPolicy(deps, scope, policyId, kind);
   const bindings = await listBindings(deps.db.sql, scope, policyId);
   const bindsCaller = bindings.some((binding) => own.some((p) => p.type === binding.principal_type && p.id === binding.principal_id));
-  if (bindsCaller) throw new ApiError("forbidden", "a credential cannot change a policy bound to itself or to the credential it was minted by");
+  if (bindsCaller) throw new ApiError("permission_denied", "a credential cannot change a policy bound to itself or to the credential it was minted by");
 }
 
 export async function createPolicy(deps: PolicyServiceDeps, scope: PolicyScope, input: { name: string; kind: PolicyKind; spec: PolicySpec }): Promise<Policy> {

@@ -1,36 +1,10 @@
+import { ERROR_TABLE } from "../../errors/error-table";
 import { irError, renderedKind, upstreamAuthError, type IrError, type IrErrorKind } from "../../ir";
 import { errorHeaders } from "../shared/error-headers";
 import { isRecord } from "../shared/json-fields";
+import { kindOfUpstreamStatus } from "../shared/upstream-status-kind";
 
-/**
- * Error kinds <-> Anthropic `error.type` (https://docs.anthropic.com/en/api/errors):
- * 400 invalid_request_error, 401 authentication_error, 402 billing_error,
- * 403 permission_error, 404 not_found_error, 413 request_too_large,
- * 429 rate_limit_error, 500 api_error, 504 timeout_error, 529 overloaded_error.
- */
-const KIND_TO_ANTHROPIC_TYPE: Record<IrErrorKind, string> = {
-  invalid_request: "invalid_request_error",
-  client_timeout: "invalid_request_error",
-  authentication: "authentication_error",
-  payment_required: "billing_error",
-  upstream_payment_required: "billing_error",
-  budget_exceeded: "billing_error",
-  permission_denied: "permission_error",
-  upstream_policy_violation: "permission_error",
-  not_found: "not_found_error",
-  payload_too_large: "request_too_large",
-  rate_limited: "rate_limit_error",
-  upstream_rate_limited: "rate_limit_error",
-  upstream_auth_required: "authentication_error",
-  upstream_bad_gateway: "api_error",
-  upstream_invalid_response: "api_error",
-  upstream_timeout: "timeout_error",
-  // Anthropic clients retry overloaded_error with backoff, which is what a 503 wants.
-  upstream_unavailable: "overloaded_error",
-  internal: "api_error",
-  service_unavailable: "api_error",
-};
-
+/** Anthropic `error.type` -> kind, for upstream errors (the other way is the error table's `anthropicType`). */
 const ANTHROPIC_TYPE_TO_KIND: Record<string, IrErrorKind> = {
   invalid_request_error: "invalid_request",
   authentication_error: "upstream_auth_required",
@@ -59,7 +33,7 @@ const ANTHROPIC_TYPE_TO_STATUS: Record<string, number> = {
 };
 
 export function toAnthropicErrorType(error: IrError): string {
-  return KIND_TO_ANTHROPIC_TYPE[renderedKind(error)];
+  return ERROR_TABLE[renderedKind(error)].anthropicType;
 }
 
 export function encodeAnthropicError(error: IrError): {
@@ -74,16 +48,9 @@ export function encodeAnthropicError(error: IrError): {
   };
 }
 
+/** Anthropic's own 529 (overloaded) is a busy upstream; every other status means what it means anywhere. */
 function kindFromStatus(status: number): IrErrorKind {
-  if (status === 400 || status === 422) return "invalid_request";
-  if (status === 401 || status === 403) return "upstream_auth_required";
-  if (status === 402) return "upstream_payment_required";
-  if (status === 404) return "not_found";
-  if (status === 408 || status === 504) return "upstream_timeout";
-  if (status === 413) return "payload_too_large";
-  if (status === 429) return "upstream_rate_limited";
-  if (status === 503 || status === 529) return "upstream_unavailable";
-  return "upstream_bad_gateway";
+  return status === 529 ? "upstream_unavailable" : kindOfUpstreamStatus(status);
 }
 
 function headerValue(headers: Record<string, string> | undefined, name: string): string | undefined {

@@ -1,38 +1,10 @@
-import { IR_ERROR_TABLE, irError, renderedKind, upstreamAuthError, type IrError, type IrErrorKind } from "../../ir";
+import { ERROR_TABLE } from "../../errors/error-table";
+import { irError, renderedKind, upstreamAuthError, type IrError, type IrErrorKind } from "../../ir";
 import { errorHeaders } from "../shared/error-headers";
 import { isRecord } from "../shared/json-fields";
+import { kindOfUpstreamStatus } from "../shared/upstream-status-kind";
 
-/**
- * Error kinds <-> Google RPC status names (https://ai.google.dev/gemini-api/docs/troubleshooting
- * and https://cloud.google.com/apis/design/errors#handling_errors): 400 INVALID_ARGUMENT /
- * FAILED_PRECONDITION, 401 UNAUTHENTICATED, 403 PERMISSION_DENIED, 404 NOT_FOUND,
- * 429 RESOURCE_EXHAUSTED, 500 INTERNAL, 503 UNAVAILABLE, 504 DEADLINE_EXCEEDED.
- * Google has no payment status; FAILED_PRECONDITION is what the Gemini API returns when
- * billing must be enabled, so 402 renders as that.
- */
-const KIND_TO_GOOGLE_STATUS: Record<IrErrorKind, string> = {
-  invalid_request: "INVALID_ARGUMENT",
-  client_timeout: "INVALID_ARGUMENT",
-  payload_too_large: "INVALID_ARGUMENT",
-  authentication: "UNAUTHENTICATED",
-  upstream_auth_required: "UNAUTHENTICATED",
-  payment_required: "FAILED_PRECONDITION",
-  upstream_payment_required: "FAILED_PRECONDITION",
-  budget_exceeded: "FAILED_PRECONDITION",
-  permission_denied: "PERMISSION_DENIED",
-  upstream_policy_violation: "PERMISSION_DENIED",
-  not_found: "NOT_FOUND",
-  rate_limited: "RESOURCE_EXHAUSTED",
-  upstream_rate_limited: "RESOURCE_EXHAUSTED",
-  upstream_timeout: "DEADLINE_EXCEEDED",
-  // Google clients retry UNAVAILABLE, the right reaction to a bad gateway as well.
-  upstream_unavailable: "UNAVAILABLE",
-  upstream_bad_gateway: "UNAVAILABLE",
-  upstream_invalid_response: "INTERNAL",
-  internal: "INTERNAL",
-  service_unavailable: "INTERNAL",
-};
-
+/** Google RPC status name -> kind, for upstream errors (the other way is the error table's `googleStatus`). */
 const GOOGLE_STATUS_TO_KIND: Record<string, IrErrorKind> = {
   INVALID_ARGUMENT: "invalid_request",
   OUT_OF_RANGE: "invalid_request",
@@ -48,7 +20,7 @@ const GOOGLE_STATUS_TO_KIND: Record<string, IrErrorKind> = {
 };
 
 export function toGoogleStatus(error: IrError): string {
-  return KIND_TO_GOOGLE_STATUS[renderedKind(error)];
+  return ERROR_TABLE[renderedKind(error)].googleStatus;
 }
 
 /** The `{error:{code, message, status, details}}` envelope, shared by HTTP errors and stream error frames. */
@@ -58,25 +30,13 @@ export function googleErrorEnvelope(error: IrError): { error: Record<string, unk
       code: error.status,
       message: error.message,
       status: toGoogleStatus(error),
-      details: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: IR_ERROR_TABLE[error.kind].code, domain: "switchyard" }],
+      details: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: ERROR_TABLE[error.kind].code, domain: "switchyard" }],
     },
   };
 }
 
 export function encodeGeminiError(error: IrError): { status: number; body: Record<string, unknown>; headers: Record<string, string> } {
   return { status: error.status, body: googleErrorEnvelope(error), headers: errorHeaders(error) };
-}
-
-function kindFromStatus(status: number): IrErrorKind {
-  if (status === 400 || status === 422) return "invalid_request";
-  if (status === 401 || status === 403) return "upstream_auth_required";
-  if (status === 402) return "upstream_payment_required";
-  if (status === 404) return "not_found";
-  if (status === 408 || status === 504) return "upstream_timeout";
-  if (status === 413) return "payload_too_large";
-  if (status === 429) return "upstream_rate_limited";
-  if (status === 503) return "upstream_unavailable";
-  return "upstream_bad_gateway";
 }
 
 /** Seconds from a `retry-after` header, or from a google.rpc.RetryInfo `retryDelay` like "37s". */
@@ -105,7 +65,7 @@ export function decodeGeminiError(status: number | undefined, body: unknown, hea
   const code = typeof envelope?.code === "number" ? envelope.code : undefined;
   const effectiveStatus = status ?? code ?? 502;
   // Own keys only: an upstream (a BYOK api_base is the customer's server) may send "constructor" as the status.
-  const kind = (googleStatus !== undefined && Object.hasOwn(GOOGLE_STATUS_TO_KIND, googleStatus) ? GOOGLE_STATUS_TO_KIND[googleStatus] : undefined) ?? kindFromStatus(effectiveStatus);
+  const kind = (googleStatus !== undefined && Object.hasOwn(GOOGLE_STATUS_TO_KIND, googleStatus) ? GOOGLE_STATUS_TO_KIND[googleStatus] : undefined) ?? kindOfUpstreamStatus(effectiveStatus);
   const upstreamMessage =
     typeof envelope?.message === "string" ? envelope.message : typeof body === "string" && body !== "" ? body : undefined;
   const message =

@@ -1,4 +1,5 @@
-import { IR_ERROR_TABLE, irError, type CodecContext, type IrCitation, type IrError, type IrFinish, type IrStreamPart, type IrUsage, type IrWarning, type IrWebSearchPart, type StreamEncoder } from "../../ir";
+import { ERROR_TABLE } from "../../errors/error-table";
+import { irError, type CodecContext, type IrCitation, type IrError, type IrFinish, type IrStreamPart, type IrUsage, type IrWarning, type IrWebSearchPart, type StreamEncoder } from "../../ir";
 import { CITATION_WITHOUT_TEXT, endsTextPart, placeCitations, CitedTextPart } from "../shared/citations";
 import { warnOnce } from "../shared/output-warnings";
 import { encodeResponsesUsage } from "./convert-usage";
@@ -197,7 +198,7 @@ export function createResponsesStreamEncoder(context: CodecContext, _options: { 
 
   function fail(error: IrError): string {
     closed = true;
-    const body = response("failed", { error: { code: IR_ERROR_TABLE[error.kind].code, message: error.message } });
+    const body = response("failed", { error: { code: ERROR_TABLE[error.kind].code, message: error.message } });
     if (usage !== undefined) body.usage = encodeResponsesUsage(usage);
     return ensureOpened() + event("response.failed", { response: body });
   }

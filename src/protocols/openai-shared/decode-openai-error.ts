@@ -2,7 +2,7 @@ import { irError, upstreamAuthError, type IrError } from "../../ir";
 import { isRecord, type JsonObject } from "./read-fields";
 
 /**
- * Maps an OpenAI-style upstream error into the IR error table. Sources:
+ * Maps an OpenAI-style upstream error onto a kind of the error table. Sources:
  * platform.openai.com/docs/guides/error-codes (401 invalid key, 403 unsupported region,
  * 429 rate limit vs `insufficient_quota`, 500/503 server errors) and the Responses
  * `response.failed` error codes (`server_error`, `rate_limit_exceeded`, `invalid_prompt`, …).

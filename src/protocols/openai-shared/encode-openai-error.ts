@@ -1,4 +1,5 @@
-import { IR_ERROR_TABLE, renderedKind, type IrError } from "../../ir";
+import { ERROR_TABLE } from "../../errors/error-table";
+import { renderedKind, type IrError } from "../../ir";
 import { errorHeaders } from "../shared/error-headers";
 
 export interface EncodedError {
@@ -22,5 +23,5 @@ export function encodeOpenAiError(error: IrError): EncodedError {
 
 /** The inner `{message, type, code}` object, also used by mid-stream error frames. */
 export function openAiErrorObject(error: IrError): { message: string; type: string; code: string } {
-  return { message: error.message, type: IR_ERROR_TABLE[renderedKind(error)].type, code: IR_ERROR_TABLE[error.kind].code };
+  return { message: error.message, type: ERROR_TABLE[renderedKind(error)].type, code: ERROR_TABLE[error.kind].code };
 }
