@@ -115,7 +115,12 @@ export function markingReadPoolErrors(sql: Sql): Sql {
   return new Proxy(sql, {
     get(target, property, receiver) {
       if (property !== "unsafe") return Reflect.get(target, property, receiver) as unknown;
-      return (...args: Parameters<Sql["unsafe"]>) => target.unsafe(...args).catch(marked);
+      // The function the pool has now, taken once: a caller that wraps `unsafe` (a test's
+      // statement counter) sets its wrapper on the pool, and the wrapper calls the function
+      // it read here, not this getter again (which looked `unsafe` up at each call and so
+      // called the wrapper back, without end).
+      const unsafe = Reflect.get(target, property, receiver) as Sql["unsafe"];
+      return (...args: Parameters<Sql["unsafe"]>) => unsafe.apply(target, args).catch(marked);
     },
   });
 }

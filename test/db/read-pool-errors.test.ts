@@ -30,6 +30,19 @@ describe("markingReadPoolErrors", () => {
     expect(isReplicaConflict(otherCode)).toBe(false);
   });
 
+  test("a caller that wraps the pool's unsafe (a statement counter) is called once per statement, and its errors are still marked", async () => {
+    let fail = false;
+    const pool = { unsafe: () => (fail ? Promise.reject(recoveryConflict()) : Promise.resolve([{ n: 1 }])), options: {} } as unknown as Sql;
+    const read = markingReadPoolErrors(pool);
+    const original = read.unsafe;
+    let calls = 0;
+    read.unsafe = ((...args: Parameters<Sql["unsafe"]>) => (calls++, original(...args))) as Sql["unsafe"];
+    expect(await read.unsafe("select 1")).toEqual([{ n: 1 }] as never);
+    fail = true;
+    expect(isReplicaConflict(await read.unsafe("select 1").catch((error: unknown) => error))).toBe(true);
+    expect(calls).toBe(2);
+  });
+
   test("passes everything else of the pool through", async () => {
     const pool = { unsafe: () => Promise.resolve([{ n: 1 }]), options: { max: 4 } } as unknown as Sql;
     const read = markingReadPoolErrors(pool);
