@@ -100,7 +100,7 @@ export function consoleRoutes(context: ConsoleContext) {
         const account = await findAccount(services, session.accountId);
         if (!account) return signInFirst(request);
         const saved = queryValue(query, "saved") === "1";
-        return accountPage(session, { namespaceId: queryValue(query, "ns"), createdAt: account.created_at, notice: saved ? "Saved." : undefined });
+        return accountPage(session, { namespaceId: queryValue(query, "ns"), createdAt: account.createdAt, notice: saved ? "Saved." : undefined });
       }),
     )
     .post("/console/account", ({ request, body }) =>
@@ -112,7 +112,7 @@ export function consoleRoutes(context: ConsoleContext) {
         const displayName = field(body, "display_name").trim();
         if ([...displayName].length > 100 || (displayName !== "" && !DISPLAY_NAME.test(displayName)) || displayName.includes("\0")) {
           const account = await findAccount(services, session.accountId);
-          return accountPage(session, { namespaceId, createdAt: account!.created_at, status: 400, error: "A display name is one line of at most 100 characters." });
+          return accountPage(session, { namespaceId, createdAt: account!.createdAt, status: 400, error: "A display name is one line of at most 100 characters." });
         }
         await updateAccount(services, session.accountId, displayName === "" ? null : displayName);
         const query = namespaceId === undefined ? "?saved=1" : `?ns=${encodeURIComponent(namespaceId)}&saved=1`;

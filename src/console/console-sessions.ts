@@ -85,27 +85,27 @@ export class ConsoleSessions {
     const token = readCookie(request, SESSION_COOKIE);
     if (token === undefined || !TOKEN_PATTERN.test(token)) return undefined;
     const tokenHash = sha256(token);
-    const row = await findSession(this.deps, tokenHash);
-    if (!row) return undefined;
+    const stored = await findSession(this.deps, tokenHash);
+    if (!stored) return undefined;
     const cookies: string[] = [];
     const now = Date.now();
-    const endOfLife = row.created_at.getTime() + this.maxAgeMs;
+    const endOfLife = stored.createdAt.getTime() + this.maxAgeMs;
     if (now >= endOfLife) {
       // Past its cap (however its expiry slid, or if the cap was lowered since).
       await endSession(this.deps, tokenHash);
       return undefined;
     }
-    if (now - row.last_seen_at.getTime() > EXTEND_AFTER_MS) {
+    if (now - stored.lastSeenAt.getTime() > EXTEND_AFTER_MS) {
       const expiresAt = Math.min(now + SESSION_LIFETIME_MS, endOfLife);
       await extendSession(this.deps, tokenHash, new Date(expiresAt));
       cookies.push(this.cookie(token, Math.max(1, Math.floor((expiresAt - now) / 1000))));
     }
-    const secret = Buffer.from(row.csrf_secret);
+    const secret = Buffer.from(stored.csrfSecret);
     const csrfToken = (purpose: string) => createHmac("sha256", secret).update(`console-csrf:${purpose}`).digest("base64url");
     return {
-      accountId: row.account_id,
-      email: row.email,
-      displayName: row.display_name,
+      accountId: stored.accountId,
+      email: stored.email,
+      displayName: stored.displayName,
       cookies,
       tokenHash,
       flashKey: createHmac("sha256", token).update("console-flash").digest(),

@@ -12,22 +12,35 @@ export interface AccountEnvelope {
   created_at: string;
 }
 
-function envelope(row: AccountProfileRow): AccountEnvelope {
-  return { id: row.id, email: row.email, display_name: row.display_name, created_at: row.created_at.toISOString() };
+/** A live account as the console shows it. */
+export interface Account {
+  id: string;
+  email: string;
+  displayName: string | null;
+  createdAt: Date;
+}
+
+function accountOf(row: AccountProfileRow): Account {
+  return { id: row.id, email: row.email, displayName: row.display_name, createdAt: row.created_at };
+}
+
+function envelope(account: Account): AccountEnvelope {
+  return { id: account.id, email: account.email, display_name: account.displayName, created_at: account.createdAt.toISOString() };
 }
 
 /** What the account service uses: the database, and every cache a deleted account must leave. */
 export type AccountServiceDeps = Pick<Services, "db" | "credentials" | "me" | "byokKeys" | "policies">;
 
-/** The live account's stored profile, or undefined once it is deleted. */
-export function findAccount(deps: AccountServiceDeps, accountId: string): Promise<AccountProfileRow | undefined> {
-  return findLiveAccount(deps.db.sql, accountId);
+/** The live account, or undefined once it is deleted. */
+export async function findAccount(deps: AccountServiceDeps, accountId: string): Promise<Account | undefined> {
+  const row = await findLiveAccount(deps.db.sql, accountId);
+  return row === undefined ? undefined : accountOf(row);
 }
 
 export async function readAccount(deps: AccountServiceDeps, accountId: string): Promise<AccountEnvelope> {
-  const row = await findAccount(deps, accountId);
-  if (!row) throw notFound("account");
-  return envelope(row);
+  const account = await findAccount(deps, accountId);
+  if (!account) throw notFound("account");
+  return envelope(account);
 }
 
 /** `displayName` undefined leaves it as it is; null clears it. */
@@ -35,7 +48,7 @@ export async function updateAccount(deps: AccountServiceDeps, accountId: string,
   if (displayName === undefined) return readAccount(deps, accountId);
   const row = await updateAccountDisplayName(deps.db.sql, accountId, displayName);
   if (!row) throw notFound("account");
-  return envelope(row);
+  return envelope(accountOf(row));
 }
 
 /**

@@ -63,9 +63,25 @@ export function startSession(
   return insertConsoleSession(deps.db.sql, session.tokenHash, session.accountId, session.csrfSecret, session.expiresAt, session.passwordHash);
 }
 
+/** A stored console session, with the account it signs in. */
+export interface StoredSession {
+  accountId: string;
+  email: string;
+  displayName: string | null;
+  /** The secret its CSRF tokens are derived from. */
+  csrfSecret: Uint8Array;
+  createdAt: Date;
+  lastSeenAt: Date;
+}
+
+function storedSession(row: ConsoleSessionRow): StoredSession {
+  return { accountId: row.account_id, email: row.email, displayName: row.display_name, csrfSecret: row.csrf_secret, createdAt: row.created_at, lastSeenAt: row.last_seen_at };
+}
+
 /** A live session of a live account, by its token's hash. */
-export function findSession(deps: SessionServiceDeps, tokenHash: Uint8Array): Promise<ConsoleSessionRow | undefined> {
-  return findConsoleSession(deps.db.sql, tokenHash);
+export async function findSession(deps: SessionServiceDeps, tokenHash: Uint8Array): Promise<StoredSession | undefined> {
+  const row = await findConsoleSession(deps.db.sql, tokenHash);
+  return row === undefined ? undefined : storedSession(row);
 }
 
 export function extendSession(deps: SessionServiceDeps, tokenHash: Uint8Array, expiresAt: Date): Promise<void> {
