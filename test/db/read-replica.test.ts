@@ -40,7 +40,10 @@ beforeAll(async () => {
   onPrimary = postgres(primary.url, { max: 1, onnotice: () => {} });
   onStandby = postgres(standby.url, { max: 1, onnotice: () => {} });
   mocks = await startAllMockUpstreams({ apiKey: MOCK_KEY });
-  server = await spawnServerOnMocks(mocks, { DATABASE_URL: primary.url, DATABASE_READ_URL: standby.url, ADMIN_TOKEN: "op", LOG_LEVEL: "warn" });
+  // A read statement timeout far longer than any wait below: the conflict test's read waits
+  // on the standby's replay, and on a loaded machine the default 5 s could stop it first
+  // (a 503 of its own, without Retry-After) before the conflict does.
+  server = await spawnServerOnMocks(mocks, { DATABASE_URL: primary.url, DATABASE_READ_URL: standby.url, ADMIN_TOKEN: "op", LOG_LEVEL: "warn", READ_STATEMENT_TIMEOUT_MS: "60000" });
 }, 90_000);
 
 afterAll(async () => {
