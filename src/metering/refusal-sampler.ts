@@ -44,6 +44,8 @@ export class RefusalSampler {
   private full = new Set<string>();
   /** Records given this minute by this process, per account: the bound when claims fail. */
   private recorded = new Map<string, number>();
+  /** Claims asked of the database and not yet answered, this minute, per account. */
+  private asking = new Map<string, number>();
   /** Refusals not recorded since the last write, by account, minute, status and groups. */
   private pending = new Map<string, RefusedRequestCount>();
   private timer: ReturnType<typeof setInterval> | undefined;
@@ -64,14 +66,25 @@ export class RefusalSampler {
   async sample(refusal: SampledRefusal): Promise<boolean> {
     const minute = this.turn(Math.floor(this.clock() / MINUTE_MS));
     const accountId = refusal.accountId;
-    if (this.perMinute > 0 && !this.full.has(accountId)) {
+    // Claims already taken or under way here that fill the sample need no round trip: a
+    // flood of simultaneous refusals from one account asks the primary pool at most
+    // perMinute times a minute, not once per refusal.
+    const asked = (this.recorded.get(accountId) ?? 0) + (this.asking.get(accountId) ?? 0);
+    if (this.perMinute > 0 && !this.full.has(accountId) && asked < this.perMinute) {
       let claimed: boolean;
+      this.asking.set(accountId, (this.asking.get(accountId) ?? 0) + 1);
       try {
         claimed = await claimRefusalRecord(this.sql, accountId, new Date(minute * MINUTE_MS), this.perMinute);
       } catch (error) {
         claimed = (this.recorded.get(accountId) ?? 0) < this.perMinute;
         if (this.warnedMinute !== minute) log.warn("refusal sample could not be claimed; this process's own count decides", { error: String(error) });
         this.warnedMinute = minute;
+      } finally {
+        if (this.minute === minute) {
+          const left = (this.asking.get(accountId) ?? 1) - 1;
+          if (left > 0) this.asking.set(accountId, left);
+          else this.asking.delete(accountId);
+        }
       }
       // The minute may have turned during the round trip: what is kept is of the minute asked for.
       if (claimed) {
@@ -90,6 +103,7 @@ export class RefusalSampler {
       this.minute = minute;
       this.full.clear();
       this.recorded.clear();
+      this.asking.clear();
     }
     return minute;
   }

@@ -121,6 +121,17 @@ describe("RefusalSampler", () => {
     ]);
   });
 
+  test("a flood of simultaneous refusals from one account asks the database at most the sample's size, not once each", async () => {
+    const now = Date.UTC(2026, 10, 28, 12, 0, 30);
+    let claims = 0;
+    // Every claim is granted, slowly: all 200 refusals arrive while the first claims are in flight.
+    const slow = { unsafe: () => (claims++, Bun.sleep(20).then(() => [{ recorded: claims }])) } as unknown as Sql;
+    const sampler = new RefusalSampler(slow, 3, 60_000, () => now);
+    const results = await Promise.all(Array.from({ length: 200 }, () => sampler.sample(refusal("acct_a"))));
+    expect(claims).toBe(3);
+    expect(results.filter(Boolean).length).toBe(3);
+  });
+
   test("asks the database for each record of the sample, and stops asking once it says the minute's sample is full", async () => {
     const now = Date.UTC(2026, 10, 28, 12, 0, 30);
     let claims = 0;
