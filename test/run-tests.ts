@@ -16,7 +16,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync, chmodSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createServer } from "node:net";
+import { freePort } from "./support/spawn-server";
 import { findContainerTool, removeTestContainers } from "./support/test-containers";
 
 function sh(command: string, args: string[], options: { asPostgres?: boolean; quiet?: boolean } = {}) {
@@ -78,17 +78,6 @@ function ensureHaproxy(): void {
   if (!existsSync("/usr/sbin/haproxy")) throw new Error("haproxy installed, but /usr/sbin/haproxy is missing");
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function main(): Promise<number> {
   const bin = ensurePostgres();

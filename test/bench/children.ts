@@ -5,7 +5,6 @@
  * so even a bench killed with SIGKILL leaves only what cannot watch a pipe.
  */
 import type { Subprocess } from "bun";
-import { createServer } from "node:net";
 
 type Cleanup = () => void;
 const cleanups: Cleanup[] = [];
@@ -38,17 +37,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   });
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from "../support/spawn-server";
 
 export interface Child {
   name: string;
