@@ -12,6 +12,7 @@ import {
   type ListingPosition,
   type RequestDetailRow,
   type RequestHistoryFilters,
+  type DailyUsageRow,
   type RequestRecordRow,
   type SettlementRow,
 } from "../../db/queries/usage";
@@ -173,15 +174,7 @@ export async function namespaceUsageAggregate(deps: UsageServiceDeps, tenant: Te
  * console's overview charts it. The query selects exactly these columns, so its rows are
  * these objects as they come.
  */
-export interface DailyUsage {
-  /** YYYY-MM-DD, UTC. */
-  date: string;
-  group: string | null;
-  request_count: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  spend_micro_usd: number;
-}
+export type DailyUsage = DailyUsageRow;
 
 /** How many refusals of one status, by one API key (null: no key), went without a record. */
 export interface UnrecordedRefusals {
