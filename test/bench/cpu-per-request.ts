@@ -15,8 +15,9 @@
  *        STREAM=1  streamed chat completions instead of whole answers
  *        LANES     connections (64)
  *        SLICES, SLICE_MS  interleaved slices per path and their length (3, 2500)
- *        WARMUP_MS  untimed load per path before the first slice (6000), so per-flush
- *                   metering code is JIT-compiled, as in a long-running gateway
+ *        WARMUP_MS  untimed load per path before the first slice (6000); a Switchyard
+ *                   gets more, until its JIT compiler threads fall quiet (jit-warmup.ts),
+ *                   so per-flush metering code is compiled, as in a long-running gateway
  *   A variant's BUN_FLAGS go to `bun` before the script: `{"BUN_FLAGS":"--cpu-prof --cpu-prof-dir=/tmp/prof"}`
  *   writes a CPU profile of that gateway when it stops.
  *   A variant's SWITCHYARD_ROOT runs another checkout's `src/main.ts` (e.g. a `git worktree`
@@ -24,6 +25,7 @@
  *     VARIANTS='before:{"SWITCHYARD_ROOT":"../before"};after:{}' bun test/bench/cpu-per-request.ts
  */
 import { cleanupAll } from "./children";
+import { warmUntilJitQuiet } from "./jit-warmup";
 import { chatTarget, runLanes } from "./load";
 import { cpuTicks, idleTicks, postgresTicks, threadTicks, TICKS_PER_SECOND } from "./process-cpu";
 import { parseVariants, startBenchUpstreams, startDatabase, startSwitchyard, type SwitchyardProcess } from "./switchyard-process";
@@ -61,7 +63,16 @@ async function main(): Promise<void> {
   const tallies = new Map<string, Tally>(paths.map((p) => [p.target.name, { completed: 0, seconds: 0, errors: 0, ticks: { loadgen: 0, mock: 0, gateway: 0, postgres: 0 }, threads: new Map(), idle: 0 }]));
   const sample = (pid: number) => ({ loadgen: cpuTicks(process.pid), mock: cpuTicks(mockChild.process.pid), gateway: cpuTicks(pid), postgres: postgresTicks(database.postmasterPid) });
   try {
-    for (const { target } of paths) await runLanes(target, lanes, Number(process.env.WARMUP_MS ?? 6_000));
+    // The bare proxy gets WARMUP_MS of load; each Switchyard at least that, until its JIT
+    // compiler falls quiet (jit-warmup.ts), so the slices measure a steady state.
+    const warmupMs = Number(process.env.WARMUP_MS ?? 6_000);
+    for (const [index, { target, pid }] of paths.entries()) {
+      if (index === 0) await runLanes(target, lanes, warmupMs);
+      else {
+        const warmup = await warmUntilJitQuiet(pid, [target], lanes, { minMs: warmupMs, maxMs: Math.max(warmupMs, 60_000) });
+        console.error(`${target.name}: warmed ${warmup.seconds.toFixed(0)} s, JIT at ${(warmup.lastJitShare * 100).toFixed(1)} % of a core${warmup.quiet ? "" : " (cap reached)"}`);
+      }
+    }
     for (let slice = 0; slice < slices; slice++) {
       for (const { target, pid } of paths) {
         await runLanes(target, lanes, 400); // warm-up, untimed

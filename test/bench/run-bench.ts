@@ -21,7 +21,8 @@ import { chatTarget, measureFirstByte, measureLatency, measureThroughput, reques
 import { renderReport, type ModeResult, type PathResult, type Probe } from "./report";
 import { startDatabase, startSwitchyard, type SwitchyardProcess } from "./switchyard-process";
 import { measurePolicyCosts, policyPaths, renderPolicyCosts, totalCpuUs } from "./policy-paths";
-import { cpuTicks, postgresTicks, processTreeTicks } from "./process-cpu";
+import { cpuTicks, postgresTicks, processTreeTicks, TICKS_PER_SECOND } from "./process-cpu";
+import { jitTicks, warmUntilJitQuiet, type WarmupResult } from "./jit-warmup";
 
 const quick = process.argv.includes("--quick");
 const SETTINGS = quick
@@ -120,12 +121,22 @@ async function main(): Promise<number> {
     for (const target of plain) await sanityCheck(target, false);
     for (const target of streaming) await sanityCheck(target, true);
 
-    // Steady state, not JIT warm-up: code that runs per metering flush (tens of times a
-    // second, not per request) takes seconds of load before the JIT has compiled it; a
-    // long-running gateway is past that. Every path gets the same load first.
-    say(`warming every path up: ${SETTINGS.steadyWarmupMs / 1000} s each at ${SETTINGS.lanes} connections, untimed`);
-    for (const target of [...plain, ...streaming]) await runLanes(target, SETTINGS.lanes, SETTINGS.steadyWarmupMs / 2);
+    // Steady state, not JIT warm-up: code that runs per metering flush or per stream end
+    // (tens of times a second, not per request) takes tens of seconds of load before the JIT
+    // has compiled it; a long-running gateway is past that (jit-warmup.ts).
+    say(`warming every path up at ${SETTINGS.lanes} connections, untimed: ${SETTINGS.steadyWarmupMs / 1000} s for the mock and the proxy, each Switchyard until its JIT is quiet`);
+    for (const target of plain.slice(0, 2)) await runLanes(target, SETTINGS.lanes, SETTINGS.steadyWarmupMs / 2);
+    for (const target of streaming.slice(0, 2)) await runLanes(target, STREAM_LANES, SETTINGS.steadyWarmupMs / 2);
+    const warmups = new Map<string, WarmupResult>();
+    for (const s of switchyards) {
+      const own = [...plain, ...streaming].filter((target) => target.name.startsWith(`${s.mode}:`));
+      const warmup = await warmUntilJitQuiet(s.pid, own, SETTINGS.lanes, { minMs: SETTINGS.steadyWarmupMs, maxMs: SETTINGS.steadyWarmupMs * 10 });
+      say(`  ${s.mode}: ${warmup.seconds.toFixed(0)} s, JIT at ${(warmup.lastJitShare * 100).toFixed(1)} % of a core${warmup.quiet ? "" : " (cap reached)"}`);
+      warmups.set(s.mode, warmup);
+    }
+    const jitBefore = new Map(switchyards.map((s) => [s.mode, jitTicks(s.pid)]));
 
+    const measuredFrom = performance.now();
     say(`latency at concurrency 1: ${SETTINGS.latencyRounds} rounds over ${plain.length} paths`);
     const latency = await measureLatency(plain, SETTINGS.latencyRounds, SETTINGS.latencyWarmup);
 
@@ -166,7 +177,13 @@ async function main(): Promise<number> {
     say(`policy engine: ${policyTargets.length} paths on Switchyard (${metered.mode}), ${seconds} s each in ${SETTINGS.slices} interleaved slices`);
     const policyCosts = await measurePolicyCosts(policyTargets, metered.pid, database.postmasterPid, SETTINGS);
 
+    const measuredSeconds = (performance.now() - measuredFrom) / 1000;
+    const jitShare = new Map(switchyards.map((s) => [s.mode, (jitTicks(s.pid) - jitBefore.get(s.mode)!) / TICKS_PER_SECOND / measuredSeconds]));
     const memory = new Map(switchyards.map((s) => [s.mode, s.memoryKb()]));
+    // Memory once the load is over: every gateway has had nothing to do for 10 s.
+    say("resident memory 10 s after the last load");
+    await Bun.sleep(10_000);
+    const settledRssKb = new Map(switchyards.map((s) => [s.mode, s.memoryKb().rss]));
     // A last look that each Switchyard still serves (a crash mid-run shows up as errors too).
     const problems: string[] = [];
     for (const s of switchyards) {
@@ -187,6 +204,9 @@ async function main(): Promise<number> {
       cross: path(`${s.mode}:cross`, "Switchyard, cross protocol (chat → anthropic-messages)"),
       idleRssKb: idleRssKb.get(s.mode) ?? Number.NaN,
       peakRssKb: memory.get(s.mode)?.peak ?? Number.NaN,
+      settledRssKb: settledRssKb.get(s.mode) ?? Number.NaN,
+      warmup: warmups.get(s.mode)!,
+      jitShareWhileMeasured: jitShare.get(s.mode) ?? Number.NaN,
       exited: !Number.isFinite(memory.get(s.mode)?.rss ?? Number.NaN),
       stderr: s.output(),
     }));
