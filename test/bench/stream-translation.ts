@@ -10,6 +10,7 @@
  * after an untimed one. A measurement, not a test. `BEFORE_ROOT=<checkout>` (e.g. a `git
  * worktree` of an earlier commit) loads that checkout's code into the same process and
  * times both in alternating rounds, so the machine's drift falls on both alike.
+ * `ASKED_USAGE=0` relays to clients that did not ask for usage (the default: they did).
  */
 import { resolve } from "node:path";
 import type { ProtocolId } from "../../src/ir";
@@ -28,6 +29,8 @@ async function codeAt(name: string, root: string): Promise<Code> {
 }
 
 const CONTEXT = { requestId: "req_bench", model: "bench/model", created: 1_750_000_000 };
+/** `ASKED_USAGE=0`: clients that did not ask for usage (a chat stream then drops the usage-only chunk it was sent for the bill). */
+const ASKED_USAGE = process.env.ASKED_USAGE !== "0";
 const ROUND_MS = Number(process.env.ROUND_MS ?? 1_500);
 
 /** A recording's frames, each ending with its blank line (LF or CRLF), as one chunk each. */
@@ -37,8 +40,8 @@ function framesOf(bytes: string): string[] {
 
 function relay(code: Code, upstream: ProtocolId, client: ProtocolId, frames: readonly string[]): void {
   const passthrough = upstream === client;
-  const translation = new code.StreamTranslation({ sessionId: "s", upstream, client, context: CONTEXT, clientAskedUsage: true, passthrough });
-  const framer = passthrough ? new code.PassthroughFramer(client, CONTEXT.model, true) : undefined;
+  const translation = new code.StreamTranslation({ sessionId: "s", upstream, client, context: CONTEXT, clientAskedUsage: ASKED_USAGE, passthrough });
+  const framer = passthrough ? new code.PassthroughFramer(client, CONTEXT.model, ASKED_USAGE) : undefined;
   for (const frame of frames) {
     translation.push(frame);
     framer?.take(frame);

@@ -3,11 +3,41 @@
  * must not rest on an estimate). Relaying that stream as it is to a client that did not
  * ask would hand it a chunk it never requested: the usage-only chunk, `"choices":[]` with
  * a `usage` object. This removes such chunks from whole SSE frames; every other byte stays.
+ *
+ * Runs on every chunk of a same-protocol chat stream, so the common case (no such chunk)
+ * is one native search, and a frame is cut out by searching for its blank lines rather
+ * than splitting the text into frames.
  */
 export function dropUnrequestedUsage(frames: string): string {
-  if (!frames.includes('"choices":[]')) return frames;
-  return frames
-    .split(/(?<=\n\n)/)
-    .filter((frame) => !(frame.includes('"choices":[]') && frame.includes('"usage"')))
-    .join("");
+  let at = frames.indexOf('"choices":[]');
+  if (at === -1) return frames;
+  let out = "";
+  let from = 0;
+  while (at !== -1) {
+    const start = frameStartBefore(frames, at);
+    const end = frameEndAfter(frames, at);
+    const frame = frames.slice(start, end);
+    if (frame.includes('"usage"')) {
+      out += frames.slice(from, start);
+      from = end;
+    }
+    at = frames.indexOf('"choices":[]', end);
+  }
+  return from === 0 ? frames : out + frames.slice(from);
+}
+
+/** Index just past the blank line ("\n\n" or "\r\n\r\n") before `at`, or 0. */
+function frameStartBefore(frames: string, at: number): number {
+  const lf = frames.lastIndexOf("\n\n", at);
+  const crlf = frames.lastIndexOf("\r\n\r\n", at);
+  return Math.max(lf === -1 ? 0 : lf + 2, crlf === -1 ? 0 : crlf + 4);
+}
+
+/** Index just past the blank line that ends the frame holding `at`, or the text's end. */
+function frameEndAfter(frames: string, at: number): number {
+  const lf = frames.indexOf("\n\n", at);
+  const crlf = frames.indexOf("\r\n\r\n", at);
+  if (lf === -1 && crlf === -1) return frames.length;
+  if (crlf === -1 || (lf !== -1 && lf + 2 < crlf + 4)) return lf + 2;
+  return crlf + 4;
 }

@@ -67,6 +67,21 @@ describe("usage on the wire is the codec's to place: the charge, and usage the c
     expect(codecFor("openai-chat").dropUnrequestedUsage?.(content + finish + usageOnly + "data: [DONE]\n\n")).toBe(content + finish + "data: [DONE]\n\n");
   });
 
+  test("the usage-only chunk is dropped wherever it sits: CRLF frames, first or last in the text, twice; a choices-less frame without usage stays", () => {
+    const drop = codecFor("openai-chat").dropUnrequestedUsage!;
+    const usageOnly = 'data: {"choices":[],"usage":{"prompt_tokens":3}}';
+    const content = 'data: {"choices":[{"index":0,"delta":{"content":"Hi"}}]}';
+    const noUsage = 'data: {"id":"x","choices":[]}';
+    expect(drop(`${usageOnly}\r\n\r\n${content}\r\n\r\ndata: [DONE]\r\n\r\n`)).toBe(`${content}\r\n\r\ndata: [DONE]\r\n\r\n`);
+    expect(drop(`${content}\r\n\r\n${usageOnly}\r\n\r\n`)).toBe(`${content}\r\n\r\n`);
+    expect(drop(`${usageOnly}\n\n${content}\n\n${usageOnly}\n\n`)).toBe(`${content}\n\n`);
+    expect(drop(`${noUsage}\n\n${usageOnly}\n\n`)).toBe(`${noUsage}\n\n`);
+    // A partial frame at the end (no blank line yet) is a frame like any other.
+    expect(drop(`${content}\n\n${usageOnly}`)).toBe(`${content}\n\n`);
+    const untouched = `${content}\n\n`;
+    expect(drop(untouched)).toBe(untouched);
+  });
+
   test("a whole answer's 200 carries the charge through the client protocol's codec, and only there", async () => {
     expect(await jsonResponse("openai-chat", BODY, 1234, {}).text()).toBe(COSTED);
     expect(await jsonResponse("anthropic-messages", BODY, 1234, {}).text()).toBe(BODY);
