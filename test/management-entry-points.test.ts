@@ -90,6 +90,15 @@ function isEntryFile(file: string): boolean {
   return file.endsWith("-routes.ts") || file.startsWith(join(SRC, "console") + sep);
 }
 
+/**
+ * The files that take what they show from services, never from a row: the console, every
+ * route file, and every module of src/public/ but its service (the public answers are
+ * computed from the service's figures, outside any route file).
+ */
+function handsOutDomainObjects(file: string): boolean {
+  return isEntryFile(file) || (file.startsWith(join(SRC, "public") + sep) && !file.endsWith("-service.ts"));
+}
+
 describe("management entry points", () => {
   test("no route file and no console file imports a value from src/db/queries: they call the resource's service", () => {
     const offenders = sourceFiles(SRC)
@@ -118,8 +127,8 @@ describe("management entry points", () => {
     expect(credentialReaders).toEqual([]);
   });
 
-  test("no console file imports a *Row type from src/db: the services hand pages domain objects", () => {
-    const offenders = sourceFiles(join(SRC, "console")).flatMap(rowTypeImports).sort();
+  test("no console file, route file or public module but its service imports a *Row type from src/db: the services hand pages and answers domain objects", () => {
+    const offenders = sourceFiles(SRC).filter(handsOutDomainObjects).flatMap(rowTypeImports).sort();
     expect(offenders).toEqual([]);
     // A check of the check: a service does import its rows.
     expect(rowTypeImports(join(SRC, "management", "namespaces", "namespace-service.ts"))).toContain("management/namespaces/namespace-service.ts -> NamespaceRow");
@@ -146,5 +155,14 @@ describe("management entry points", () => {
     expect(isEntryFile(join(SRC, "public", "stats-routes.ts"))).toBe(true);
     expect(isEntryFile(join(SRC, "console", "namespace-principals.ts"))).toBe(true);
     expect(isEntryFile(join(SRC, "management", "keys", "key-service.ts"))).toBe(false);
+  });
+
+  test("the rule on *Row types holds the console, route files and src/public/ but its service", () => {
+    expect(handsOutDomainObjects(join(SRC, "console", "namespace-principals.ts"))).toBe(true);
+    expect(handsOutDomainObjects(join(SRC, "public", "discovery-routes.ts"))).toBe(true);
+    expect(handsOutDomainObjects(join(SRC, "public", "usage-stats.ts"))).toBe(true);
+    expect(handsOutDomainObjects(join(SRC, "management", "usage", "usage-routes.ts"))).toBe(true);
+    expect(handsOutDomainObjects(join(SRC, "public", "public-figures-service.ts"))).toBe(false);
+    expect(handsOutDomainObjects(join(SRC, "policy", "policy-store.ts"))).toBe(false);
   });
 });

@@ -4,7 +4,7 @@ import { deleteByokKey, listByokKeys, upsertByokKey } from "../management/byok/b
 import { field, type ConsoleContext } from "./console-context";
 import { oneLineField, submittedValues } from "./form-input";
 import { pageWithNotices, type FormState } from "./management-layout";
-import { backTo, managementForm, orShowRefusal, type ManagementRequest } from "./management-request";
+import { backTo, managementForm, refusableForm, type ManagementRequest } from "./management-request";
 import { BYOK_SCRIPT_PATH, byokPage } from "./byok-page";
 import { byokSealScript } from "./byok-seal-asset";
 
@@ -25,26 +25,24 @@ export function byokPageRoutes(context: ConsoleContext) {
   return new Elysia({ name: "console-byok", normalize: false })
     .get("/console/byok", pageWithNotices(context, NOTICES, show))
     .post("/console/byok", ({ request, body }) =>
-      managementForm(context, request, body, "byok-set", (req) =>
-        orShowRefusal(
-          async () => {
-            const ciphertext = field(body, "ciphertext_b64");
-            if (ciphertext === "") throw badRequest("The key was not sealed, so nothing was saved: this form needs JavaScript in the page to seal the key before it is sent.");
-            if (ciphertext.length > 16_384) throw badRequest("The sealed key is too long.");
-            const apiBase = oneLineField(body, "api_base", "API base URL", { max: 2048 });
-            await upsertByokKey(services, callerOf(req), {
-              provider_name: oneLineField(body, "provider_name", "Provider", { max: 128, required: true }),
-              kek_id: oneLineField(body, "kek_id", "The key-encryption key id", { max: 128, required: true }),
-              ciphertext_b64: ciphertext,
-              key_prefix: oneLineField(body, "key_prefix", "The key prefix", { max: 32 }),
-              ...(apiBase === "" ? {} : { api_base: apiBase }),
-            });
-            return backTo(req, "/console/byok", "saved");
-          },
-          // What was typed comes back, never the box (the key field itself was never sent).
-          (message, status) => show(req, { error: message, status, values: submittedValues(body, ["ciphertext_b64", "kek_id", "key_prefix"]) }),
-        ),
-      ),
+      refusableForm(context, request, body, "byok-set", {
+        async act(req) {
+          const ciphertext = field(body, "ciphertext_b64");
+          if (ciphertext === "") throw badRequest("The key was not sealed, so nothing was saved: this form needs JavaScript in the page to seal the key before it is sent.");
+          if (ciphertext.length > 16_384) throw badRequest("The sealed key is too long.");
+          const apiBase = oneLineField(body, "api_base", "API base URL", { max: 2048 });
+          await upsertByokKey(services, callerOf(req), {
+            provider_name: oneLineField(body, "provider_name", "Provider", { max: 128, required: true }),
+            kek_id: oneLineField(body, "kek_id", "The key-encryption key id", { max: 128, required: true }),
+            ciphertext_b64: ciphertext,
+            key_prefix: oneLineField(body, "key_prefix", "The key prefix", { max: 32 }),
+            ...(apiBase === "" ? {} : { api_base: apiBase }),
+          });
+          return backTo(req, "/console/byok", "saved");
+        },
+        // What was typed comes back, never the box (the key field itself was never sent).
+        showAgain: (req, message, status) => show(req, { error: message, status, values: submittedValues(body, ["ciphertext_b64", "kek_id", "key_prefix"]) }),
+      }),
     )
     .post("/console/byok/delete", ({ request, body }) =>
       managementForm(context, request, body, "byok-delete", async (req) => {

@@ -8,7 +8,7 @@ import { budgetFloor } from "./budget-floor";
 import type { ConsoleContext } from "./console-context";
 import { checkedValues, endOfDayField, idField, oneLineField, submittedValues } from "./form-input";
 import { noticeOf, type FormState } from "./management-layout";
-import { backTo, managementForm, managementPage, orShowRefusal, type ManagementRequest, type QueryFields } from "./management-request";
+import { backTo, managementForm, managementPage, refusableForm, type ManagementRequest, type QueryFields } from "./management-request";
 import { keysPage, NAMESPACE_KEY_SCOPES, type KeyPolicy, type NewKey } from "./keys-page";
 
 const NOTICES = {
@@ -70,36 +70,32 @@ export function keysPageRoutes(context: ConsoleContext) {
       }),
     )
     .post("/console/keys", ({ request, body }) =>
-      managementForm(context, request, body, "keys-create", (req) =>
-        orShowRefusal(
-          async () => {
-            const displayName = oneLineField(body, "display_name", "Name", { max: 200, required: true });
-            const scopes = checkedValues(body, "scope.", NAMESPACE_KEY_SCOPES);
-            if (scopes.length === 0) throw badRequest("Choose at least one scope.");
-            const expiresAt = endOfDayField(body, "expires_on", "The expiry date");
-            const created = await createKey(services, req.caller, req.namespace.id, { display_name: displayName, scopes, ...(expiresAt ? { expires_at: expiresAt } : {}) });
-            // Post/redirect/get: the token waits in the session, sealed, for the one page
-            // load after the redirect; reloading that page shows no token and mints nothing.
-            await context.sessions.putFlash(req.session, { kind: "new-key", token: created.token, display_name: created.key.displayName, key_prefix: created.key.keyPrefix });
-            return backTo(req, "/console/keys", "created");
-          },
-          (message, status) => show(req, { error: message, status, values: submittedValues(body) }),
-        ),
-      ),
+      refusableForm(context, request, body, "keys-create", {
+        async act(req) {
+          const displayName = oneLineField(body, "display_name", "Name", { max: 200, required: true });
+          const scopes = checkedValues(body, "scope.", NAMESPACE_KEY_SCOPES);
+          if (scopes.length === 0) throw badRequest("Choose at least one scope.");
+          const expiresAt = endOfDayField(body, "expires_on", "The expiry date");
+          const created = await createKey(services, req.caller, req.namespace.id, { display_name: displayName, scopes, ...(expiresAt ? { expires_at: expiresAt } : {}) });
+          // Post/redirect/get: the token waits in the session, sealed, for the one page
+          // load after the redirect; reloading that page shows no token and mints nothing.
+          await context.sessions.putFlash(req.session, { kind: "new-key", token: created.token, display_name: created.key.displayName, key_prefix: created.key.keyPrefix });
+          return backTo(req, "/console/keys", "created");
+        },
+        showAgain: (req, message, status) => show(req, { error: message, status, values: submittedValues(body) }),
+      }),
     )
     // A namespace made by the signed-in person (account-wide, as POST /v1/namespaces with
     // the account's session): post/redirect/get to the new namespace's keys page.
     .post("/console/namespaces", ({ request, body }) =>
-      managementForm(context, request, body, "namespaces-create", (req) =>
-        orShowRefusal(
-          async () => {
-            const name = oneLineField(body, "name", "The namespace name", { max: 100, required: true });
-            const created = await createNamespace(services, req.caller, name);
-            return backTo({ ...req, namespace: created }, "/console/keys", "namespace");
-          },
-          (message, status) => show(req, { error: message, status, values: submittedValues(body) }),
-        ),
-      ),
+      refusableForm(context, request, body, "namespaces-create", {
+        async act(req) {
+          const name = oneLineField(body, "name", "The namespace name", { max: 100, required: true });
+          const created = await createNamespace(services, req.caller, name);
+          return backTo({ ...req, namespace: created }, "/console/keys", "namespace");
+        },
+        showAgain: (req, message, status) => show(req, { error: message, status, values: submittedValues(body) }),
+      }),
     )
     .post("/console/keys/revoke", ({ request, body }) =>
       managementForm(context, request, body, "keys-revoke", async (req) => {

@@ -60,12 +60,28 @@ function pageOfForm(request: Request): string {
   return new URL(request.url).pathname.split("/").slice(0, 3).join("/");
 }
 
+/** What a form that shows its refusals does: its action, and how it shows its page again. */
+interface RefusableAction {
+  act(req: ManagementRequest): Promise<Response>;
+  showAgain(req: ManagementRequest, message: string, status: number): Promise<Response>;
+}
+
 /**
- * Runs a form's action; when the service refuses the input (a 400, or a 409 such as a
- * name already taken) the form is shown again with the refusal's message in that status.
- * Anything else (a 404 for an id that is not the account's) becomes its error page.
+ * A form submission (managementForm) whose refusals are shown rather than failed: when
+ * the service refuses the input (a 400, or a 409 such as a name already taken) the form
+ * is shown again with the refusal's message in that status. Anything else (a 404 for an
+ * id that is not the account's) becomes its error page.
  */
-export async function orShowRefusal(action: () => Promise<Response>, showAgain: (message: string, status: number) => Promise<Response>): Promise<Response> {
+export function refusableForm(context: ConsoleContext, request: Request, body: unknown, purpose: string, action: RefusableAction): Promise<Response> {
+  return managementForm(context, request, body, purpose, (req) =>
+    orShowRefusal(
+      () => action.act(req),
+      (message, status) => action.showAgain(req, message, status),
+    ),
+  );
+}
+
+async function orShowRefusal(action: () => Promise<Response>, showAgain: (message: string, status: number) => Promise<Response>): Promise<Response> {
   try {
     return await action();
   } catch (error) {

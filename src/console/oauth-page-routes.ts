@@ -6,7 +6,7 @@ import { listGrants, revokeGrant } from "../identity/oauth-grant-service";
 import { field, type ConsoleContext } from "./console-context";
 import { checkedValues, idField, oneLineField, submittedValues, textAreaField } from "./form-input";
 import { pageWithNotices, type FormState } from "./management-layout";
-import { backTo, managementForm, orShowRefusal, type ManagementRequest } from "./management-request";
+import { backTo, managementForm, refusableForm, type ManagementRequest } from "./management-request";
 import { oauthPage, type NewClient } from "./oauth-page";
 
 const NOTICES = {
@@ -25,31 +25,29 @@ export function oauthPageRoutes(context: ConsoleContext) {
   return new Elysia({ name: "console-oauth", normalize: false })
     .get("/console/oauth", pageWithNotices(context, NOTICES, show))
     .post("/console/oauth/clients", ({ request, body }) =>
-      managementForm(context, request, body, "oauth-client-create", (req) =>
-        orShowRefusal(
-          async () => {
-            const clientType = field(body, "client_type");
-            if (clientType !== "confidential" && clientType !== "public") throw badRequest("Choose a client type.");
-            const redirectUris = textAreaField(body, "redirect_uris", "Redirect URIs", 20 * 2049)
-              .split("\n")
-              .map((line) => line.trim())
-              .filter((line) => line !== "");
-            if (redirectUris.length > 20) throw badRequest("Register at most 20 redirect URIs.");
-            const grantTypes = checkedValues(body, "grant.", CLIENT_GRANT_TYPES);
-            if (grantTypes.length === 0) throw badRequest("Choose at least one grant type.");
-            // The JSON API's own shape checks, then its rules (and messages).
-            const input = validateCreate({
-              client_name: oneLineField(body, "client_name", "Name", { max: 200, required: true }),
-              client_type: clientType,
-              redirect_uris: redirectUris,
-              allowed_grant_types: grantTypes,
-            });
-            const created = await clients.createClient(services, req.tenant, input);
-            return show(req, { notice: "Client registered." }, created);
-          },
-          (message, status) => show(req, { error: message, status, values: submittedValues(body) }),
-        ),
-      ),
+      refusableForm(context, request, body, "oauth-client-create", {
+        async act(req) {
+          const clientType = field(body, "client_type");
+          if (clientType !== "confidential" && clientType !== "public") throw badRequest("Choose a client type.");
+          const redirectUris = textAreaField(body, "redirect_uris", "Redirect URIs", 20 * 2049)
+            .split("\n")
+            .map((line) => line.trim())
+            .filter((line) => line !== "");
+          if (redirectUris.length > 20) throw badRequest("Register at most 20 redirect URIs.");
+          const grantTypes = checkedValues(body, "grant.", CLIENT_GRANT_TYPES);
+          if (grantTypes.length === 0) throw badRequest("Choose at least one grant type.");
+          // The JSON API's own shape checks, then its rules (and messages).
+          const input = validateCreate({
+            client_name: oneLineField(body, "client_name", "Name", { max: 200, required: true }),
+            client_type: clientType,
+            redirect_uris: redirectUris,
+            allowed_grant_types: grantTypes,
+          });
+          const created = await clients.createClient(services, req.tenant, input);
+          return show(req, { notice: "Client registered." }, created);
+        },
+        showAgain: (req, message, status) => show(req, { error: message, status, values: submittedValues(body) }),
+      }),
     )
     .post("/console/oauth/clients/delete", ({ request, body }) =>
       managementForm(context, request, body, "oauth-client-delete", async (req) => {

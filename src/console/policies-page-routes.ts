@@ -10,7 +10,7 @@ import { field, type ConsoleContext } from "./console-context";
 import { idField, oneLineField, optionalCountField, submittedValues } from "./form-input";
 import { guardrailFromForm } from "./guardrail-form-input";
 import { pageWithNotices, type FormState } from "./management-layout";
-import { backTo, managementForm, orShowRefusal, type ManagementRequest } from "./management-request";
+import { backTo, managementForm, refusableForm, type ManagementRequest } from "./management-request";
 import { loadNamespacePrincipals } from "./namespace-principals";
 import { parseUsdToMicro } from "./parse-usd";
 import { policiesPage, type PolicyForm } from "./policies-page";
@@ -82,15 +82,13 @@ export function policiesPageRoutes(context: ConsoleContext) {
   /** A create form: its refusals are shown in that form, with what was typed. */
   const createForm = (purpose: string, form: PolicyForm, create: (body: unknown, req: ManagementRequest) => Promise<void>) =>
     ({ request, body }: { request: Request; body: unknown }) =>
-      managementForm(context, request, body, purpose, (req) =>
-        orShowRefusal(
-          async () => {
-            await create(body, req);
-            return backTo(req, "/console/policies", form);
-          },
-          (message, status) => show(req, { error: message, status, values: submittedValues(body) }, form),
-        ),
-      );
+      refusableForm(context, request, body, purpose, {
+        async act(req) {
+          await create(body, req);
+          return backTo(req, "/console/policies", form);
+        },
+        showAgain: (req, message, status) => show(req, { error: message, status, values: submittedValues(body) }, form),
+      });
 
   /**
    * A change form under a policy: the API's update service (PUT …/budgets/{id}, PUT
@@ -99,17 +97,15 @@ export function policiesPageRoutes(context: ConsoleContext) {
    */
   const editForm = (purpose: string, kind: "budget" | "rate_limit", specOf: (body: unknown) => PolicySpec) =>
     ({ request, body }: { request: Request; body: unknown }) =>
-      managementForm(context, request, body, purpose, (req) =>
-        orShowRefusal(
-          async () => {
-            const id = idField(body, "policy");
-            const spec = specOf(body);
-            await policies.updatePolicy(services, scopeOf(req), id, kind, () => ({ spec }));
-            return backTo(req, "/console/policies", `${kind}_changed`);
-          },
-          (message, status) => show(req, { error: message, status }),
-        ),
-      );
+      refusableForm(context, request, body, purpose, {
+        async act(req) {
+          const id = idField(body, "policy");
+          const spec = specOf(body);
+          await policies.updatePolicy(services, scopeOf(req), id, kind, () => ({ spec }));
+          return backTo(req, "/console/policies", `${kind}_changed`);
+        },
+        showAgain: (req, message, status) => show(req, { error: message, status }),
+      });
 
   /**
    * A policy preset's budget clause, changed or added, through the same update service
@@ -119,19 +115,17 @@ export function policiesPageRoutes(context: ConsoleContext) {
    * shown in the preset's form, open, with what was typed.
    */
   const editPresetBudget = ({ request, body }: { request: Request; body: unknown }) =>
-    managementForm(context, request, body, "policies-edit-preset-budget", (req) =>
-      orShowRefusal(
-        async () => {
-          const id = idField(body, "policy");
-          const budget = budgetSpecOf(body);
-          await policies.updatePolicy(services, scopeOf(req), id, "preset", (current) => ({
-            spec: validatePolicySpec("preset", { ...(current.spec as PresetSpec), budget }),
-          }));
-          return backTo(req, "/console/policies", "preset_budget_changed");
-        },
-        (message, status) => show(req, { error: message, status, values: submittedValues(body) }, "preset_budget"),
-      ),
-    );
+    refusableForm(context, request, body, "policies-edit-preset-budget", {
+      async act(req) {
+        const id = idField(body, "policy");
+        const budget = budgetSpecOf(body);
+        await policies.updatePolicy(services, scopeOf(req), id, "preset", (current) => ({
+          spec: validatePolicySpec("preset", { ...(current.spec as PresetSpec), budget }),
+        }));
+        return backTo(req, "/console/policies", "preset_budget_changed");
+      },
+      showAgain: (req, message, status) => show(req, { error: message, status, values: submittedValues(body) }, "preset_budget"),
+    });
 
   const toggle = (purpose: string, disabled: boolean) => ({ request, body }: { request: Request; body: unknown }) =>
     managementForm(context, request, body, purpose, async (req) => {
@@ -166,15 +160,13 @@ export function policiesPageRoutes(context: ConsoleContext) {
       }),
     )
     .post("/console/policies/bind", ({ request, body }) =>
-      managementForm(context, request, body, "policies-bind", (req) =>
-        orShowRefusal(
-          async () => {
-            await policies.bind(services, scopeOf(req), idField(body, "policy"), principalField(body));
-            return backTo(req, "/console/policies", "bound");
-          },
-          (message, status) => show(req, { error: message, status }),
-        ),
-      ),
+      refusableForm(context, request, body, "policies-bind", {
+        async act(req) {
+          await policies.bind(services, scopeOf(req), idField(body, "policy"), principalField(body));
+          return backTo(req, "/console/policies", "bound");
+        },
+        showAgain: (req, message, status) => show(req, { error: message, status }),
+      }),
     )
     .post("/console/policies/unbind", ({ request, body }) =>
       managementForm(context, request, body, "policies-unbind", async (req) => {

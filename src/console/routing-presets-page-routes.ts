@@ -4,7 +4,7 @@ import * as presets from "../management/routing-presets/routing-preset-service";
 import type { ConsoleContext } from "./console-context";
 import { idField, oneLineField, submittedValues, textAreaField } from "./form-input";
 import { pageWithNotices, type FormState } from "./management-layout";
-import { backTo, managementForm, orShowRefusal, type ManagementRequest } from "./management-request";
+import { backTo, managementForm, refusableForm, type ManagementRequest } from "./management-request";
 import { routingPresetsPage } from "./routing-presets-page";
 
 const NOTICES = {
@@ -28,23 +28,21 @@ export function routingPresetsPageRoutes(context: ConsoleContext) {
   return new Elysia({ name: "console-routing-presets", normalize: false })
     .get("/console/routing-presets", pageWithNotices(context, NOTICES, show))
     .post("/console/routing-presets", ({ request, body }) =>
-      managementForm(context, request, body, "routing-presets-create", (req) =>
-        orShowRefusal(
-          async () => {
-            const model = oneLineField(body, "model", "Model", { max: 256 });
-            const systemPrompt = textAreaField(body, "system_prompt", "System prompt", 100_000);
-            // The same rules, and messages, as the JSON API's.
-            const input = parseCreateBody({
-              name: oneLineField(body, "name", "Name", { max: 64, required: true }),
-              model: model === "" ? null : model,
-              system_prompt: systemPrompt.trim() === "" ? null : systemPrompt,
-            });
-            await presets.createPreset(services, req.tenant, input.name, input.spec);
-            return backTo(req, "/console/routing-presets", "created");
-          },
-          (message, status) => show(req, { error: message, status, values: submittedValues(body) }),
-        ),
-      ),
+      refusableForm(context, request, body, "routing-presets-create", {
+        async act(req) {
+          const model = oneLineField(body, "model", "Model", { max: 256 });
+          const systemPrompt = textAreaField(body, "system_prompt", "System prompt", 100_000);
+          // The same rules, and messages, as the JSON API's.
+          const input = parseCreateBody({
+            name: oneLineField(body, "name", "Name", { max: 64, required: true }),
+            model: model === "" ? null : model,
+            system_prompt: systemPrompt.trim() === "" ? null : systemPrompt,
+          });
+          await presets.createPreset(services, req.tenant, input.name, input.spec);
+          return backTo(req, "/console/routing-presets", "created");
+        },
+        showAgain: (req, message, status) => show(req, { error: message, status, values: submittedValues(body) }),
+      }),
     )
     .post("/console/routing-presets/disable", toggle("routing-presets-disable", true))
     .post("/console/routing-presets/enable", toggle("routing-presets-enable", false))

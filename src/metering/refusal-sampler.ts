@@ -1,5 +1,6 @@
 import type { Sql } from "../db/connect-database";
 import { addRefusedRequestCounts, claimRefusalRecord, type RefusedRequestCount } from "../db/queries/metering";
+import { PeriodicBatch } from "../db/batch/periodic-batch";
 import { log } from "../observability/log";
 
 const MINUTE_MS = 60_000;
@@ -47,19 +48,30 @@ export class RefusalSampler {
   /** Claims asked of the database and not yet answered, this minute, per account. */
   private asking = new Map<string, number>();
   /** Refusals not recorded since the last write, by account, minute, status and groups. */
-  private pending = new Map<string, RefusedRequestCount>();
-  private timer: ReturnType<typeof setInterval> | undefined;
+  private readonly pending: PeriodicBatch<RefusedRequestCount>;
 
   constructor(
     private readonly sql: Sql,
     readonly perMinute: number,
-    private readonly intervalMs = 5_000,
+    intervalMs = 5_000,
     private readonly clock: () => number = Date.now,
-  ) {}
+  ) {
+    this.pending = new PeriodicBatch({
+      intervalMs,
+      // Sorted: two processes adding to the same rows lock them in one order, never a deadlock.
+      write: (batch) => addRefusedRequestCounts(this.sql, [...batch.keys()].sort().map((key) => batch.get(key)!)),
+      // Put back, a count is added to what arrived meanwhile.
+      putBack: (failed, current) => {
+        if (current === undefined) return failed;
+        current.count += failed.count;
+        return current;
+      },
+      failure: "refused request counts could not be written",
+    });
+  }
 
   start(): void {
-    this.timer ??= setInterval(() => void this.flush(), this.intervalMs);
-    this.timer.unref?.();
+    this.pending.start();
   }
 
   /** Whether this refusal gets its own record; when it does not, it is counted. */
@@ -126,29 +138,11 @@ export class RefusalSampler {
   }
 
   /** Writes the counts gathered so far; false when that failed and they wait for the next tick. */
-  async flush(): Promise<boolean> {
-    if (this.pending.size === 0) return true;
-    const batch = this.pending;
-    this.pending = new Map();
-    try {
-      // Sorted: two processes adding to the same rows lock them in one order, never a deadlock.
-      await addRefusedRequestCounts(this.sql, [...batch.keys()].sort().map((key) => batch.get(key)!));
-      return true;
-    } catch (error) {
-      // Put the counts back, added to what arrived meanwhile, for the next tick.
-      for (const [key, entry] of batch) {
-        const current = this.pending.get(key);
-        if (current === undefined) this.pending.set(key, entry);
-        else current.count += entry.count;
-      }
-      log.warn("refused request counts could not be written", { error: String(error) });
-      return false;
-    }
+  flush(): Promise<boolean> {
+    return this.pending.flush();
   }
 
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-    await this.flush();
+  stop(): Promise<void> {
+    return this.pending.stop();
   }
 }

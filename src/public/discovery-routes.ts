@@ -1,10 +1,9 @@
 import { Elysia } from "elysia";
 import type { Services } from "../services";
 import type { CatalogEndpoint, CatalogModel, CatalogProvider } from "../providers/catalog";
-import type { ProviderWindowRow } from "../db/queries/stats";
 import type { EndpointStatsSnapshot } from "../routing/endpoint-stats";
 import { groupMetrics, round4, roundMs } from "./endpoint-metrics";
-import { providerWindow } from "./public-figures-service";
+import { providerWindow, type ProviderRecentTraffic } from "./public-figures-service";
 import { cheapestEndpoint, pricingBody, type PricingBody } from "./model-pricing";
 import { ttlCachePerOwner } from "./ttl-cache";
 
@@ -155,7 +154,7 @@ function providerBody(
   services: Services,
   provider: CatalogProvider,
   endpoints: readonly CatalogEndpoint[],
-  row: ProviderWindowRow | undefined,
+  traffic: ProviderRecentTraffic | undefined,
   windowSeconds: number,
 ): ProviderBody {
   const byModel = new Map<string, CatalogEndpoint[]>();
@@ -173,15 +172,15 @@ function providerBody(
     };
   });
   const aggregate = groupMetrics(services.endpointStats, endpoints);
-  const promptTokens = row?.prompt_tokens ?? 0;
-  const cacheRead = row?.cache_read_tokens ?? 0;
+  const promptTokens = traffic?.promptTokens ?? 0;
+  const cacheRead = traffic?.cacheReadTokens ?? 0;
   return {
     id: provider.id,
     name: provider.name,
     community: provider.community,
     byok: provider.byok,
     status: "active",
-    rate_limit: { current_rpm: row?.last_minute_count ?? 0, declared_rpm: null },
+    rate_limit: { current_rpm: traffic?.lastMinuteRequests ?? 0, declared_rpm: null },
     metrics_window_seconds: windowSeconds,
     aggregate: {
       request_count: aggregate.requestCount,
@@ -217,8 +216,8 @@ export async function cachedProviderBodies(services: Services): Promise<{ value:
 async function providerBodies(services: Services): Promise<ProviderBody[]> {
   const windowSeconds = metricsWindowSeconds(services);
   const now = Date.now();
-  const rows = await providerWindow(services, new Date(now - services.endpointStats.windowMs), new Date(now - MINUTE_MS));
-  const byProvider = new Map(rows.map((row) => [row.provider_id, row]));
+  const traffic = await providerWindow(services, new Date(now - services.endpointStats.windowMs), new Date(now - MINUTE_MS));
+  const byProvider = new Map(traffic.map((figures) => [figures.providerId, figures]));
   const endpointsByProvider = new Map<string, CatalogEndpoint[]>();
   for (const model of services.catalog.listModels()) {
     for (const endpoint of model.endpoints) {

@@ -33,12 +33,52 @@ function publicQueue(deps: PublicFiguresDeps): OneAtATime {
   return queue;
 }
 
+/** One UTC day and model of the platform's succeeded requests: a point of GET /v1/stats/usage. */
+export interface DailyModelUsage {
+  /** YYYY-MM-DD, UTC. */
+  day: string;
+  /** '' when the records have no model id. */
+  modelId: string;
+  requestCount: number;
+  promptTokens: number;
+  /** Includes reasoning tokens. */
+  completionTokens: number;
+  reasoningTokens: number;
+}
+
+function dailyModelUsage(row: UsageDayModelRow): DailyModelUsage {
+  return {
+    day: row.day,
+    modelId: row.model_id,
+    requestCount: row.request_count,
+    promptTokens: row.prompt_tokens,
+    completionTokens: row.completion_tokens,
+    reasoningTokens: row.reasoning_tokens,
+  };
+}
+
+/** One provider's recent requests, the figures GET /v1/providers adds to its live telemetry. */
+export interface ProviderRecentTraffic {
+  providerId: string;
+  /** Requests of every status since the start of the last minute. */
+  lastMinuteRequests: number;
+  /** Cache-read and prompt tokens (which include them) of succeeded requests in the window. */
+  cacheReadTokens: number;
+  promptTokens: number;
+}
+
+function providerRecentTraffic(row: ProviderWindowRow): ProviderRecentTraffic {
+  return { providerId: row.provider_id, lastMinuteRequests: row.last_minute_count, cacheReadTokens: row.cache_read_tokens, promptTokens: row.prompt_tokens };
+}
+
 /** Succeeded requests created in [from, to), grouped by UTC day and model. */
-export function platformUsage(deps: PublicFiguresDeps, from: Date, to: Date): Promise<UsageDayModelRow[]> {
-  return publicQueue(deps).run(() => platformUsageByDayAndModel(deps.db.read, from, to));
+export async function platformUsage(deps: PublicFiguresDeps, from: Date, to: Date): Promise<DailyModelUsage[]> {
+  const rows = await publicQueue(deps).run(() => platformUsageByDayAndModel(deps.db.read, from, to));
+  return rows.map(dailyModelUsage);
 }
 
 /** Per provider: requests since `minuteStart`, and cache-read / prompt tokens of succeeded requests since `windowStart`. */
-export function providerWindow(deps: PublicFiguresDeps, windowStart: Date, minuteStart: Date): Promise<ProviderWindowRow[]> {
-  return publicQueue(deps).run(() => providerRequestWindow(deps.db.read, windowStart, minuteStart));
+export async function providerWindow(deps: PublicFiguresDeps, windowStart: Date, minuteStart: Date): Promise<ProviderRecentTraffic[]> {
+  const rows = await publicQueue(deps).run(() => providerRequestWindow(deps.db.read, windowStart, minuteStart));
+  return rows.map(providerRecentTraffic);
 }

@@ -1,6 +1,6 @@
 import { badRequest } from "../errors/api-error";
 import type { Catalog } from "../providers/catalog";
-import type { UsageDayModelRow } from "../db/queries/stats";
+import type { DailyModelUsage } from "./public-figures-service";
 
 /**
  * GET /v1/stats/usage, the public platform usage statistics:
@@ -101,7 +101,7 @@ interface UsageSummaryDay {
 }
 
 /**
- * A window's figures for every `top` at once: what the query's rows say, computed once
+ * A window's figures for every `top` at once: what the daily figures say, computed once
  * per window and cached; `usageStatsForTop` cuts one caller's answer from it.
  */
 export interface UsageSummary {
@@ -114,7 +114,7 @@ export interface UsageSummary {
 }
 
 /**
- * The summary of the per-day-and-model rows.
+ * The summary of the per-day-and-model figures.
  *
  * - `models`: every model with a succeeded request in the window, busiest first (total
  *   tokens, then request count, then id); never truncated by `top`.
@@ -122,19 +122,19 @@ export interface UsageSummary {
  * - Shares are fractions of the window's total tokens; with no tokens at all they are 0
  *   (`open_weight_token_share` is always a number, never null).
  */
-export function summarizeUsage(rows: readonly UsageDayModelRow[], catalog: Catalog, window: UsageWindow): UsageSummary {
+export function summarizeUsage(usage: readonly DailyModelUsage[], catalog: Catalog, window: UsageWindow): UsageSummary {
   const byModel = new Map<string, ModelTotals>();
-  for (const row of rows) {
-    const id = modelIdOf(row);
+  for (const point of usage) {
+    const id = modelIdOf(point);
     let totals = byModel.get(id);
     if (totals === undefined) {
       totals = { id, prompt: 0, completion: 0, reasoning: 0, requests: 0 };
       byModel.set(id, totals);
     }
-    totals.prompt += row.prompt_tokens;
-    totals.completion += row.completion_tokens;
-    totals.reasoning += row.reasoning_tokens;
-    totals.requests += row.request_count;
+    totals.prompt += point.promptTokens;
+    totals.completion += point.completionTokens;
+    totals.reasoning += point.reasoningTokens;
+    totals.requests += point.requestCount;
   }
 
   const ranked = [...byModel.values()].sort(
@@ -169,12 +169,12 @@ export function summarizeUsage(rows: readonly UsageDayModelRow[], catalog: Catal
 
   const days = new Map<string, UsageSummaryDay>();
   for (const date of window.dates) days.set(date, { date, request_count: 0, total_tokens: 0, tokensByModel: new Map() });
-  for (const row of rows) {
-    const day = days.get(row.day);
+  for (const point of usage) {
+    const day = days.get(point.day);
     if (day === undefined) continue; // outside the window: cannot happen with the query's bounds
-    const id = modelIdOf(row);
-    const tokens = row.prompt_tokens + row.completion_tokens;
-    day.request_count += row.request_count;
+    const id = modelIdOf(point);
+    const tokens = point.promptTokens + point.completionTokens;
+    day.request_count += point.requestCount;
     day.total_tokens += tokens;
     day.tokensByModel.set(id, (day.tokensByModel.get(id) ?? 0) + tokens);
   }
@@ -217,6 +217,6 @@ export function usageStatsForTop(summary: UsageSummary, top: number): UsageStats
   };
 }
 
-function modelIdOf(row: UsageDayModelRow): string {
-  return row.model_id === "" ? UNKNOWN_MODEL_ID : row.model_id;
+function modelIdOf(point: DailyModelUsage): string {
+  return point.modelId === "" ? UNKNOWN_MODEL_ID : point.modelId;
 }

@@ -30,19 +30,16 @@ export interface ReplyMessage {
 export const READY_SIGNAL = "switchyard-worker-ready";
 
 export function isCallMessage(message: unknown): message is CallMessage {
-  return (
-    typeof message === "object" &&
-    message !== null &&
-    typeof (message as CallMessage).id === "number" &&
-    typeof (message as CallMessage).payload === "string"
-  );
+  return hasIdAndText(message, "payload");
 }
 
 export function isReplyMessage(message: unknown): message is ReplyMessage {
-  return (
-    typeof message === "object" &&
-    message !== null &&
-    typeof (message as ReplyMessage).id === "number" &&
-    typeof (message as ReplyMessage).body === "string"
-  );
+  return hasIdAndText(message, "body");
+}
+
+/** Both messages are objects with a numeric `id` and a string: the call's payload, the reply's body. */
+function hasIdAndText(message: unknown, text: "payload" | "body"): boolean {
+  if (typeof message !== "object" || message === null) return false;
+  const fields = message as Record<string, unknown>;
+  return typeof fields.id === "number" && typeof fields[text] === "string";
 }

@@ -1,5 +1,5 @@
 import type { Sql } from "../connect-database";
-import { runQuery } from "./run-query";
+import { columns, runQuery, type SqlParam } from "./run-query";
 
 /**
  * Typed wrappers for sql/queries/admission.sql: the budget and rate-limit counters.
@@ -21,6 +21,14 @@ export interface RateLimitToAdmit {
   windowSecs: number;
   maxRequests: number | null;
   maxTokens: number | null;
+}
+
+/**
+ * A policy's clauses as admitGrants and takeLease take them: four arrays of budget fields,
+ * then four of rate-limit fields, with nulls inside the arrays for "no such limit".
+ */
+function clauseColumns(budgets: readonly BudgetToAdmit[], rates: readonly RateLimitToAdmit[]): SqlParam[] {
+  return [...columns(budgets, "key", "windowSecs", "limitMicroUsd", "bucketSecs"), ...columns(rates, "key", "windowSecs", "maxRequests", "maxTokens")];
 }
 
 /** Why admission_admit_batch refused a request: the clause (by its index in the lists passed) and what it saw. */
@@ -79,18 +87,8 @@ export async function admitGrants(
   holdTtlSecs: number,
 ): Promise<AdmittedBatch> {
   const rows = await runQuery<RefusalRow>(sql, "admitGrants", [
-    grants.map((g) => g.grantId),
-    grants.map((g) => g.amountMicroUsd),
-    grants.map((g) => g.tokens),
-    budgets.map((b) => b.key),
-    budgets.map((b) => b.windowSecs),
-    budgets.map((b) => b.limitMicroUsd),
-    budgets.map((b) => b.bucketSecs),
-    rates.map((r) => r.key),
-    rates.map((r) => r.windowSecs),
-    // Nulls inside the arrays: "no such limit" for that clause.
-    rates.map((r) => r.maxRequests) as readonly number[],
-    rates.map((r) => r.maxTokens) as readonly number[],
+    ...columns(grants, "grantId", "amountMicroUsd", "tokens"),
+    ...clauseColumns(budgets, rates),
     holdTtlSecs,
   ]);
   const results: (CounterRefusal | undefined)[] = grants.map(() => undefined);
@@ -164,14 +162,7 @@ export async function takeLease(sql: Sql, lease: LeaseToTake): Promise<boolean> 
     lease.amountMicroUsd,
     lease.requests,
     lease.tokens,
-    lease.budgets.map((b) => b.key),
-    lease.budgets.map((b) => b.windowSecs),
-    lease.budgets.map((b) => b.limitMicroUsd),
-    lease.budgets.map((b) => b.bucketSecs),
-    lease.rates.map((r) => r.key),
-    lease.rates.map((r) => r.windowSecs),
-    lease.rates.map((r) => r.maxRequests) as readonly number[],
-    lease.rates.map((r) => r.maxTokens) as readonly number[],
+    ...clauseColumns(lease.budgets, lease.rates),
     lease.holdTtlSecs,
     lease.lifeSecs,
     lease.headroomFactor,

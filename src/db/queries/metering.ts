@@ -1,5 +1,5 @@
 import type { Sql } from "../connect-database";
-import { runCommand, runQuery } from "./run-query";
+import { columns, runCommand, runQuery } from "./run-query";
 
 /**
  * The metering tables' batch statements (sql/queries/metering.sql). Each insert takes a
@@ -40,13 +40,7 @@ export interface DeadLetter {
 }
 
 export async function insertDeadLetters(tx: Sql, letters: readonly DeadLetter[]): Promise<void> {
-  await runQuery(tx, "insertMeteringDeadLetters", [
-    letters.map((letter) => letter.table),
-    letters.map((letter) => letter.recordId),
-    letters.map((letter) => letter.rowValues),
-    letters.map((letter) => letter.errorCode),
-    letters.map((letter) => letter.errorMessage),
-  ]);
+  await runQuery(tx, "insertMeteringDeadLetters", columns(letters, "table", "recordId", "rowValues", "errorCode", "errorMessage"));
 }
 
 /**
@@ -68,13 +62,9 @@ export interface RefusedRequestCount {
 /** Adds counts to refused_request_counts (each row's minute total grows by its count). */
 export async function addRefusedRequestCounts(sql: Sql, counts: readonly RefusedRequestCount[]): Promise<void> {
   await runQuery(sql, "addRefusedRequestCounts", [
-    counts.map((c) => c.accountId),
+    ...columns(counts, "accountId"),
     counts.map((c) => c.minute.toISOString()),
-    counts.map((c) => c.statusCode),
-    counts.map((c) => c.namespaceId),
-    counts.map((c) => c.apiKeyId),
-    counts.map((c) => c.modelId),
-    counts.map((c) => c.count),
+    ...columns(counts, "statusCode", "namespaceId", "apiKeyId", "modelId", "count"),
   ]);
 }
 

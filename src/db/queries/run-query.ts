@@ -4,6 +4,14 @@ import { query } from "../named-queries";
 /** A value postgres.js can bind as a parameter. */
 export type SqlParam = string | number | boolean | Date | Uint8Array | null | readonly string[] | readonly (string | null)[] | readonly Date[] | readonly number[];
 
+/**
+ * A batch as one array per field, in the order of `keys`: the parameters of a statement
+ * that `unnest`s the batch back into rows. Nulls stay in place in their arrays.
+ */
+export function columns<Row, Key extends keyof Row>(rows: readonly Row[], ...keys: Key[]): SqlParam[] {
+  return keys.map((key) => rows.map((row) => row[key]) as unknown as SqlParam);
+}
+
 /** Executes a named statement from sql/queries with positional parameters. */
 export async function runQuery<Row>(sql: Sql, name: string, params: readonly SqlParam[]): Promise<Row[]> {
   const rows = await sql.unsafe(query(name), params as never[], { prepare: true });

@@ -1,5 +1,5 @@
 import type { Sql } from "../connect-database";
-import { runCommand } from "./run-query";
+import { columns, runCommand } from "./run-query";
 
 /**
  * The usage rollups' writes (sql/queries/usage-rollups.sql, migrations 0034 and 0035): deltas the
@@ -90,19 +90,15 @@ export interface RequestUsageDeltas {
 export async function addRequestUsage(tx: Sql, deltas: RequestUsageDeltas): Promise<void> {
   const { days, capabilities, minutes, hours, capabilityHours } = deltas;
   if (days.length === 0) return;
-  const column = <Row, Key extends keyof Row>(rows: readonly Row[], key: Key) => rows.map((row) => row[key]) as never;
   await runCommand(tx, "addRequestUsage", [
-    column(days, "account_id"), column(days, "namespace_id"), column(days, "api_key_id"), column(days, "model_id"), column(days, "provider_id"), column(days, "day"),
-    column(days, "request_count"), column(days, "prompt_tokens"), column(days, "completion_tokens"), column(days, "reasoning_tokens"),
-    column(days, "cache_read_tokens"), column(days, "cache_write_tokens"), column(days, "spend_micro_usd"), column(days, "unknown_charge_count"),
-    column(days, "succeeded_count"), column(days, "succeeded_prompt_tokens"), column(days, "succeeded_completion_tokens"), column(days, "succeeded_reasoning_tokens"),
-    column(capabilities, "account_id"), column(capabilities, "namespace_id"), column(capabilities, "day"), column(capabilities, "capability"), column(capabilities, "request_count"),
-    column(minutes, "minute"), column(minutes, "provider_id"), column(minutes, "account_id"),
-    column(minutes, "request_count"), column(minutes, "succeeded_prompt_tokens"), column(minutes, "succeeded_cache_read_tokens"),
-    column(hours, "account_id"), column(hours, "namespace_id"), column(hours, "api_key_id"), column(hours, "model_id"), column(hours, "provider_id"), column(hours, "hour"),
-    column(hours, "request_count"), column(hours, "prompt_tokens"), column(hours, "completion_tokens"), column(hours, "spend_micro_usd"), column(hours, "unknown_charge_count"),
-    column(capabilityHours, "account_id"), column(capabilityHours, "namespace_id"), column(capabilityHours, "hour"), column(capabilityHours, "capability"),
-    column(capabilityHours, "request_count"),
+    ...columns(days, "account_id", "namespace_id", "api_key_id", "model_id", "provider_id", "day"),
+    ...columns(days, "request_count", "prompt_tokens", "completion_tokens", "reasoning_tokens", "cache_read_tokens", "cache_write_tokens", "spend_micro_usd", "unknown_charge_count"),
+    ...columns(days, "succeeded_count", "succeeded_prompt_tokens", "succeeded_completion_tokens", "succeeded_reasoning_tokens"),
+    ...columns(capabilities, "account_id", "namespace_id", "day", "capability", "request_count"),
+    ...columns(minutes, "minute", "provider_id", "account_id", "request_count", "succeeded_prompt_tokens", "succeeded_cache_read_tokens"),
+    ...columns(hours, "account_id", "namespace_id", "api_key_id", "model_id", "provider_id", "hour"),
+    ...columns(hours, "request_count", "prompt_tokens", "completion_tokens", "spend_micro_usd", "unknown_charge_count"),
+    ...columns(capabilityHours, "account_id", "namespace_id", "hour", "capability", "request_count"),
   ]);
 }
 
@@ -118,13 +114,7 @@ export interface LedgerUsageTotal {
 /** Adds ledger entries just COPYed in the caller's transaction (their day is its now()). */
 export async function addLedgerUsage(tx: Sql, totals: readonly LedgerUsageTotal[]): Promise<void> {
   if (totals.length === 0) return;
-  await runCommand(tx, "addLedgerUsage", [
-    totals.map((total) => total.account_id),
-    totals.map((total) => total.namespace_id),
-    totals.map((total) => total.kind),
-    totals.map((total) => total.amount_micro_usd),
-    totals.map((total) => total.entry_count),
-  ]);
+  await runCommand(tx, "addLedgerUsage", columns(totals, "account_id", "namespace_id", "kind", "amount_micro_usd", "entry_count"));
 }
 
 /** Drops provider minutes before `before`; resolves to how many. */

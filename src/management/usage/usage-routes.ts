@@ -116,6 +116,16 @@ export function usageRoutes(services: Services) {
     return resolveTenant(services, principal, nsid);
   };
 
+  /**
+   * An {nsid} read of the history or usage: the credential first, then the query
+   * (`parse` throws its 400), and only then one of the account's concurrent reads.
+   */
+  const readNamespace = async <Parsed, Answer>(request: Request, nsid: string, parse: () => Parsed, read: (tenant: Tenant, parsed: Parsed) => Promise<Answer>): Promise<Answer> => {
+    const tenant = await authorizeNamespace(request, nsid, "usage:read");
+    const parsed = parse();
+    return services.accountReads.run(tenant.accountId, () => read(tenant, parsed));
+  };
+
   for (const path of ["/v1/namespaces/:nsid/requests", "/v1/requests"] as const) {
     const namespaced = path.includes(":nsid");
     // Built apart from the route: OpenAPI extensions ("x-scope") are not in Elysia's detail type.
@@ -132,10 +142,12 @@ export function usageRoutes(services: Services) {
       path,
       async ({ request, params, query }) => {
         const nsid = (params as Record<string, string | undefined> | undefined)?.nsid ?? "me";
-        const tenant = await authorizeNamespace(request, nsid, "usage:read");
-        const page = parseHistoryPage(query as QueryParams);
-        const filters = parseRequestFilters(query as QueryParams);
-        return services.accountReads.run(tenant.accountId, () => listRequests(services, tenant, page, filters));
+        return readNamespace(
+          request,
+          nsid,
+          () => ({ page: parseHistoryPage(query as QueryParams), filters: parseRequestFilters(query as QueryParams) }),
+          (tenant, { page, filters }) => listRequests(services, tenant, page, filters),
+        );
       },
       { detail },
     );
@@ -155,21 +167,19 @@ export function usageRoutes(services: Services) {
     )
     .get(
       "/v1/namespaces/:nsid/usage",
-      async ({ request, params, query }) => {
-        const tenant = await authorizeNamespace(request, params.nsid, "usage:read");
-        const window = parseWindow(query as QueryParams);
-        return services.accountReads.run(tenant.accountId, () => namespaceUsageAggregate(services, tenant, window));
-      },
+      ({ request, params, query }) =>
+        readNamespace(request, params.nsid, () => parseWindow(query as QueryParams), (tenant, window) => namespaceUsageAggregate(services, tenant, window)),
       { detail: NAMESPACE_USAGE_DETAIL },
     )
     .get(
       "/v1/namespaces/:nsid/usage/daily",
-      async ({ request, params, query }) => {
-        const tenant = await authorizeNamespace(request, params.nsid, "usage:read");
-        const window = parseDailyWindow(query as QueryParams);
-        const groupBy = parseGroupBy(query as QueryParams);
-        return services.accountReads.run(tenant.accountId, () => dailyUsage(services, tenant, window, groupBy));
-      },
+      ({ request, params, query }) =>
+        readNamespace(
+          request,
+          params.nsid,
+          () => ({ window: parseDailyWindow(query as QueryParams), groupBy: parseGroupBy(query as QueryParams) }),
+          (tenant, { window, groupBy }) => dailyUsage(services, tenant, window, groupBy),
+        ),
       { detail: DAILY_USAGE_DETAIL },
     )
     .get(

@@ -1,5 +1,5 @@
 import { type IrStreamPart, type IrWarning, type StreamDecoder } from "../../ir";
-import { invalidStream, parseStreamFrame } from "../shared/stream-frame";
+import { StreamEnding } from "../shared/stream-frame";
 import type { SseEvent } from "../sse";
 import { convertAnthropicUsage, mergeAnthropicUsage } from "./convert-usage";
 import { decodeAnthropicError } from "./error";
@@ -43,8 +43,7 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
   let toolCount = 0;
   let usage: JsonObject | undefined;
   let stopReason: unknown;
-  let finished = false;
-  let failed = false;
+  const stream = new StreamEnding();
   const warnings: IrWarning[] = [];
   const textPart = new TextPartCursor();
   /** Content block index -> a text block's citations so far. */
@@ -60,8 +59,8 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
   };
 
   const finish = (parts: IrStreamPart[]) => {
-    if (finished) return;
-    finished = true;
+    if (stream.finished) return;
+    stream.finished = true;
     for (const index of [...citedBlocks.keys()]) sendCitations(index, parts);
     // A search Anthropic never answered (a paused turn, a cut-off message) still ran.
     for (const search of awaitingResults.values()) parts.push({ type: "web_search", search });
@@ -195,7 +194,7 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
         finish(parts);
         break;
       case "error":
-        failed = true;
+        stream.failed = true;
         parts.push({ type: "error", error: decodeAnthropicError(undefined, data) });
         break;
       default:
@@ -205,12 +204,9 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
 
   return {
     push(event: SseEvent): IrStreamPart[] {
-      if (failed) return [];
-      const frame = parseStreamFrame(event.data, "upstream sent a malformed stream event");
-      if (!frame.ok) {
-        failed = true;
-        return frame.parts;
-      }
+      if (stream.failed) return [];
+      const frame = stream.parse(event.data, "upstream sent a malformed stream event");
+      if (!frame.ok) return frame.parts;
       const data = frame.value;
       if (!isRecord(data)) return [];
       const parts: IrStreamPart[] = [];
@@ -219,11 +215,7 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
       textPart.note(parts);
       return parts;
     },
-    end(): IrStreamPart[] {
-      if (finished || failed) return [];
-      failed = true;
-      return invalidStream("stream ended early");
-    },
+    end: () => stream.end(),
     warnings,
   };
 }

@@ -1,5 +1,5 @@
 import { type IrStreamPart, type IrWarning, type IrWebSearchPart, type StreamDecoder } from "../../ir";
-import { invalidStream, parseStreamFrame } from "../shared/stream-frame";
+import { StreamEnding } from "../shared/stream-frame";
 import type { SseEvent } from "../sse";
 import { convertGeminiUsage } from "./convert-usage";
 import { decodeGeminiResponsePart, promptBlockFinish, warnDroppedCandidateMetadata } from "./decode-response";
@@ -31,8 +31,7 @@ export function createGeminiStreamDecoder(): StreamDecoder {
   let started = false;
   let callCount = 0;
   let sawFunctionCall = false;
-  let finished = false;
-  let failed = false;
+  const stream = new StreamEnding();
   let responseId: string | undefined;
   const warnings: IrWarning[] = [];
   const textPart = new TextPartCursor();
@@ -71,7 +70,7 @@ export function createGeminiStreamDecoder(): StreamDecoder {
 
   const onChunk = (chunk: JsonObject, parts: IrStreamPart[]) => {
     if (isRecord(chunk.error)) {
-      failed = true;
+      stream.failed = true;
       parts.push({ type: "error", error: decodeGeminiError(undefined, chunk) });
       return;
     }
@@ -108,21 +107,18 @@ export function createGeminiStreamDecoder(): StreamDecoder {
     if (isRecord(chunk.usageMetadata)) parts.push({ type: "usage", usage: convertGeminiUsage(chunk.usageMetadata) });
     const finishReason = typeof candidate?.finishReason === "string" ? candidate.finishReason : undefined;
     const finish = finishReason !== undefined ? mapGeminiFinishReason(finishReason, sawFunctionCall) : promptBlockFinish(chunk);
-    if (finish !== undefined && !finished) {
-      finished = true;
+    if (finish !== undefined && !stream.finished) {
+      stream.finished = true;
       sendSearch(parts);
       parts.push({ type: "finish", finish });
-    } else if (finished) sendSearch(parts); // grounding after the finish chunk
+    } else if (stream.finished) sendSearch(parts); // grounding after the finish chunk
   };
 
   return {
     push(event: SseEvent): IrStreamPart[] {
-      if (failed || event.data === "[DONE]") return [];
-      const frame = parseStreamFrame(event.data, "upstream sent a malformed stream chunk");
-      if (!frame.ok) {
-        failed = true;
-        return frame.parts;
-      }
+      if (stream.failed || event.data === "[DONE]") return [];
+      const frame = stream.parse(event.data, "upstream sent a malformed stream chunk");
+      if (!frame.ok) return frame.parts;
       const data = frame.value;
       const parts: IrStreamPart[] = [];
       // Some gateways wrap the chunk in a one-element array (the non-SSE JSON array form).
@@ -132,11 +128,7 @@ export function createGeminiStreamDecoder(): StreamDecoder {
       candidateText += pendingText(parts);
       return parts;
     },
-    end(): IrStreamPart[] {
-      if (finished || failed) return [];
-      failed = true;
-      return invalidStream("stream ended early");
-    },
+    end: () => stream.end(),
     warnings,
   };
 }

@@ -1,6 +1,6 @@
 import type { IrCitation, IrWarning } from "../../ir";
 import { isRecord } from "../openai-shared/read-fields";
-import { placeCitation, readUrlCitation } from "../openai-shared/url-citation";
+import { placeCitation, readUrlCitations } from "../openai-shared/url-citation";
 import { warnDroppedUpstream } from "../shared/output-warnings";
 
 /** One run of answer text or reasoning, in the order the upstream wrote it. */
@@ -65,14 +65,7 @@ function push(pieces: AnswerPiece[], kind: AnswerPiece["kind"], text: string): v
  * (OpenAI sends `annotations: []` on every message) returns and names nothing.
  */
 export function readAnnotations(message: Record<string, unknown>, warnings: IrWarning[]): IrCitation[] {
-  if (!Array.isArray(message.annotations)) return [];
-  const citations: IrCitation[] = [];
-  for (const annotation of message.annotations) {
-    const citation = readUrlCitation(annotation);
-    if (citation !== undefined) citations.push(citation);
-    else warnDroppedUpstream(warnings, "annotations", "on the message");
-  }
-  return citations;
+  return readUrlCitations(message.annotations, warnings, "on the message");
 }
 
 /**

@@ -1,5 +1,5 @@
 import { type IrFinish, type IrStreamPart, type IrWarning, type StreamDecoder } from "../../ir";
-import { invalidStream, parseStreamFrame } from "../shared/stream-frame";
+import { StreamEnding } from "../shared/stream-frame";
 import type { SseEvent } from "../sse";
 import { decodeOpenAiStreamError } from "../openai-shared/decode-openai-error";
 import { appendArguments, openIfNamed, type PendingToolCall } from "../openai-shared/pending-tool-call";
@@ -26,9 +26,8 @@ import { decodeChatFinishReason } from "./map-finish-reason";
  */
 export function createChatStreamDecoder(): StreamDecoder {
   let started = false;
-  let finished = false;
+  const stream = new StreamEnding();
   let done = false;
-  let failed = false;
   let refusal = false;
   const toolCalls = new Map<number, PendingToolCall>();
   const warnings: IrWarning[] = [];
@@ -44,20 +43,17 @@ export function createChatStreamDecoder(): StreamDecoder {
   }
 
   function decodeEvent(event: SseEvent): IrStreamPart[] {
-    if (done || failed) return [];
+    if (done || stream.failed) return [];
     if (event.data === "[DONE]") {
       done = true;
-      return finished ? [] : finishParts({ reason: "stop" });
+      return stream.finished ? [] : finishParts({ reason: "stop" });
     }
-    const frame = parseStreamFrame(event.data, "upstream sent a stream frame that is not JSON");
-    if (!frame.ok) {
-      failed = true;
-      return frame.parts;
-    }
+    const frame = stream.parse(event.data, "upstream sent a stream frame that is not JSON");
+    if (!frame.ok) return frame.parts;
     const chunk = frame.value;
     if (!isRecord(chunk)) return [];
     if (chunk.error !== undefined && chunk.error !== null) {
-      failed = true;
+      stream.failed = true;
       return [{ type: "error", error: decodeOpenAiStreamError(chunk) }];
     }
     const parts: IrStreamPart[] = [];
@@ -71,7 +67,7 @@ export function createChatStreamDecoder(): StreamDecoder {
     const choice: unknown = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
     if (isRecord(choice)) {
       if (isRecord(choice.delta)) decodeDelta(choice.delta, parts);
-      if (typeof choice.finish_reason === "string" && !finished) parts.push(...finishParts(decodeChatFinishReason(choice.finish_reason)));
+      if (typeof choice.finish_reason === "string" && !stream.finished) parts.push(...finishParts(decodeChatFinishReason(choice.finish_reason)));
     }
     // Usage may ride a usage-only chunk or the finish chunk itself: read it wherever it is.
     const usage = decodeChatUsage(chunk.usage);
@@ -124,7 +120,7 @@ export function createChatStreamDecoder(): StreamDecoder {
 
   /** Closes every open tool call, then the finish part. */
   function finishParts(finish: IrFinish): IrStreamPart[] {
-    finished = true;
+    stream.finished = true;
     const parts: IrStreamPart[] = [];
     for (const call of toolCalls.values()) {
       // A fragment that never got a name cannot be called by anyone; it is not opened.
@@ -134,13 +130,7 @@ export function createChatStreamDecoder(): StreamDecoder {
     return parts;
   }
 
-  function end(): IrStreamPart[] {
-    if (finished || failed) return [];
-    failed = true;
-    return invalidStream("stream ended early");
-  }
-
-  return { push, end, warnings };
+  return { push, end: () => stream.end(), warnings };
 }
 
 function textLength(parts: readonly IrStreamPart[]): number {

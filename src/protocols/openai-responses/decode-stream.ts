@@ -1,5 +1,5 @@
 import { type IrCitation, type IrStreamPart, type IrWarning, type StreamDecoder } from "../../ir";
-import { invalidStream, parseStreamFrame } from "../shared/stream-frame";
+import { StreamEnding } from "../shared/stream-frame";
 import type { SseEvent } from "../sse";
 import { decodeOpenAiStreamError } from "../openai-shared/decode-openai-error";
 import { appendArguments, openIfNamed, type PendingToolCall } from "../openai-shared/pending-tool-call";
@@ -43,7 +43,7 @@ interface FunctionCallState extends PendingToolCall {
  */
 export function createResponsesStreamDecoder(): StreamDecoder {
   let started = false;
-  let terminated = false;
+  const stream = new StreamEnding();
   let refusal = false;
   const calls = new Map<string, FunctionCallState>();
   /** output_index -> item id, for events that only carry the index. */
@@ -62,12 +62,9 @@ export function createResponsesStreamDecoder(): StreamDecoder {
   }
 
   function decodeEvent(event: SseEvent): IrStreamPart[] {
-    if (terminated || event.data === "[DONE]") return [];
-    const frame = parseStreamFrame(event.data, "upstream sent a stream frame that is not JSON");
-    if (!frame.ok) {
-      terminated = true;
-      return frame.parts;
-    }
+    if (stream.over || event.data === "[DONE]") return [];
+    const frame = stream.parse(event.data, "upstream sent a stream frame that is not JSON");
+    if (!frame.ok) return frame.parts;
     const data = frame.value;
     if (!isRecord(data)) return [];
     const type = typeof data.type === "string" ? data.type : event.event;
@@ -125,12 +122,12 @@ export function createResponsesStreamDecoder(): StreamDecoder {
         const response = isRecord(data.response) ? data.response : {};
         pushUsage(response, parts);
         parts.push({ type: "error", error: decodeOpenAiStreamError({ error: response.error ?? "the upstream response failed" }) });
-        terminated = true;
+        stream.failed = true;
         break;
       }
       case "error":
         parts.push({ type: "error", error: decodeOpenAiStreamError(data) });
-        terminated = true;
+        stream.failed = true;
         break;
       default:
         break; // created, in_progress, *.done text events, hosted-tool progress
@@ -247,7 +244,7 @@ export function createResponsesStreamDecoder(): StreamDecoder {
   }
 
   function onTerminal(response: JsonObject, parts: IrStreamPart[]): void {
-    terminated = true;
+    stream.finished = true;
     let hasToolCalls = false;
     for (const call of calls.values()) {
       if (!call.started) continue;
@@ -267,12 +264,7 @@ export function createResponsesStreamDecoder(): StreamDecoder {
     parts.push({ type: "usage", usage });
   }
 
-  function end(): IrStreamPart[] {
-    if (terminated) return [];
-    terminated = true;
-    return invalidStream("stream ended early");
-  }
-
+  const end = (): IrStreamPart[] => stream.end();
   const decoder: { push: typeof push; end: typeof end; warnings: readonly IrWarning[]; clientAction?: string } = { push, end, warnings };
   return decoder;
 }

@@ -1,5 +1,5 @@
 import type { IrCitation, IrWarning } from "../../ir";
-import { readUrlCitation } from "../openai-shared/url-citation";
+import { readUrlCitations } from "../openai-shared/url-citation";
 import { warnDroppedUpstream } from "../shared/output-warnings";
 
 /**
@@ -22,12 +22,5 @@ export function warnDroppedItem(warnings: IrWarning[], type: unknown): void {
  * as `annotations`.
  */
 export function readOutputTextCitations(part: Record<string, unknown>, warnings: IrWarning[]): IrCitation[] {
-  if (!Array.isArray(part.annotations)) return [];
-  const citations: IrCitation[] = [];
-  for (const annotation of part.annotations) {
-    const citation = readUrlCitation(annotation);
-    if (citation !== undefined) citations.push(citation);
-    else warnDroppedUpstream(warnings, "annotations", "on output text");
-  }
-  return citations;
+  return readUrlCitations(part.annotations, warnings, "on output text");
 }

@@ -1,4 +1,5 @@
-import type { IrCitation } from "../../ir";
+import type { IrCitation, IrWarning } from "../../ir";
+import { warnDroppedUpstream } from "../shared/output-warnings";
 import { isRecord, type JsonObject } from "./read-fields";
 
 /**
@@ -25,6 +26,22 @@ export function readUrlCitation(annotation: unknown): IrCitation | undefined {
     citation.end = end as number;
   }
   return citation;
+}
+
+/**
+ * The `url_citation`s of an `annotations` list (anything but an array: none), each read by
+ * readUrlCitation; any other annotation is named in `warnings` as `annotations`, found
+ * `where` ("on the message", "on output text"). An empty list returns and names nothing.
+ */
+export function readUrlCitations(annotations: unknown, warnings: IrWarning[], where: string): IrCitation[] {
+  if (!Array.isArray(annotations)) return [];
+  const citations: IrCitation[] = [];
+  for (const annotation of annotations) {
+    const citation = readUrlCitation(annotation);
+    if (citation !== undefined) citations.push(citation);
+    else warnDroppedUpstream(warnings, "annotations", where);
+  }
+  return citations;
 }
 
 /**

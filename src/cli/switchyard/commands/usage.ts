@@ -1,3 +1,4 @@
+import type { DailyUsageEnvelope, NamespaceUsageEnvelope } from "../../../management/usage/usage-service";
 import { UsageError } from "../cli-error";
 import type { Command, CommandContext } from "../command";
 import { dateOption } from "../date-option";
@@ -6,24 +7,6 @@ import { withQuery } from "../http-client";
 import { print, printJson } from "../output";
 import { optionValue } from "../parse-args";
 import { Session } from "../session";
-
-interface NamespaceUsage {
-  from: string;
-  to: string;
-  request_count: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  spend_micro_usd: number;
-  capability_request_counts?: Record<string, number>;
-  billing_anomalies?: number;
-}
-
-interface DailyUsage {
-  from: string;
-  to: string;
-  group_by: string | null;
-  data: { date: string; group: string | null; request_count: number; prompt_tokens: number; completion_tokens: number; spend_micro_usd: number }[];
-}
 
 /** `--by` words and the `group_by` each asks for. */
 const GROUPINGS: Record<string, string> = { model: "model", key: "api_key", provider: "provider" };
@@ -51,7 +34,7 @@ export const usageCommand: Command = {
     if (daily) return printDaily(context, await session.call("GET", session.namespacePath(withQuery("/usage/daily", { ...window, group_by: by && GROUPINGS[by] }))), by);
     const body = await session.call("GET", session.namespacePath(withQuery("/usage", window)));
     if (context.json) return printJson(context, body);
-    const usage = body as NamespaceUsage;
+    const usage = body as NamespaceUsageEnvelope;
     const capabilities = Object.entries(usage.capability_request_counts ?? {})
       .map(([capability, requests]) => `${capability} ${requests}`)
       .join(", ");
@@ -73,7 +56,7 @@ export const usageCommand: Command = {
 /** GET …/usage/daily as a table: a row per day (and group), the window above it. */
 function printDaily(context: CommandContext, body: unknown, by: string | undefined): void {
   if (context.json) return printJson(context, body);
-  const usage = body as DailyUsage;
+  const usage = body as DailyUsageEnvelope;
   const window = `${formatTimestamp(usage.from)} → ${formatTimestamp(usage.to)}`;
   if (usage.data.length === 0) return print(context, `No requests from ${window}.`);
   const headers = ["date", ...(by ? [by] : []), "requests", "in", "out", "spend"];
