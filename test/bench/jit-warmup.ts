@@ -11,13 +11,11 @@
  * it overstated the gateway's CPU by a fifth.
  */
 import { runLanes, type Target } from "./load";
-import { threadTicks, TICKS_PER_SECOND } from "./process-cpu";
+import { threadDelta, threadTicksById, TICKS_PER_SECOND } from "./process-cpu";
 
-/** JavaScriptCore's compiler threads are named "JITWorker". */
-export function jitTicks(pid: number): number {
-  let ticks = 0;
-  for (const [thread, value] of threadTicks(pid)) if (thread.startsWith("JIT")) ticks += value;
-  return ticks;
+/** JavaScriptCore's compiler threads ("JITWorker"), by thread id: they come and go, so read with threadDelta. */
+export function jitTicks(pid: number): Map<string, number> {
+  return threadTicksById(pid, "JIT");
 }
 
 export interface WarmupResult {
@@ -49,7 +47,7 @@ export async function warmUntilJitQuiet(
     const roundStarted = performance.now();
     for (const target of targets) await runLanes(target, lanes, roundMs);
     const roundSeconds = (performance.now() - roundStarted) / 1000;
-    lastJitShare = (jitTicks(pid) - ticksBefore) / TICKS_PER_SECOND / roundSeconds;
+    lastJitShare = threadDelta(ticksBefore, jitTicks(pid)) / TICKS_PER_SECOND / roundSeconds;
     const elapsed = performance.now() - started;
     // Compilation comes in bursts: two quiet rounds in a row, not one.
     quietRounds = lastJitShare <= quietShare ? quietRounds + 1 : 0;

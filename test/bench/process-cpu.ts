@@ -74,6 +74,37 @@ export function threadTicks(pid: number): Map<string, number> {
   return byThread;
 }
 
+/**
+ * CPU ticks of each live thread whose kernel name starts with `prefix`, by thread id. A
+ * thread that exits takes its ticks with it, so sums by name can fall between two reads;
+ * deltas by id (threadDelta) cannot.
+ */
+export function threadTicksById(pid: number, prefix: string): Map<string, number> {
+  const byId = new Map<string, number>();
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return byId;
+  }
+  for (const task of tasks) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, "utf8");
+      if (stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")).startsWith(prefix)) byId.set(task, statTicks(stat));
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return byId;
+}
+
+/** Ticks spent between two threadTicksById reads by the threads alive at the second (a lower bound: threads that exited between them are not counted). */
+export function threadDelta(before: Map<string, number>, after: Map<string, number>): number {
+  let ticks = 0;
+  for (const [id, value] of after) ticks += value - (before.get(id) ?? 0);
+  return ticks;
+}
+
 /** Idle CPU ticks of the whole machine, all cores (/proc/stat). */
 export function idleTicks(): number {
   return Number(readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/)[4]);

@@ -112,7 +112,7 @@ function modeSection(input: ReportInput, mode: ModeResult): string[] {
   const logged = logLines(mode.stderr);
   lines.push(
     `Switchyard process memory: peak RSS ${mb(mode.peakRssKb)} (${mode.exited ? "**the process exited during the run**; last VmHWM sample" : "VmHWM at the end of the run"}), ${mb(mode.idleRssKb)} idle after start, ${mb(mode.settledRssKb)} 10 s after the last load. ` +
-      `JIT compiler threads while measured: ${(mode.jitShareWhileMeasured * 100).toFixed(1)} % of a core.` +
+      `JIT compiler threads while measured: ${(mode.jitShareWhileMeasured * 100).toFixed(1)} % of a core (threads that exited meanwhile not counted).` +
       (logged.length > 0 ? ` It logged ${logged.length} warn/error lines, e.g. \`${logged[0]!.slice(0, 300)}\`.` : " It logged no warnings or errors."),
     "",
   );

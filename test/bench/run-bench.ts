@@ -21,7 +21,7 @@ import { chatTarget, measureFirstByte, measureLatency, measureThroughput, reques
 import { renderReport, type ModeResult, type PathResult, type Probe } from "./report";
 import { startDatabase, startSwitchyard, type SwitchyardProcess } from "./switchyard-process";
 import { measurePolicyCosts, policyPaths, renderPolicyCosts, totalCpuUs } from "./policy-paths";
-import { cpuTicks, postgresTicks, processTreeTicks, TICKS_PER_SECOND } from "./process-cpu";
+import { cpuTicks, postgresTicks, processTreeTicks, threadDelta, TICKS_PER_SECOND } from "./process-cpu";
 import { jitTicks, warmUntilJitQuiet, type WarmupResult } from "./jit-warmup";
 
 const quick = process.argv.includes("--quick");
@@ -178,7 +178,7 @@ async function main(): Promise<number> {
     const policyCosts = await measurePolicyCosts(policyTargets, metered.pid, database.postmasterPid, SETTINGS);
 
     const measuredSeconds = (performance.now() - measuredFrom) / 1000;
-    const jitShare = new Map(switchyards.map((s) => [s.mode, (jitTicks(s.pid) - jitBefore.get(s.mode)!) / TICKS_PER_SECOND / measuredSeconds]));
+    const jitShare = new Map(switchyards.map((s) => [s.mode, threadDelta(jitBefore.get(s.mode)!, jitTicks(s.pid)) / TICKS_PER_SECOND / measuredSeconds]));
     const memory = new Map(switchyards.map((s) => [s.mode, s.memoryKb()]));
     // Memory once the load is over: every gateway has had nothing to do for 10 s.
     say("resident memory 10 s after the last load");
