@@ -87,8 +87,13 @@ function* encodedChunks<Row>(rows: Row[], first: Uint8Array, encode: BinaryRowsE
   }
 }
 
-/** Rows encoded into one buffer: a flush of many thousands is sent as several. */
-const ENCODE_CHUNK_ROWS = 1_000;
+/**
+ * Rows encoded into one buffer. Encoding holds the request thread (15–20 µs a record at
+ * steady state), and the event loop turns only between chunks: 100 rows keep each hold
+ * near 2 ms, where 1,000 held it for up to 20 ms and every request waiting behind it
+ * (test/bench/HISTORY.md, 2026-11-29 00:25). The extra chunk writes cost nothing measurable.
+ */
+const ENCODE_CHUNK_ROWS = 100;
 
 const REQUEST_COPY: CopyTarget<RequestRow> = {
   table: "requests",
