@@ -18,19 +18,23 @@ export function requestUsageDeltas(rows: readonly RequestRow[]): RequestUsageDel
   const minutes = new Map<string, ProviderRequestMinute>();
   const hours = new Map<string, RequestUsageHour>();
   const capabilityHours = new Map<string, RequestCapabilityHour>();
+  const times = new RecordTimes();
   for (const row of rows) {
-    const at = Date.parse(row.created_at);
-    if (!Number.isFinite(at)) throw new Error(`request record ${row.id}: created_at is not a timestamp`);
-    const day = utcDay(at);
+    const { day, hour, minute } = times.of(row);
     const succeeded = row.status === "succeeded";
     const account = storableText(row.account_id);
     const namespace = stored(row.namespace_id);
     const provider = stored(row.provider_id);
-    const dayKey = JSON.stringify([account, namespace, day, stored(row.api_key_id), stored(row.model_id), provider]);
+    const apiKey = stored(row.api_key_id);
+    const model = stored(row.model_id);
+    // The same parts in every key, each length-prefixed, so no two keys collide whatever an id holds.
+    const owner = keyPart(account) + keyPart(namespace);
+    const shape = keyPart(apiKey) + keyPart(model) + keyPart(provider);
+    const dayKey = owner + day + shape;
     let sums = days.get(dayKey);
     if (sums === undefined) {
       sums = {
-        account_id: account, namespace_id: namespace, api_key_id: stored(row.api_key_id), model_id: stored(row.model_id), provider_id: provider, day,
+        account_id: account, namespace_id: namespace, api_key_id: apiKey, model_id: model, provider_id: provider, day,
         request_count: 0, prompt_tokens: 0, completion_tokens: 0, reasoning_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0,
         spend_micro_usd: 0, unknown_charge_count: 0, succeeded_count: 0, succeeded_prompt_tokens: 0, succeeded_completion_tokens: 0, succeeded_reasoning_tokens: 0,
       };
@@ -51,12 +55,11 @@ export function requestUsageDeltas(rows: readonly RequestRow[]): RequestUsageDel
       sums.succeeded_reasoning_tokens += row.reasoning_tokens;
     }
 
-    const hour = new Date(Math.floor(at / HOUR_MS) * HOUR_MS).toISOString();
-    const hourKey = JSON.stringify([account, namespace, hour, stored(row.api_key_id), stored(row.model_id), provider]);
+    const hourKey = owner + hour + shape;
     let hourSums = hours.get(hourKey);
     if (hourSums === undefined) {
       hourSums = {
-        account_id: account, namespace_id: namespace, api_key_id: stored(row.api_key_id), model_id: stored(row.model_id), provider_id: provider, hour,
+        account_id: account, namespace_id: namespace, api_key_id: apiKey, model_id: model, provider_id: provider, hour,
         request_count: 0, prompt_tokens: 0, completion_tokens: 0, spend_micro_usd: 0, unknown_charge_count: 0,
       };
       hours.set(hourKey, hourSums);
@@ -68,20 +71,19 @@ export function requestUsageDeltas(rows: readonly RequestRow[]): RequestUsageDel
     else hourSums.spend_micro_usd += row.final_charge_micro_usd;
 
     // A capability the record names twice counts once, as the aggregate's count(distinct id).
-    for (const capability of new Set(row.used_capabilities.map(storableText))) {
-      const key = JSON.stringify([account, namespace, day, capability]);
+    for (const capability of row.used_capabilities.length === 0 ? NO_CAPABILITIES : new Set(row.used_capabilities.map(storableText))) {
+      const key = owner + day + keyPart(capability);
       const count = capabilities.get(key);
       if (count === undefined) capabilities.set(key, { account_id: account, namespace_id: namespace, day, capability, request_count: 1 });
       else count.request_count += 1;
-      const inHourKey = JSON.stringify([account, namespace, hour, capability]);
+      const inHourKey = owner + hour + keyPart(capability);
       const inHour = capabilityHours.get(inHourKey);
       if (inHour === undefined) capabilityHours.set(inHourKey, { account_id: account, namespace_id: namespace, hour, capability, request_count: 1 });
       else inHour.request_count += 1;
     }
 
     if (provider !== null) {
-      const minute = new Date(Math.floor(at / 60_000) * 60_000).toISOString();
-      const key = JSON.stringify([minute, account, provider]);
+      const key = minute + keyPart(account) + keyPart(provider);
       let window = minutes.get(key);
       if (window === undefined) {
         window = { minute, provider_id: provider, account_id: account, request_count: 0, succeeded_prompt_tokens: 0, succeeded_cache_read_tokens: 0 };
@@ -107,7 +109,7 @@ export function ledgerUsageTotals(rows: readonly LedgerRow[]): LedgerUsageTotal[
     if (row.kind !== "usage" && row.kind !== "pending_debit_recovery") continue;
     const account = storableText(row.account_id);
     const namespace = stored(row.namespace_id);
-    const key = JSON.stringify([account, namespace, row.kind]);
+    const key = keyPart(account) + keyPart(namespace) + row.kind;
     const total = totals.get(key);
     if (total === undefined) totals.set(key, { account_id: account, namespace_id: namespace, kind: row.kind, amount_micro_usd: row.amount_micro_usd, entry_count: 1 });
     else {
@@ -130,6 +132,39 @@ export function insertedRows(rows: readonly RequestRow[], insertedIds: readonly 
 }
 
 const HOUR_MS = 3_600_000;
+const NO_CAPABILITIES: readonly string[] = [];
+
+/**
+ * One part of a rollup key: its length, a colon, then the value, or "~" for null. Keys are
+ * parts laid end to end, so a length prefix keeps two different tuples from ever spelling
+ * the same key (an id may hold any character), and every flush sorts them the same way.
+ */
+function keyPart(value: string | null): string {
+  return value === null ? "~" : `${value.length}:${value}`;
+}
+
+/**
+ * A record's created_at as milliseconds and as the UTC day, hour and minute it rolls up
+ * into. A flush's records were created within the same few seconds, so the parse of the
+ * last one serves the next whose timestamp is the same; any other is parsed in full.
+ */
+class RecordTimes {
+  private lastCreatedAt = "";
+  private last = { at: 0, day: "", hour: "", minute: "" };
+
+  of(row: RequestRow): { at: number; day: string; hour: string; minute: string } {
+    if (row.created_at === this.lastCreatedAt) return this.last;
+    const at = Date.parse(row.created_at);
+    if (!Number.isFinite(at)) throw new Error(`request record ${row.id}: created_at is not a timestamp`);
+    const minuteMs = Math.floor(at / 60_000) * 60_000;
+    // A timestamp within the minute of the last one: its day, hour and minute are that one's.
+    if (minuteMs !== Math.floor(this.last.at / 60_000) * 60_000 || this.lastCreatedAt === "") {
+      this.last = { at, day: utcDay(at), hour: new Date(Math.floor(at / HOUR_MS) * HOUR_MS).toISOString(), minute: new Date(minuteMs).toISOString() };
+    } else this.last = { ...this.last, at };
+    this.lastCreatedAt = row.created_at;
+    return this.last;
+  }
+}
 
 /** YYYY-MM-DD of the UTC day of `ms` (PostgreSQL's date, also for years past 9999). */
 function utcDay(ms: number): string {
