@@ -112,8 +112,8 @@ export function idleTicks(): number {
 
 /**
  * CPU ticks of PostgreSQL: every process named `postgres`, or, given the postmaster's
- * pid, only it and its children (the backends, autovacuum, …) — so another cluster on the
- * machine does not count.
+ * pid, only it, its children (the backends, autovacuum, …) and the children that have
+ * exited — so another cluster on the machine does not count.
  */
 export function postgresTicks(postmaster?: number): number {
   let total = 0;
@@ -125,8 +125,13 @@ export function postgresTicks(postmaster?: number): number {
         if (stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")) === "postgres") total += statTicks(stat);
         continue;
       }
-      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (Number(entry) === postmaster || parent === postmaster) total += statTicks(stat);
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const parent = Number(fields[1]);
+      // The postmaster also carries what its exited children used (cutime + cstime): a
+      // backend or autovacuum worker that ends between two reads would otherwise take its
+      // ticks with it, and a sum over live processes could even fall.
+      if (Number(entry) === postmaster) total += statTicks(stat) + Number(fields[13]) + Number(fields[14]);
+      else if (parent === postmaster) total += statTicks(stat);
     } catch {
       // the process ended meanwhile
     }
