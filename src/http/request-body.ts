@@ -36,7 +36,7 @@ export async function readBodyWithin(request: Request, limit: number): Promise<s
     if (done) break;
     total += value.byteLength;
     if (total > limit) {
-      discardRest(reader, limit);
+      await discardRest(reader, limit, DISCARD_WAIT_MS);
       throw new BodyTooLargeError(limit);
     }
     chunks.push(value);
@@ -49,25 +49,34 @@ export async function readBodyWithin(request: Request, limit: number): Promise<s
   return new TextDecoder().decode(Buffer.concat(chunks, total));
 }
 
+/** How long the 413 for a body past its limit waits for the rest of that body to be read and dropped. */
+const DISCARD_WAIT_MS = 2_000;
+
 /**
- * Reads and drops what follows a body past its limit (at most `budget` more bytes), while
- * the 413 goes out. A server that closes a connection with unread bytes makes the kernel
- * reset it, and the client can lose the response it was about to read.
+ * Reads and drops what follows a body past its limit (at most `budget` more bytes, for at
+ * most `waitMs`) before the 413 goes out. The answer closes the connection, and a server
+ * that closes one with unread bytes makes the kernel reset it: a client still writing its
+ * body can then lose the response it was about to read. Drained first, the connection
+ * closes cleanly; a client that sends more than the budget, or too slowly, still gets the
+ * 413 when the budget or the wait runs out.
  */
-function discardRest(reader: { read(): Promise<{ done: boolean; value?: Uint8Array }>; cancel(): Promise<void> }, budget: number): void {
-  void (async () => {
+async function discardRest(reader: { read(): Promise<{ done: boolean; value?: Uint8Array }>; cancel(): Promise<void> }, budget: number, waitMs: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const waited = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, waitMs);
+  });
+  const drained = (async () => {
     let left = budget;
-    try {
-      while (left > 0) {
-        const { done, value } = await reader.read();
-        if (done) return;
-        left -= value?.byteLength ?? 0;
-      }
-    } catch {
-      return;
+    while (left > 0) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      left -= value?.byteLength ?? 0;
     }
-    await reader.cancel().catch(() => {});
-  })();
+  })().catch(() => {});
+  await Promise.race([drained, waited]);
+  clearTimeout(timer);
+  // Whatever is still coming is not read: stop the stream (a no-op once it ended).
+  await reader.cancel().catch(() => {});
 }
 
 /**

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startInferenceHarness, type InferenceHarness } from "../support/inference-harness";
+import { connect } from "node:net";
 import { chunkedBody, rawHttp } from "../support/raw-http";
 
 /**
@@ -154,6 +155,32 @@ describe("inference bodies past the limit are a 413 in the client's protocol, ch
       expectProtocolError(protocol, { status: response.status, body: JSON.parse(response.body), text: response.body }, 413, `exceeds ${INFERENCE_LIMIT} bytes`);
     });
   }
+
+  test("a client that writes the rest of its body late, reading nothing until it is done, still gets the 413", async () => {
+    // The answer waits for the rest of the body (within a limit's worth): answered and closed
+    // while bytes were still coming, the connection would be reset and the paused client
+    // would lose the response waiting in its buffer.
+    const body = chunkedBody(JSON.stringify({ model: CHAT_MODEL, messages: [{ role: "user", content: "x".repeat(INFERENCE_LIMIT * 1.5) }] }));
+    const cut = Math.floor(body.length * 0.8);
+    const head = `POST /v1/chat/completions HTTP/1.1\r\n${host()}\r\nAuthorization: Bearer ${harness.account.apiKey}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n`;
+    const url = new URL(harness.server.url);
+    const received = await new Promise<string>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      const socket = connect(Number(url.port), url.hostname, async () => {
+        socket.pause();
+        socket.write(head + body.slice(0, cut));
+        await Bun.sleep(300);
+        socket.write(body.slice(cut));
+        await Bun.sleep(300);
+        socket.resume();
+      });
+      socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+      socket.on("error", (error) => reject(new Error(`the connection failed (${error.message}) after ${Buffer.concat(chunks).length} bytes of answer`)));
+      socket.on("close", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    });
+    expect(received.slice(0, received.indexOf("\r\n"))).toBe("HTTP/1.1 413 Payload Too Large");
+    expect(received).toContain(`exceeds ${INFERENCE_LIMIT} bytes`);
+  });
 
   test("a streamed (chunked) upload of 10× the limit through fetch gets the 413 in the client's protocol", async () => {
     const text = new TextEncoder().encode(JSON.stringify({ model: CHAT_MODEL, messages: [{ role: "user", content: "x".repeat(INFERENCE_LIMIT * 10) }] }));
