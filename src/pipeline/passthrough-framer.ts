@@ -1,6 +1,7 @@
 import type { ProtocolId } from "../ir";
 import { codecFor } from "../translation/codec-registry";
 import { rewriteModelIds } from "../translation/rewrite-model-id";
+import { frameStartBefore } from "../protocols/sse";
 
 /**
  * Same-protocol streams: the upstream's SSE bytes go to the client as they are,
@@ -62,8 +63,5 @@ function lastFrameEnd(text: string): number {
   // An upstream chunk nearly always ends on its frame's blank line: then the search back
   // through the whole chunk (for a "\r\n\r\n" that is not there) is not needed.
   if (text.endsWith("\n\n") || text.endsWith("\r\n\r\n")) return text.length;
-  const lf = text.lastIndexOf("\n\n");
-  const crlf = text.lastIndexOf("\r\n\r\n");
-  if (lf === -1 && crlf === -1) return 0;
-  return Math.max(lf === -1 ? 0 : lf + 2, crlf === -1 ? 0 : crlf + 4);
+  return frameStartBefore(text, text.length);
 }

@@ -1,3 +1,5 @@
+import { frameEndAfter, frameStartBefore } from "../sse";
+
 /**
  * encodeRequest always asks a chat upstream for `stream_options.include_usage` (the bill
  * must not rest on an estimate). Relaying that stream as it is to a client that did not
@@ -24,20 +26,4 @@ export function dropUnrequestedUsage(frames: string): string {
     at = frames.indexOf('"choices":[]', end);
   }
   return from === 0 ? frames : out + frames.slice(from);
-}
-
-/** Index just past the blank line ("\n\n" or "\r\n\r\n") before `at`, or 0. */
-function frameStartBefore(frames: string, at: number): number {
-  const lf = frames.lastIndexOf("\n\n", at);
-  const crlf = frames.lastIndexOf("\r\n\r\n", at);
-  return Math.max(lf === -1 ? 0 : lf + 2, crlf === -1 ? 0 : crlf + 4);
-}
-
-/** Index just past the blank line that ends the frame holding `at`, or the text's end. */
-function frameEndAfter(frames: string, at: number): number {
-  const lf = frames.indexOf("\n\n", at);
-  const crlf = frames.indexOf("\r\n\r\n", at);
-  if (lf === -1 && crlf === -1) return frames.length;
-  if (crlf === -1 || (lf !== -1 && lf + 2 < crlf + 4)) return lf + 2;
-  return crlf + 4;
 }

@@ -1,3 +1,5 @@
+import { frameStartBefore } from "../sse";
+
 /**
  * Puts the request's cost into an OpenAI chat `usage` object on its way to the
  * client: `cost` in USD (as OpenAI-compatible gateways report it) and
@@ -24,9 +26,7 @@ export function withUsageCost(text: string, chargeMicroUsd: number | null): stri
 export function usageFrameAt(frames: string): number {
   const open = firstUsageObjectAt(frames);
   if (open === -1) return -1;
-  const lf = frames.lastIndexOf("\n\n", open);
-  const crlf = frames.lastIndexOf("\r\n\r\n", open);
-  return Math.max(lf === -1 ? 0 : lf + 2, crlf === -1 ? 0 : crlf + 4);
+  return frameStartBefore(frames, open);
 }
 
 /*

@@ -1,0 +1,21 @@
+/**
+ * Where whole SSE frames begin and end in relayed text, by their blank lines ("\n\n" or
+ * "\r\n\r\n"): what the passthrough relay and the chat codec's usage splices cut at,
+ * without parsing the events.
+ */
+
+/** Index just past the last blank line that starts at or before `at`, or 0: where the frame holding `at` begins. */
+export function frameStartBefore(text: string, at: number): number {
+  const lf = text.lastIndexOf("\n\n", at);
+  const crlf = text.lastIndexOf("\r\n\r\n", at);
+  return Math.max(lf === -1 ? 0 : lf + 2, crlf === -1 ? 0 : crlf + 4);
+}
+
+/** Index just past the blank line that ends the frame holding `at`, or the text's length. */
+export function frameEndAfter(text: string, at: number): number {
+  const lf = text.indexOf("\n\n", at);
+  const crlf = text.indexOf("\r\n\r\n", at);
+  if (lf === -1 && crlf === -1) return text.length;
+  if (crlf === -1 || (lf !== -1 && lf + 2 < crlf + 4)) return lf + 2;
+  return crlf + 4;
+}
