@@ -144,23 +144,24 @@ function keyPart(value: string | null): string {
 }
 
 /**
- * A record's created_at as milliseconds and as the UTC day, hour and minute it rolls up
- * into. A flush's records were created within the same few seconds, so the parse of the
- * last one serves the next whose timestamp is the same; any other is parsed in full.
+ * The UTC day, hour and minute a record's created_at rolls up into. A flush's records were
+ * created within the same few seconds: a created_at equal to the last one's is not parsed
+ * again, and one within the same minute keeps that minute's strings.
  */
 class RecordTimes {
   private lastCreatedAt = "";
-  private last = { at: 0, day: "", hour: "", minute: "" };
+  private lastMinuteMs = Number.NaN;
+  private last = { day: "", hour: "", minute: "" };
 
-  of(row: RequestRow): { at: number; day: string; hour: string; minute: string } {
+  of(row: RequestRow): { day: string; hour: string; minute: string } {
     if (row.created_at === this.lastCreatedAt) return this.last;
     const at = Date.parse(row.created_at);
     if (!Number.isFinite(at)) throw new Error(`request record ${row.id}: created_at is not a timestamp`);
     const minuteMs = Math.floor(at / 60_000) * 60_000;
-    // A timestamp within the minute of the last one: its day, hour and minute are that one's.
-    if (minuteMs !== Math.floor(this.last.at / 60_000) * 60_000 || this.lastCreatedAt === "") {
-      this.last = { at, day: utcDay(at), hour: new Date(Math.floor(at / HOUR_MS) * HOUR_MS).toISOString(), minute: new Date(minuteMs).toISOString() };
-    } else this.last = { ...this.last, at };
+    if (minuteMs !== this.lastMinuteMs) {
+      this.lastMinuteMs = minuteMs;
+      this.last = { day: utcDay(at), hour: new Date(Math.floor(at / HOUR_MS) * HOUR_MS).toISOString(), minute: new Date(minuteMs).toISOString() };
+    }
     this.lastCreatedAt = row.created_at;
     return this.last;
   }
