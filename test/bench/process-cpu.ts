@@ -50,26 +50,35 @@ export function processTreeTicks(pid: number): number {
   return total;
 }
 
+/** Every live thread of a process: its id, kernel name and CPU ticks (threads that end meanwhile are left out). */
+function liveThreads(pid: number): Array<{ id: string; name: string; ticks: number }> {
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return [];
+  }
+  const threads: Array<{ id: string; name: string; ticks: number }> = [];
+  for (const task of tasks) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, "utf8");
+      threads.push({ id: task, name: stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")), ticks: statTicks(stat) });
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return threads;
+}
+
 /**
  * CPU ticks of each thread of a process, by thread: "main" for the JavaScript thread,
  * else the kernel's thread name (Bun's "HTTP Client", JSC's "HeapHelper" GC threads, …).
  */
 export function threadTicks(pid: number): Map<string, number> {
   const byThread = new Map<string, number>();
-  let tasks: string[];
-  try {
-    tasks = readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return byThread;
-  }
-  for (const task of tasks) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, "utf8");
-      const name = task === String(pid) ? "main" : stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      byThread.set(name, (byThread.get(name) ?? 0) + statTicks(stat));
-    } catch {
-      // the thread ended meanwhile
-    }
+  for (const { id, name, ticks } of liveThreads(pid)) {
+    const key = id === String(pid) ? "main" : name;
+    byThread.set(key, (byThread.get(key) ?? 0) + ticks);
   }
   return byThread;
 }
@@ -80,22 +89,7 @@ export function threadTicks(pid: number): Map<string, number> {
  * deltas by id (threadDelta) cannot.
  */
 export function threadTicksById(pid: number, prefix: string): Map<string, number> {
-  const byId = new Map<string, number>();
-  let tasks: string[];
-  try {
-    tasks = readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return byId;
-  }
-  for (const task of tasks) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, "utf8");
-      if (stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")).startsWith(prefix)) byId.set(task, statTicks(stat));
-    } catch {
-      // the thread ended meanwhile
-    }
-  }
-  return byId;
+  return new Map(liveThreads(pid).filter(({ name }) => name.startsWith(prefix)).map(({ id, ticks }) => [id, ticks]));
 }
 
 /** Ticks spent between two threadTicksById reads by the threads alive at the second (a lower bound: threads that exited between them are not counted). */
