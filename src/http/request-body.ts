@@ -1,4 +1,4 @@
-import { LARGE_BODY_BYTES, holdBodyBytes } from "./body-budget";
+import { LARGE_BODY_BYTES, finishRequest, holdBodyBytes } from "./body-budget";
 
 /** A request body past its route's limit, found while reading it. */
 export class BodyTooLargeError extends Error {
@@ -36,6 +36,10 @@ export async function readBodyWithin(request: Request, limit: number): Promise<s
     if (done) break;
     total += value.byteLength;
     if (total > limit) {
+      // Nothing read is kept, and the body's room in the budget goes back before the drain:
+      // a client that sends its tail slowly holds its own connection, not other bodies' room.
+      chunks.length = 0;
+      finishRequest(request);
       await discardRest(reader, limit, DISCARD_WAIT_MS);
       throw new BodyTooLargeError(limit);
     }
