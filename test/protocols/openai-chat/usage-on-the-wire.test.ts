@@ -3,6 +3,7 @@ import type { ProtocolId } from "../../../src/ir";
 import { jsonResponse } from "../../../src/pipeline/respond-json";
 import { codecFor } from "../../../src/translation/codec-registry";
 import { readFixture } from "./replay-sse";
+import { loadRecordings } from "../../replay/recording";
 
 const BODY = '{"id":"chatcmpl-1","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}';
 const COSTED = '{"id":"chatcmpl-1","choices":[],"usage":{"cost":0.001234,"cost_micro_usd":1234,"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}';
@@ -80,6 +81,23 @@ describe("usage on the wire is the codec's to place: the charge, and usage the c
     expect(drop(`${content}\n\n${usageOnly}`)).toBe(`${content}\n\n`);
     const untouched = `${content}\n\n`;
     expect(drop(untouched)).toBe(untouched);
+  });
+
+  test("on every recorded real chat stream that carries a usage-only chunk, exactly those frames go, LF as recorded and CRLF as Gemini frames its streams", () => {
+    const drop = codecFor("openai-chat").dropUnrequestedUsage!;
+    const streams = loadRecordings().filter((recording) => recording.protocol === "openai-chat" && recording.mode === "stream" && recording.bytes.includes('"choices":[]'));
+    expect(streams.length).toBeGreaterThan(0);
+    for (const recording of streams) {
+      for (const blank of ["\n\n", "\r\n\r\n"]) {
+        const frames = recording.bytes.replaceAll("\r\n", "\n").split("\n\n").filter((frame) => frame.length > 0);
+        const usageOnly = (frame: string) => frame.includes('"choices":[]') && frame.includes('"usage"');
+        const kept = frames.filter((frame) => !usageOnly(frame));
+        expect(kept.length).toBeLessThan(frames.length);
+        // Relayed as the upstream cut it: one frame per chunk, and the whole stream at once.
+        expect(frames.map((frame) => drop(frame + blank)).join("")).toBe(kept.map((frame) => frame + blank).join(""));
+        expect(drop(frames.map((frame) => frame + blank).join(""))).toBe(kept.map((frame) => frame + blank).join(""));
+      }
+    }
   });
 
   test("a whole answer's 200 carries the charge through the client protocol's codec, and only there", async () => {
