@@ -18,6 +18,7 @@
  *        WARMUP_MS  untimed load per path before the first slice (6000); a Switchyard
  *                   gets more, until its JIT compiler threads fall quiet (jit-warmup.ts),
  *                   so per-flush metering code is compiled, as in a long-running gateway
+ *        PG_STATEMENTS=1  PostgreSQL's statements per request for each Switchyard (pg-statements.ts)
  *   A variant's BUN_FLAGS go to `bun` before the script: `{"BUN_FLAGS":"--cpu-prof --cpu-prof-dir=/tmp/prof"}`
  *   writes a CPU profile of that gateway when it stops.
  *   A variant's SWITCHYARD_ROOT runs another checkout's `src/main.ts` (e.g. a `git worktree`
@@ -28,6 +29,7 @@ import { cleanupAll } from "./children";
 import { warmUntilJitQuiet } from "./jit-warmup";
 import { chatTarget, runLanes } from "./load";
 import { cpuTicks, idleTicks, postgresTicks, threadTicks, TICKS_PER_SECOND } from "./process-cpu";
+import { StatementTally } from "./pg-statements";
 import { parseVariants, startBenchUpstreams, startDatabase, startSwitchyard, type SwitchyardProcess } from "./switchyard-process";
 
 const MOCK_KEY = "bench-mock-key";
@@ -61,6 +63,8 @@ async function main(): Promise<void> {
     ...switchyards.map((s) => ({ target: chatTarget(s.mode, s.url, s.apiKey, model, stream), pid: s.pid })),
   ];
   const tallies = new Map<string, Tally>(paths.map((p) => [p.target.name, { completed: 0, seconds: 0, errors: 0, ticks: { loadgen: 0, mock: 0, gateway: 0, postgres: 0 }, threads: new Map(), idle: 0 }]));
+  const statements = await StatementTally.open(database.adminUrl);
+  const databaseOf = new Map(switchyards.map((s) => [s.mode, s.databaseName]));
   const sample = (pid: number) => ({ loadgen: cpuTicks(process.pid), mock: cpuTicks(mockChild.process.pid), gateway: cpuTicks(pid), postgres: postgresTicks(database.postmasterPid) });
   try {
     // The bare proxy gets WARMUP_MS of load; each Switchyard at least that, until its JIT
@@ -77,9 +81,12 @@ async function main(): Promise<void> {
       for (const { target, pid } of paths) {
         await runLanes(target, lanes, 400); // warm-up, untimed
         const before = sample(pid);
+        const statementsBefore = await statements?.snapshot();
         const [threadsBefore, idleBefore] = [threadTicks(pid), idleTicks()];
         const run = await runLanes(target, lanes, sliceMs);
         const after = sample(pid);
+        const databaseName = databaseOf.get(target.name);
+        if (statements && statementsBefore && databaseName) statements.add(databaseName, statementsBefore, await statements.snapshot());
         const [threadsAfter, idleAfter] = [threadTicks(pid), idleTicks()];
         const tally = tallies.get(target.name)!;
         tally.idle += idleAfter - idleBefore;
@@ -117,8 +124,14 @@ async function main(): Promise<void> {
       const us = (ticks: number) => ((ticks / TICKS_PER_SECOND) * 1e6 / Math.max(1, tally.completed)).toFixed(1);
       console.log(`${name}, other threads in µs/request: ${others.slice(0, 5).map(([thread, ticks]) => `${thread} ${us(ticks)}`).join(", ") || "none"}`);
     }
+    if (statements) {
+      console.log(`\n| path | PostgreSQL statement calls/request | µs/request | µs/call | statement |`);
+      console.log(`|---|--:|--:|--:|---|`);
+      for (const [name, databaseName] of databaseOf) if (databaseName) console.log(statements.report(databaseName, name, tallies.get(name)!.completed));
+    }
   } finally {
     await Promise.all(switchyards.map((s) => s.stop()));
+    await statements?.close();
     cleanupAll();
   }
 }

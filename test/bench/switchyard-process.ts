@@ -49,6 +49,8 @@ export interface Database {
   create(name: string): Promise<string | undefined>;
   /** The cluster's postmaster pid (its backends are its children), for CPU by process; absent for the embedded database. */
   postmasterPid?: number;
+  /** The cluster's `postgres` database, as its superuser; absent for the embedded database. */
+  adminUrl?: string;
 }
 
 /** A private PostgreSQL cluster on a free loopback port, stopped and deleted at exit. */
@@ -61,7 +63,9 @@ export async function startDatabase(): Promise<Database> {
   const dataDir = join(dir, "data");
   const port = await freePort();
   run(join(bin, "initdb"), ["-D", dataDir, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"], true);
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
+  // PG_STATEMENTS=1: pg_stat_statements loaded, so a bench can say which statements PostgreSQL's CPU goes to (pg-statements.ts).
+  const statements = process.env.PG_STATEMENTS === "1" ? " -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all -c pg_stat_statements.track_planning=on" : "";
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off${statements}`;
   // Registered before the start so that a start that half-succeeds is stopped too (cleanups run last-in first-out, before the rm).
   onCleanup(() => run(join(bin, "pg_ctl"), ["-D", dataDir, "-m", "immediate", "stop"], true));
   run(join(bin, "pg_ctl"), ["-D", dataDir, "-o", options, "-l", join(dir, "server.log"), "-w", "start"], true);
@@ -71,6 +75,7 @@ export async function startDatabase(): Promise<Database> {
   return {
     kind: `PostgreSQL ${version} (throwaway cluster, fsync off)`,
     postmasterPid,
+    adminUrl,
     async create(name) {
       const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
       try {
@@ -88,6 +93,8 @@ export interface SwitchyardProcess {
   url: string;
   pid: number;
   apiKey: string;
+  /** Its database's name in the bench cluster (absent on the embedded database). */
+  databaseName?: string;
   /** Resident set size in KiB from /proc/<pid>/status: current (VmRSS) and peak (VmHWM). */
   memoryKb(): { rss: number; peak: number };
   /** SIGTERM, then SIGKILL if it has not exited within 5 s. */
@@ -164,6 +171,7 @@ export async function startSwitchyard(options: {
     url,
     pid,
     apiKey,
+    ...(databaseUrl === undefined ? {} : { databaseName: `bench_${key}` }),
     memoryKb: () => {
       const peak = statusField(pid, "VmHWM");
       if (Number.isFinite(peak)) lastPeak = peak;
