@@ -11,6 +11,8 @@
  * worktree` of an earlier commit) loads that checkout's code into the same process and
  * times both in alternating rounds, so the machine's drift falls on both alike.
  * `ASKED_USAGE=0` relays to clients that did not ask for usage (the default: they did).
+ * `PART=framer` or `PART=accounting` times one half of a same-protocol relay: the framer
+ * that forwards the bytes, or the decoder that accounts for them.
  */
 import { resolve } from "node:path";
 import type { ProtocolId } from "../../src/ir";
@@ -38,15 +40,18 @@ function framesOf(bytes: string): string[] {
   return bytes.split(/(?<=\r?\n\r?\n)/).filter((frame) => frame.length > 0);
 }
 
+/** `PART=framer` or `PART=accounting`: time only that half of a same-protocol relay (default: both). */
+const PART = process.env.PART;
+
 function relay(code: Code, upstream: ProtocolId, client: ProtocolId, frames: readonly string[]): void {
   const passthrough = upstream === client;
-  const translation = new code.StreamTranslation({ sessionId: "s", upstream, client, context: CONTEXT, clientAskedUsage: ASKED_USAGE, passthrough });
-  const framer = passthrough ? new code.PassthroughFramer(client, CONTEXT.model, ASKED_USAGE) : undefined;
+  const translation = passthrough && PART === "framer" ? undefined : new code.StreamTranslation({ sessionId: "s", upstream, client, context: CONTEXT, clientAskedUsage: ASKED_USAGE, passthrough });
+  const framer = passthrough && PART !== "accounting" ? new code.PassthroughFramer(client, CONTEXT.model, ASKED_USAGE) : undefined;
   for (const frame of frames) {
-    translation.push(frame);
+    translation?.push(frame);
     framer?.take(frame);
   }
-  translation.end();
+  translation?.end();
   framer?.flush();
 }
 
