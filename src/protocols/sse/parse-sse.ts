@@ -49,7 +49,12 @@ export class SseParser {
 
   /** Processes the line buf[start, end) and returns where the next one starts (`next`). */
   private lineTo(buf: string, start: number, end: number, next: number, events: SseEvent[]): number {
-    this.processLine(buf.slice(start, end), events);
+    // Nearly every line is "data: …": its value is cut from the chunk in one slice, not two.
+    if (end > start && buf.charCodeAt(start) === 100 && buf.startsWith("data:", start)) {
+      this.data.push(buf.slice(buf.charCodeAt(start + 5) === 32 ? start + 6 : start + 5, end));
+    } else {
+      this.processLine(buf.slice(start, end), events);
+    }
     return next;
   }
 
@@ -74,13 +79,7 @@ export class SseParser {
       this.eventName = undefined;
       return;
     }
-    const first = line.charCodeAt(0);
-    if (first === 58) return; // ":" comment
-    // Nearly every line is "data: …": taken without splitting the field name off.
-    if (first === 100 && line.startsWith("data:")) {
-      this.data.push(line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5));
-      return;
-    }
+    if (line.charCodeAt(0) === 58) return; // ":" comment
     const colon = line.indexOf(":");
     const field = colon === -1 ? line : line.slice(0, colon);
     let value = colon === -1 ? "" : line.slice(colon + 1);
