@@ -7,6 +7,7 @@ import { isRecord, type JsonObject } from "../openai-shared/read-fields";
 import { decodeChatUsage } from "./convert-usage";
 import { placeCitation } from "../openai-shared/url-citation";
 import { TextPartCursor } from "../shared/text-part-cursor";
+import { DeltaFrameShape } from "../shared/delta-frame-shape";
 import { readAnnotations, readAnswerContent, warnDroppedMessageFields } from "./decode-answer-content";
 import { decodeChatFinishReason } from "./map-finish-reason";
 
@@ -22,9 +23,11 @@ import { decodeChatFinishReason } from "./map-finish-reason";
  * A delta's `url_citation` annotations become citation parts; they index the message's
  * text, so their spans are moved to the current text part (which starts later when
  * reasoning came between).
- * A tool call opens only once its name is known.
+ * A tool call opens only once its name is known. A frame of the same shape as the text or
+ * reasoning delta before it is read without parsing (delta-frame-shape.ts): a delta
+ * changes nothing here but the text counts that `push` keeps.
  */
-export function createChatStreamDecoder(): StreamDecoder {
+export function createChatStreamDecoder(options: { readShapes?: boolean } = {}): StreamDecoder {
   let started = false;
   const stream = new StreamEnding();
   let done = false;
@@ -34,11 +37,29 @@ export function createChatStreamDecoder(): StreamDecoder {
   const textPart = new TextPartCursor();
   /** The message's text emitted so far, which annotation indices count in. */
   let messageText = 0;
+  /** Tool-call fragments read: one may change a call's state without giving a part. */
+  let toolFragments = 0;
+
+  /** `readShapes: false` parses every frame: what the shortcut is tested against. */
+  const shape = options.readShapes === false ? undefined : new DeltaFrameShape();
 
   function push(event: SseEvent): IrStreamPart[] {
-    const parts = decodeEvent(event);
+    const delta = shape?.match(event);
+    const parts: IrStreamPart[] = delta === undefined ? decodeAndLearn(event) : [delta];
     textPart.note(parts);
     messageText += textLength(parts);
+    return parts;
+  }
+
+  /** Parses the frame; one that gave a delta and did nothing else teaches the shape of the next. */
+  function decodeAndLearn(event: SseEvent): IrStreamPart[] {
+    const warned = warnings.length;
+    const fragments = toolFragments;
+    const parts = decodeEvent(event);
+    const only = parts.length === 1 ? parts[0]! : undefined;
+    const deltaOnly = only !== undefined && (only.type === "text_delta" || only.type === "reasoning_delta") && warnings.length === warned && toolFragments === fragments;
+    if (deltaOnly) shape?.learn(event, only.type, only.text);
+    else shape?.forget();
     return parts;
   }
 
@@ -105,6 +126,7 @@ export function createChatStreamDecoder(): StreamDecoder {
 
   function decodeToolFragment(fragment: JsonObject, position: number, parts: IrStreamPart[]): void {
     // `index` is documented as required; fall back to the position for providers that omit it.
+    toolFragments++;
     const key = typeof fragment.index === "number" ? fragment.index : position;
     let call = toolCalls.get(key);
     if (call === undefined) {
