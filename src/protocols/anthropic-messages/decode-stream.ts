@@ -9,6 +9,7 @@ import { warnDroppedUpstream } from "../shared/output-warnings";
 import { TextPartCursor, type TextPosition } from "../shared/text-part-cursor";
 import { readAnthropicCitation, webSearchOfToolUse, withWebSearchResult } from "./decode-citations";
 import type { IrCitation, IrWebSearchPart } from "../../ir";
+import { DeltaFrameShape } from "../shared/delta-frame-shape";
 
 /** A text block whose citations wait for its end, which gives their span. */
 interface CitedBlock {
@@ -35,9 +36,11 @@ interface SearchBlock {
  * its text) are sent at the block's stop, with the block's span in the current text part:
  * consecutive text blocks are one text part in a stream, and Anthropic cites by block. Blocks
  * the IR has no place for (other server tools and their results, any other block type) are
- * named in `warnings` as the response decoder names them.
+ * named in `warnings` as the response decoder names them. A `content_block_delta` of the same
+ * shape as the text or thinking delta before it is read without parsing
+ * (delta-frame-shape.ts): such a delta changes nothing here but the text position.
  */
-export function createAnthropicStreamDecoder(): StreamDecoder {
+export function createAnthropicStreamDecoder(options: { readShapes?: boolean } = {}): StreamDecoder {
   /** Content block index -> IR tool-call index, for tool_use blocks only. */
   const toolIndexByBlock = new Map<number, number>();
   let toolCount = 0;
@@ -52,6 +55,8 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
   const searchBlocks = new Map<number, SearchBlock>();
   /** Tool use id -> a web search waiting for its result block, in answer order. */
   const awaitingResults = new Map<string, IrWebSearchPart>();
+  /** `readShapes: false` parses every frame: what the shortcut is tested against. */
+  const shape = options.readShapes === false ? undefined : new DeltaFrameShape();
 
   const emitUsage = (next: JsonObject, parts: IrStreamPart[]) => {
     usage = mergeAnthropicUsage(usage, next);
@@ -202,16 +207,30 @@ export function createAnthropicStreamDecoder(): StreamDecoder {
     }
   };
 
+  /** Parses the frame; a text or thinking delta that did nothing else teaches the shape of the next. */
+  const decodeAndLearn = (event: SseEvent): IrStreamPart[] => {
+    shape?.forget();
+    const frame = stream.parse(event.data, "upstream sent a malformed stream event");
+    if (!frame.ok) return frame.parts;
+    const data = frame.value;
+    if (!isRecord(data)) return [];
+    const parts: IrStreamPart[] = [];
+    const warned = warnings.length;
+    // The payload's `type` is authoritative; the `event:` line is the fallback.
+    const type = data.type ?? event.event;
+    onEvent(type, data, parts);
+    const only = parts.length === 1 ? parts[0]! : undefined;
+    if (type === "content_block_delta" && only !== undefined && (only.type === "text_delta" || only.type === "reasoning_delta") && warnings.length === warned) {
+      shape?.learn(event, only.type, only.text);
+    }
+    return parts;
+  };
+
   return {
     push(event: SseEvent): IrStreamPart[] {
       if (stream.failed) return [];
-      const frame = stream.parse(event.data, "upstream sent a malformed stream event");
-      if (!frame.ok) return frame.parts;
-      const data = frame.value;
-      if (!isRecord(data)) return [];
-      const parts: IrStreamPart[] = [];
-      // The payload's `type` is authoritative; the `event:` line is the fallback.
-      onEvent(data.type ?? event.event, data, parts);
+      const delta = shape?.match(event);
+      const parts = delta === undefined ? decodeAndLearn(event) : [delta];
       textPart.note(parts);
       return parts;
     },

@@ -7,7 +7,7 @@ import { isRecord, type JsonObject } from "../openai-shared/read-fields";
 import { decodeChatUsage } from "./convert-usage";
 import { placeCitation } from "../openai-shared/url-citation";
 import { TextPartCursor } from "../shared/text-part-cursor";
-import { DeltaFrameShape } from "../shared/delta-frame-shape";
+import { DeltaFrameShape, type IgnoredField } from "../shared/delta-frame-shape";
 import { readAnnotations, readAnswerContent, warnDroppedMessageFields } from "./decode-answer-content";
 import { decodeChatFinishReason } from "./map-finish-reason";
 
@@ -41,7 +41,7 @@ export function createChatStreamDecoder(options: { readShapes?: boolean } = {}):
   let toolFragments = 0;
 
   /** `readShapes: false` parses every frame: what the shortcut is tested against. */
-  const shape = options.readShapes === false ? undefined : new DeltaFrameShape();
+  const shape = options.readShapes === false ? undefined : new DeltaFrameShape(UNREAD_FIELDS);
 
   function push(event: SseEvent): IrStreamPart[] {
     const delta = shape?.match(event);
@@ -154,6 +154,9 @@ export function createChatStreamDecoder(options: { readShapes?: boolean } = {}):
 
   return { push, end: () => stream.end(), warnings };
 }
+
+/** Fields of a chunk this decoder never reads whose values change from chunk to chunk (OpenAI pads each chunk with `obfuscation`). */
+const UNREAD_FIELDS: IgnoredField[] = [{ key: "obfuscation", value: "string" }];
 
 function textLength(parts: readonly IrStreamPart[]): number {
   let length = 0;

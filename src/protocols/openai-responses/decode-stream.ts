@@ -13,6 +13,16 @@ import { readOutputTextCitations, warnDroppedItem } from "./dropped-output";
 import { placeCitation, readUrlCitation } from "../openai-shared/url-citation";
 import { TextPartCursor, type TextPosition } from "../shared/text-part-cursor";
 import { readWebSearchCall } from "./web-search-call";
+import { DeltaFrameShape, type IgnoredField } from "../shared/delta-frame-shape";
+
+/** The events whose one text or reasoning delta is read from the frame's `delta` field. */
+const DELTA_EVENTS = new Set(["response.output_text.delta", "response.refusal.delta", "response.reasoning_text.delta", "response.reasoning_summary_text.delta"]);
+
+/** Fields of an event this decoder never reads whose values change from event to event. */
+const UNREAD_FIELDS: IgnoredField[] = [
+  { key: "sequence_number", value: "integer" },
+  { key: "obfuscation", value: "string" },
+];
 
 /** One output text (a message's content part), which its annotations index. */
 interface OutputTextState {
@@ -41,7 +51,7 @@ interface FunctionCallState extends PendingToolCall {
  * annotations are named in `warnings` as the response decoder names them (an item when it
  * is added, annotations as they are added or on the finished message).
  */
-export function createResponsesStreamDecoder(): StreamDecoder {
+export function createResponsesStreamDecoder(options: { readShapes?: boolean } = {}): StreamDecoder {
   let started = false;
   const stream = new StreamEnding();
   let refusal = false;
@@ -54,20 +64,43 @@ export function createResponsesStreamDecoder(): StreamDecoder {
   /** `item_id:content_index` -> the output text's state. */
   const outputTexts = new Map<string, OutputTextState>();
   let webSearches = 0;
+  /** `readShapes: false` parses every frame: what the shortcut is tested against. */
+  const shape = options.readShapes === false ? undefined : new DeltaFrameShape(UNREAD_FIELDS);
 
   function push(event: SseEvent): IrStreamPart[] {
-    const parts = decodeEvent(event);
+    const delta = stream.over ? undefined : shape?.match(event);
+    const parts = delta === undefined ? decodeAndLearn(event) : [delta];
     textPart.note(parts);
     return parts;
   }
 
+  /**
+   * Parses the frame. A text, refusal or reasoning delta that did nothing else teaches the
+   * shape of the next: after the first delta of an output text (which begins its state),
+   * one changes nothing here but the text position.
+   */
+  function decodeAndLearn(event: SseEvent): IrStreamPart[] {
+    shape?.forget();
+    const warned = warnings.length;
+    const parts = decodeEvent(event);
+    const only = parts.length === 1 ? parts[0]! : undefined;
+    if (only === undefined || (only.type !== "text_delta" && only.type !== "reasoning_delta") || warnings.length !== warned) return parts;
+    if (decodedType !== undefined && DELTA_EVENTS.has(decodedType)) shape?.learn(event, only.type, only.text);
+    return parts;
+  }
+
+  /** The type of the frame decodeEvent last read. */
+  let decodedType: string | undefined;
+
   function decodeEvent(event: SseEvent): IrStreamPart[] {
+    decodedType = undefined;
     if (stream.over || event.data === "[DONE]") return [];
     const frame = stream.parse(event.data, "upstream sent a stream frame that is not JSON");
     if (!frame.ok) return frame.parts;
     const data = frame.value;
     if (!isRecord(data)) return [];
     const type = typeof data.type === "string" ? data.type : event.event;
+    decodedType = type;
     const parts: IrStreamPart[] = [];
     if (!started && type !== "error") {
       started = true;

@@ -10,51 +10,79 @@ const PROBE = "\u0001probe\u0001";
 const MAX_UNUSED_SHAPES = 2;
 
 /**
+ * A field a decoder never reads whose value changes from frame to frame (a sequence number,
+ * OpenAI's `obfuscation` padding): a shape leaves its value open, so frames that differ in
+ * it still fit.
+ */
+export interface IgnoredField {
+  key: string;
+  value: "integer" | "string";
+}
+
+/** What fills an open place of a shape: the delta's text, or an ignored field's value. */
+type Slot = "text" | IgnoredField["value"];
+
+/**
  * The shape of a stream's last delta frame, so that the next frames of that shape are read
  * without parsing them. A streamed answer is mostly frames that differ from the one before
  * only in their text (`{"id":"…","choices":[{"index":0,"delta":{"content":"<text>"}…}]}`);
- * parsing each whole costs most of what relaying a same-protocol stream costs
+ * parsing each whole costs most of what accounting for a same-protocol stream costs
  * (test/bench/HISTORY.md). After a decoder has parsed a frame that gave exactly one text or
- * reasoning delta, it hands the frame and the text to learn(): the frame is cut into what
- * precedes the text's JSON literal and what follows it. A later frame that is that prefix,
- * a JSON string literal and that suffix is the same JSON with only that string changed, so
- * the decoder's answer for it is the same part with the new text; match() returns the text.
+ * reasoning delta, read from one field of that frame, it hands the frame and the text to
+ * learn(): the frame is cut into fixed text around the text's JSON literal (and around the
+ * values of the decoder's ignored fields). A later frame that is that fixed text around a
+ * JSON string literal (and values of the same kinds) is the same JSON with only those values
+ * changed, so the decoder's answer for it is the same part with the new text; match()
+ * returns it.
  *
- * Exact, not a heuristic: learn() keeps a shape only when the literal occurs once in the
- * frame and the frame with a probe in its place parses to the same value except for that
- * one string leaf, which must be the only leaf holding the text; match() takes only a
- * well-formed literal (anything else is parsed as before, and fails as before). A decoder
- * uses it only where its state after a delta of that kind is the state before plus the
- * text, and forgets the shape whenever it parses a frame itself. An empty text (which
- * decoders drop) is never matched. Frames whose other fields change every time (a
- * sequence number, OpenAI's `obfuscation`) never fit; after MAX_UNUSED_SHAPES such shapes
- * the stream stops learning, so they cost one comparison more than before, not a parse.
+ * Exact, not a heuristic: learn() keeps a shape only when the text's literal occurs once in
+ * the frame, and the frame with a probe in its place parses to the same value except for
+ * that one string leaf, which must be the only leaf holding the text; an ignored field's key
+ * must occur once. match() takes only well-formed literals and integers (anything else is
+ * parsed as before, and fails as before). A decoder uses it only where its state after a
+ * delta of that kind is the state before plus the text, and forgets the shape whenever it
+ * parses a frame itself. An empty text (which decoders drop) is never matched. Frames whose
+ * other fields change every time never fit; after MAX_UNUSED_SHAPES such shapes the stream
+ * stops learning, so they cost a comparison more than before, not a parse.
  */
 export class DeltaFrameShape {
-  private prefix: string | undefined;
-  private suffix = "";
+  /** The fixed text between the open places, one more than `slots`; empty: no shape. */
+  private fixed: string[] = [];
+  private slots: Slot[] = [];
   private eventName: string | undefined;
   private kind: DeltaKind = "text_delta";
   /** The current shape has fitted a frame since it was learned. */
   private used = false;
   private unused = 0;
 
+  /** `ignored`: fields the decoder never reads, at any depth. */
+  constructor(private readonly ignored: readonly IgnoredField[] = []) {}
+
   /** The part `event` stands for when it has the learned shape, else undefined (parse it). */
   match(event: SseEvent): { type: DeltaKind; text: string } | undefined {
-    const prefix = this.prefix;
-    if (prefix === undefined || event.event !== this.eventName) return undefined;
+    const fixed = this.fixed;
+    if (fixed.length === 0 || event.event !== this.eventName) return undefined;
     const data = event.data;
-    const suffix = this.suffix;
-    const end = data.length - suffix.length;
-    // The shortest literal that is not dropped is one character between quotes.
-    if (end - prefix.length < 3 || !data.startsWith(prefix) || !data.endsWith(suffix)) return undefined;
-    const text = stringLiteral(data, prefix.length, end);
-    if (text === undefined || text === "") return undefined;
+    const slots = this.slots;
+    let text: string | undefined;
+    let at = 0;
+    for (let i = 0; i < slots.length; i++) {
+      if (!data.startsWith(fixed[i]!, at)) return undefined;
+      at += fixed[i]!.length;
+      const slot = slots[i]!;
+      const end = slot === "integer" ? integerEnd(data, at) : literalEnd(data, at);
+      if (end === -1) return undefined;
+      if (slot === "text") text = literalValue(data, at, end);
+      else if (slot === "string" && !wellFormedLiteral(data, at, end)) return undefined;
+      at = end;
+    }
+    const last = fixed[slots.length]!;
+    if (data.length - at !== last.length || !data.endsWith(last) || text === undefined || text === "") return undefined;
     this.used = true;
     return { type: this.kind, text };
   }
 
-  /** `data` (the frame a decoder just parsed) gave exactly one delta of `kind` with `text`. */
+  /** `event` (the frame a decoder just parsed) gave exactly one delta of `kind`, with `text` read from one of its fields. */
   learn(event: SseEvent, kind: DeltaKind, text: string): void {
     this.forget();
     if (this.unused >= MAX_UNUSED_SHAPES || text === "") return;
@@ -62,46 +90,83 @@ export class DeltaFrameShape {
     const literal = JSON.stringify(text);
     const at = data.indexOf(literal);
     if (at === -1 || data.indexOf(literal, at + 1) !== -1) return;
-    const prefix = data.slice(0, at);
-    const suffix = data.slice(at + literal.length);
-    if (!provesOneField(data, prefix + JSON.stringify(PROBE) + suffix, text)) return;
-    this.prefix = prefix;
-    this.suffix = suffix;
+    const places: { start: number; end: number; slot: Slot }[] = [{ start: at, end: at + literal.length, slot: "text" }];
+    for (const field of this.ignored) {
+      const key = `"${field.key}":`;
+      const keyAt = data.indexOf(key);
+      if (keyAt === -1) continue;
+      if (data.indexOf(key, keyAt + 1) !== -1) return;
+      const start = keyAt + key.length;
+      const end = field.value === "integer" ? integerEnd(data, start) : literalEnd(data, start);
+      // Another kind of value (null, say) stays fixed: a frame with a different one does not fit.
+      if (end === -1 || (start < at + literal.length && end > at)) continue;
+      places.push({ start, end, slot: field.value });
+    }
+    places.sort((a, b) => a.start - b.start);
+    if (!provesOneField(data, data.slice(0, at) + JSON.stringify(PROBE) + data.slice(at + literal.length), text)) return;
+    let from = 0;
+    for (const place of places) {
+      this.fixed.push(data.slice(from, place.start));
+      this.slots.push(place.slot);
+      from = place.end;
+    }
+    this.fixed.push(data.slice(from));
     this.eventName = event.event;
     this.kind = kind;
   }
 
   /** The decoder parsed a frame itself: its state may have moved in ways a shape does not capture. */
   forget(): void {
-    if (this.prefix !== undefined && !this.used) this.unused++;
-    this.prefix = undefined;
+    if (this.fixed.length > 0 && !this.used) this.unused++;
+    this.fixed = [];
+    this.slots = [];
     this.used = false;
   }
 }
 
-/**
- * The string that data[start, end) spells as one JSON string literal, or undefined when
- * it is not exactly one (an unescaped quote or a control character inside, a bad escape).
- */
-function stringLiteral(data: string, start: number, end: number): string | undefined {
-  if (data.charCodeAt(start) !== 34 || data.charCodeAt(end - 1) !== 34) return undefined;
-  // A delta's text is a few characters: one pass over them costs less than three searches.
-  for (let i = start + 1; i < end - 1; i++) {
-    const code = data.charCodeAt(i);
-    if (code === 92) return escapedLiteral(data.slice(start, end));
-    if (code === 34 || code < 32) return undefined;
+/** Where the JSON integer (no sign, fraction or exponent) at data[start] ends, or -1. */
+function integerEnd(data: string, start: number): number {
+  let at = start;
+  while (at < data.length) {
+    const code = data.charCodeAt(at);
+    if (code < 48 || code > 57) break;
+    at++;
   }
-  return data.slice(start + 1, end - 1);
+  if (at === start || (at - start > 1 && data.charCodeAt(start) === 48)) return -1;
+  return at;
 }
 
-/** A literal with escapes, read by JSON.parse, which also refuses a bad one. */
-function escapedLiteral(literal: string): string | undefined {
+/**
+ * Where the JSON string literal at data[start] ends (past its closing quote), or -1: not a
+ * quote there, a control character inside, or no closing quote. Escapes are skipped here
+ * and checked by literalValue / wellFormedLiteral.
+ */
+function literalEnd(data: string, start: number): number {
+  if (data.charCodeAt(start) !== 34) return -1;
+  // A delta's text is a few characters: one pass over them costs less than native searches.
+  for (let at = start + 1; at < data.length; at++) {
+    const code = data.charCodeAt(at);
+    if (code === 34) return at + 1;
+    if (code === 92) at++;
+    else if (code < 32) return -1;
+  }
+  return -1;
+}
+
+/** The string the literal data[start, end) spells, or undefined when an escape in it is bad. */
+function literalValue(data: string, start: number, end: number): string | undefined {
+  const inner = data.slice(start + 1, end - 1);
+  if (!inner.includes("\\")) return inner;
   try {
-    const value: unknown = JSON.parse(literal);
+    const value: unknown = JSON.parse(data.slice(start, end));
     return typeof value === "string" ? value : undefined;
   } catch {
     return undefined;
   }
+}
+
+function wellFormedLiteral(data: string, start: number, end: number): boolean {
+  return literalValue(data, start, end) !== undefined;
 }
 
 /**
