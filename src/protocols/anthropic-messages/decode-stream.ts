@@ -9,7 +9,7 @@ import { warnDroppedUpstream } from "../shared/output-warnings";
 import { TextPartCursor, type TextPosition } from "../shared/text-part-cursor";
 import { readAnthropicCitation, webSearchOfToolUse, withWebSearchResult } from "./decode-citations";
 import type { IrCitation, IrWebSearchPart } from "../../ir";
-import { DeltaFrameShape } from "../shared/delta-frame-shape";
+import { DeltaFrameShape, isDeltaPart } from "../shared/delta-frame-shape";
 
 /** A text block whose citations wait for its end, which gives their span. */
 interface CitedBlock {
@@ -37,8 +37,9 @@ interface SearchBlock {
  * consecutive text blocks are one text part in a stream, and Anthropic cites by block. Blocks
  * the IR has no place for (other server tools and their results, any other block type) are
  * named in `warnings` as the response decoder names them. A `content_block_delta` of the same
- * shape as the text or thinking delta before it is read without parsing
- * (delta-frame-shape.ts): such a delta changes nothing here but the text position.
+ * shape as the text, thinking or tool input delta before it is read without parsing
+ * (delta-frame-shape.ts): such a delta changes nothing here but the text position (a web
+ * search's input, which is kept, is not read by shape).
  */
 export function createAnthropicStreamDecoder(options: { readShapes?: boolean } = {}): StreamDecoder {
   /** Content block index -> IR tool-call index, for tool_use blocks only. */
@@ -207,7 +208,7 @@ export function createAnthropicStreamDecoder(options: { readShapes?: boolean } =
     }
   };
 
-  /** Parses the frame; a text or thinking delta that did nothing else teaches the shape of the next. */
+  /** Parses the frame; a delta that did nothing else teaches the shape of the next. */
   const decodeAndLearn = (event: SseEvent): IrStreamPart[] => {
     shape?.forget();
     const frame = stream.parse(event.data, "upstream sent a malformed stream event");
@@ -219,10 +220,9 @@ export function createAnthropicStreamDecoder(options: { readShapes?: boolean } =
     // The payload's `type` is authoritative; the `event:` line is the fallback.
     const type = data.type ?? event.event;
     onEvent(type, data, parts);
-    const only = parts.length === 1 ? parts[0]! : undefined;
-    if (type === "content_block_delta" && only !== undefined && (only.type === "text_delta" || only.type === "reasoning_delta") && warnings.length === warned) {
-      shape?.learn(event, only.type, only.text);
-    }
+    const only = parts.length === 1 ? parts[0] : undefined;
+    const keptInput = typeof data.index === "number" && searchBlocks.has(data.index);
+    if (type === "content_block_delta" && isDeltaPart(only) && warnings.length === warned && !keptInput) shape?.learn(event, data, only);
     return parts;
   };
 

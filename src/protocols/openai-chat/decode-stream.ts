@@ -7,7 +7,7 @@ import { isRecord, type JsonObject } from "../openai-shared/read-fields";
 import { decodeChatUsage } from "./convert-usage";
 import { placeCitation } from "../openai-shared/url-citation";
 import { TextPartCursor } from "../shared/text-part-cursor";
-import { DeltaFrameShape, type IgnoredField } from "../shared/delta-frame-shape";
+import { DeltaFrameShape, isDeltaPart, type IgnoredField } from "../shared/delta-frame-shape";
 import { readAnnotations, readAnswerContent, warnDroppedMessageFields } from "./decode-answer-content";
 import { decodeChatFinishReason } from "./map-finish-reason";
 
@@ -23,9 +23,10 @@ import { decodeChatFinishReason } from "./map-finish-reason";
  * A delta's `url_citation` annotations become citation parts; they index the message's
  * text, so their spans are moved to the current text part (which starts later when
  * reasoning came between).
- * A tool call opens only once its name is known. A frame of the same shape as the text or
- * reasoning delta before it is read without parsing (delta-frame-shape.ts): a delta
- * changes nothing here but the text counts that `push` keeps.
+ * A tool call opens only once its name is known. A frame of the same shape as the delta
+ * before it (text, reasoning, or argument text of an open tool call) is read without
+ * parsing (delta-frame-shape.ts): such a delta changes nothing here but the text counts
+ * that `push` keeps.
  */
 export function createChatStreamDecoder(options: { readShapes?: boolean } = {}): StreamDecoder {
   let started = false;
@@ -37,6 +38,8 @@ export function createChatStreamDecoder(options: { readShapes?: boolean } = {}):
   const textPart = new TextPartCursor();
   /** The message's text emitted so far, which annotation indices count in. */
   let messageText = 0;
+  /** The chunk decodeEvent last parsed (a shape is proven against it). */
+  let parsedChunk: unknown;
   /** Tool-call fragments read: one may change a call's state without giving a part. */
   let toolFragments = 0;
 
@@ -56,14 +59,18 @@ export function createChatStreamDecoder(options: { readShapes?: boolean } = {}):
     const warned = warnings.length;
     const fragments = toolFragments;
     const parts = decodeEvent(event);
-    const only = parts.length === 1 ? parts[0]! : undefined;
-    const deltaOnly = only !== undefined && (only.type === "text_delta" || only.type === "reasoning_delta") && warnings.length === warned && toolFragments === fragments;
-    if (deltaOnly) shape?.learn(event, only.type, only.text);
+    const only = parts.length === 1 ? parts[0] : undefined;
+    // Argument text from one fragment: a lone delta comes only from a call already open (a
+    // fragment to a closed call is kept, or opens it with a start part before its text).
+    const fragmentsRead = toolFragments - fragments;
+    const deltaOnly = isDeltaPart(only) && warnings.length === warned && fragmentsRead === (only.type === "tool_call_delta" ? 1 : 0);
+    if (deltaOnly) shape?.learn(event, parsedChunk, only);
     else shape?.forget();
     return parts;
   }
 
   function decodeEvent(event: SseEvent): IrStreamPart[] {
+    parsedChunk = undefined;
     if (done || stream.failed) return [];
     if (event.data === "[DONE]") {
       done = true;
@@ -72,6 +79,7 @@ export function createChatStreamDecoder(options: { readShapes?: boolean } = {}):
     const frame = stream.parse(event.data, "upstream sent a stream frame that is not JSON");
     if (!frame.ok) return frame.parts;
     const chunk = frame.value;
+    parsedChunk = chunk;
     if (!isRecord(chunk)) return [];
     if (chunk.error !== undefined && chunk.error !== null) {
       stream.failed = true;

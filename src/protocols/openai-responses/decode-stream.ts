@@ -13,7 +13,7 @@ import { readOutputTextCitations, warnDroppedItem } from "./dropped-output";
 import { placeCitation, readUrlCitation } from "../openai-shared/url-citation";
 import { TextPartCursor, type TextPosition } from "../shared/text-part-cursor";
 import { readWebSearchCall } from "./web-search-call";
-import { DeltaFrameShape, type IgnoredField } from "../shared/delta-frame-shape";
+import { DeltaFrameShape, isDeltaPart, type IgnoredField } from "../shared/delta-frame-shape";
 
 /** The events whose one text or reasoning delta is read from the frame's `delta` field. */
 const DELTA_EVENTS = new Set(["response.output_text.delta", "response.refusal.delta", "response.reasoning_text.delta", "response.reasoning_summary_text.delta"]);
@@ -83,17 +83,18 @@ export function createResponsesStreamDecoder(options: { readShapes?: boolean } =
     shape?.forget();
     const warned = warnings.length;
     const parts = decodeEvent(event);
-    const only = parts.length === 1 ? parts[0]! : undefined;
-    if (only === undefined || (only.type !== "text_delta" && only.type !== "reasoning_delta") || warnings.length !== warned) return parts;
-    if (decodedType !== undefined && DELTA_EVENTS.has(decodedType)) shape?.learn(event, only.type, only.text);
+    const only = parts.length === 1 ? parts[0] : undefined;
+    if (isDeltaPart(only) && warnings.length === warned && decodedType !== undefined && DELTA_EVENTS.has(decodedType)) shape?.learn(event, decodedFrame, only);
     return parts;
   }
 
-  /** The type of the frame decodeEvent last read. */
+  /** The type and the value of the frame decodeEvent last parsed. */
   let decodedType: string | undefined;
+  let decodedFrame: unknown;
 
   function decodeEvent(event: SseEvent): IrStreamPart[] {
     decodedType = undefined;
+    decodedFrame = undefined;
     if (stream.over || event.data === "[DONE]") return [];
     const frame = stream.parse(event.data, "upstream sent a stream frame that is not JSON");
     if (!frame.ok) return frame.parts;
@@ -101,6 +102,7 @@ export function createResponsesStreamDecoder(options: { readShapes?: boolean } =
     if (!isRecord(data)) return [];
     const type = typeof data.type === "string" ? data.type : event.event;
     decodedType = type;
+    decodedFrame = data;
     const parts: IrStreamPart[] = [];
     if (!started && type !== "error") {
       started = true;

@@ -1,7 +1,22 @@
+import type { IrStreamPart } from "../../ir";
 import type { SseEvent } from "../../ir/sse-event";
 
-/** The text-bearing stream parts a frame shape can stand for. */
-export type DeltaKind = "text_delta" | "reasoning_delta";
+/** The stream parts a frame shape can stand for: those that carry one string (text, reasoning, a tool call's argument text). */
+export type DeltaPart = Extract<IrStreamPart, { type: "text_delta" | "reasoning_delta" | "tool_call_delta" }>;
+
+/** Whether `part` is one a shape can stand for. */
+export function isDeltaPart(part: IrStreamPart | undefined): part is DeltaPart {
+  return part !== undefined && (part.type === "text_delta" || part.type === "reasoning_delta" || part.type === "tool_call_delta");
+}
+
+function stringOf(part: DeltaPart): string {
+  return part.type === "tool_call_delta" ? part.argumentsDelta : part.text;
+}
+
+/** `part` with another string. */
+function withString(part: DeltaPart, text: string): DeltaPart {
+  return part.type === "tool_call_delta" ? { type: "tool_call_delta", index: part.index, argumentsDelta: text } : { type: part.type, text };
+}
 
 /** Stand-in text that learn() puts where the delta's text was, to prove that the text is one field. */
 const PROBE = "\u0001probe\u0001";
@@ -27,9 +42,9 @@ type Slot = "text" | IgnoredField["value"];
  * without parsing them. A streamed answer is mostly frames that differ from the one before
  * only in their text (`{"id":"…","choices":[{"index":0,"delta":{"content":"<text>"}…}]}`);
  * parsing each whole costs most of what accounting for a same-protocol stream costs
- * (test/bench/HISTORY.md). After a decoder has parsed a frame that gave exactly one text or
- * reasoning delta, read from one field of that frame, it hands the frame and the text to
- * learn(): the frame is cut into fixed text around the text's JSON literal (and around the
+ * (test/bench/HISTORY.md). After a decoder has parsed a frame that gave exactly one delta
+ * (text, reasoning, or a tool call's argument text: DeltaPart) whose string it read from
+ * one field of that frame, it hands the frame and the part to learn(): the frame is cut into fixed text around the text's JSON literal (and around the
  * values of the decoder's ignored fields). A later frame that is that fixed text around a
  * JSON string literal (and values of the same kinds) is the same JSON with only those values
  * changed, so the decoder's answer for it is the same part with the new text; match()
@@ -39,8 +54,8 @@ type Slot = "text" | IgnoredField["value"];
  * the frame, and the frame with a probe in its place parses to the same value except for
  * that one string leaf, which must be the only leaf holding the text; an ignored field's key
  * must occur once. match() takes only well-formed literals and integers (anything else is
- * parsed as before, and fails as before). A decoder uses it only where its state after a
- * delta of that kind is the state before plus the text, and forgets the shape whenever it
+ * parsed as before, and fails as before). A decoder uses it only where such a frame changes
+ * nothing in its state but what the part itself tells (the text position), and forgets the shape whenever it
  * parses a frame itself. An empty text (which decoders drop) is never matched. Frames whose
  * other fields change every time never fit; after MAX_UNUSED_SHAPES such shapes the stream
  * stops learning, so they cost a comparison more than before, not a parse.
@@ -50,7 +65,8 @@ export class DeltaFrameShape {
   private fixed: string[] = [];
   private slots: Slot[] = [];
   private eventName: string | undefined;
-  private kind: DeltaKind = "text_delta";
+  /** The part the learned frame gave: a fitting frame gives it with that frame's string. */
+  private part: DeltaPart | undefined;
   /** The current shape has fitted a frame since it was learned. */
   private used = false;
   private unused = 0;
@@ -59,7 +75,7 @@ export class DeltaFrameShape {
   constructor(private readonly ignored: readonly IgnoredField[] = []) {}
 
   /** The part `event` stands for when it has the learned shape, else undefined (parse it). */
-  match(event: SseEvent): { type: DeltaKind; text: string } | undefined {
+  match(event: SseEvent): DeltaPart | undefined {
     const fixed = this.fixed;
     if (fixed.length === 0 || event.event !== this.eventName) return undefined;
     const data = event.data;
@@ -79,12 +95,16 @@ export class DeltaFrameShape {
     const last = fixed[slots.length]!;
     if (data.length - at !== last.length || !data.endsWith(last) || text === undefined || text === "") return undefined;
     this.used = true;
-    return { type: this.kind, text };
+    return withString(this.part!, text);
   }
 
-  /** `event` (the frame a decoder just parsed) gave exactly one delta of `kind`, with `text` read from one of its fields. */
-  learn(event: SseEvent, kind: DeltaKind, text: string): void {
+  /**
+   * `event` (the frame a decoder just parsed, to `parsed`) gave exactly `part`, whose string
+   * was read from one of its fields.
+   */
+  learn(event: SseEvent, parsed: unknown, part: DeltaPart): void {
     this.forget();
+    const text = stringOf(part);
     if (this.unused >= MAX_UNUSED_SHAPES || text === "") return;
     const data = event.data;
     const literal = JSON.stringify(text);
@@ -103,7 +123,7 @@ export class DeltaFrameShape {
       places.push({ start, end, slot: field.value });
     }
     places.sort((a, b) => a.start - b.start);
-    if (!provesOneField(data, data.slice(0, at) + JSON.stringify(PROBE) + data.slice(at + literal.length), text)) return;
+    if (!provesOneField(parsed, data.slice(0, at) + JSON.stringify(PROBE) + data.slice(at + literal.length), text)) return;
     let from = 0;
     for (const place of places) {
       this.fixed.push(data.slice(from, place.start));
@@ -112,7 +132,7 @@ export class DeltaFrameShape {
     }
     this.fixed.push(data.slice(from));
     this.eventName = event.event;
-    this.kind = kind;
+    this.part = part;
   }
 
   /** The decoder parsed a frame itself: its state may have moved in ways a shape does not capture. */
@@ -170,14 +190,12 @@ function wellFormedLiteral(data: string, start: number, end: number): boolean {
 }
 
 /**
- * Whether `probed` parses to the value `data` parses to with exactly one string leaf
- * changed from `text` to PROBE, and that leaf is the only one in `data` holding `text`.
+ * Whether `probed` parses to `original` (the frame as parsed) with exactly one string leaf
+ * changed from `text` to PROBE, and that leaf is the only one in `original` holding `text`.
  */
-function provesOneField(data: string, probed: string, text: string): boolean {
-  let original: unknown;
+function provesOneField(original: unknown, probed: string, text: string): boolean {
   let probe: unknown;
   try {
-    original = JSON.parse(data);
     probe = JSON.parse(probed);
   } catch {
     return false;

@@ -11,9 +11,18 @@ import { loadRecordings } from "../../replay/recording";
 const chunk = (content: string, extra = "") =>
   `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":${JSON.stringify(content)}},"finish_reason":null}]${extra}}`;
 
+/** The frame as a decoder parsed it (undefined: not JSON). */
+function parsed(data: string): unknown {
+  try {
+    return JSON.parse(data);
+  } catch {
+    return undefined;
+  }
+}
+
 function learned(data: string, text: string): DeltaFrameShape {
   const shape = new DeltaFrameShape();
-  shape.learn({ data }, "text_delta", text);
+  shape.learn({ data }, parsed(data), { type: "text_delta", text });
   return shape;
 }
 
@@ -28,6 +37,22 @@ describe("DeltaFrameShape", () => {
     expect(shape.match({ data: chunk("") })).toBeUndefined();
   });
 
+  test("a tool call's argument text keeps its call's index; values of ignored fields may change", () => {
+    const frame = (args: string, sequence: number, padding: string) =>
+      `{"type":"x","sequence_number":${sequence},"delta":{"index":2,"arguments":${JSON.stringify(args)}},"obfuscation":${JSON.stringify(padding)}}`;
+    const shape = new DeltaFrameShape([
+      { key: "sequence_number", value: "integer" },
+      { key: "obfuscation", value: "string" },
+    ]);
+    shape.learn({ data: frame('{"a":', 4, "xy") }, parsed(frame('{"a":', 4, "xy")), { type: "tool_call_delta", index: 2, argumentsDelta: '{"a":' });
+    expect(shape.match({ data: frame("1}", 5, "pqr\\") })).toEqual({ type: "tool_call_delta", index: 2, argumentsDelta: "1}" });
+    for (const bad of ['{"type":"x","sequence_number":05,', '{"type":"x","sequence_number":-5,', '{"type":"x","sequence_number":5.5,', '{"type":"x","sequence_number":"5",']) {
+      expect(shape.match({ data: frame("1}", 5, "p").replace('{"type":"x","sequence_number":5,', bad) })).toBeUndefined();
+    }
+    expect(shape.match({ data: frame("1}", 5, "p").replace('"obfuscation":"p"', '"obfuscation":"\\q"') })).toBeUndefined();
+    expect(shape.match({ data: frame("1}", 5, "p").replace('"obfuscation":"p"', '"obfuscation":null') })).toBeUndefined();
+  });
+
   test("only a well-formed string literal fits: anything else is parsed, and fails, as before", () => {
     const shape = learned(chunk("Hello"), "Hello");
     const [prefix, suffix] = chunk("\u0000").split('"\\u0000"') as [string, string];
@@ -35,8 +60,8 @@ describe("DeltaFrameShape", () => {
       expect(shape.match({ data: prefix + middle + suffix })).toBeUndefined();
     }
     // An escaped quote and a lone surrogate escape are well-formed JSON.
-    expect(shape.match({ data: `${prefix}"a\\"b"${suffix}` })?.text).toBe('a"b');
-    expect(shape.match({ data: `${prefix}"\\ud800"${suffix}` })?.text).toBe("\ud800");
+    expect(shape.match({ data: `${prefix}"a\\"b"${suffix}` })).toEqual({ type: "text_delta", text: 'a"b' });
+    expect(shape.match({ data: `${prefix}"\\ud800"${suffix}` })).toEqual({ type: "text_delta", text: "\ud800" });
   });
 
   test("a text that is not exactly one field teaches nothing", () => {
@@ -58,15 +83,15 @@ describe("DeltaFrameShape", () => {
     expect(shape.match({ data: chunk("b") })).toBeUndefined();
     // Two shapes that no frame fitted (a field that changes every time): no third.
     const stream = new DeltaFrameShape();
-    stream.learn({ data: chunk("a", ',"n":1') }, "text_delta", "a");
-    stream.learn({ data: chunk("b", ',"n":2') }, "text_delta", "b");
-    stream.learn({ data: chunk("c", ',"n":3') }, "text_delta", "c");
+    stream.learn({ data: chunk("a", ',"n":1') }, parsed(chunk("a", ',"n":1')), { type: "text_delta", text: "a" });
+    stream.learn({ data: chunk("b", ',"n":2') }, parsed(chunk("b", ',"n":2')), { type: "text_delta", text: "b" });
+    stream.learn({ data: chunk("c", ',"n":3') }, parsed(chunk("c", ',"n":3')), { type: "text_delta", text: "c" });
     expect(stream.match({ data: chunk("d", ',"n":3') })).toBeUndefined();
     // A shape that fitted once does not count against the stream.
     const used = new DeltaFrameShape();
     for (let n = 0; n < 5; n++) {
-      used.learn({ data: chunk("a", `,"n":${n}`) }, "text_delta", "a");
-      expect(used.match({ data: chunk("b", `,"n":${n}`) })?.text).toBe("b");
+      used.learn({ data: chunk("a", `,"n":${n}`) }, parsed(chunk("a", `,"n":${n}`)), { type: "text_delta", text: "a" });
+      expect(used.match({ data: chunk("b", `,"n":${n}`) })).toEqual({ type: "text_delta", text: "b" });
     }
   });
 });
@@ -129,7 +154,26 @@ function variants(events: readonly SseEvent[], textKey: string): SseEvent[][] {
         ...[0, 1].map(() => withData(frame.replace('"content":', '"tool_calls":[{"index":7,"function":{"arguments":"{\\"a\\":"}}],"content":'))),
         withData(frame.replace('"content":', '"tool_calls":[{"index":7,"id":"call_1","function":{"name":"f","arguments":"1}"}}],"content":')),
       ),
+      // Argument text for an open call, alone, three times, then for a call not open yet: the last is parsed.
+      insert(
+        withData(frame.replace('"content":', '"tool_calls":[{"index":7,"id":"call_1","function":{"name":"f","arguments":""}}],"content":')),
+        ...["{", '\\"a', '\\":1}'].map((args) => withData(`{"id":"c","choices":[{"index":0,"delta":{"tool_calls":[{"index":7,"function":{"arguments":"${args}"}}]}}]}`)),
+        withData(`{"id":"c","choices":[{"index":0,"delta":{"tool_calls":[{"index":8,"function":{"arguments":"[1]"}}]}}]}`),
+        withData(`{"id":"c","choices":[{"index":0,"delta":{"tool_calls":[{"index":8,"function":{"name":"g","arguments":""}}]}}]}`),
+      ),
       insert(withData(frame.replace("}]", '}],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}'))),
+    );
+  }
+  // Messages: one block index started as a tool call and again as a web search, whose input is kept: its deltas are parsed every time.
+  if (textKey === "text") {
+    const block = (index: number, payload: string) => withData(`{"type":"content_block_${payload.startsWith('"content_block"') ? "start" : "delta"}","index":${index},${payload}}`);
+    cases.push(
+      insert(
+        block(90, '"content_block":{"type":"tool_use","id":"toolu_1","name":"f","input":{}}'),
+        block(90, '"content_block":{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{}}'),
+        ...['{\\"query\\": ', '\\"cats', ' and dogs\\"}'].map((json) => block(90, `"delta":{"type":"input_json_delta","partial_json":"${json}"}`)),
+        withData('{"type":"content_block_stop","index":90}'),
+      ),
     );
   }
   return cases;
