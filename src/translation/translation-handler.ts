@@ -56,11 +56,23 @@ export function handleTranslation(message: TranslationMessage): unknown {
   }
 }
 
-/** String in, string out: what workers/translate.worker.ts serves. */
-export function handleTranslationMessage(payload: string): string {
+/**
+ * String in, string out: what workers/translate.worker.ts serves. A message's `body` comes
+ * as `text`, beside its JSON, and an answer's `body` (an encoded request, a translated
+ * response) goes back the same way, so a large body is never escaped into JSON and parsed
+ * out of it again (src/workers/wire-format.ts).
+ */
+export function handleTranslationMessage(payload: string, text?: string): string | { body: string; text: string } {
   let reply: TranslationReply;
   try {
-    reply = { ok: true, value: handleTranslation(JSON.parse(payload) as TranslationMessage) };
+    const message = JSON.parse(payload) as TranslationMessage;
+    if (text !== undefined) (message as { body?: string }).body = text;
+    const value = handleTranslation(message);
+    if (hasBody(value)) {
+      const { body, ...rest } = value;
+      return { body: JSON.stringify({ ok: true, value: rest } satisfies TranslationReply), text: body };
+    }
+    reply = { ok: true, value };
   } catch (error) {
     reply =
       error instanceof IrDecodeError
@@ -68,4 +80,8 @@ export function handleTranslationMessage(payload: string): string {
         : { ok: false, message: error instanceof Error ? error.message : String(error) };
   }
   return JSON.stringify(reply);
+}
+
+function hasBody(value: unknown): value is { body: string } {
+  return typeof value === "object" && value !== null && typeof (value as { body?: unknown }).body === "string";
 }

@@ -51,7 +51,7 @@ export class InlineTranslator implements Translator {
 
 /** The pool surface this translator needs (src/workers/worker-pool.ts). */
 export interface StringPool {
-  call(payload: string, affinityKey?: string): Promise<string>;
+  exchange(payload: string, text: string | undefined, affinityKey?: string): Promise<{ body: string; text?: string }>;
   release(affinityKey: string): void;
   close(): Promise<void>;
 }
@@ -60,9 +60,13 @@ export class PooledTranslator implements Translator {
   readonly mode = "pool" as const;
   constructor(private readonly pool: StringPool) {}
 
+  /** A message's `body` (a request or response body) goes beside its JSON, and so does the answer's (bodyBeside). */
   private async send<T>(message: TranslationMessage, affinityKey?: string): Promise<T> {
-    const reply = JSON.parse(await this.pool.call(JSON.stringify(message), affinityKey)) as TranslationReply;
-    if (reply.ok) return reply.value as T;
+    const body = "body" in message ? message.body : undefined;
+    const payload = JSON.stringify(body === undefined ? message : { ...message, body: undefined });
+    const answer = await this.pool.exchange(payload, body, affinityKey);
+    const reply = JSON.parse(answer.body) as TranslationReply;
+    if (reply.ok) return (answer.text === undefined ? reply.value : { ...(reply.value as object), body: answer.text }) as T;
     if (reply.decodeError !== undefined) throw new IrDecodeError(reply.decodeError);
     throw new Error(reply.message);
   }

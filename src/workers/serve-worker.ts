@@ -1,7 +1,10 @@
-import { READY_SIGNAL, isCallMessage, type ReplyMessage } from "./wire-format";
+import { READY_SIGNAL, isCallMessage, type ReplyMessage, type WorkerAnswer } from "./wire-format";
 
-/** A worker's whole job: one string in, one string out. May be async. */
-export type WorkerHandler = (payload: string) => string | Promise<string>;
+/**
+ * A worker's whole job: one string in (with the call's large string beside it, if any),
+ * one string out (or an answer with a large string beside it). May be async.
+ */
+export type WorkerHandler = (payload: string, text?: string) => string | WorkerAnswer | Promise<string | WorkerAnswer>;
 
 /** The slice of a DedicatedWorkerGlobalScope this module uses (bun-types declares no `self`). */
 interface WorkerScope {
@@ -31,32 +34,36 @@ export function serveWorker(handler: WorkerHandler): void {
   const answerError = (id: number, error: unknown) => {
     scope.postMessage({ id, ok: false, body: describeError(error) });
   };
-  const answer = (id: number, result: unknown) => {
-    if (typeof result === "string") scope.postMessage({ id, ok: true, body: result });
-    else answerError(id, new TypeError(`worker handler returned ${typeof result}, expected a string`));
-  };
-  const reply = (id: number, payload: string, result: string) => {
-    scope.postMessage({ id, ok: true, body: result });
-    collectAfterLargeCall(payload.length + result.length);
+  const answer = (id: number, charsIn: number, result: unknown) => {
+    if (typeof result === "string") result = { body: result };
+    if (!isAnswer(result)) return answerError(id, new TypeError(`worker handler returned ${typeof result}, expected a string or { body, text }`));
+    const reply: ReplyMessage = result.text === undefined ? { id, ok: true, body: result.body } : { id, ok: true, body: result.body, text: result.text };
+    scope.postMessage(reply);
+    collectAfterLargeCall(charsIn + result.body.length + (result.text?.length ?? 0));
   };
 
   scope.onmessage = (event: MessageEvent) => {
     const message: unknown = event.data;
     if (!isCallMessage(message)) return;
     const id = message.id;
-    let result: string | Promise<string>;
+    const charsIn = message.payload.length + (message.text?.length ?? 0);
+    let result: unknown;
     try {
-      result = handler(message.payload);
+      result = handler(message.payload, message.text);
     } catch (error) {
       answerError(id, error);
       return;
     }
-    const payload = message.payload;
-    if (typeof result === "string") reply(id, payload, result);
-    else if (isPromiseLike(result)) result.then((value) => (typeof value === "string" ? reply(id, payload, value) : answer(id, value)), (error: unknown) => answerError(id, error));
-    else answer(id, result);
+    if (isPromiseLike(result)) result.then((value) => answer(id, charsIn, value), (error: unknown) => answerError(id, error));
+    else answer(id, charsIn, result);
   };
   scope.postMessage(READY_SIGNAL);
+}
+
+function isAnswer(value: unknown): value is WorkerAnswer {
+  if (typeof value !== "object" || value === null) return false;
+  const fields = value as Record<string, unknown>;
+  return typeof fields.body === "string" && (fields.text === undefined || typeof fields.text === "string");
 }
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {

@@ -1,4 +1,4 @@
-import { READY_SIGNAL, isReplyMessage, type CallMessage } from "./wire-format";
+import { READY_SIGNAL, isReplyMessage, type CallMessage, type WorkerAnswer } from "./wire-format";
 import { WorkerCrashedError, WorkerHandlerError, WorkerPoolClosedError } from "./worker-errors";
 
 export interface WorkerPoolOptions {
@@ -52,7 +52,7 @@ export function defaultWorkerPoolSize(): number {
   return Math.min(MAX_DEFAULT_SIZE, Math.max(1, cores - 1));
 }
 
-type PendingCall = PromiseWithResolvers<string>;
+type PendingCall = PromiseWithResolvers<WorkerAnswer>;
 
 /** One worker thread of the pool and the calls it owes answers to. */
 class PoolMember {
@@ -118,7 +118,16 @@ export class WorkerPool {
   }
 
   /** Sends `payload` to a worker and resolves with its handler's answer. */
-  call(payload: string, affinityKey?: string): Promise<string> {
+  async call(payload: string, affinityKey?: string): Promise<string> {
+    return (await this.exchange(payload, undefined, affinityKey)).body;
+  }
+
+  /**
+   * Sends `payload`, and `text` beside it (a large string that must not be escaped into the
+   * payload: wire-format.ts), to a worker; resolves with its handler's answer and the large
+   * string beside that, if any.
+   */
+  exchange(payload: string, text: string | undefined, affinityKey?: string): Promise<WorkerAnswer> {
     if (this.closed) return Promise.reject(new WorkerPoolClosedError(`worker pool "${this.name}" is closed`));
     let member: PoolMember | undefined;
     if (affinityKey === undefined) {
@@ -142,13 +151,14 @@ export class WorkerPool {
     }
 
     const callId = this.nextCallId++;
-    const call: PendingCall = Promise.withResolvers<string>();
+    const call: PendingCall = Promise.withResolvers<WorkerAnswer>();
     if (!member.referenced) {
       member.referenced = true;
       member.worker.ref();
     }
     member.calls.set(callId, call);
-    const message: CallMessage = { id: callId, payload };
+    // Without `text` the message stays { id, payload }: flat and primitive-valued either way.
+    const message: CallMessage = text === undefined ? { id: callId, payload } : { id: callId, payload, text };
     if (member.backlog === undefined) this.post(member, message);
     else member.backlog.push(message);
     return call.promise;
@@ -225,7 +235,7 @@ export class WorkerPool {
     if (call === undefined) return;
     member.calls.delete(message.id);
     if (member.calls.size === 0 && this.unrefSweep === undefined) this.scheduleUnrefSweep();
-    if (message.ok) call.resolve(message.body);
+    if (message.ok) call.resolve(message.text === undefined ? { body: message.body } : { body: message.body, text: message.text });
     else call.reject(new WorkerHandlerError(message.body));
   }
 

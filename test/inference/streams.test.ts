@@ -117,12 +117,13 @@ describe("TRANSLATION_MODE=auto", () => {
     try {
       const translator = auto.server.server.services.translator as unknown as { pooled: { pool: { stats(): { busy: number } } }; mode: string };
       expect(translator.mode).toBe("auto");
-      const pool = translator.pooled.pool as unknown as { call: (payload: string, key?: string) => Promise<string> };
+      type Exchange = (payload: string, text: string | undefined, key?: string) => Promise<{ body: string; text?: string }>;
+      const pool = translator.pooled.pool as unknown as { exchange: Exchange };
       let pooledCalls = 0;
-      const original = pool.call.bind(pool);
-      pool.call = (payload, key) => {
+      const original = pool.exchange.bind(pool);
+      pool.exchange = (payload, text, key) => {
         pooledCalls++;
-        return original(payload, key);
+        return original(payload, text, key);
       };
       const send = (content: string) =>
         auto.server.api("POST", "/v1/messages", {

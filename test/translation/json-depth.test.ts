@@ -50,9 +50,13 @@ describe("a client body nested too deep is refused before any codec sees it", ()
   test("decodeClientRequest throws IrDecodeError, inline and through the worker message handler", () => {
     const body = `{"model":"m","messages":[{"role":"user","content":"hi"}],"metadata":${deepObject(200_000)}}`;
     expect(() => decodeClientRequest("openai-chat", body)).toThrow(IrDecodeError);
-    const reply = JSON.parse(handleTranslationMessage(JSON.stringify({ op: "decode_request", protocol: "openai-chat", body })));
-    expect(reply.ok).toBe(false);
-    expect(reply.decodeError).toContain(`deeper than ${MAX_JSON_DEPTH}`);
+    // Inside the JSON, and beside it (how the pool sends a body).
+    for (const answer of [handleTranslationMessage(JSON.stringify({ op: "decode_request", protocol: "openai-chat", body })), handleTranslationMessage(JSON.stringify({ op: "decode_request", protocol: "openai-chat" }), body)]) {
+      expect(typeof answer).toBe("string");
+      const reply = JSON.parse(answer as string);
+      expect(reply.ok).toBe(false);
+      expect(reply.decodeError).toContain(`deeper than ${MAX_JSON_DEPTH}`);
+    }
   });
 });
 

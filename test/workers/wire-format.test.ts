@@ -6,6 +6,9 @@ describe("wire-format guards", () => {
     expect(isCallMessage({ id: 0, payload: "" })).toBe(true);
     expect(isReplyMessage({ id: 7, ok: true, body: "" })).toBe(true);
     expect(isReplyMessage({ id: 7, ok: false, body: "boom" })).toBe(true);
+    // With a large string beside the payload or the answer.
+    expect(isCallMessage({ id: 0, payload: "{}", text: "body" })).toBe(true);
+    expect(isReplyMessage({ id: 7, ok: true, body: "{}", text: "" })).toBe(true);
   });
 
   test("reject the ready signal and anything a stray postMessage could send", () => {
@@ -14,5 +17,7 @@ describe("wire-format guards", () => {
       expect(isReplyMessage(message)).toBe(false);
     }
     expect(isReplyMessage({ id: 7, ok: true, body: 42 })).toBe(false);
+    expect(isCallMessage({ id: 0, payload: "{}", text: 42 })).toBe(false);
+    expect(isReplyMessage({ id: 7, ok: true, body: "{}", text: null })).toBe(false);
   });
 });
