@@ -44,21 +44,22 @@ type Slot = "text" | IgnoredField["value"];
  * parsing each whole costs most of what accounting for a same-protocol stream costs
  * (test/bench/HISTORY.md). After a decoder has parsed a frame that gave exactly one delta
  * (text, reasoning, or a tool call's argument text: DeltaPart) whose string it read from
- * one field of that frame, it hands the frame and the part to learn(): the frame is cut into fixed text around the text's JSON literal (and around the
- * values of the decoder's ignored fields). A later frame that is that fixed text around a
- * JSON string literal (and values of the same kinds) is the same JSON with only those values
- * changed, so the decoder's answer for it is the same part with the new text; match()
- * returns it.
+ * one field of that frame, it hands the frame and the part to learn(): the frame is cut
+ * into fixed text around the string's JSON literal (and around the values of the
+ * decoder's ignored fields). A later frame that is that fixed text around a JSON string
+ * literal (and values of the same kinds) is the same JSON with only those values changed,
+ * so the decoder's answer for it is the same part with the new string; match() returns it.
  *
- * Exact, not a heuristic: learn() keeps a shape only when the text's literal occurs once in
- * the frame, and the frame with a probe in its place parses to the same value except for
- * that one string leaf, which must be the only leaf holding the text; an ignored field's key
- * must occur once. match() takes only well-formed literals and integers (anything else is
- * parsed as before, and fails as before). A decoder uses it only where such a frame changes
- * nothing in its state but what the part itself tells (the text position), and forgets the shape whenever it
- * parses a frame itself. An empty text (which decoders drop) is never matched. Frames whose
- * other fields change every time never fit; after MAX_UNUSED_SHAPES such shapes the stream
- * stops learning, so they cost a comparison more than before, not a parse.
+ * Exact, not a heuristic: learn() keeps a shape only when the string's literal occurs once
+ * in the frame, and the frame with a probe in its place parses to the same value except
+ * for that one string leaf, which must be the only leaf holding the string; an ignored
+ * field's key must occur once. match() takes only well-formed literals and integers
+ * (anything else is parsed as before, and fails as before). A decoder uses it only where
+ * such a frame changes nothing in its state but what the part itself tells (the text
+ * position), and forgets the shape whenever it parses a frame itself. An empty string
+ * (which decoders drop) is never matched. Frames whose other fields change every time
+ * never fit; after MAX_UNUSED_SHAPES such shapes the stream stops learning, so they cost a
+ * comparison more than before, not a parse.
  */
 export class DeltaFrameShape {
   /** The fixed text between the open places, one more than `slots`; empty: no shape. */
