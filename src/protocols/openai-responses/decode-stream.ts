@@ -18,6 +18,9 @@ import { DeltaFrameShape, isDeltaPart, type IgnoredField } from "../shared/delta
 /** The events whose one text or reasoning delta is read from the frame's `delta` field. */
 const DELTA_EVENTS = new Set(["response.output_text.delta", "response.refusal.delta", "response.reasoning_text.delta", "response.reasoning_summary_text.delta"]);
 
+/** Argument text of a function call: a delta once the call is open. */
+const ARGUMENTS_EVENT = "response.function_call_arguments.delta";
+
 /** Fields of an event this decoder never reads whose values change from event to event. */
 const UNREAD_FIELDS: IgnoredField[] = [
   { key: "sequence_number", value: "integer" },
@@ -67,8 +70,12 @@ export function createResponsesStreamDecoder(options: { readShapes?: boolean } =
   /** `readShapes: false` parses every frame: what the shortcut is tested against. */
   const shape = options.readShapes === false ? undefined : new DeltaFrameShape(UNREAD_FIELDS);
 
+  /** The open call whose argument text the current shape stands for: what it received grows with each. */
+  let shapeCall: FunctionCallState | undefined;
+
   function push(event: SseEvent): IrStreamPart[] {
     const delta = stream.over ? undefined : shape?.match(event);
+    if (delta?.type === "tool_call_delta") shapeCall!.received += delta.argumentsDelta;
     const parts = delta === undefined ? decodeAndLearn(event) : [delta];
     textPart.note(parts);
     return parts;
@@ -77,14 +84,20 @@ export function createResponsesStreamDecoder(options: { readShapes?: boolean } =
   /**
    * Parses the frame. A text, refusal or reasoning delta that did nothing else teaches the
    * shape of the next: after the first delta of an output text (which begins its state),
-   * one changes nothing here but the text position.
+   * one changes nothing here but the text position. So does argument text for a call
+   * already open, which adds to what the call received and nothing more.
    */
   function decodeAndLearn(event: SseEvent): IrStreamPart[] {
     shape?.forget();
     const warned = warnings.length;
     const parts = decodeEvent(event);
     const only = parts.length === 1 ? parts[0] : undefined;
-    if (isDeltaPart(only) && warnings.length === warned && decodedType !== undefined && DELTA_EVENTS.has(decodedType)) shape?.learn(event, decodedFrame, only);
+    if (!isDeltaPart(only) || warnings.length !== warned || decodedType === undefined) return parts;
+    if (only.type === "tool_call_delta") {
+      if (decodedType !== ARGUMENTS_EVENT || !isRecord(decodedFrame)) return parts;
+      shapeCall = callOf(decodedFrame);
+      shape?.learn(event, decodedFrame, only);
+    } else if (DELTA_EVENTS.has(decodedType)) shape?.learn(event, decodedFrame, only);
     return parts;
   }
 
