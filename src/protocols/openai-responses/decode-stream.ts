@@ -143,7 +143,7 @@ export function createResponsesStreamDecoder(options: { readShapes?: boolean } =
       case "response.output_item.added":
         if (isRecord(data.item)) onItem(data.item, data.output_index, parts, false);
         break;
-      case "response.function_call_arguments.delta":
+      case ARGUMENTS_EVENT:
         onArguments(data, typeof data.delta === "string" ? data.delta : "", parts);
         break;
       case "response.function_call_arguments.done":

@@ -90,7 +90,7 @@ export class DeltaFrameShape {
       const end = slot === "integer" ? integerEnd(data, at) : literalEnd(data, at);
       if (end === -1) return undefined;
       if (slot === "text") text = literalValue(data, at, end);
-      else if (slot === "string" && !wellFormedLiteral(data, at, end)) return undefined;
+      else if (slot === "string" && literalValue(data, at, end) === undefined) return undefined;
       at = end;
     }
     const last = fixed[slots.length]!;
@@ -160,7 +160,7 @@ function integerEnd(data: string, start: number): number {
 /**
  * Where the JSON string literal at data[start] ends (past its closing quote), or -1: not a
  * quote there, a control character inside, or no closing quote. Escapes are skipped here
- * and checked by literalValue / wellFormedLiteral.
+ * and checked by literalValue.
  */
 function literalEnd(data: string, start: number): number {
   if (data.charCodeAt(start) !== 34) return -1;
@@ -184,10 +184,6 @@ function literalValue(data: string, start: number, end: number): string | undefi
   } catch {
     return undefined;
   }
-}
-
-function wellFormedLiteral(data: string, start: number, end: number): boolean {
-  return literalValue(data, start, end) !== undefined;
 }
 
 /**

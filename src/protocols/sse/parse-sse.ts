@@ -50,7 +50,7 @@ export class SseParser {
   /** Processes the line buf[start, end) and returns where the next one starts (`next`). */
   private lineTo(buf: string, start: number, end: number, next: number, events: SseEvent[]): number {
     // Nearly every line is "data: …": its value is cut from the chunk in one slice, not two.
-    if (end > start && buf.charCodeAt(start) === 100 && buf.startsWith("data:", start)) {
+    if (buf.charCodeAt(start) === 100 && buf.startsWith("data:", start)) {
       this.data.push(buf.slice(buf.charCodeAt(start + 5) === 32 ? start + 6 : start + 5, end));
     } else {
       this.processLine(buf.slice(start, end), events);
