@@ -10,6 +10,11 @@
  * test: the target (≥ 50,000 request records per second on ONE connection, draining) is
  * read by a person, on this machine; the last line says how the run compares.
  *
+ * The write buffers flush every METERING_FLUSH_INTERVAL_MS, the server's setting (its
+ * default unless the variable is set here), so intervals can be compared run by run. With
+ * PG_STATEMENTS=1 (the bench cluster then loads pg_stat_statements) each line is followed
+ * by PostgreSQL's statements in that load: calls and time per request record.
+ *
  * Three loads per shape: bursts of 500 requests per event-loop turn, faster than any
  * database takes them (the drain rate, first enqueue to last commit); a steady
  * 50,000 requests/s (does the buffer keep up: small max buffered, last commit soon after
@@ -43,6 +48,8 @@ const PACED_PER_SECOND = 50_000;
  * its rows (its statements, the rollups' upserts) weighs on every record.
  */
 const GATEWAY_PACED_PER_SECOND = 2_000;
+/** The server's flush interval: its default, or METERING_FLUSH_INTERVAL_MS when set. */
+const FLUSH_INTERVAL_MS = loadConfig({ METERING_FLUSH_INTERVAL_MS: process.env.METERING_FLUSH_INTERVAL_MS }).meteringFlushIntervalMs;
 /** Request records per second on one connection, draining. */
 const TARGET_PER_SECOND = 50_000;
 const ACCOUNTS = 50;
@@ -103,7 +110,7 @@ function clusterTicks(postmaster: number): number {
  * (0: back to back, which measures the drain rate), and waits for the last commit.
  */
 async function measure(sql: Sql, postmaster: number, copy: boolean, connections: number, perTick: number, tickMs: number, requests = REQUESTS): Promise<Result> {
-  const writes = new ShardedWriteBuffer(sql, connections);
+  const writes = new ShardedWriteBuffer(sql, connections, { flushIntervalMs: FLUSH_INTERVAL_MS });
   const sink: MeteringSink = createMeteringSink(writes, { copy });
   const outcomes = Array.from({ length: requests }, (_, i) => outcomeFor(i, ACCOUNTS));
   const [before] = await sql.unsafe("select count(*)::int as n from requests");
@@ -137,6 +144,18 @@ async function measure(sql: Sql, postmaster: number, copy: boolean, connections:
   return { requestsPerSecond: (requests * 1_000) / (finished - started), maxBuffered, tailMs: finished - lastEnqueue, gatewayCpuUs, postgresCpuUs };
 }
 
+const PG_STATEMENTS = process.env.PG_STATEMENTS === "1";
+
+/** PostgreSQL's statements since the last reset, by time: calls per 1,000 request records, and µs per record (execution and planning; a COPY's also waits for its rows). */
+async function printStatements(sql: Sql): Promise<void> {
+  const rows = await sql.unsafe<{ calls: string; ms: number; query: string }[]>(
+    `select calls, total_exec_time + total_plan_time as ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) as query
+       from pg_stat_statements where query not like '%pg_stat_statements%' and query not like 'select count(*)%' and query not like 'select pg_sleep%' order by ms desc limit 8`,
+  );
+  const per = REQUESTS / 1_000;
+  for (const row of rows) console.log(`    ${(Number(row.calls) / per).toFixed(1).padStart(7)} calls per 1,000 records ${(row.ms / per).toFixed(1).padStart(7)} µs per record   ${row.query}`);
+}
+
 async function main(): Promise<void> {
   let url = process.env.TEST_DATABASE_URL;
   let kind = "TEST_DATABASE_URL";
@@ -155,7 +174,11 @@ async function main(): Promise<void> {
       await sql.unsafe("insert into accounts (id, email) values ($1, $2) on conflict do nothing", [`acct_bench_${a}`, `bench-${a}@example.test`]);
       await sql.unsafe("insert into wallets (account_id, balance_micro_usd) values ($1, 1000000000000) on conflict do nothing", [`acct_bench_${a}`]);
     }
-    console.log(`write path: ${REQUESTS.toLocaleString("en-US")} requests (a record, with its usage frame and charge audit, and a ledger entry each) through the metering sink; ${kind}`);
+    if (PG_STATEMENTS) await sql.unsafe("create extension if not exists pg_stat_statements");
+    console.log(
+      `write path: ${REQUESTS.toLocaleString("en-US")} requests (a record, with its usage frame and charge audit, and a ledger entry each) through the metering sink, ` +
+        `flushed every ${FLUSH_INTERVAL_MS} ms; ${kind}`,
+    );
     const loads = [
       { load: "as fast as settled", perTick: BURST, tickMs: 0 },
       { load: `paced ${PACED_PER_SECOND.toLocaleString("en-US")}/s`, perTick: PACED_PER_SECOND / 1_000, tickMs: 1 },
@@ -174,6 +197,7 @@ async function main(): Promise<void> {
     for (const { shape, copy, connections } of shapes) {
       for (const { load, perTick, tickMs } of loads) {
         if (ONLY !== undefined && !`${shape} ${load}`.includes(ONLY)) continue;
+        if (PG_STATEMENTS) await sql.unsafe("select pg_stat_statements_reset()");
         const result = await measure(sql, postmaster, copy, connections, perTick, tickMs);
         if (copy && connections === 1 && tickMs === 0) target = result;
         console.log(
@@ -181,6 +205,7 @@ async function main(): Promise<void> {
             `   CPU µs/record: gateway ${result.gatewayCpuUs.toFixed(1).padStart(5)}, PostgreSQL ${result.postgresCpuUs.toFixed(1).padStart(5)}` +
             `   max buffered ${String(result.maxBuffered).padStart(6)}   last commit ${result.tailMs.toFixed(0)} ms after last enqueue`,
         );
+        if (PG_STATEMENTS) await printStatements(sql);
       }
     }
     if (target !== undefined) {
