@@ -297,7 +297,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel,
     meteringEnabled: env.METERING !== "off",
     admissionLeases: env.ADMISSION_LEASES !== "off",
-    meteringFlushIntervalMs: integer("METERING_FLUSH_INTERVAL_MS", 25, env),
+    meteringFlushIntervalMs: integer("METERING_FLUSH_INTERVAL_MS", 100, env),
     meteringWriteConnections: integer("METERING_WRITE_CONNECTIONS", 2, env),
     requestRetentionMonths: retentionMonths(env.REQUEST_RETENTION_MONTHS),
     translationMode: translationMode(env.TRANSLATION_MODE),

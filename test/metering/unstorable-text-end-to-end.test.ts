@@ -62,7 +62,7 @@ describe("a request whose record carries text PostgreSQL cannot store", () => {
       const sql = database(db.url);
       // A batch stuck on a poisoned row is retried forever and never commits, so the other
       // tenant's record would never appear; 10 s is only a bound for a loaded machine (a
-      // flush normally lands within ~25 ms).
+      // flush normally lands within ~100 ms).
       const until = performance.now() + 10_000;
       let record: Record<string, unknown> | undefined;
       while (record === undefined && performance.now() < until) {
