@@ -19,6 +19,8 @@
  *                   gets more, until its JIT compiler threads fall quiet (jit-warmup.ts),
  *                   so per-flush metering code is compiled, as in a long-running gateway
  *        PG_STATEMENTS=1  PostgreSQL's statements per request for each Switchyard (pg-statements.ts)
+ *        ACCOUNTS  accounts each Switchyard gets, a key each (1); the requests take the keys in
+ *                  turn, so a metering flush carries rows of many accounts, as real traffic's does
  *   A variant's BUN_FLAGS go to `bun` before the script: `{"BUN_FLAGS":"--cpu-prof --cpu-prof-dir=/tmp/prof"}`
  *   writes a CPU profile of that gateway when it stops.
  *   A variant's SWITCHYARD_ROOT runs another checkout's `src/main.ts` (e.g. a `git worktree`
@@ -53,14 +55,14 @@ async function main(): Promise<void> {
   for (const variant of parseVariants(process.env.VARIANTS ?? 'metering off:{"METERING":"off"};metering on:{}')) {
     // A variant's BUN_FLAGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") go to `bun` itself.
     const { BUN_FLAGS: bunFlags, ...env } = variant.env;
-    switchyards.push(await startSwitchyard({ ...variant, env, bunFlags: bunFlags?.split(" ").filter(Boolean), database, mocks, mockKey: MOCK_KEY }));
+    switchyards.push(await startSwitchyard({ ...variant, env, bunFlags: bunFlags?.split(" ").filter(Boolean), database, mocks, mockKey: MOCK_KEY, accounts: Number(process.env.ACCOUNTS ?? 1) }));
   }
   const model = process.env.CROSS === "1" ? "mock-anthropic/claude-sonnet-4-5" : "mock-openai/gpt-4o-mini";
   const stream = process.env.STREAM === "1";
   const lanes = Number(process.env.LANES ?? 64);
   const paths = [
     { target: chatTarget("bare proxy", proxyUrl, MOCK_KEY, "gpt-4o-mini", stream), pid: proxyChild.process.pid },
-    ...switchyards.map((s) => ({ target: chatTarget(s.mode, s.url, s.apiKey, model, stream), pid: s.pid })),
+    ...switchyards.map((s) => ({ target: { ...chatTarget(s.mode, s.url, s.apiKey, model, stream), laneTokens: s.apiKeys }, pid: s.pid })),
   ];
   const tallies = new Map<string, Tally>(paths.map((p) => [p.target.name, { completed: 0, seconds: 0, errors: 0, ticks: { loadgen: 0, mock: 0, gateway: 0, postgres: 0 }, threads: new Map(), idle: 0 }]));
   const statements = await StatementTally.open(database.adminUrl);

@@ -13,6 +13,8 @@ export interface Target {
   body?: string;
   /** The status that counts as success (default 200). */
   expectStatus?: number;
+  /** Bearer tokens runLanes' requests take in turn: load spread over several accounts. */
+  laneTokens?: readonly string[];
 }
 
 export interface ErrorTally {
@@ -158,10 +160,14 @@ export async function runLanes(target: Target, lanes: number, durationMs: number
   const ns: number[] = [];
   const start = performance.now();
   const deadline = start + durationMs;
+  // One target per token, made once; every request takes the next, whichever lane sends it.
+  const tokens = target.laneTokens ?? [];
+  const rotation = tokens.length === 0 ? [target] : tokens.map((token) => ({ ...target, headers: { ...target.headers, authorization: `Bearer ${token}` } }));
+  let sent = 0;
   const lane = async () => {
     while (performance.now() < deadline) {
       const begun = Bun.nanoseconds();
-      const error = await requestOnce(target);
+      const error = await requestOnce(rotation[sent++ % rotation.length]!);
       if (error === undefined) ns.push(Bun.nanoseconds() - begun);
       else noteError(errors, error);
     }

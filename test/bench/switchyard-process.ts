@@ -93,6 +93,8 @@ export interface SwitchyardProcess {
   url: string;
   pid: number;
   apiKey: string;
+  /** One key per account created (startSwitchyard's `accounts`), `apiKey` first. */
+  apiKeys: string[];
   /** Its database's name in the bench cluster (absent on the embedded database). */
   databaseName?: string;
   /** Resident set size in KiB from /proc/<pid>/status: current (VmRSS) and peak (VmHWM). */
@@ -124,6 +126,8 @@ export async function startSwitchyard(options: {
   mockKey: string;
   /** Extra `bun` flags before the script, e.g. ["--cpu-prof"] for a profile. */
   bunFlags?: string[];
+  /** Accounts to create, each with its API key (`apiKeys`; `apiKey` is the first). Default 1. */
+  accounts?: number;
 }): Promise<SwitchyardProcess> {
   const key = options.mode.replace(/[^a-z0-9]+/gi, "_").toLowerCase();
   const dir = tempDir(`switchyard-bench-${key}-`);
@@ -149,14 +153,19 @@ export async function startSwitchyard(options: {
   const url = `http://127.0.0.1:${port}`;
   await waitForPing(url, child, 60_000);
 
-  const created = await fetch(`${url}/admin/accounts`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-    body: JSON.stringify({ email: `bench-${key}@example.test`, credit_micro_usd: 1_000_000_000_000 }),
-  });
-  const body: unknown = await created.json().catch(() => undefined);
-  const apiKey = typeof body === "object" && body !== null && "api_key" in body && typeof body.api_key === "string" ? body.api_key : undefined;
-  if (created.status !== 200 || apiKey === undefined) throw new Error(`POST /admin/accounts answered ${created.status}: ${JSON.stringify(body)}`);
+  const apiKeys: string[] = [];
+  for (let index = 0; index < Math.max(1, options.accounts ?? 1); index++) {
+    const created = await fetch(`${url}/admin/accounts`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify({ email: `bench-${key}${index === 0 ? "" : `-${index}`}@example.test`, credit_micro_usd: 1_000_000_000_000 }),
+    });
+    const body: unknown = await created.json().catch(() => undefined);
+    const apiKey = typeof body === "object" && body !== null && "api_key" in body && typeof body.api_key === "string" ? body.api_key : undefined;
+    if (created.status !== 200 || apiKey === undefined) throw new Error(`POST /admin/accounts answered ${created.status}: ${JSON.stringify(body)}`);
+    apiKeys.push(apiKey);
+  }
+  const apiKey = apiKeys[0]!;
 
   const pid = child.process.pid;
   // Sampled too, so that a process that dies mid-run still reports the peak it reached.
@@ -171,6 +180,7 @@ export async function startSwitchyard(options: {
     url,
     pid,
     apiKey,
+    apiKeys,
     ...(databaseUrl === undefined ? {} : { databaseName: `bench_${key}` }),
     memoryKb: () => {
       const peak = statusField(pid, "VmHWM");
