@@ -1,0 +1,36 @@
+/**
+ * Preloaded into a server by `test/bench/allocations.ts` (never by the server itself). The
+ * first SIGUSR2 collects the heap fully and counts its cells by type; the next counts them
+ * again, without collecting, and appends to ALLOCATION_PROBE_FILE one JSON line of how many
+ * cells of each type were made in between. The server runs with JavaScriptCore's minimum
+ * heap sizes raised (BUN_JSC_smallHeapSize, BUN_JSC_largeHeapSize) so that its collector
+ * does not run in between: every cell made is still there to count, garbage or not.
+ * Worker threads have heaps of their own, not counted here.
+ */
+import { appendFileSync } from "node:fs";
+import { heapStats } from "bun:jsc";
+
+const file = process.env.ALLOCATION_PROBE_FILE;
+let started: Record<string, number> | undefined;
+/** Made young at the start: if it is gone at the end, the collector ran and the count is short. */
+let sentinel: WeakRef<object> | undefined;
+
+if (file !== undefined && Bun.isMainThread) {
+  process.on("SIGUSR2", () => {
+    if (started === undefined) {
+      Bun.gc(true);
+      started = { ...heapStats().objectTypeCounts };
+      sentinel = new WeakRef({});
+      appendFileSync(file, "started\n");
+      return;
+    }
+    const now = heapStats().objectTypeCounts;
+    const made: Record<string, number> = {};
+    for (const [type, count] of Object.entries(now)) {
+      const delta = count - (started[type] ?? 0);
+      if (delta !== 0) made[type] = delta;
+    }
+    started = undefined;
+    appendFileSync(file, sentinel?.deref() === undefined ? "collected\n" : `${JSON.stringify(made)}\n`);
+  });
+}

@@ -1,0 +1,156 @@
+/**
+ * `npx bun test/bench/allocations.ts`: how many JavaScript heap cells (objects, strings,
+ * arrays, closures, promises, the runtime's wrappers such as Headers and Response) one
+ * request makes on a server's main thread, by type: the bare proxy against each Switchyard
+ * variant, same-protocol chat completions, whole or streamed. Garbage is what a request
+ * leaves to the collector; at thousands of requests a second it is the heap's growth under
+ * load and the collector's CPU.
+ *
+ * Each server runs with allocation-probe.ts preloaded and JavaScriptCore's minimum heap
+ * sizes raised, so its collector does not run during a count: the probe collects fully,
+ * counts the heap's cells by type, and counts again after COUNT requests (and a wait for
+ * the metering flush they cause), and the difference is what they made. The same wait with
+ * no requests is counted too (timers, the flush loop, metrics) and taken off. The server is
+ * warmed first (WARM requests), so its code is compiled as in a running gateway: optimised
+ * code allocates fewer cells than the interpreter. A measurement, not a test.
+ *
+ *   env: VARIANTS  label:JSON-env pairs separated by ";" (default: metering on and off)
+ *        STREAM=1  streamed chat completions
+ *        CROSS=1   a Messages upstream behind the chat client (Switchyard only)
+ *        COUNT, WARM, LANES  requests counted (2,000), requests before (6,000), connections (4)
+ *        TOP       cell types listed (25)
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { cleanupAll, firstLineWithin, spawnChild } from "./children";
+import { chatTarget, type Target } from "./load";
+import { parseVariants, startDatabase, startSwitchyard } from "./switchyard-process";
+
+const MOCK_KEY = "bench-mock-key";
+const HERE = import.meta.dir;
+const COUNT = Number(process.env.COUNT ?? 2_000);
+const WARM = Number(process.env.WARM ?? 6_000);
+const LANES = Number(process.env.LANES ?? 4);
+const TOP = Number(process.env.TOP ?? 25);
+const STREAM = process.env.STREAM === "1";
+/** Longer than the metering flush interval, so a count includes the flush of its requests. */
+const SETTLE_MS = 400;
+
+/** JavaScriptCore options that keep the collector from running before ~4 GB are allocated. */
+// The last two lengthen the delay of JavaScriptCore's timer-driven eden collection, which
+// otherwise runs within a second of allocation; Bun's own collection timer is switched off.
+const NO_COLLECTION_ENV = { BUN_JSC_smallHeapSize: "4000000000", BUN_JSC_mediumHeapSize: "4000000000", BUN_JSC_largeHeapSize: "4000000000", BUN_GC_TIMER_DISABLE: "1", BUN_JSC_percentCPUPerMBForEdenTimer: "0.000001", BUN_JSC_collectionTimerMaxPercentCPU: "0.000001" };
+
+type Cells = Record<string, number>;
+
+interface Probed {
+  name: string;
+  pid: number;
+  file: string;
+  target: Target;
+}
+
+async function signalAndRead(server: Probed, expectStarted: boolean): Promise<string> {
+  const before = readFileSync(server.file, "utf8").length;
+  process.kill(server.pid, "SIGUSR2");
+  for (let i = 0; i < 200; i++) {
+    await Bun.sleep(25);
+    const text = readFileSync(server.file, "utf8").slice(before);
+    if (text.endsWith("\n")) {
+      if (text === "collected\n") throw new Error(`${server.name}: the collector ran during the count, so it is short; try a smaller COUNT`);
+      if (expectStarted !== (text === "started\n")) throw new Error(`${server.name}: the probe wrote ${text.slice(0, 80)}`);
+      return text;
+    }
+  }
+  throw new Error(`${server.name}: the probe did not answer (was it preloaded?)`);
+}
+
+/** Cells made over one count: `requests` requests (none: the same wait, idle), then the settle wait. */
+async function count(server: Probed, requests: number, idleMs: number): Promise<{ cells: Cells; ms: number }> {
+  await signalAndRead(server, true);
+  const begun = performance.now();
+  if (requests > 0) await sendRequests(server.target, requests);
+  else await Bun.sleep(idleMs);
+  await Bun.sleep(SETTLE_MS);
+  const ms = performance.now() - begun;
+  return { cells: JSON.parse(await signalAndRead(server, false)) as Cells, ms };
+}
+
+async function sendRequests(target: Target, requests: number): Promise<void> {
+  let left = requests;
+  // runLanes runs for a time; these lanes run for a number of requests.
+  const lane = async () => {
+    while (left-- > 0) {
+      const response = await fetch(target.url, { method: "POST", headers: target.headers, body: target.body });
+      const text = await response.text();
+      if (response.status !== 200) throw new Error(`${target.name}: HTTP ${response.status}: ${text.slice(0, 200)}`);
+    }
+  };
+  await Promise.all(Array.from({ length: LANES }, lane));
+}
+
+function perRequest(made: Cells, idle: Cells, idleScale: number): Cells {
+  const cells: Cells = {};
+  for (const [type, value] of Object.entries(made)) {
+    const net = (value - (idle[type] ?? 0) * idleScale) / COUNT;
+    if (Math.abs(net) >= 0.05) cells[type] = net;
+  }
+  return cells;
+}
+
+async function main(): Promise<void> {
+  const probeDir = mkdtempSync(join(tmpdir(), "switchyard-allocations-"));
+  const probeEnv = (name: string) => {
+    const file = join(probeDir, `${name.replace(/[^a-z0-9]+/gi, "_")}.txt`);
+    writeFileSync(file, "");
+    return { file, env: { ...NO_COLLECTION_ENV, ALLOCATION_PROBE_FILE: file } };
+  };
+  const preload = ["--preload", join(HERE, "allocation-probe.ts")];
+
+  const mockChild = spawnChild("mock upstreams", [process.execPath, join(HERE, "start-mock.ts"), MOCK_KEY]);
+  const mockUrls = JSON.parse(await firstLineWithin(mockChild, 30_000)) as Record<string, string>;
+  const mocks = [
+    { protocol: "openai-chat" as const, baseUrl: mockUrls["openai-chat"]! },
+    { protocol: "anthropic-messages" as const, baseUrl: mockUrls["anthropic-messages"]! },
+  ];
+  const proxyProbe = probeEnv("bare proxy");
+  const proxyChild = spawnChild("bare proxy", [process.execPath, ...preload, join(HERE, "bare-proxy.ts"), mocks[0]!.baseUrl], { env: { ...process.env, ...proxyProbe.env } });
+  const proxyUrl = await firstLineWithin(proxyChild, 30_000);
+  const servers: Probed[] = [{ name: "bare proxy", pid: proxyChild.process.pid, file: proxyProbe.file, target: chatTarget("bare proxy", proxyUrl, MOCK_KEY, "gpt-4o-mini", STREAM) }];
+
+  const database = await startDatabase();
+  const model = process.env.CROSS === "1" ? "mock-anthropic/claude-sonnet-4-5" : "mock-openai/gpt-4o-mini";
+  for (const variant of parseVariants(process.env.VARIANTS ?? 'metering on:{};metering off:{"METERING":"off"}')) {
+    const probe = probeEnv(variant.mode);
+    const server = await startSwitchyard({ ...variant, env: { ...variant.env, ...probe.env }, bunFlags: preload, database, mocks, mockKey: MOCK_KEY });
+    servers.push({ name: variant.mode, pid: server.pid, file: probe.file, target: chatTarget(variant.mode, server.url, server.apiKey, model, STREAM) });
+  }
+
+  const results: Array<{ name: string; cells: Cells; ms: number }> = [];
+  for (const server of servers) {
+    await sendRequests(server.target, WARM);
+    const load = await count(server, COUNT, 0);
+    // Under 2 s of quiet in all, or the server's idle collection (src/http/idle-collector.ts) runs.
+    const idle = await count(server, 0, Math.min(load.ms - SETTLE_MS, 1_000));
+    if (process.env.RAW) console.error(server.name, JSON.stringify(load.cells), JSON.stringify(idle.cells));
+    results.push({ name: server.name, cells: perRequest(load.cells, idle.cells, load.ms / idle.ms), ms: load.ms });
+    console.error(`${server.name}: ${COUNT} requests counted in ${load.ms.toFixed(0)} ms`);
+  }
+
+  const total = (cells: Cells) => Object.values(cells).reduce((sum, value) => sum + value, 0);
+  console.log(`\nJavaScript heap cells made per ${STREAM ? "streamed " : ""}request, main thread (${COUNT} requests at ${LANES} connections, after ${WARM})\n`);
+  const types = new Set<string>();
+  for (const result of results) for (const [type] of Object.entries(result.cells).sort((a, b) => b[1] - a[1]).slice(0, TOP)) types.add(type);
+  const ordered = [...types].sort((a, b) => (results.at(1)?.cells[b] ?? 0) - (results.at(1)?.cells[a] ?? 0));
+  console.log(`| cell type | ${results.map((r) => r.name).join(" | ")} |`);
+  console.log(`|---|${results.map(() => "--:").join("|")}|`);
+  console.log(`| **all** | ${results.map((r) => `**${total(r.cells).toFixed(1)}**`).join(" | ")} |`);
+  for (const type of ordered) console.log(`| ${type} | ${results.map((r) => (r.cells[type] ?? 0).toFixed(1)).join(" | ")} |`);
+}
+
+try {
+  await main();
+} finally {
+  await cleanupAll();
+}
