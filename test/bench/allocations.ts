@@ -132,7 +132,7 @@ async function main(): Promise<void> {
     await sendRequests(server.target, WARM);
     const load = await count(server, COUNT, 0);
     // Under 2 s of quiet in all, or the server's idle collection (src/http/idle-collector.ts) runs.
-    const idle = await count(server, 0, Math.min(load.ms - SETTLE_MS, 1_000));
+    const idle = await count(server, 0, Math.min(load.ms - SETTLE_MS, 500));
     if (process.env.RAW) console.error(server.name, JSON.stringify(load.cells), JSON.stringify(idle.cells));
     results.push({ name: server.name, cells: perRequest(load.cells, idle.cells, load.ms / idle.ms), ms: load.ms });
     console.error(`${server.name}: ${COUNT} requests counted in ${load.ms.toFixed(0)} ms`);
