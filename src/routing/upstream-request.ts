@@ -13,8 +13,11 @@ export interface UpstreamTarget {
   customerSuppliedBase?: boolean;
 }
 
+/** Trailing slashes of a base URL. Made once: a regex literal in upstreamUrl made a RegExp object per call. */
+const TRAILING_SLASHES = /\/+$/;
+
 export function upstreamUrl(target: UpstreamTarget, stream: boolean): string {
-  const base = target.baseUrl.replace(/\/+$/, "");
+  const base = target.baseUrl.replace(TRAILING_SLASHES, "");
   switch (target.protocol) {
     case "openai-chat":
       return `${base}/chat/completions`;
