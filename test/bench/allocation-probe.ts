@@ -2,7 +2,10 @@
  * Preloaded into a server by `test/bench/allocations.ts` (never by the server itself). The
  * first SIGUSR2 collects the heap fully and counts its cells by type; the next counts them
  * again, without collecting, and appends to ALLOCATION_PROBE_FILE one JSON line of how many
- * cells of each type were made in between. The server runs with JavaScriptCore's minimum
+ * cells of each type were made in between, and how many bytes the heap took for them:
+ * "bytes: heap blocks" (the growth of the heap's capacity, which nothing collected makes
+ * room in) and "bytes: outside the blocks" (memory reported to the heap by strings and
+ * buffers it does not hold in blocks). The server runs with JavaScriptCore's minimum
  * heap sizes raised (BUN_JSC_smallHeapSize, BUN_JSC_largeHeapSize) so that its collector
  * does not run in between: every cell made is still there to count, garbage or not.
  * Worker threads have heaps of their own, not counted here.
@@ -15,16 +18,21 @@ let started: Record<string, number> | undefined;
 /** Made young at the start: if it is gone at the end, the collector ran and the count is short. */
 let sentinel: WeakRef<object> | undefined;
 
+function counts(): Record<string, number> {
+  const stats = heapStats();
+  return { ...stats.objectTypeCounts, "bytes: heap blocks": stats.heapCapacity, "bytes: outside the blocks": stats.extraMemorySize };
+}
+
 if (file !== undefined && Bun.isMainThread) {
   process.on("SIGUSR2", () => {
     if (started === undefined) {
       Bun.gc(true);
-      started = { ...heapStats().objectTypeCounts };
+      started = counts();
       sentinel = new WeakRef({});
       appendFileSync(file, "started\n");
       return;
     }
-    const now = heapStats().objectTypeCounts;
+    const now = counts();
     const made: Record<string, number> = {};
     for (const [type, count] of Object.entries(now)) {
       const delta = count - (started[type] ?? 0);

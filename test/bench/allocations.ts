@@ -1,7 +1,7 @@
 /**
  * `npx bun test/bench/allocations.ts`: how many JavaScript heap cells (objects, strings,
  * arrays, closures, promises, the runtime's wrappers such as Headers and Response) one
- * request makes on a server's main thread, by type: the bare proxy against each Switchyard
+ * request makes on a server's main thread, by type, and the bytes of heap they take: the bare proxy against each Switchyard
  * variant, same-protocol chat completions, whole or streamed. Garbage is what a request
  * leaves to the collector; at thousands of requests a second it is the heap's growth under
  * load and the collector's CPU.
@@ -94,7 +94,7 @@ function perRequest(made: Cells, idle: Cells, idleScale: number): Cells {
   const cells: Cells = {};
   for (const [type, value] of Object.entries(made)) {
     const net = (value - (idle[type] ?? 0) * idleScale) / COUNT;
-    if (Math.abs(net) >= 0.05) cells[type] = net;
+    if (Math.abs(net) >= 0.05 || type.startsWith("bytes: ")) cells[type] = net;
   }
   return cells;
 }
@@ -138,7 +138,8 @@ async function main(): Promise<void> {
     console.error(`${server.name}: ${COUNT} requests counted in ${load.ms.toFixed(0)} ms`);
   }
 
-  const total = (cells: Cells) => Object.values(cells).reduce((sum, value) => sum + value, 0);
+  const isBytes = (type: string) => type.startsWith("bytes: ");
+  const total = (cells: Cells) => Object.entries(cells).reduce((sum, [type, value]) => (isBytes(type) ? sum : sum + value), 0);
   console.log(`\nJavaScript heap cells made per ${STREAM ? "streamed " : ""}request, main thread (${COUNT} requests at ${LANES} connections, after ${WARM})\n`);
   const types = new Set<string>();
   for (const result of results) for (const [type] of Object.entries(result.cells).sort((a, b) => b[1] - a[1]).slice(0, TOP)) types.add(type);
@@ -146,7 +147,8 @@ async function main(): Promise<void> {
   console.log(`| cell type | ${results.map((r) => r.name).join(" | ")} |`);
   console.log(`|---|${results.map(() => "--:").join("|")}|`);
   console.log(`| **all** | ${results.map((r) => `**${total(r.cells).toFixed(1)}**`).join(" | ")} |`);
-  for (const type of ordered) console.log(`| ${type} | ${results.map((r) => (r.cells[type] ?? 0).toFixed(1)).join(" | ")} |`);
+  for (const type of ["bytes: heap blocks", "bytes: outside the blocks"]) console.log(`| ${type} | ${results.map((r) => (r.cells[type] ?? 0).toFixed(0)).join(" | ")} |`);
+  for (const type of ordered.filter((type) => !isBytes(type))) console.log(`| ${type} | ${results.map((r) => (r.cells[type] ?? 0).toFixed(1)).join(" | ")} |`);
 }
 
 try {
