@@ -1,15 +1,17 @@
 /**
  * `npx bun test/bench/allocations.ts`: how many JavaScript heap cells (objects, strings,
  * arrays, closures, promises, the runtime's wrappers such as Headers and Response) one
- * request makes on a server's main thread, by type, and the bytes of heap they take: the bare proxy against each Switchyard
- * variant, same-protocol chat completions, whole or streamed. Garbage is what a request
+ * request makes on a server's main thread, by type, and the bytes of heap they take: the
+ * bare proxy against each Switchyard variant, same-protocol chat completions, whole or
+ * streamed. Garbage is what a request
  * leaves to the collector; at thousands of requests a second it is the heap's growth under
  * load and the collector's CPU.
  *
  * Each server runs with allocation-probe.ts preloaded and JavaScriptCore's minimum heap
  * sizes raised, so its collector does not run during a count: the probe collects fully,
  * counts the heap's cells by type, and counts again after COUNT requests (and a wait for
- * the metering flush they cause), and the difference is what they made. The same wait with
+ * the metering flush they cause), and the difference is what they made; with nothing
+ * collected, the growth of the heap's capacity is the bytes they took. The same wait with
  * no requests is counted too (timers, the flush loop, metrics) and taken off. The server is
  * warmed first (WARM requests), so its code is compiled as in a running gateway: optimised
  * code allocates fewer cells than the interpreter. A measurement, not a test.
