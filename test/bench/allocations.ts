@@ -39,10 +39,20 @@ const STREAM = process.env.STREAM === "1";
 /** Longer than the metering flush interval, so a count includes the flush of its requests. */
 const SETTLE_MS = 400;
 
-/** JavaScriptCore options that keep the collector from running before ~4 GB are allocated. */
-// The last two lengthen the delay of JavaScriptCore's timer-driven eden collection, which
-// otherwise runs within a second of allocation; Bun's own collection timer is switched off.
-const NO_COLLECTION_ENV = { BUN_JSC_smallHeapSize: "4000000000", BUN_JSC_mediumHeapSize: "4000000000", BUN_JSC_largeHeapSize: "4000000000", BUN_GC_TIMER_DISABLE: "1", BUN_JSC_percentCPUPerMBForEdenTimer: "0.000001", BUN_JSC_collectionTimerMaxPercentCPU: "0.000001" };
+/**
+ * What keeps the server's collector from running during a count: JavaScriptCore's minimum
+ * heap sizes raised (no collection before ~4 GB are allocated), its timer-driven eden
+ * collection (otherwise within a second of allocating) slowed to never, and Bun's own
+ * collection timer off.
+ */
+const NO_COLLECTION_ENV = {
+  BUN_JSC_smallHeapSize: "4000000000",
+  BUN_JSC_mediumHeapSize: "4000000000",
+  BUN_JSC_largeHeapSize: "4000000000",
+  BUN_JSC_percentCPUPerMBForEdenTimer: "0.000001",
+  BUN_JSC_collectionTimerMaxPercentCPU: "0.000001",
+  BUN_GC_TIMER_DISABLE: "1",
+};
 
 type Cells = Record<string, number>;
 
