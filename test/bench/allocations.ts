@@ -11,7 +11,7 @@
  * sizes raised, so its collector does not run during a count: the probe collects fully,
  * counts the heap's cells by type, and counts again after COUNT requests (and a wait for
  * the metering flush they cause), and the difference is what they made; with nothing
- * collected, the growth of the heap's capacity is the bytes they took. The same wait with
+ * collected, the growth of the heap's capacity is the bytes they took (perRequest). The same wait with
  * no requests is counted too (timers, the flush loop, metrics) and taken off. The server is
  * warmed first (WARM requests), so its code is compiled as in a running gateway: optimised
  * code allocates fewer cells than the interpreter. A measurement, not a test.
@@ -102,12 +102,22 @@ async function sendRequests(target: Target, requests: number): Promise<void> {
   await Promise.all(Array.from({ length: LANES }, lane));
 }
 
-function perRequest(made: Cells, idle: Cells, idleScale: number): Cells {
+const BYTES = ["bytes: heap blocks", "bytes: outside the blocks"];
+
+/**
+ * Cells a request: a count's cells less the idle count's, scaled to the same time. Bytes a
+ * request: the difference between a count of COUNT requests and one of twice as many, over
+ * COUNT. What a count makes first fills the room the full collection before it left, and
+ * only then grows the heap; that room is the same for both counts, so it drops out.
+ */
+function perRequest(made: Cells, idle: Cells, idleScale: number, twice: Cells): Cells {
   const cells: Cells = {};
   for (const [type, value] of Object.entries(made)) {
+    if (BYTES.includes(type)) continue;
     const net = (value - (idle[type] ?? 0) * idleScale) / COUNT;
-    if (Math.abs(net) >= 0.05 || type.startsWith("bytes: ")) cells[type] = net;
+    if (Math.abs(net) >= 0.05) cells[type] = net;
   }
+  for (const type of BYTES) cells[type] = ((twice[type] ?? 0) - (made[type] ?? 0)) / COUNT;
   return cells;
 }
 
@@ -143,14 +153,14 @@ async function main(): Promise<void> {
   for (const server of servers) {
     await sendRequests(server.target, WARM);
     const load = await count(server, COUNT, 0);
+    const twice = await count(server, 2 * COUNT, 0);
     // Under 2 s of quiet in all, or the server's idle collection (src/http/idle-collector.ts) runs.
     const idle = await count(server, 0, Math.min(load.ms - SETTLE_MS, 500));
-    if (process.env.RAW) console.error(server.name, JSON.stringify(load.cells), JSON.stringify(idle.cells));
-    results.push({ name: server.name, cells: perRequest(load.cells, idle.cells, load.ms / idle.ms), ms: load.ms });
+    results.push({ name: server.name, cells: perRequest(load.cells, idle.cells, load.ms / idle.ms, twice.cells), ms: load.ms });
     console.error(`${server.name}: ${COUNT} requests counted in ${load.ms.toFixed(0)} ms`);
   }
 
-  const isBytes = (type: string) => type.startsWith("bytes: ");
+  const isBytes = (type: string) => BYTES.includes(type);
   const total = (cells: Cells) => Object.entries(cells).reduce((sum, [type, value]) => (isBytes(type) ? sum : sum + value), 0);
   console.log(`\nJavaScript heap cells made per ${STREAM ? "streamed " : ""}request, main thread (${COUNT} requests at ${LANES} connections, after ${WARM})\n`);
   const types = new Set<string>();
@@ -159,7 +169,7 @@ async function main(): Promise<void> {
   console.log(`| cell type | ${results.map((r) => r.name).join(" | ")} |`);
   console.log(`|---|${results.map(() => "--:").join("|")}|`);
   console.log(`| **all** | ${results.map((r) => `**${total(r.cells).toFixed(1)}**`).join(" | ")} |`);
-  for (const type of ["bytes: heap blocks", "bytes: outside the blocks"]) console.log(`| ${type} | ${results.map((r) => (r.cells[type] ?? 0).toFixed(0)).join(" | ")} |`);
+  for (const type of BYTES) console.log(`| ${type} | ${results.map((r) => (r.cells[type] ?? 0).toFixed(0)).join(" | ")} |`);
   for (const type of ordered.filter((type) => !isBytes(type))) console.log(`| ${type} | ${results.map((r) => (r.cells[type] ?? 0).toFixed(1)).join(" | ")} |`);
 }
 
