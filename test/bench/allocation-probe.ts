@@ -3,12 +3,12 @@
  * first SIGUSR2 collects the heap fully and counts its cells by type; the next counts them
  * again, without collecting, and appends to ALLOCATION_PROBE_FILE one JSON line of how many
  * cells of each type were made in between, and how many bytes the heap took for them:
- * "bytes: heap blocks" (the growth of the heap's capacity, which nothing collected makes
- * room in) and "bytes: outside the blocks" (memory reported to the heap by strings and
- * buffers it does not hold in blocks). The server runs with JavaScriptCore's minimum
- * heap sizes raised (BUN_JSC_smallHeapSize, BUN_JSC_largeHeapSize) so that its collector
- * does not run in between: every cell made is still there to count, garbage or not.
- * Worker threads have heaps of their own, not counted here.
+ * "bytes: heap blocks" (the growth of the heap's capacity; allocations.ts reads it over two
+ * counts of different sizes, as the first bytes fill room left free) and "bytes: outside
+ * the blocks" (memory reported to the heap by strings and buffers it does not hold in
+ * blocks). The server runs with its collector held off (allocations.ts NO_COLLECTION_ENV):
+ * every cell made is still there to count, garbage or not. Worker threads have heaps of
+ * their own, not counted here.
  */
 import { appendFileSync } from "node:fs";
 import { heapStats } from "bun:jsc";
