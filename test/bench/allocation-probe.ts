@@ -3,7 +3,7 @@
  * first SIGUSR2 collects the heap fully and counts its cells by type; the next counts them
  * again, without collecting, and appends to ALLOCATION_PROBE_FILE one JSON line of how many
  * cells of each type were made in between, and how many bytes the heap took for them:
- * "bytes: heap blocks" (the growth of the heap's capacity; allocations.ts reads it over two
+ * "bytes: heap blocks" (the growth of the heap's block capacity; allocations.ts reads it over two
  * counts of different sizes, as the first bytes fill room left free) and "bytes: outside
  * the blocks" (memory reported to the heap by strings and buffers it does not hold in
  * blocks). The server runs with its collector held off (allocations.ts NO_COLLECTION_ENV):
@@ -20,7 +20,8 @@ let sentinel: WeakRef<object> | undefined;
 
 function counts(): Record<string, number> {
   const stats = heapStats();
-  return { ...stats.objectTypeCounts, "bytes: heap blocks": stats.heapCapacity, "bytes: outside the blocks": stats.extraMemorySize };
+  // JavaScriptCore's capacity counts the memory reported from outside its blocks too.
+  return { ...stats.objectTypeCounts, "bytes: heap blocks": stats.heapCapacity - stats.extraMemorySize, "bytes: outside the blocks": stats.extraMemorySize };
 }
 
 if (file !== undefined && Bun.isMainThread) {
