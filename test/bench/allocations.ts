@@ -25,9 +25,9 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { cleanupAll, firstLineWithin, spawnChild } from "./children";
+import { cleanupAll } from "./children";
 import { chatTarget, type Target } from "./load";
-import { parseVariants, startDatabase, startSwitchyard } from "./switchyard-process";
+import { parseVariants, startBenchUpstreams, startDatabase, startSwitchyard } from "./switchyard-process";
 
 const MOCK_KEY = "bench-mock-key";
 const HERE = import.meta.dir;
@@ -130,15 +130,8 @@ async function main(): Promise<void> {
   };
   const preload = ["--preload", join(HERE, "allocation-probe.ts")];
 
-  const mockChild = spawnChild("mock upstreams", [process.execPath, join(HERE, "start-mock.ts"), MOCK_KEY]);
-  const mockUrls = JSON.parse(await firstLineWithin(mockChild, 30_000)) as Record<string, string>;
-  const mocks = [
-    { protocol: "openai-chat" as const, baseUrl: mockUrls["openai-chat"]! },
-    { protocol: "anthropic-messages" as const, baseUrl: mockUrls["anthropic-messages"]! },
-  ];
   const proxyProbe = probeEnv("bare proxy");
-  const proxyChild = spawnChild("bare proxy", [process.execPath, ...preload, join(HERE, "bare-proxy.ts"), mocks[0]!.baseUrl], { env: { ...process.env, ...proxyProbe.env } });
-  const proxyUrl = await firstLineWithin(proxyChild, 30_000);
+  const { mocks, proxyChild, proxyUrl } = await startBenchUpstreams(MOCK_KEY, { bunFlags: preload, env: proxyProbe.env });
   const servers: Probed[] = [{ name: "bare proxy", pid: proxyChild.process.pid, file: proxyProbe.file, target: chatTarget("bare proxy", proxyUrl, MOCK_KEY, "gpt-4o-mini", STREAM) }];
 
   const database = await startDatabase();

@@ -207,7 +207,7 @@ export function parseVariants(spec: string): Array<{ mode: string; env: Record<s
   });
 }
 
-/** The upstream side of a bench run: the mock upstreams (one child) and the bare proxy in front of the openai-chat one. */
+/** The upstream side of a bench run: the mock upstreams (one child) and the bare proxy in front of the openai-chat one (`proxy`: extra `bun` flags and environment for it). */
 export interface BenchUpstreams {
   mockChild: Child;
   proxyChild: Child;
@@ -218,14 +218,14 @@ export interface BenchUpstreams {
 }
 
 /** Starts test/bench/start-mock.ts and test/bench/bare-proxy.ts (each a child, ended by cleanupAll) and waits until both answer. */
-export async function startBenchUpstreams(mockKey: string): Promise<BenchUpstreams> {
+export async function startBenchUpstreams(mockKey: string, proxy: { bunFlags?: string[]; env?: Record<string, string> } = {}): Promise<BenchUpstreams> {
   const here = import.meta.dir;
   const mockChild = spawnChild("mock upstreams", [process.execPath, join(here, "start-mock.ts"), mockKey]);
   const mockUrls = JSON.parse(await firstLineWithin(mockChild, 30_000)) as Record<string, string>;
   const openai = mockUrls["openai-chat"];
   const anthropic = mockUrls["anthropic-messages"];
   if (openai === undefined || anthropic === undefined) throw new Error(`mock child printed ${JSON.stringify(mockUrls)}`);
-  const proxyChild = spawnChild("bare proxy", [process.execPath, join(here, "bare-proxy.ts"), openai]);
+  const proxyChild = spawnChild("bare proxy", [process.execPath, ...(proxy.bunFlags ?? []), join(here, "bare-proxy.ts"), openai], { env: { ...process.env, ...proxy.env } });
   const proxyUrl = await firstLineWithin(proxyChild, 30_000);
   await waitForPing(proxyUrl, proxyChild, 30_000);
   return {
