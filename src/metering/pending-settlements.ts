@@ -8,6 +8,23 @@ export interface PendingRequest {
 }
 
 /**
+ * A settled request waiting for its rows to be written: what its receipt shows, and no
+ * more. Settled requests wait a flush interval or longer (a database that lags holds
+ * thousands), so the entry must not keep the request's outcome, its attempts and
+ * everything they reference alive that long: kept until the write, they survive young
+ * collections and grow the heap with the write buffer's backlog (test/bench/HISTORY.md,
+ * 2026-11-29 09:52 entry).
+ */
+export class SettledRequest implements PendingRequest {
+  constructor(
+    readonly key: string,
+    readonly namespaceId: string | null,
+    readonly modelId: string | null,
+    readonly providerId: string | null,
+  ) {}
+}
+
+/**
  * Requests this instance has admitted whose record is not in the database yet: still
  * being served, or settled and waiting for the write buffer's next flush. The settlement
  * endpoint answers `state: "pending"` for them instead of a 404. Only the
@@ -16,7 +33,8 @@ export interface PendingRequest {
  * reused id counts its requests, and the newest one is what a receipt describes.
  */
 export class PendingSettlements {
-  private readonly byKey = new Map<string, RequestOutcome[]>();
+  /** In progress: the outcome itself (it still changes); settled: a SettledRequest. */
+  private readonly byKey = new Map<string, Array<RequestOutcome | SettledRequest>>();
 
   /**
    * A bound for the case that should not happen (a request that throws past its own
@@ -37,11 +55,27 @@ export class PendingSettlements {
     if (this.byKey.size > this.maxIds) this.byKey.delete(this.byKey.keys().next().value!);
   }
 
-  done(outcome: RequestOutcome): void {
+  /**
+   * The request is settled and its rows are in the write buffer: from now on it is
+   * described by what its receipt shows, not by its outcome. Pass the result to `done`
+   * once the rows are written.
+   */
+  settle(outcome: RequestOutcome): SettledRequest {
     const key = PendingSettlements.key(outcome.principal.accountId, outcome.requestId);
+    const shown = describe(outcome);
+    const settled = new SettledRequest(key, shown.namespaceId, shown.modelId, shown.providerId);
+    const list = this.byKey.get(key);
+    const index = list === undefined ? -1 : list.indexOf(outcome);
+    if (index !== -1) list![index] = settled;
+    return settled;
+  }
+
+  /** The request's rows are written (a SettledRequest), or it ends with none (its outcome). */
+  done(entry: RequestOutcome | SettledRequest): void {
+    const key = entry instanceof SettledRequest ? entry.key : PendingSettlements.key(entry.principal.accountId, entry.requestId);
     const list = this.byKey.get(key);
     if (list === undefined) return;
-    const index = list.indexOf(outcome);
+    const index = list.indexOf(entry);
     if (index !== -1) list.splice(index, 1);
     if (list.length === 0) this.byKey.delete(key);
   }
@@ -51,15 +85,9 @@ export class PendingSettlements {
     const list = this.byKey.get(PendingSettlements.key(accountId, requestId));
     if (list === undefined) return undefined;
     for (let i = list.length - 1; i >= 0; i--) {
-      const outcome = list[i]!;
-      if (namespaceId !== null && outcome.namespaceId !== namespaceId) continue;
-      // The attempt serving it, or the one being tried now.
-      const candidate = (outcome.serving ?? outcome.attempts.at(-1))?.candidate;
-      return {
-        namespaceId: outcome.namespaceId,
-        modelId: candidate?.modelId ?? outcome.requestedModel ?? null,
-        providerId: candidate?.providerId ?? null,
-      };
+      const entry = list[i]!;
+      if (namespaceId !== null && entry.namespaceId !== namespaceId) continue;
+      return entry instanceof SettledRequest ? { namespaceId: entry.namespaceId, modelId: entry.modelId, providerId: entry.providerId } : describe(entry);
     }
     return undefined;
   }
@@ -67,4 +95,15 @@ export class PendingSettlements {
   get size(): number {
     return this.byKey.size;
   }
+}
+
+/** What a receipt shows of a request in progress. */
+function describe(outcome: RequestOutcome): PendingRequest {
+  // The attempt serving it, or the one being tried now.
+  const candidate = (outcome.serving ?? outcome.attempts.at(-1))?.candidate;
+  return {
+    namespaceId: outcome.namespaceId,
+    modelId: candidate?.modelId ?? outcome.requestedModel ?? null,
+    providerId: candidate?.providerId ?? null,
+  };
 }

@@ -1,7 +1,7 @@
 import type { IrRequest } from "../ir";
 import { ENDED, type Grant } from "../admission/admission-check";
 import type { MeteringSink } from "../metering/metering-rows";
-import type { PendingSettlements } from "../metering/pending-settlements";
+import type { PendingSettlements, SettledRequest } from "../metering/pending-settlements";
 import type { ShardedWriteBuffer } from "../db/batch/sharded-write-buffer";
 import type { RefusalSampler } from "../metering/refusal-sampler";
 import { usedCapabilities, type RequestOutcome, type UsageBounds } from "../metering/request-outcome";
@@ -106,7 +106,7 @@ export class RequestSettlement {
     if (settlement.uncappedMicroUsd !== undefined && settlement.reported && settlement.unservedCharged === 0) {
       log.warn("charge capped at the admission reservation", { requestId: outcome.requestId, reservedMicroUsd: outcome.reservedMicroUsd, computedMicroUsd: settlement.uncappedMicroUsd });
     }
-    deps.writeBuffer.onWritten(outcome.principal.accountId, () => deps.pending.done(outcome));
+    whenWritten(deps, outcome.principal.accountId, deps.pending.settle(outcome));
     this.endGrant(settlement.chargeMicroUsd);
     this.trace.end(outcome, settlement);
     return settlement;
@@ -193,4 +193,13 @@ function usageBoundsOf(ir: IrRequest): UsageBounds {
     promptTokens: (candidate) => promptTokenCeiling((shape ??= promptShape(ir)), candidate.limits),
     completionTokens: (candidate) => outputTokenCeiling(ir, candidate),
   };
+}
+
+/**
+ * Ends a settled request's pending entry once its rows are written. A function of its
+ * own so that the callback, which lives as long as the rows wait, captures the entry and
+ * nothing of the request.
+ */
+function whenWritten(deps: RecordDeps, accountId: string, settled: SettledRequest): void {
+  deps.writeBuffer.onWritten(accountId, () => deps.pending.done(settled));
 }

@@ -26,6 +26,29 @@ describe("PendingSettlements", () => {
     expect(pending.size).toBe(0);
   });
 
+  test("a settled request is described by what its receipt showed when it settled, keeps nothing of its outcome, and ends when its rows are written", () => {
+    const pending = new PendingSettlements();
+    const older = outcome("a", "id-1", "ns_1", "p/older");
+    const newer = outcome("a", "id-1", "ns_2", "p/newer");
+    pending.add(older);
+    pending.add(newer);
+    const settled = pending.settle(older);
+    // The outcome may still be written to by its request's last steps: the receipt does not follow.
+    older.requestedModel = "p/changed";
+    expect(pending.find("a", "id-1", "ns_1")).toEqual({ namespaceId: "ns_1", modelId: "p/older", providerId: null });
+    // The newest request of the id is still the one a receipt describes, settled or not.
+    expect(pending.find("a", "id-1", null)?.modelId).toBe("p/newer");
+    // Only strings and nulls: the rows may wait seconds, and the outcome (its attempts, the
+    // request's body through their usage bounds) must not wait with them.
+    expect(Object.values(settled).every((value) => value === null || typeof value === "string")).toBe(true);
+    pending.done(older); // its outcome is no longer an entry: harmless
+    expect(pending.find("a", "id-1", "ns_1")?.modelId).toBe("p/older");
+    pending.done(settled);
+    expect(pending.find("a", "id-1", "ns_1")).toBeUndefined();
+    pending.done(pending.settle(newer));
+    expect(pending.size).toBe(0);
+  });
+
   test("never holds more ids than its bound: the oldest are forgotten first", () => {
     const pending = new PendingSettlements(3);
     for (let i = 0; i < 5; i++) pending.add(outcome("a", `id-${i}`, null));
