@@ -17,7 +17,10 @@ export interface PendingRequest {
  */
 export class SettledRequest implements PendingRequest {
   constructor(
-    readonly key: string,
+    // Not the map's key itself: a second copy of it would be one more string a request
+    // keeps; these two are kept by its rows anyway.
+    readonly accountId: string,
+    readonly requestId: string,
     readonly namespaceId: string | null,
     readonly modelId: string | null,
     readonly providerId: string | null,
@@ -61,10 +64,9 @@ export class PendingSettlements {
    * once the rows are written.
    */
   settle(outcome: RequestOutcome): SettledRequest {
-    const key = PendingSettlements.key(outcome.principal.accountId, outcome.requestId);
     const shown = describe(outcome);
-    const settled = new SettledRequest(key, shown.namespaceId, shown.modelId, shown.providerId);
-    const list = this.byKey.get(key);
+    const settled = new SettledRequest(outcome.principal.accountId, outcome.requestId, shown.namespaceId, shown.modelId, shown.providerId);
+    const list = this.byKey.get(PendingSettlements.key(outcome.principal.accountId, outcome.requestId));
     const index = list === undefined ? -1 : list.indexOf(outcome);
     if (index !== -1) list![index] = settled;
     return settled;
@@ -72,7 +74,7 @@ export class PendingSettlements {
 
   /** The request's rows are written (a SettledRequest), or it ends with none (its outcome). */
   done(entry: RequestOutcome | SettledRequest): void {
-    const key = entry instanceof SettledRequest ? entry.key : PendingSettlements.key(entry.principal.accountId, entry.requestId);
+    const key = entry instanceof SettledRequest ? PendingSettlements.key(entry.accountId, entry.requestId) : PendingSettlements.key(entry.principal.accountId, entry.requestId);
     const list = this.byKey.get(key);
     if (list === undefined) return;
     const index = list.indexOf(entry);

@@ -44,6 +44,9 @@ export interface SettlementUsage {
   reasoning_tokens: number;
 }
 
+/** The estimator every record names: one object for all of them, not one per record waiting in the write buffer. */
+const ESTIMATOR_EVIDENCE: UsageEvidence["estimator"] = Object.freeze({ chars_per_token: ESTIMATOR.chars_per_token, version: ESTIMATOR.version });
+
 /**
  * The usage evidence of one request, and the usage to bill it by (undefined = unknown).
  * Frames are stored as reported; a counter the provider left out is 0 in a frame (the
@@ -60,7 +63,7 @@ export function buildUsageEvidence(input: UsageEvidenceInput): { evidence: Usage
       source,
       effective_usage: { ...effective, media_input_count: 0, media_output_count: 0 },
       raw_usage: countsOf(reported),
-      estimator: { chars_per_token: ESTIMATOR.chars_per_token, version: ESTIMATOR.version },
+      estimator: ESTIMATOR_EVIDENCE,
       raw_usage_frames: attempts.flatMap((attempt) =>
         attempt.usageFrames.map((frame, index) => ({
           account_label: attempt.accountLabel,
