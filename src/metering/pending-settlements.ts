@@ -13,7 +13,7 @@ export interface PendingRequest {
  * thousands), so the entry must not keep the request's outcome, its attempts and
  * everything they reference alive that long: kept until the write, they survive young
  * collections and grow the heap with the write buffer's backlog (test/bench/HISTORY.md,
- * the 2026-11-29 09:52–11:10 entry).
+ * the 2026-11-29 09:52–11:05 entry).
  */
 export class SettledRequest implements PendingRequest {
   constructor(
