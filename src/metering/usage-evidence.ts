@@ -1,7 +1,7 @@
 import type { IrUsage } from "../ir";
 import { billingBuckets, type NormalisedUsage } from "./compute-charge";
 import { ESTIMATOR } from "./estimate-tokens";
-import type { AccountLabel, UsageCounts, UsageEvidence, UsageSource } from "../db/usage-evidence-shape";
+import type { AccountLabel, UsageCounts, UsageEvidence, UsageFrameRecord, UsageSource } from "../db/usage-evidence-shape";
 
 /** One upstream attempt of a request, failed fallbacks included. */
 export interface AttemptUsage {
@@ -58,23 +58,27 @@ export function buildUsageEvidence(input: UsageEvidenceInput): { evidence: Usage
   const reported = mergeFrames(serving?.usageFrames ?? []);
   const { usage, source } = resolveUsage(reported, input.estimate);
   const effective = countsOf(usage);
+  const frames: UsageFrameRecord[] = attempts.flatMap((attempt) =>
+    attempt.usageFrames.map((frame, index) => ({
+      account_label: attempt.accountLabel,
+      attempt_ordinal: attempt.ordinal,
+      frame_kind: "usage" as const,
+      frame_ordinal: index + 1,
+      provider_id: attempt.providerId,
+      provider_model_id: attempt.providerModelId,
+      usage: countsOf(reportedFields(frame)),
+    })),
+  );
+  // The usual request, one attempt with one frame: its raw usage is that frame's counts, and
+  // the record (kept until it is written) holds one object for both, serialized twice.
+  const onlyFrame = frames.length === 1 && serving !== undefined && serving.usageFrames.length === 1 ? frames[0]! : undefined;
   return {
     evidence: {
       source,
       effective_usage: { ...effective, media_input_count: 0, media_output_count: 0 },
-      raw_usage: countsOf(reported),
+      raw_usage: onlyFrame?.usage ?? countsOf(reported),
       estimator: ESTIMATOR_EVIDENCE,
-      raw_usage_frames: attempts.flatMap((attempt) =>
-        attempt.usageFrames.map((frame, index) => ({
-          account_label: attempt.accountLabel,
-          attempt_ordinal: attempt.ordinal,
-          frame_kind: "usage" as const,
-          frame_ordinal: index + 1,
-          provider_id: attempt.providerId,
-          provider_model_id: attempt.providerModelId,
-          usage: countsOf(reportedFields(frame)),
-        })),
-      ),
+      raw_usage_frames: frames,
     },
     usage,
   };
