@@ -22,11 +22,12 @@
  *        COUNT, WARM, LANES  requests counted (2,000), requests before (6,000), connections (4)
  *        TOP       cell types listed (25)
  */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cleanupAll } from "./children";
-import { chatTarget, type Target } from "./load";
+import { chatTarget, sendRequests, type Target } from "./load";
+import { signalProbe } from "./probe-signal";
 import { parseVariants, startBenchUpstreams, startDatabase, startSwitchyard } from "./switchyard-process";
 
 const MOCK_KEY = "bench-mock-key";
@@ -64,42 +65,21 @@ interface Probed {
 }
 
 async function signalAndRead(server: Probed, expectStarted: boolean): Promise<string> {
-  const before = readFileSync(server.file, "utf8").length;
-  process.kill(server.pid, "SIGUSR2");
-  for (let i = 0; i < 200; i++) {
-    await Bun.sleep(25);
-    const text = readFileSync(server.file, "utf8").slice(before);
-    if (text.endsWith("\n")) {
-      if (text === "collected\n") throw new Error(`${server.name}: the collector ran during the count, so it is short; try a smaller COUNT`);
-      if (expectStarted !== (text === "started\n")) throw new Error(`${server.name}: the probe wrote ${text.slice(0, 80)}`);
-      return text;
-    }
-  }
-  throw new Error(`${server.name}: the probe did not answer (was it preloaded?)`);
+  const text = await signalProbe(server.pid, server.file, server.name, 5_000);
+  if (text === "collected\n") throw new Error(`${server.name}: the collector ran during the count, so it is short; try a smaller COUNT`);
+  if (expectStarted !== (text === "started\n")) throw new Error(`${server.name}: the probe wrote ${text.slice(0, 80)}`);
+  return text;
 }
 
 /** Cells made over one count: `requests` requests (none: the same wait, idle), then the settle wait. */
 async function count(server: Probed, requests: number, idleMs: number): Promise<{ cells: Cells; ms: number }> {
   await signalAndRead(server, true);
   const begun = performance.now();
-  if (requests > 0) await sendRequests(server.target, requests);
+  if (requests > 0) await sendRequests(server.target, requests, LANES);
   else await Bun.sleep(idleMs);
   await Bun.sleep(SETTLE_MS);
   const ms = performance.now() - begun;
   return { cells: JSON.parse(await signalAndRead(server, false)) as Cells, ms };
-}
-
-async function sendRequests(target: Target, requests: number): Promise<void> {
-  let left = requests;
-  // runLanes runs for a time; these lanes run for a number of requests.
-  const lane = async () => {
-    while (left-- > 0) {
-      const response = await fetch(target.url, { method: "POST", headers: target.headers, body: target.body });
-      const text = await response.text();
-      if (response.status !== 200) throw new Error(`${target.name}: HTTP ${response.status}: ${text.slice(0, 200)}`);
-    }
-  };
-  await Promise.all(Array.from({ length: LANES }, lane));
 }
 
 const BYTES = ["bytes: heap blocks", "bytes: outside the blocks"];
@@ -144,7 +124,7 @@ async function main(): Promise<void> {
 
   const results: Array<{ name: string; cells: Cells; ms: number }> = [];
   for (const server of servers) {
-    await sendRequests(server.target, WARM);
+    await sendRequests(server.target, WARM, LANES);
     const load = await count(server, COUNT, 0);
     const twice = await count(server, 2 * COUNT, 0);
     // Under 2 s of quiet in all, or the server's idle collection (src/http/idle-collector.ts) runs.

@@ -176,6 +176,18 @@ export async function runLanes(target: Target, lanes: number, durationMs: number
   return { completed: ns.length, seconds: (performance.now() - start) / 1000, errors, ns, cpuTicks: 0 };
 }
 
+/** `requests` requests over `lanes` concurrent loops (runLanes runs for a time; this for a count); throws at the first that fails. */
+export async function sendRequests(target: Target, requests: number, lanes: number): Promise<void> {
+  let left = requests;
+  const lane = async () => {
+    while (left-- > 0) {
+      const failure = await requestOnce(target);
+      if (failure !== undefined) throw new Error(`${target.name}: ${failure}`);
+    }
+  };
+  await Promise.all(Array.from({ length: lanes }, lane));
+}
+
 /**
  * Requests per second at `lanes` connections, `slices` interleaved slices per target
  * (A B C, A B C, …) so slow drift on the machine spreads over all of them; each slice

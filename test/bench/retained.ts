@@ -25,7 +25,8 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cleanupAll } from "./children";
-import { chatTarget, requestOnce, type Target } from "./load";
+import { chatTarget, sendRequests } from "./load";
+import { signalProbe } from "./probe-signal";
 import { parseVariants, startBenchUpstreams, startDatabase, startSwitchyard, type SwitchyardProcess } from "./switchyard-process";
 
 const MOCK_KEY = "bench-mock-key";
@@ -44,27 +45,9 @@ interface HeapRead {
   cells: Record<string, number>;
 }
 
-/** Signals the probe and returns the line it appends. */
 async function read(server: SwitchyardProcess, file: string): Promise<HeapRead> {
-  const before = readFileSync(file, "utf8").length;
-  process.kill(server.pid, "SIGUSR2");
-  for (let i = 0; i < 600; i++) {
-    await Bun.sleep(50);
-    const text = readFileSync(file, "utf8").slice(before);
-    if (text.endsWith("\n")) return JSON.parse(text) as HeapRead;
-  }
-  throw new Error(`${server.mode}: the probe did not answer (was it preloaded?)`);
-}
-
-async function send(target: Target, requests: number, lanes: number): Promise<void> {
-  let left = requests;
-  const lane = async () => {
-    while (left-- > 0) {
-      const failure = await requestOnce(target);
-      if (failure !== undefined) throw new Error(`${target.name}: ${failure}`);
-    }
-  };
-  await Promise.all(Array.from({ length: lanes }, lane));
+  // Two full collections of a grown heap take longer than a count's probe.
+  return JSON.parse(await signalProbe(server.pid, file, server.mode, 30_000)) as HeapRead;
 }
 
 async function bufferedRequestRows(url: string): Promise<number> {
@@ -137,10 +120,10 @@ async function main(): Promise<void> {
     });
     try {
       const target = chatTarget(variant.mode, server.url, server.apiKey, "mock-openai/gpt-4o-mini", STREAM);
-      await send(target, WARM, 1);
+      await sendRequests(target, WARM, 1);
       const waitingBefore = await bufferedRequestRows(server.url);
       const before = await read(server, file);
-      await send(target, COUNT, LANES);
+      await sendRequests(target, COUNT, LANES);
       await Bun.sleep(300);
       const after = await read(server, file);
       const waiting = (await bufferedRequestRows(server.url)) - waitingBefore;
