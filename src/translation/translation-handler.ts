@@ -3,7 +3,9 @@ import { IrDecodeError, type IrError, type IrRequest, type ProtocolId } from "..
 import { StreamTranslation } from "./stream-translation";
 import { decodeClientRequest, encodeUpstreamRequest } from "./translate-request";
 import { translateResponse, type TranslateResponseInput } from "./translate-response";
-import type { StreamOpenOptions } from "./translation-types";
+import type { DecodedRequest, StreamOpenOptions } from "./translation-types";
+import { findLargeStrings, LARGE_STRING_CHARS } from "./large-strings";
+import { packForWorker, unpackFromWorker } from "./worker-message";
 
 /**
  * The worker side of translation: one JSON message in, one JSON message out, so
@@ -58,20 +60,21 @@ export function handleTranslation(message: TranslationMessage): unknown {
 
 /**
  * String in, string out: what workers/translate.worker.ts serves. A message's `body` comes
- * as `text`, beside its JSON, and an answer's `body` (an encoded request, a translated
- * response) goes back the same way, so a large body is never escaped into JSON and parsed
- * out of it again (src/workers/wire-format.ts).
+ * beside its JSON, and an answer's `body` (an encoded request, a translated response) goes
+ * back the same way; so do the long strings of a decoded request, both ways
+ * (worker-message.ts), so a large body is never escaped into JSON and parsed out of it again
+ * (src/workers/wire-format.ts).
  */
-export function handleTranslationMessage(payload: string, text?: string): string | { body: string; text: string } {
+export function handleTranslationMessage(payload: string, texts?: readonly string[]): string | { body: string; texts: string[] } {
   let reply: TranslationReply;
   try {
     const message = JSON.parse(payload) as TranslationMessage;
-    if (text !== undefined) (message as { body?: string }).body = text;
+    unpackFromWorker(message, texts);
     const value = handleTranslation(message);
-    if (hasBody(value)) {
-      const { body, ...rest } = value;
-      return { body: JSON.stringify({ ok: true, value: rest } satisfies TranslationReply), text: body };
-    }
+    // A decoded request's long strings go back beside the answer; only a body that long can hold one.
+    const paths = message.op === "decode_request" && message.body.length >= LARGE_STRING_CHARS ? findLargeStrings((value as DecodedRequest).request) : undefined;
+    const packed = packForWorker(value, paths);
+    if (packed.texts !== undefined) return { body: JSON.stringify({ ok: true, value: packed.value } satisfies TranslationReply), texts: packed.texts };
     reply = { ok: true, value };
   } catch (error) {
     reply =
@@ -80,8 +83,4 @@ export function handleTranslationMessage(payload: string, text?: string): string
         : { ok: false, message: error instanceof Error ? error.message : String(error) };
   }
   return JSON.stringify(reply);
-}
-
-function hasBody(value: unknown): value is { body: string } {
-  return typeof value === "object" && value !== null && typeof (value as { body?: unknown }).body === "string";
 }

@@ -3,6 +3,8 @@ import { StreamTranslation } from "./stream-translation";
 import { decodeClientRequest, encodeUpstreamRequest } from "./translate-request";
 import { translateResponse, type TranslateResponseInput } from "./translate-response";
 import type { TranslationMessage, TranslationReply } from "./translation-handler";
+import { findLargeStrings, type JsonPath } from "./large-strings";
+import { packForWorker, unpackFromWorker } from "./worker-message";
 import { withErrorsRevived, type DecodedRequest, type EncodedUpstreamRequest, type PartGuard, type StreamOpenOptions, type StreamOutput, type TranslatedResponse } from "./translation-types";
 
 /** One stream's translation, wherever it runs. */
@@ -51,31 +53,47 @@ export class InlineTranslator implements Translator {
 
 /** The pool surface this translator needs (src/workers/worker-pool.ts). */
 export interface StringPool {
-  exchange(payload: string, text: string | undefined, affinityKey?: string): Promise<{ body: string; text?: string }>;
+  exchange(payload: string, texts: readonly string[] | undefined, affinityKey?: string): Promise<{ body: string; texts?: readonly string[] }>;
   release(affinityKey: string): void;
   close(): Promise<void>;
 }
 
 export class PooledTranslator implements Translator {
   readonly mode = "pool" as const;
+  /** Where each request decoded here has its long strings, to set them aside again for its encode (large-strings.ts). */
+  private readonly largeStrings = new WeakMap<IrRequest, JsonPath[]>();
   constructor(private readonly pool: StringPool) {}
 
-  /** A message's `body` (a request or response body) goes beside its JSON, and so does the answer's (bodyBeside). */
-  private async send<T>(message: TranslationMessage, affinityKey?: string): Promise<T> {
-    const body = "body" in message ? message.body : undefined;
-    const payload = JSON.stringify(body === undefined ? message : { ...message, body: undefined });
-    const answer = await this.pool.exchange(payload, body, affinityKey);
+  /**
+   * A message's body, and the long strings of its request at `requestPaths`, go beside its
+   * JSON, and so do the answer's (worker-message.ts). Answers the value and where its
+   * request's long strings were.
+   */
+  private async exchange(message: TranslationMessage, affinityKey?: string, requestPaths?: readonly JsonPath[]): Promise<{ value: unknown; paths: JsonPath[] | undefined }> {
+    const packed = packForWorker(message, requestPaths);
+    const answer = await this.pool.exchange(JSON.stringify(packed.value), packed.texts, affinityKey);
     const reply = JSON.parse(answer.body) as TranslationReply;
-    if (reply.ok) return (answer.text === undefined ? reply.value : { ...(reply.value as object), body: answer.text }) as T;
+    if (reply.ok) return { value: reply.value, paths: unpackFromWorker(reply.value, answer.texts) };
     if (reply.decodeError !== undefined) throw new IrDecodeError(reply.decodeError);
     throw new Error(reply.message);
   }
 
-  decodeRequest(protocol: ProtocolId, body: string, injected?: Record<string, unknown>) {
-    return this.send<DecodedRequest>({ op: "decode_request", protocol, body, ...(injected ? { injected } : {}) });
+  private async send<T>(message: TranslationMessage, affinityKey?: string): Promise<T> {
+    return (await this.exchange(message, affinityKey)).value as T;
   }
-  encodeRequest(protocol: ProtocolId, request: IrRequest, providerModelId: string, stream: boolean) {
-    return this.send<EncodedUpstreamRequest>({ op: "encode_request", protocol, request, providerModelId, stream });
+
+  async decodeRequest(protocol: ProtocolId, body: string, injected?: Record<string, unknown>) {
+    const { value, paths } = await this.exchange({ op: "decode_request", protocol, body, ...(injected ? { injected } : {}) });
+    const decoded = value as DecodedRequest;
+    if (paths !== undefined) this.largeStrings.set(decoded.request, paths);
+    return decoded;
+  }
+  async encodeRequest(protocol: ProtocolId, request: IrRequest, providerModelId: string, stream: boolean) {
+    // A request changed since its decode (a routing preset's defaults) is a new object: its
+    // long strings are found again (the paths skip none that moved).
+    const paths = this.largeStrings.get(request) ?? findLargeStrings(request);
+    const { value } = await this.exchange({ op: "encode_request", protocol, request, providerModelId, stream }, undefined, paths);
+    return value as EncodedUpstreamRequest;
   }
   async translateResponse(input: TranslateResponseInput) {
     return withErrorsRevived(await this.send<TranslatedResponse>({ op: "translate_response", ...input }));

@@ -1,10 +1,10 @@
-import { READY_SIGNAL, isCallMessage, type ReplyMessage, type WorkerAnswer } from "./wire-format";
+import { READY_SIGNAL, isCallMessage, textsOf, withTexts, type ReplyMessage, type WorkerAnswer } from "./wire-format";
 
 /**
- * A worker's whole job: one string in (with the call's large string beside it, if any),
- * one string out (or an answer with a large string beside it). May be async.
+ * A worker's whole job: one string in (with the call's large strings beside it, if any),
+ * one string out (or an answer with large strings beside it). May be async.
  */
-export type WorkerHandler = (payload: string, text?: string) => string | WorkerAnswer | Promise<string | WorkerAnswer>;
+export type WorkerHandler = (payload: string, texts?: readonly string[]) => string | WorkerAnswer | Promise<string | WorkerAnswer>;
 
 /** The slice of a DedicatedWorkerGlobalScope this module uses (bun-types declares no `self`). */
 interface WorkerScope {
@@ -36,20 +36,21 @@ export function serveWorker(handler: WorkerHandler): void {
   };
   const answer = (id: number, charsIn: number, result: unknown) => {
     if (typeof result === "string") result = { body: result };
-    if (!isAnswer(result)) return answerError(id, new TypeError(`worker handler returned ${typeof result}, expected a string or { body, text }`));
-    const reply: ReplyMessage = result.text === undefined ? { id, ok: true, body: result.body } : { id, ok: true, body: result.body, text: result.text };
+    if (!isAnswer(result)) return answerError(id, new TypeError(`worker handler returned ${typeof result}, expected a string or { body, texts }`));
+    const reply: ReplyMessage = withTexts({ id, ok: true, body: result.body }, result.texts);
     scope.postMessage(reply);
-    collectAfterLargeCall(charsIn + result.body.length + (result.text?.length ?? 0));
+    collectAfterLargeCall(charsIn + result.body.length + totalLength(result.texts));
   };
 
   scope.onmessage = (event: MessageEvent) => {
     const message: unknown = event.data;
     if (!isCallMessage(message)) return;
     const id = message.id;
-    const charsIn = message.payload.length + (message.text?.length ?? 0);
+    const texts = textsOf(message);
+    const charsIn = message.payload.length + totalLength(texts);
     let result: unknown;
     try {
-      result = handler(message.payload, message.text);
+      result = handler(message.payload, texts);
     } catch (error) {
       answerError(id, error);
       return;
@@ -63,7 +64,13 @@ export function serveWorker(handler: WorkerHandler): void {
 function isAnswer(value: unknown): value is WorkerAnswer {
   if (typeof value !== "object" || value === null) return false;
   const fields = value as Record<string, unknown>;
-  return typeof fields.body === "string" && (fields.text === undefined || typeof fields.text === "string");
+  return typeof fields.body === "string" && (fields.texts === undefined || (Array.isArray(fields.texts) && fields.texts.every((text) => typeof text === "string")));
+}
+
+function totalLength(texts: readonly string[] | undefined): number {
+  let total = 0;
+  if (texts !== undefined) for (const text of texts) total += text.length;
+  return total;
 }
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {

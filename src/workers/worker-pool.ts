@@ -1,4 +1,4 @@
-import { READY_SIGNAL, isReplyMessage, type CallMessage, type WorkerAnswer } from "./wire-format";
+import { READY_SIGNAL, isReplyMessage, textsOf, withTexts, type CallMessage, type WorkerAnswer } from "./wire-format";
 import { WorkerCrashedError, WorkerHandlerError, WorkerPoolClosedError } from "./worker-errors";
 
 export interface WorkerPoolOptions {
@@ -123,11 +123,11 @@ export class WorkerPool {
   }
 
   /**
-   * Sends `payload`, and `text` beside it (a large string that must not be escaped into the
+   * Sends `payload`, and `texts` beside it (large strings that must not be escaped into the
    * payload: wire-format.ts), to a worker; resolves with its handler's answer and the large
-   * string beside that, if any.
+   * strings beside that, if any.
    */
-  exchange(payload: string, text: string | undefined, affinityKey?: string): Promise<WorkerAnswer> {
+  exchange(payload: string, texts: readonly string[] | undefined, affinityKey?: string): Promise<WorkerAnswer> {
     if (this.closed) return Promise.reject(new WorkerPoolClosedError(`worker pool "${this.name}" is closed`));
     let member: PoolMember | undefined;
     if (affinityKey === undefined) {
@@ -157,8 +157,8 @@ export class WorkerPool {
       member.worker.ref();
     }
     member.calls.set(callId, call);
-    // Without `text` the message stays { id, payload }: flat and primitive-valued either way.
-    const message: CallMessage = text === undefined ? { id: callId, payload } : { id: callId, payload, text };
+    // Without texts the message stays { id, payload }: flat and primitive-valued either way.
+    const message: CallMessage = withTexts({ id: callId, payload }, texts);
     if (member.backlog === undefined) this.post(member, message);
     else member.backlog.push(message);
     return call.promise;
@@ -235,8 +235,12 @@ export class WorkerPool {
     if (call === undefined) return;
     member.calls.delete(message.id);
     if (member.calls.size === 0 && this.unrefSweep === undefined) this.scheduleUnrefSweep();
-    if (message.ok) call.resolve(message.text === undefined ? { body: message.body } : { body: message.body, text: message.text });
-    else call.reject(new WorkerHandlerError(message.body));
+    if (!message.ok) {
+      call.reject(new WorkerHandlerError(message.body));
+      return;
+    }
+    const texts = textsOf(message);
+    call.resolve(texts === undefined ? { body: message.body } : { body: message.body, texts });
   }
 
   private markReady(member: PoolMember): void {

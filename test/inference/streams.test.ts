@@ -117,13 +117,13 @@ describe("TRANSLATION_MODE=auto", () => {
     try {
       const translator = auto.server.server.services.translator as unknown as { pooled: { pool: { stats(): { busy: number } } }; mode: string };
       expect(translator.mode).toBe("auto");
-      type Exchange = (payload: string, text: string | undefined, key?: string) => Promise<{ body: string; text?: string }>;
+      type Exchange = (payload: string, texts: readonly string[] | undefined, key?: string) => Promise<{ body: string; texts?: readonly string[] }>;
       const pool = translator.pooled.pool as unknown as { exchange: Exchange };
       let pooledCalls = 0;
       const original = pool.exchange.bind(pool);
-      pool.exchange = (payload, text, key) => {
+      pool.exchange = (payload, texts, key) => {
         pooledCalls++;
-        return original(payload, text, key);
+        return original(payload, texts, key);
       };
       const send = (content: string) =>
         auto.server.api("POST", "/v1/messages", {

@@ -1,14 +1,17 @@
 import { describe, expect, test } from "bun:test";
-import { READY_SIGNAL, isCallMessage, isReplyMessage } from "../../src/workers/wire-format";
+import { READY_SIGNAL, isCallMessage, isReplyMessage, textsOf, withTexts } from "../../src/workers/wire-format";
 
 describe("wire-format guards", () => {
   test("accept well-formed calls and replies, including empty strings", () => {
     expect(isCallMessage({ id: 0, payload: "" })).toBe(true);
     expect(isReplyMessage({ id: 7, ok: true, body: "" })).toBe(true);
     expect(isReplyMessage({ id: 7, ok: false, body: "boom" })).toBe(true);
-    // With a large string beside the payload or the answer.
-    expect(isCallMessage({ id: 0, payload: "{}", text: "body" })).toBe(true);
-    expect(isReplyMessage({ id: 7, ok: true, body: "{}", text: "" })).toBe(true);
+    // With large strings beside the payload or the answer.
+    expect(isCallMessage({ id: 0, payload: "{}", texts: 1, text0: "body" })).toBe(true);
+    expect(isReplyMessage({ id: 7, ok: true, body: "{}", texts: 2, text0: "", text1: "x" })).toBe(true);
+    expect(isCallMessage(withTexts({ id: 0, payload: "{}" }, ["a", "b"]))).toBe(true);
+    expect(textsOf(withTexts({ id: 0, payload: "{}" }, ["a", "b"]))).toEqual(["a", "b"]);
+    expect(withTexts({ id: 0, payload: "{}" }, [])).toEqual({ id: 0, payload: "{}" });
   });
 
   test("reject the ready signal and anything a stray postMessage could send", () => {
@@ -17,7 +20,10 @@ describe("wire-format guards", () => {
       expect(isReplyMessage(message)).toBe(false);
     }
     expect(isReplyMessage({ id: 7, ok: true, body: 42 })).toBe(false);
-    expect(isCallMessage({ id: 0, payload: "{}", text: 42 })).toBe(false);
-    expect(isReplyMessage({ id: 7, ok: true, body: "{}", text: null })).toBe(false);
+    // A count its fields do not bear out, or one that is not a count.
+    expect(isCallMessage({ id: 0, payload: "{}", texts: 1, text0: 42 })).toBe(false);
+    expect(isCallMessage({ id: 0, payload: "{}", texts: 2, text0: "a" })).toBe(false);
+    expect(isReplyMessage({ id: 7, ok: true, body: "{}", texts: 1, text0: null })).toBe(false);
+    for (const texts of [-1, 1.5, "1", null, 1e9]) expect(isCallMessage({ id: 0, payload: "{}", texts })).toBe(false);
   });
 });

@@ -55,13 +55,14 @@ describe("WorkerPool calls", () => {
     expect(pool.stats()).toEqual({ size: 2, busy: 0, pending: 0, restarts: 0, pinned: 0 });
   });
 
-  test("a large string goes beside the payload and comes back beside the answer, unescaped and whole", async () => {
+  test("large strings go beside the payload and come back beside the answer, unescaped, whole and in order", async () => {
     const pool = openPool(1);
     const text = `{"content":"${'grüße \\"✓\\" \u0001'.repeat(300_000)}"}`;
-    const answer = await pool.exchange("beside", text);
-    expect(answer).toEqual({ body: String(text.length), text: text.toUpperCase() });
-    // Without one, the handler sees none and the answer has none.
-    expect(await pool.exchange("beside", undefined)).toEqual({ body: "none", text: "" });
+    const answer = await pool.exchange("beside", [text, "second", ""]);
+    expect(answer).toEqual({ body: `${text.length},6,0`, texts: ["", "SECOND", text.toUpperCase()] });
+    // Without any, the handler sees none, and an answer with none has none.
+    expect(await pool.exchange("beside", undefined)).toEqual({ body: "none" });
+    expect(await pool.exchange("beside", [])).toEqual({ body: "none" });
     expect(await pool.exchange("plain", undefined)).toEqual({ body: "PLAIN" });
   });
 
@@ -130,8 +131,8 @@ describe("WorkerPool errors", () => {
     expect(thrown.message).toBe("handler exploded");
 
     expect((await rejectionOf(pool.call("reject"))).message).toBe("handler rejected");
-    expect((await rejectionOf(pool.call("not-a-string"))).message).toBe("worker handler returned number, expected a string or { body, text }");
-    expect((await rejectionOf(pool.call("bad-answer"))).message).toBe("worker handler returned object, expected a string or { body, text }");
+    expect((await rejectionOf(pool.call("not-a-string"))).message).toBe("worker handler returned number, expected a string or { body, texts }");
+    expect((await rejectionOf(pool.call("bad-answer"))).message).toBe("worker handler returned object, expected a string or { body, texts }");
 
     expect(await pool.call("still alive")).toBe("STILL ALIVE");
     expect(pool.stats().restarts).toBe(0);
