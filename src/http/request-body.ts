@@ -8,6 +8,12 @@ export class BodyTooLargeError extends Error {
   }
 }
 
+/** A body as the bytes it was read in, never joined: `byteLength` is their sum. */
+export interface BodyBytes {
+  chunks: Uint8Array[];
+  byteLength: number;
+}
+
 /**
  * A request body as text, never more than `limit` bytes read. With a Content-Length
  * (already checked against the limit by the request hooks, and a length the runtime
@@ -18,19 +24,32 @@ export class BodyTooLargeError extends Error {
  * Invalid UTF-8 becomes U+FFFD, as with text().
  */
 export async function readBodyWithin(request: Request, limit: number): Promise<string> {
-  const declared = request.headers.get("content-length");
-  if (declared !== null) {
-    const length = Number(declared);
-    if (length > limit) throw new BodyTooLargeError(limit);
-    await holdBodyBytes(request, length);
+  const declared = declaredLength(request, limit);
+  if (declared !== undefined) {
+    await holdBodyBytes(request, declared);
     return request.text();
   }
+  const { chunks, byteLength } = await readBodyBytesWithin(request, limit);
+  return new TextDecoder().decode(Buffer.concat(chunks, byteLength));
+}
+
+/**
+ * A request body as the chunks it was read in, within `limit` and the BodyBudget as
+ * readBodyWithin. For a large body that is handed to another thread: reading the stream
+ * costs this thread about half what text() does for 32 MiB (text() grows one buffer and
+ * decodes it here: 237–275 against 130–150 ms of CPU, measured 2026-11-29), and each
+ * chunk owns its buffer, which can be moved to a worker instead of copied.
+ */
+export async function readBodyBytesWithin(request: Request, limit: number): Promise<BodyBytes> {
+  const declared = declaredLength(request, limit);
+  if (declared !== undefined) await holdBodyBytes(request, declared);
   const body = request.body;
-  if (!body) return "";
+  if (!body) return { chunks: [], byteLength: 0 };
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
-  let held = false;
+  // A declared length is held above; an unknown one once it grows large.
+  let held = declared !== undefined;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
@@ -50,7 +69,16 @@ export async function readBodyWithin(request: Request, limit: number): Promise<s
       await holdBodyBytes(request, limit);
     }
   }
-  return new TextDecoder().decode(Buffer.concat(chunks, total));
+  return { chunks, byteLength: total };
+}
+
+/** The body's Content-Length, undefined when it has none (chunked); past `limit` it is refused here. */
+function declaredLength(request: Request, limit: number): number | undefined {
+  const declared = request.headers.get("content-length");
+  if (declared === null) return undefined;
+  const length = Number(declared);
+  if (length > limit) throw new BodyTooLargeError(limit);
+  return length;
 }
 
 /** How long the 413 for a body past its limit waits for the rest of that body to be read and dropped. */

@@ -147,7 +147,7 @@ export function inferenceDeps(services: Services): InferenceDeps {
   const { config, translator, catalog, endpointStats, metrics, inFlight } = services;
   return {
     auth: { credentials: services.credentials },
-    decode: { translator, maxBodyBytes: config.maxInferenceBodyBytes },
+    decode: { translator, maxBodyBytes: config.maxInferenceBodyBytes, bytesAbove: translator.mode === "inline" ? Number.POSITIVE_INFINITY : config.translationInlineMaxBytes },
     resolve: { presets: services.routingPresets, namespaces: services.me },
     plan: { catalog, endpointStats },
     funding: services.funding,

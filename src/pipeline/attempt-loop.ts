@@ -86,7 +86,7 @@ export async function runAttempts(deps: AttemptDeps, input: AttemptInput): Promi
     if ((request.signal.aborted && ir.stream) || deps.graceOver.aborted) break;
     const attempt: AttemptRecord = { ordinal: attempts.length + 1, candidate, outcome: "provider_error", signals: [], startedAt: performance.now() };
     attempts.push(attempt);
-    let body: string;
+    let body: string | Blob;
     try {
       // The output limit admission reserved for, when the client set none (src/admission/README.md).
       const maxTokens = upstreamMaxTokens(ir, candidate);

@@ -24,7 +24,8 @@ export type UpstreamCall =
 export interface UpstreamCallOptions {
   target: UpstreamTarget;
   /** The request body, already translated for the upstream. */
-  body: string;
+  /** A Blob when a worker wrote a large body that is not ASCII (src/translation/worker-message.ts). */
+  body: string | Blob;
   stream: boolean;
   /** The client's request headers (upstream-request.ts picks the ones passed on). */
   clientHeaders: Headers;

@@ -1,13 +1,14 @@
 import { IrDecodeError, type IrRequest, type ProtocolId } from "../ir";
 import { codecFor } from "./codec-registry";
 import { assertJsonDepth } from "../protocols/shared/json-depth";
-import type { DecodedRequest, EncodedUpstreamRequest } from "./translation-types";
+import type { ClientBody, DecodedRequest, EncodedUpstreamRequest } from "./translation-types";
 
 /**
  * Client body text -> IR. `injected` carries what the generate-content protocol puts
  * in the path rather than the body (model, stream), merged before decoding.
  */
-export function decodeClientRequest(protocol: ProtocolId, bodyText: string, injected?: Record<string, unknown>): DecodedRequest {
+export function decodeClientRequest(protocol: ProtocolId, clientBody: ClientBody, injected?: Record<string, unknown>): DecodedRequest {
+  const bodyText = clientBodyText(clientBody);
   let body: unknown;
   try {
     body = JSON.parse(bodyText);
@@ -25,7 +26,19 @@ export function decodeClientRequest(protocol: ProtocolId, bodyText: string, inje
 }
 
 /** IR -> the upstream's body text. */
-export function encodeUpstreamRequest(protocol: ProtocolId, request: IrRequest, providerModelId: string, stream: boolean): EncodedUpstreamRequest {
+export function encodeUpstreamRequest(protocol: ProtocolId, request: IrRequest, providerModelId: string, stream: boolean): EncodedUpstreamRequest & { body: string } {
   const encoded = codecFor(protocol).encodeRequest(request, { providerModelId, stream });
   return { body: JSON.stringify(encoded.value), warnings: encoded.warnings };
+}
+
+/** A client body's text; bytes are joined and decoded as `Request.text()` would (invalid UTF-8 becomes U+FFFD). */
+export function clientBodyText(body: ClientBody): string {
+  if (typeof body === "string") return body;
+  if (body.chunks.length === 1) return new TextDecoder().decode(body.chunks[0]);
+  return new TextDecoder().decode(Buffer.concat(body.chunks, body.byteLength));
+}
+
+/** The size that places a client body's translation: its text's length, or its bytes. */
+export function clientBodySize(body: ClientBody): number {
+  return typeof body === "string" ? body.length : body.byteLength;
 }

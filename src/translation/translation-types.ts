@@ -1,3 +1,4 @@
+import type { BodyBytes } from "../http/request-body";
 import { ApiError } from "../errors/api-error";
 import type { IrError, IrFinish, IrRequest, IrResponse, IrStreamPart, IrUsage, IrWarning, ProtocolId, CodecContext } from "../ir";
 
@@ -45,8 +46,16 @@ export interface DecodedRequest {
   warnings: IrWarning[];
 }
 
+/**
+ * A client's request body: its text, or, for a large one, its UTF-8 bytes in the chunks it
+ * was read in (src/http/request-body.ts), which the worker pool takes without the request
+ * thread ever joining or decoding them.
+ */
+export type ClientBody = string | BodyBytes;
+
 export interface EncodedUpstreamRequest {
-  body: string;
+  /** A Blob when a worker wrote a large body that is not ASCII: fetch sends its UTF-8 bytes as they are (worker-message.ts). */
+  body: string | Blob;
   warnings: IrWarning[];
 }
 

@@ -1,11 +1,12 @@
-import { IrDecodeError, type IrError, type IrRequest, type ProtocolId } from "../ir";
+import { IrDecodeError, type IrError, type IrMessage, type IrRequest, type ProtocolId } from "../ir";
 import { StreamTranslation } from "./stream-translation";
-import { decodeClientRequest, encodeUpstreamRequest } from "./translate-request";
+import { clientBodySize, decodeClientRequest, encodeUpstreamRequest } from "./translate-request";
 import { translateResponse, type TranslateResponseInput } from "./translate-response";
 import type { TranslationMessage, TranslationReply } from "./translation-handler";
 import { findLargeStrings, type JsonPath } from "./large-strings";
 import { packForWorker, unpackFromWorker } from "./worker-message";
-import { withErrorsRevived, type DecodedRequest, type EncodedUpstreamRequest, type PartGuard, type StreamOpenOptions, type StreamOutput, type TranslatedResponse } from "./translation-types";
+import type { Beside, WorkerAnswer } from "../workers/wire-format";
+import { withErrorsRevived, type ClientBody, type DecodedRequest, type EncodedUpstreamRequest, type PartGuard, type StreamOpenOptions, type StreamOutput, type TranslatedResponse } from "./translation-types";
 
 /** One stream's translation, wherever it runs. */
 export interface StreamHandle {
@@ -21,7 +22,7 @@ export interface StreamHandle {
  */
 export interface Translator {
   readonly mode: "inline" | "pool" | "auto";
-  decodeRequest(protocol: ProtocolId, body: string, injected?: Record<string, unknown>): Promise<DecodedRequest>;
+  decodeRequest(protocol: ProtocolId, body: ClientBody, injected?: Record<string, unknown>): Promise<DecodedRequest>;
   encodeRequest(protocol: ProtocolId, request: IrRequest, providerModelId: string, stream: boolean): Promise<EncodedUpstreamRequest>;
   translateResponse(input: TranslateResponseInput): Promise<TranslatedResponse>;
   /** With a `guard` (a response-side check) the stream is translated on this thread, the same protocol included. */
@@ -31,7 +32,7 @@ export interface Translator {
 
 export class InlineTranslator implements Translator {
   readonly mode = "inline" as const;
-  async decodeRequest(protocol: ProtocolId, body: string, injected?: Record<string, unknown>) {
+  async decodeRequest(protocol: ProtocolId, body: ClientBody, injected?: Record<string, unknown>) {
     return decodeClientRequest(protocol, body, injected);
   }
   async encodeRequest(protocol: ProtocolId, request: IrRequest, providerModelId: string, stream: boolean) {
@@ -51,17 +52,23 @@ export class InlineTranslator implements Translator {
   async close() {}
 }
 
+const NONE: JsonPath[] = [];
+
 /** The pool surface this translator needs (src/workers/worker-pool.ts). */
 export interface StringPool {
-  exchange(payload: string, texts: readonly string[] | undefined, affinityKey?: string): Promise<{ body: string; texts?: readonly string[] }>;
+  exchange(payload: string, beside: Beside | undefined, affinityKey?: string): Promise<WorkerAnswer>;
   release(affinityKey: string): void;
   close(): Promise<void>;
 }
 
 export class PooledTranslator implements Translator {
   readonly mode = "pool" as const;
-  /** Where each request decoded here has its long strings, to set them aside again for its encode (large-strings.ts). */
-  private readonly largeStrings = new WeakMap<IrRequest, JsonPath[]>();
+  /**
+   * Where each request decoded here has its long strings, to set them aside again for its
+   * encode (large-strings.ts). Kept by its messages, which the request's later forms share
+   * (a routing preset's defaults, the attempt's output limit: each a new object).
+   */
+  private readonly largeStrings = new WeakMap<readonly IrMessage[], JsonPath[]>();
   constructor(private readonly pool: StringPool) {}
 
   /**
@@ -71,9 +78,9 @@ export class PooledTranslator implements Translator {
    */
   private async exchange(message: TranslationMessage, affinityKey?: string, requestPaths?: readonly JsonPath[]): Promise<{ value: unknown; paths: JsonPath[] | undefined }> {
     const packed = packForWorker(message, requestPaths);
-    const answer = await this.pool.exchange(JSON.stringify(packed.value), packed.texts, affinityKey);
+    const answer = await this.pool.exchange(JSON.stringify(packed.value), packed.beside, affinityKey);
     const reply = JSON.parse(answer.body) as TranslationReply;
-    if (reply.ok) return { value: reply.value, paths: unpackFromWorker(reply.value, answer.texts) };
+    if (reply.ok) return { value: reply.value, paths: unpackFromWorker(reply.value, answer) };
     if (reply.decodeError !== undefined) throw new IrDecodeError(reply.decodeError);
     throw new Error(reply.message);
   }
@@ -82,16 +89,17 @@ export class PooledTranslator implements Translator {
     return (await this.exchange(message, affinityKey)).value as T;
   }
 
-  async decodeRequest(protocol: ProtocolId, body: string, injected?: Record<string, unknown>) {
+  async decodeRequest(protocol: ProtocolId, body: ClientBody, injected?: Record<string, unknown>) {
     const { value, paths } = await this.exchange({ op: "decode_request", protocol, body, ...(injected ? { injected } : {}) });
     const decoded = value as DecodedRequest;
-    if (paths !== undefined) this.largeStrings.set(decoded.request, paths);
+    // One with none is remembered too, or its encode would search it again.
+    this.largeStrings.set(decoded.request.messages, paths ?? NONE);
     return decoded;
   }
   async encodeRequest(protocol: ProtocolId, request: IrRequest, providerModelId: string, stream: boolean) {
-    // A request changed since its decode (a routing preset's defaults) is a new object: its
-    // long strings are found again (the paths skip none that moved).
-    const paths = this.largeStrings.get(request) ?? findLargeStrings(request);
+    // The paths found at its decode; a path that no longer leads to a long string is skipped
+    // (large-strings.ts). A request whose messages were replaced is searched again.
+    const paths = this.largeStrings.get(request.messages) ?? findLargeStrings(request);
     const { value } = await this.exchange({ op: "encode_request", protocol, request, providerModelId, stream }, undefined, paths);
     return value as EncodedUpstreamRequest;
   }
@@ -137,21 +145,26 @@ export class PooledTranslator implements Translator {
 export class AutoTranslator implements Translator {
   readonly mode = "auto" as const;
   private readonly inline = new InlineTranslator();
-  /** Size of the client body each decoded request came from, to place its encode. */
-  private readonly sourceSize = new WeakMap<IrRequest, number>();
+  /**
+   * Size of the client body each decoded request came from, to place its encode. Kept by its
+   * messages, which the request's later forms share (a preset's defaults, the attempt's output
+   * limit): a 32 MiB request given an output limit was encoded on the request thread.
+   */
+  private readonly sourceSize = new WeakMap<readonly IrMessage[], number>();
 
   constructor(
     private readonly pooled: PooledTranslator,
     private readonly inlineMaxBytes: number,
   ) {}
 
-  async decodeRequest(protocol: ProtocolId, body: string, injected?: Record<string, unknown>) {
-    const decoded = body.length <= this.inlineMaxBytes ? await this.inline.decodeRequest(protocol, body, injected) : await this.pooled.decodeRequest(protocol, body, injected);
-    this.sourceSize.set(decoded.request, body.length);
+  async decodeRequest(protocol: ProtocolId, body: ClientBody, injected?: Record<string, unknown>) {
+    const size = clientBodySize(body);
+    const decoded = size <= this.inlineMaxBytes ? await this.inline.decodeRequest(protocol, body, injected) : await this.pooled.decodeRequest(protocol, body, injected);
+    this.sourceSize.set(decoded.request.messages, size);
     return decoded;
   }
   encodeRequest(protocol: ProtocolId, request: IrRequest, providerModelId: string, stream: boolean) {
-    const size = this.sourceSize.get(request) ?? 0;
+    const size = this.sourceSize.get(request.messages) ?? 0;
     return size <= this.inlineMaxBytes
       ? this.inline.encodeRequest(protocol, request, providerModelId, stream)
       : this.pooled.encodeRequest(protocol, request, providerModelId, stream);

@@ -1,15 +1,15 @@
-import { READY_SIGNAL, isCallMessage, textsOf, withTexts, type ReplyMessage, type WorkerAnswer } from "./wire-format";
+import { READY_SIGNAL, besideOf, isCallMessage, withBeside, type Beside, type ReplyMessage, type WorkerAnswer } from "./wire-format";
 
 /**
- * A worker's whole job: one string in (with the call's large strings beside it, if any),
- * one string out (or an answer with large strings beside it). May be async.
+ * A worker's whole job: one string in (with what came beside the call, if anything), one
+ * string out (or an answer with what goes beside it). May be async.
  */
-export type WorkerHandler = (payload: string, texts?: readonly string[]) => string | WorkerAnswer | Promise<string | WorkerAnswer>;
+export type WorkerHandler = (payload: string, beside?: Beside) => string | WorkerAnswer | Promise<string | WorkerAnswer>;
 
 /** The slice of a DedicatedWorkerGlobalScope this module uses (bun-types declares no `self`). */
 interface WorkerScope {
   onmessage: ((event: MessageEvent) => void) | null;
-  postMessage(message: ReplyMessage | string): void;
+  postMessage(message: ReplyMessage | string, transfer?: ArrayBuffer[]): void;
 }
 
 let serving = false;
@@ -36,21 +36,22 @@ export function serveWorker(handler: WorkerHandler): void {
   };
   const answer = (id: number, charsIn: number, result: unknown) => {
     if (typeof result === "string") result = { body: result };
-    if (!isAnswer(result)) return answerError(id, new TypeError(`worker handler returned ${typeof result}, expected a string or { body, texts }`));
-    const reply: ReplyMessage = withTexts({ id, ok: true, body: result.body }, result.texts);
-    scope.postMessage(reply);
-    collectAfterLargeCall(charsIn + result.body.length + totalLength(result.texts));
+    if (!isAnswer(result)) return answerError(id, new TypeError(`worker handler returned ${typeof result}, expected a string or { body, texts?, chunks?, blob? }`));
+    const { message: reply, transfer } = withBeside({ id, ok: true, body: result.body } as ReplyMessage, result);
+    if (transfer.length === 0) scope.postMessage(reply);
+    else scope.postMessage(reply, transfer);
+    collectAfterLargeCall(charsIn + result.body.length + besideSize(result));
   };
 
   scope.onmessage = (event: MessageEvent) => {
     const message: unknown = event.data;
     if (!isCallMessage(message)) return;
     const id = message.id;
-    const texts = textsOf(message);
-    const charsIn = message.payload.length + totalLength(texts);
+    const beside = besideOf(message);
+    const charsIn = message.payload.length + besideSize(beside);
     let result: unknown;
     try {
-      result = handler(message.payload, texts);
+      result = handler(message.payload, beside);
     } catch (error) {
       answerError(id, error);
       return;
@@ -64,12 +65,18 @@ export function serveWorker(handler: WorkerHandler): void {
 function isAnswer(value: unknown): value is WorkerAnswer {
   if (typeof value !== "object" || value === null) return false;
   const fields = value as Record<string, unknown>;
-  return typeof fields.body === "string" && (fields.texts === undefined || (Array.isArray(fields.texts) && fields.texts.every((text) => typeof text === "string")));
+  if (typeof fields.body !== "string") return false;
+  if (fields.texts !== undefined && !(Array.isArray(fields.texts) && fields.texts.every((text) => typeof text === "string"))) return false;
+  if (fields.chunks !== undefined && !(Array.isArray(fields.chunks) && fields.chunks.every((chunk) => chunk instanceof Uint8Array))) return false;
+  return fields.blob === undefined || fields.blob instanceof Blob;
 }
 
-function totalLength(texts: readonly string[] | undefined): number {
-  let total = 0;
-  if (texts !== undefined) for (const text of texts) total += text.length;
+/** How large what came or goes beside is, in characters or bytes (both count toward a large call). */
+function besideSize(beside: Beside | undefined): number {
+  if (beside === undefined) return 0;
+  let total = beside.blob?.size ?? 0;
+  if (beside.texts !== undefined) for (const text of beside.texts) total += text.length;
+  if (beside.chunks !== undefined) for (const chunk of beside.chunks) total += chunk.byteLength;
   return total;
 }
 

@@ -19,43 +19,84 @@
  * 20 µs with these objects against about 60 µs with string framing; at 1 KB both take
  * about 20 µs. Two 16 MiB strings as an array are cloned (~120 ms on the sending thread),
  * as two fields they cross in ~2 ms (2026-11-29). Keep both messages flat and
- * primitive-valued, or the fast path is lost.
+ * primitive-valued, or the fast path is lost. Chunks and a blob (Beside) leave it on
+ * purpose: they come only with bodies of megabytes, where moving or sharing their bytes
+ * saves far more than the clone of a small message costs.
  */
 
 /** `text0` … `text<n>`: the large strings beside a message, `texts` of them. */
 type TextFields = { texts?: number } & { [field: `text${number}`]: string };
 
-export type CallMessage = { id: number; payload: string } & TextFields;
+/** The fields that carry a message's Beside (below). */
+type BesideFields = TextFields & { chunks?: Uint8Array[]; blob?: Blob };
 
-export type ReplyMessage = { id: number; ok: boolean; body: string } & TextFields;
+export type CallMessage = { id: number; payload: string } & BesideFields;
 
-/** What a handler answers, and what a pool call resolves to: the answer, and the large strings beside it if any. */
-export interface WorkerAnswer {
-  body: string;
+export type ReplyMessage = { id: number; ok: boolean; body: string } & BesideFields;
+
+/** What may travel beside a call's payload or a reply's body, none of it escaped into them. */
+export interface Beside {
+  /** Large strings: flat fields, so the message keeps its fast path when it has nothing else beside. */
   texts?: readonly string[];
+  /**
+   * Bytes moved to the other thread, not copied: each chunk's buffer is transferred (the
+   * sender's chunk is left empty). A client's large body read off its socket goes to the
+   * worker this way, so the request thread never joins or decodes it.
+   */
+  chunks?: readonly Uint8Array[];
+  /** A blob, whose bytes the threads share: an encoded upstream body that fetch sends as it is. */
+  blob?: Blob;
 }
+
+/** What a handler answers, and what a pool call resolves to: the answer, and what came beside it. */
+export type WorkerAnswer = { body: string } & Beside;
 
 export const READY_SIGNAL = "switchyard-worker-ready";
 
-/** More large strings than this beside one message is not a message this pool sends. */
-const MAX_TEXTS = 1 << 16;
+/** More large strings or chunks than this beside one message is not a message this pool sends. */
+const MAX_BESIDE = 1 << 16;
 
-/** `message` with `texts` as its numbered fields (none when there are none: it stays as small as it was). */
-export function withTexts<M extends object>(message: M, texts: readonly string[] | undefined): M & TextFields {
-  if (texts === undefined || texts.length === 0) return message as M & TextFields;
-  const fields = message as TextFields;
-  fields.texts = texts.length;
-  for (let index = 0; index < texts.length; index++) fields[`text${index}`] = texts[index]!;
-  return message as M & TextFields;
+/**
+ * `message` with `beside` on its fields (none when it has nothing: it stays as small as it
+ * was), and the buffers to transfer with it. A chunk that does not own its whole buffer is
+ * copied first: transferring a buffer empties every view of it on this side.
+ */
+export function withBeside<M extends object>(message: M, beside: Beside | undefined): { message: M & BesideFields; transfer: ArrayBuffer[] } {
+  const fields = message as M & BesideFields;
+  const transfer: ArrayBuffer[] = [];
+  if (beside === undefined) return { message: fields, transfer };
+  const texts = beside.texts;
+  if (texts !== undefined && texts.length > 0) {
+    const textFields = fields as TextFields;
+    textFields.texts = texts.length;
+    for (let index = 0; index < texts.length; index++) textFields[`text${index}`] = texts[index]!;
+  }
+  if (beside.chunks !== undefined && beside.chunks.length > 0) {
+    const moved = new Set<ArrayBufferLike>();
+    fields.chunks = beside.chunks.map((chunk) => {
+      const owned = chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength && chunk.buffer instanceof ArrayBuffer && !moved.has(chunk.buffer) ? chunk : chunk.slice();
+      moved.add(owned.buffer);
+      transfer.push(owned.buffer as ArrayBuffer);
+      return owned;
+    });
+  }
+  if (beside.blob !== undefined) fields.blob = beside.blob;
+  return { message: fields, transfer };
 }
 
-/** The large strings beside a message the guards below accepted; undefined when it has none. */
-export function textsOf(message: TextFields): string[] | undefined {
-  const count = message.texts;
-  if (count === undefined || count === 0) return undefined;
-  const texts: string[] = new Array(count);
-  for (let index = 0; index < count; index++) texts[index] = message[`text${index}`]!;
-  return texts;
+/** What came beside a message the guards below accepted; undefined when nothing did. */
+export function besideOf(message: BesideFields): Beside | undefined {
+  const count = message.texts ?? 0;
+  if (count === 0 && message.chunks === undefined && message.blob === undefined) return undefined;
+  const beside: { texts?: string[]; chunks?: Uint8Array[]; blob?: Blob } = {};
+  if (count > 0) {
+    const texts: string[] = new Array(count);
+    for (let index = 0; index < count; index++) texts[index] = message[`text${index}`]!;
+    beside.texts = texts;
+  }
+  if (message.chunks !== undefined) beside.chunks = message.chunks;
+  if (message.blob !== undefined) beside.blob = message.blob;
+  return beside;
 }
 
 export function isCallMessage(message: unknown): message is CallMessage {
@@ -66,14 +107,17 @@ export function isReplyMessage(message: unknown): message is ReplyMessage {
   return hasIdAndText(message, "body");
 }
 
-/** Both messages are objects with a numeric `id` and a string (the call's payload, the reply's body), and `texts` strings beside if any. */
+/** Both messages are objects with a numeric `id` and a string (the call's payload, the reply's body), and a well-formed Beside if any. */
 function hasIdAndText(message: unknown, text: "payload" | "body"): boolean {
   if (typeof message !== "object" || message === null) return false;
   const fields = message as Record<string, unknown>;
   if (typeof fields.id !== "number" || typeof fields[text] !== "string") return false;
   const count = fields.texts;
-  if (count === undefined) return true;
-  if (typeof count !== "number" || !Number.isInteger(count) || count < 0 || count > MAX_TEXTS) return false;
-  for (let index = 0; index < count; index++) if (typeof fields[`text${index}`] !== "string") return false;
-  return true;
+  if (count !== undefined) {
+    if (typeof count !== "number" || !Number.isInteger(count) || count < 0 || count > MAX_BESIDE) return false;
+    for (let index = 0; index < count; index++) if (typeof fields[`text${index}`] !== "string") return false;
+  }
+  const chunks = fields.chunks;
+  if (chunks !== undefined && !(Array.isArray(chunks) && chunks.length <= MAX_BESIDE && chunks.every((chunk) => chunk instanceof Uint8Array))) return false;
+  return fields.blob === undefined || fields.blob instanceof Blob;
 }

@@ -1,4 +1,4 @@
-import { READY_SIGNAL, isReplyMessage, textsOf, withTexts, type CallMessage, type WorkerAnswer } from "./wire-format";
+import { READY_SIGNAL, besideOf, isReplyMessage, withBeside, type Beside, type CallMessage, type WorkerAnswer } from "./wire-format";
 import { WorkerCrashedError, WorkerHandlerError, WorkerPoolClosedError } from "./worker-errors";
 
 export interface WorkerPoolOptions {
@@ -54,12 +54,18 @@ export function defaultWorkerPoolSize(): number {
 
 type PendingCall = PromiseWithResolvers<WorkerAnswer>;
 
+/** A call as posted: the message and the buffers it moves (its chunks'). */
+interface Outgoing {
+  message: CallMessage;
+  transfer: ArrayBuffer[];
+}
+
 /** One worker thread of the pool and the calls it owes answers to. */
 class PoolMember {
   /** In-flight calls by id; its size is this worker's load. */
   readonly calls = new Map<number, PendingCall>();
   /** Calls held until the worker's handler is installed; undefined once it is. */
-  backlog: CallMessage[] | undefined = [];
+  backlog: Outgoing[] | undefined = [];
   /** Affinity keys pinned to this worker (a tie-breaker when placing new sessions). */
   pinned = 0;
   /** Whether the worker currently keeps the process alive. */
@@ -123,11 +129,11 @@ export class WorkerPool {
   }
 
   /**
-   * Sends `payload`, and `texts` beside it (large strings that must not be escaped into the
-   * payload: wire-format.ts), to a worker; resolves with its handler's answer and the large
-   * strings beside that, if any.
+   * Sends `payload`, and what goes `beside` it (large strings, chunks of bytes, a blob: never
+   * escaped into the payload, wire-format.ts), to a worker; resolves with its handler's
+   * answer and what came beside that, if anything.
    */
-  exchange(payload: string, texts: readonly string[] | undefined, affinityKey?: string): Promise<WorkerAnswer> {
+  exchange(payload: string, beside: Beside | undefined, affinityKey?: string): Promise<WorkerAnswer> {
     if (this.closed) return Promise.reject(new WorkerPoolClosedError(`worker pool "${this.name}" is closed`));
     let member: PoolMember | undefined;
     if (affinityKey === undefined) {
@@ -157,10 +163,10 @@ export class WorkerPool {
       member.worker.ref();
     }
     member.calls.set(callId, call);
-    // Without texts the message stays { id, payload }: flat and primitive-valued either way.
-    const message: CallMessage = withTexts({ id: callId, payload }, texts);
-    if (member.backlog === undefined) this.post(member, message);
-    else member.backlog.push(message);
+    // With nothing beside, the message stays { id, payload }: flat and primitive-valued.
+    const outgoing: Outgoing = withBeside({ id: callId, payload }, beside);
+    if (member.backlog === undefined) this.post(member, outgoing);
+    else member.backlog.push(outgoing);
     return call.promise;
   }
 
@@ -239,8 +245,8 @@ export class WorkerPool {
       call.reject(new WorkerHandlerError(message.body));
       return;
     }
-    const texts = textsOf(message);
-    call.resolve(texts === undefined ? { body: message.body } : { body: message.body, texts });
+    const came = besideOf(message);
+    call.resolve(came === undefined ? { body: message.body } : { body: message.body, ...came });
   }
 
   private markReady(member: PoolMember): void {
@@ -254,9 +260,10 @@ export class WorkerPool {
     }
   }
 
-  private post(member: PoolMember, message: CallMessage): void {
+  private post(member: PoolMember, outgoing: Outgoing): void {
     try {
-      member.worker.postMessage(message);
+      if (outgoing.transfer.length === 0) member.worker.postMessage(outgoing.message);
+      else member.worker.postMessage(outgoing.message, outgoing.transfer);
     } catch (error) {
       this.bury(member, `refused a message: ${error instanceof Error ? error.message : String(error)}`);
     }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { BodyBudget, enrolRequest, finishRequest, LARGE_BODY_BYTES } from "../../src/http/body-budget";
-import { readBodyWithin } from "../../src/http/request-body";
+import { BodyTooLargeError, readBodyBytesWithin, readBodyWithin } from "../../src/http/request-body";
 
 const MiB = 1024 * 1024;
 
@@ -150,5 +150,37 @@ describe("a request's large body waits for room in the budget before it is read"
 
   test("a request under no budget reads as before", async () => {
     expect((await readBodyWithin(postWithLength(2 * MiB), 32 * MiB)).length).toBe(2 * MiB);
+  });
+
+  test("read as bytes, a declared large body waits for room like one read as text, and comes in the chunks it was sent in", async () => {
+    const budget = new BodyBudget(3 * MiB, () => {});
+    const first = postWithLength(2 * MiB);
+    const second = postWithLength(2 * MiB);
+    enrolRequest(first, budget);
+    enrolRequest(second, budget);
+    const firstBytes = await readBodyBytesWithin(first, 32 * MiB);
+    expect(firstBytes.byteLength).toBe(2 * MiB);
+    expect(firstBytes.chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0)).toBe(2 * MiB);
+    const secondBytes = readBodyBytesWithin(second, 32 * MiB);
+    expect(await settled(secondBytes)).toBe(false);
+    finishRequest(first);
+    expect((await secondBytes).byteLength).toBe(2 * MiB);
+    finishRequest(second);
+    expect(budget.stats()).toEqual({ heldBytes: 0, waiting: 0 });
+  });
+
+  test("read as bytes, a chunked body keeps its chunks, holds room once large, and is refused past its limit", async () => {
+    const budget = new BodyBudget(8 * MiB, () => {});
+    const chunked = postChunked(3, MiB);
+    enrolRequest(chunked, budget);
+    const bytes = await readBodyBytesWithin(chunked, 8 * MiB);
+    expect(bytes.chunks.map((chunk) => chunk.byteLength)).toEqual([MiB, MiB, MiB]);
+    expect(budget.stats().heldBytes).toBe(8 * MiB);
+    finishRequest(chunked);
+    const tooLarge = postChunked(3, MiB);
+    enrolRequest(tooLarge, budget);
+    await expect(readBodyBytesWithin(tooLarge, 2 * MiB)).rejects.toBeInstanceOf(BodyTooLargeError);
+    expect(budget.stats().heldBytes).toBe(0);
+    await expect(readBodyBytesWithin(postWithLength(3 * MiB), 2 * MiB)).rejects.toBeInstanceOf(BodyTooLargeError);
   });
 });

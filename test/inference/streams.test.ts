@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startInferenceHarness, MOCK_KEY, type InferenceHarness } from "../support/inference-harness";
 import { startMockUpstream } from "../support/mock-upstreams";
+import { decodeClientRequest, encodeUpstreamRequest } from "../../src/translation/translate-request";
 
 // Pool mode: every translation, streams included, runs in the worker pool here.
 let harness: InferenceHarness;
@@ -134,6 +135,48 @@ describe("TRANSLATION_MODE=auto", () => {
       expect(pooledCalls).toBe(0);
       expect((await send("x".repeat(10_000))).status).toBe(200);
       expect(pooledCalls).toBe(2); // decode and encode; the small upstream answer is translated inline
+    } finally {
+      await auto.close();
+    }
+  });
+});
+
+describe("TRANSLATION_MODE=auto, a large body", () => {
+  test("declared or chunked, ASCII or not, reaches the upstream as inline translation writes it", async () => {
+    const auto = await startInferenceHarness({ translationMode: "auto", translationInlineMaxBytes: 4096 });
+    try {
+      const long = "Grüße — “quoted” ✓ 🙂 ".repeat(5_000);
+      for (const [content, upstream, model] of [
+        [long, "anthropic-messages", "mock-anthropic/claude-sonnet-4-5"],
+        [long, "openai-chat", "mock-openai/gpt-4o-mini"],
+        ["plain ascii ".repeat(10_000), "anthropic-messages", "mock-anthropic/claude-sonnet-4-5"],
+      ] as const) {
+        const body = JSON.stringify({ model, max_tokens: 20, messages: [{ role: "user", content: [{ type: "text", text: content }] }, { role: "user", content: "and a short one" }] });
+        const expected = encodeUpstreamRequest(upstream, decodeClientRequest("openai-chat", body).request, model.slice(model.indexOf("/") + 1), false).body;
+        const mock = upstream === "openai-chat" ? auto.mocks.openai : auto.mocks.anthropic;
+        for (const chunked of [false, true]) {
+          const bytes = new TextEncoder().encode(body);
+          const sent = chunked
+            ? new ReadableStream<Uint8Array>({
+                start(controller) {
+                  // Split inside multi-byte characters as a network would.
+                  for (let at = 0; at < bytes.byteLength; at += 7_777) controller.enqueue(bytes.subarray(at, at + 7_777));
+                  controller.close();
+                },
+              })
+            : bytes;
+          const response = await fetch(`${auto.server.url}/v1/chat/completions`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${auto.account.apiKey}`, "content-type": "application/json" },
+            body: sent,
+          });
+          expect(response.status).toBe(200);
+          await response.arrayBuffer();
+          const recorded = mock.requests.at(-1)!;
+          expect(recorded.headers["content-type"]).toBe("application/json");
+          expect(recorded.body).toEqual(JSON.parse(expected));
+        }
+      }
     } finally {
       await auto.close();
     }

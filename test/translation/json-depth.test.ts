@@ -51,7 +51,7 @@ describe("a client body nested too deep is refused before any codec sees it", ()
     const body = `{"model":"m","messages":[{"role":"user","content":"hi"}],"metadata":${deepObject(200_000)}}`;
     expect(() => decodeClientRequest("openai-chat", body)).toThrow(IrDecodeError);
     // Inside the JSON, and beside it (how the pool sends a body).
-    for (const answer of [handleTranslationMessage(JSON.stringify({ op: "decode_request", protocol: "openai-chat", body })), handleTranslationMessage(JSON.stringify({ op: "decode_request", protocol: "openai-chat" }), [body])]) {
+    for (const answer of [handleTranslationMessage(JSON.stringify({ op: "decode_request", protocol: "openai-chat", body })), handleTranslationMessage(JSON.stringify({ op: "decode_request", protocol: "openai-chat" }), { texts: [body] })]) {
       expect(typeof answer).toBe("string");
       const reply = JSON.parse(answer as string);
       expect(reply.ok).toBe(false);

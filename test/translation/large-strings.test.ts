@@ -4,6 +4,7 @@ import { handleTranslationMessage } from "../../src/translation/translation-hand
 import { InlineTranslator, PooledTranslator, type StringPool } from "../../src/translation/translator";
 import { WorkerPool } from "../../src/workers/worker-pool";
 import type { IrRequest } from "../../src/ir";
+import type { Beside, WorkerAnswer } from "../../src/workers/wire-format";
 
 const LONG = "a".repeat(LARGE_STRING_CHARS);
 const LONGER = "é✓".repeat(LARGE_STRING_CHARS);
@@ -65,10 +66,10 @@ describe("long strings set aside and put back", () => {
 /** A pool that runs the worker's handler on this thread, and keeps what crossed. */
 class RecordingPool implements StringPool {
   readonly crossed: { payload: string; texts: readonly string[] | undefined; answer: string; answerTexts: readonly string[] | undefined }[] = [];
-  async exchange(payload: string, texts: readonly string[] | undefined) {
-    const answer = handleTranslationMessage(payload, texts);
-    const reply: { body: string; texts?: readonly string[] } = typeof answer === "string" ? { body: answer } : answer;
-    this.crossed.push({ payload, texts, answer: reply.body, answerTexts: reply.texts });
+  async exchange(payload: string, beside: Beside | undefined) {
+    const answer = handleTranslationMessage(payload, beside);
+    const reply: WorkerAnswer = typeof answer === "string" ? { body: answer } : answer;
+    this.crossed.push({ payload, texts: beside?.texts, answer: reply.body, answerTexts: reply.texts });
     return reply;
   }
   release() {}
@@ -98,17 +99,42 @@ describe("a decoded request's long strings cross the worker boundary beside its 
       const decoded = await pooled.decodeRequest("openai-chat", body);
       expect(decoded).toEqual(await inline.decodeRequest("openai-chat", body));
       const encoded = await pooled.encodeRequest(protocol, decoded.request, "upstream-model", true);
-      expect(encoded).toEqual(await inline.encodeRequest(protocol, decoded.request, "upstream-model", true));
+      const expected = await inline.encodeRequest(protocol, decoded.request, "upstream-model", true);
+      // Not ASCII, so its UTF-8 bytes come back as a Blob, which fetch sends as they are.
+      expect(encoded.body).toBeInstanceOf(Blob);
+      expect(await (encoded.body as Blob).text()).toBe(expected.body as string);
+      expect(encoded.warnings).toEqual(expected.warnings);
       const [decodeCall, encodeCall] = pool.crossed;
       // The decode: the body beside the call, the request's two long strings beside the answer.
       expect(decodeCall!.texts).toEqual([body]);
       expect(decodeCall!.answerTexts).toHaveLength(2);
       expect(decodeCall!.answer.length).toBeLessThan(2_000);
-      // The encode: those two strings beside the call, the upstream's body beside the answer.
+      // The encode: those two strings beside the call, nothing long in either JSON.
       expect(encodeCall!.texts).toHaveLength(2);
       expect(encodeCall!.payload.length).toBeLessThan(2_000);
-      expect(encodeCall!.answerTexts).toEqual([encoded.body]);
+      expect(encodeCall!.answer.length).toBeLessThan(2_000);
     }
+  });
+
+  test("an ASCII body comes back as text, and a client body as bytes decodes as its text does", async () => {
+    const pool = new RecordingPool();
+    const pooled = new PooledTranslator(pool);
+    const inline = new InlineTranslator();
+    const ascii = JSON.stringify({ model: MODEL, max_tokens: 16, messages: [{ role: "user", content: LONG }] });
+    const decoded = await pooled.decodeRequest("openai-chat", ascii);
+    const encoded = await pooled.encodeRequest("anthropic-messages", decoded.request, "up", false);
+    expect(encoded).toEqual(await inline.encodeRequest("anthropic-messages", decoded.request, "up", false));
+    // The same non-ASCII body as bytes, split inside a two-byte character, with a byte that is not UTF-8.
+    const bytes = Buffer.from(longChat());
+    const split = bytes.indexOf(Buffer.from("é")) + 1;
+    const chunks = [new Uint8Array(bytes.subarray(0, split)), new Uint8Array(bytes.subarray(split))];
+    const fromBytes = await pooled.decodeRequest("openai-chat", { chunks, byteLength: bytes.byteLength });
+    expect(fromBytes).toEqual(await inline.decodeRequest("openai-chat", longChat()));
+    expect(pool.crossed.at(-1)!.texts).toBeUndefined();
+    const invalid = Buffer.from(JSON.stringify({ model: MODEL, max_tokens: 16, messages: [{ role: "user", content: `${LONG}#` }] }));
+    invalid[invalid.indexOf("#")] = 0xff;
+    const replaced = await inline.decodeRequest("openai-chat", { chunks: [new Uint8Array(invalid)], byteLength: invalid.byteLength });
+    expect(JSON.stringify(replaced.request.messages)).toContain(`${LONG}\ufffd`);
   });
 
   test("a request changed after its decode is encoded as it is now", async () => {
@@ -118,12 +144,13 @@ describe("a decoded request's long strings cross the worker boundary beside its 
     // A routing preset's defaults make a new request that shares the messages.
     const withDefaults: IrRequest = { ...decoded.request, system: "from the preset", params: { ...decoded.request.params, temperature: 0.25 } };
     const inline = new InlineTranslator();
-    expect(await pooled.encodeRequest("anthropic-messages", withDefaults, "up", false)).toEqual(await inline.encodeRequest("anthropic-messages", withDefaults, "up", false));
+    const bodyText = async (encoded: { body: string | Blob }) => new Response(encoded.body).text();
+    expect(await bodyText(await pooled.encodeRequest("anthropic-messages", withDefaults, "up", false))).toBe(await bodyText(await inline.encodeRequest("anthropic-messages", withDefaults, "up", false)));
     expect(pool.crossed.at(-1)!.texts).toHaveLength(2);
     // A long string replaced, and one made short, after the decode: the paths found then are not trusted.
     const message = decoded.request.messages[1]!;
     const changed: IrRequest = { ...decoded.request, messages: [decoded.request.messages[0]!, { ...message, content: [{ type: "text", text: "now short" }] }] };
-    expect(await pooled.encodeRequest("openai-chat", changed, "up", false)).toEqual(await inline.encodeRequest("openai-chat", changed, "up", false));
+    expect(await bodyText(await pooled.encodeRequest("openai-chat", changed, "up", false))).toBe(await bodyText(await inline.encodeRequest("openai-chat", changed, "up", false)));
   });
 
   const workerPool = new WorkerPool({ workerUrl: new URL("../../workers/translate.worker.ts", import.meta.url), size: 1, name: "large-strings-test" });
@@ -135,8 +162,12 @@ describe("a decoded request's long strings cross the worker boundary beside its 
     const body = longChat();
     const decoded = await pooled.decodeRequest("openai-chat", body);
     expect(decoded).toEqual(await inline.decodeRequest("openai-chat", body));
-    expect(await pooled.encodeRequest("google-generate-content", decoded.request, "gemini-x", false)).toEqual(
-      await inline.encodeRequest("google-generate-content", decoded.request, "gemini-x", false),
-    );
+    const encoded = await pooled.encodeRequest("google-generate-content", decoded.request, "gemini-x", false);
+    const expected = await inline.encodeRequest("google-generate-content", decoded.request, "gemini-x", false);
+    expect(await new Response(encoded.body).text()).toBe(expected.body as string);
+    // A client body as bytes, moved to the worker.
+    const bytes = new Uint8Array(Buffer.from(body));
+    expect(await pooled.decodeRequest("openai-chat", { chunks: [bytes], byteLength: bytes.byteLength })).toEqual(decoded);
+    expect(bytes.byteLength).toBe(0);
   });
 });

@@ -58,12 +58,30 @@ describe("WorkerPool calls", () => {
   test("large strings go beside the payload and come back beside the answer, unescaped, whole and in order", async () => {
     const pool = openPool(1);
     const text = `{"content":"${'grüße \\"✓\\" \u0001'.repeat(300_000)}"}`;
-    const answer = await pool.exchange("beside", [text, "second", ""]);
+    const answer = await pool.exchange("beside", { texts: [text, "second", ""] });
     expect(answer).toEqual({ body: `${text.length},6,0`, texts: ["", "SECOND", text.toUpperCase()] });
     // Without any, the handler sees none, and an answer with none has none.
     expect(await pool.exchange("beside", undefined)).toEqual({ body: "none" });
-    expect(await pool.exchange("beside", [])).toEqual({ body: "none" });
+    expect(await pool.exchange("beside", { texts: [] })).toEqual({ body: "none" });
     expect(await pool.exchange("plain", undefined)).toEqual({ body: "PLAIN" });
+  });
+
+  test("chunks of bytes are moved to the worker, not copied, and chunks and a blob come back", async () => {
+    const pool = openPool(1);
+    const owned = new Uint8Array([1, 2, 3]);
+    const buffer = new Uint8Array([9, 9, 10, 20, 30, 9]);
+    // A view into a larger buffer is copied before the move: the rest of that buffer stays usable here.
+    const view = buffer.subarray(2, 5);
+    const answer = await pool.exchange("bytes", { chunks: [owned, view] });
+    expect(answer.body).toBe("3,3");
+    expect(answer.chunks?.map((chunk) => [...chunk])).toEqual([
+      [2, 3, 4],
+      [11, 21, 31],
+    ]);
+    expect(await answer.blob?.text()).toBe("2");
+    // The owned chunk's buffer went to the worker; the view's buffer did not.
+    expect(owned.byteLength).toBe(0);
+    expect([...buffer]).toEqual([9, 9, 10, 20, 30, 9]);
   });
 
   test("concurrent calls are spread over every worker and each gets its own answer", async () => {
@@ -131,8 +149,8 @@ describe("WorkerPool errors", () => {
     expect(thrown.message).toBe("handler exploded");
 
     expect((await rejectionOf(pool.call("reject"))).message).toBe("handler rejected");
-    expect((await rejectionOf(pool.call("not-a-string"))).message).toBe("worker handler returned number, expected a string or { body, texts }");
-    expect((await rejectionOf(pool.call("bad-answer"))).message).toBe("worker handler returned object, expected a string or { body, texts }");
+    expect((await rejectionOf(pool.call("not-a-string"))).message).toBe("worker handler returned number, expected a string or { body, texts?, chunks?, blob? }");
+    expect((await rejectionOf(pool.call("bad-answer"))).message).toBe("worker handler returned object, expected a string or { body, texts?, chunks?, blob? }");
 
     expect(await pool.call("still alive")).toBe("STILL ALIVE");
     expect(pool.stats().restarts).toBe(0);
