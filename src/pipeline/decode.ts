@@ -35,10 +35,18 @@ export async function decode(deps: DecodeDeps, input: InferenceInput, requestId:
   }
 }
 
-/** A declared small body as text (Bun's native read); a large or chunked one as bytes, decoded here only if it turned out small. */
-async function readClientBody(request: Request, limit: number, bytesAbove: number): Promise<ClientBody> {
+/**
+ * A declared small body as text (Bun's native read); a large or chunked one as bytes, decoded
+ * here only if it turned out small. Not async itself: the small body's read is every
+ * request's, and is handed on without another promise around it.
+ */
+function readClientBody(request: Request, limit: number, bytesAbove: number): Promise<ClientBody> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) <= bytesAbove) return readBodyWithin(request, limit);
+  return readLargeOrChunkedBody(request, limit, bytesAbove);
+}
+
+async function readLargeOrChunkedBody(request: Request, limit: number, bytesAbove: number): Promise<ClientBody> {
   const bytes = await readBodyBytesWithin(request, limit);
   return bytes.byteLength > bytesAbove ? bytes : clientBodyText(bytes);
 }
