@@ -52,6 +52,8 @@ export interface Config {
   credentialCacheTtlMs: number;
   /** Largest accepted request body for inference endpoints (base64 images are large). */
   maxInferenceBodyBytes: number;
+  /** The most of one upstream answer (non-streaming) read into memory; past it the answer is a 502. */
+  maxUpstreamBodyBytes: number;
   /** Largest accepted request body for management endpoints. */
   maxManagementBodyBytes: number;
   /**
@@ -280,6 +282,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     credentialCacheTtlMs: integer("CREDENTIAL_CACHE_TTL_MS", 5_000, env),
     maxInferenceBodyBytes: integer("MAX_INFERENCE_BODY_BYTES", 32 * 1024 * 1024, env),
     maxManagementBodyBytes: integer("MAX_MANAGEMENT_BODY_BYTES", 256 * 1024, env),
+    maxUpstreamBodyBytes: integer("MAX_UPSTREAM_BODY_BYTES", 64 * 1024 * 1024, env),
     bodyMemoryBudgetBytes: integer("BODY_MEMORY_BUDGET_BYTES", 32 * 1024 * 1024, env),
     serverProcesses: serverProcesses(env, port),
     shutdownGraceMs: integer("SHUTDOWN_GRACE_MS", 20_000, env),

@@ -155,6 +155,7 @@ export function inferenceDeps(services: Services): InferenceDeps {
     attempts: {
       translator,
       timeouts: config.upstreamTimeouts,
+      maxUpstreamBodyBytes: config.maxUpstreamBodyBytes,
       connectCheck: services.connectCheck,
       graceOver: inFlight.graceOver,
       byokKeys: services.byokKeys,

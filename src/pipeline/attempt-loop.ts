@@ -3,7 +3,7 @@ import type { Translator } from "../translation/translator";
 import { codecFor } from "../translation/codec-registry";
 import { callUpstream, type PinnedHost, type UpstreamTimeouts } from "../routing/call-upstream";
 import type { ConnectCheck } from "../routing/connect-check";
-import { BodyReader } from "../routing/body-reader";
+import { BodyReader, readBodyText } from "../routing/body-reader";
 import type { AttemptCandidate } from "../routing/attempt-candidate";
 import type { AttemptRecord } from "../routing/attempt-record";
 import { upstreamMaxTokens } from "../admission/cost-ceiling";
@@ -22,12 +22,17 @@ import type { UpstreamTarget } from "../routing/upstream-request";
 import { log } from "../observability/log";
 import { logUnreachableUpstream } from "../routing/unreachable-upstream-log";
 
+/** The most of an upstream's error body read: its message, never a body it streams without end. */
+const ERROR_BODY_MAX_BYTES = 1024 * 1024;
+
 export interface AttemptDeps extends AttemptTelemetry, RelayDeps {
   translator: Translator;
   timeouts: UpstreamTimeouts;
   connectCheck: ConnectCheck;
   /** Aborted at the shutdown grace limit: no new attempt starts, calls under way stop. */
   graceOver: AbortSignal;
+  /** The most of one upstream answer read into memory (MAX_UPSTREAM_BODY_BYTES); a longer one is the upstream's failure. */
+  maxUpstreamBodyBytes: number;
   /** Where a customer's key the provider refused is noted (never awaited). */
   byokKeys: Pick<ByokKeyStore, "recordRefusal" | "recordUse">;
   /** Checks a customer-supplied base (BYOK `api_base`) before each call and pins the address it checked. */
@@ -148,7 +153,9 @@ export async function runAttempts(deps: AttemptDeps, input: AttemptInput): Promi
     const { response } = call;
     attempt.status = response.status;
     if (response.status < 200 || response.status >= 300) {
-      const text = await response.text().catch(() => "");
+      // An error's body says what went wrong in a few hundred bytes; more is not read (nor
+      // kept waiting past the idle deadline): the error is then the status's own.
+      const text = await readBodyText(response, deps.timeouts.idleMs, () => call.controller.abort(), ERROR_BODY_MAX_BYTES).catch(() => "");
       attempt.upstreamMs = performance.now() - calledAt;
       call.release();
       let error = codecFor(candidate.protocol).decodeUpstreamError(response.status, parseMaybeJson(text), Object.fromEntries(response.headers));
@@ -176,7 +183,7 @@ export async function runAttempts(deps: AttemptDeps, input: AttemptInput): Promi
 
     if (!ir.stream) {
       const answer = await respondJson(
-        { translator: deps.translator, idleMs: deps.timeouts.idleMs },
+        { translator: deps.translator, idleMs: deps.timeouts.idleMs, maxBytes: deps.maxUpstreamBodyBytes },
         { response, abortUpstream, upstreamProtocol: candidate.protocol, clientProtocol: protocol, context: codecContext, rewrite: input.responseCheck?.whole, reencode: opaque, waits: attempt },
       );
       call.release();

@@ -11,6 +11,8 @@ import { frameStartBefore } from "../protocols/sse";
  */
 export class PassthroughFramer {
   private buffer = "";
+  /** The buffer's last three characters: where a blank line split between two chunks begins. */
+  private tail = "";
   /** From the usage chunk on, frames wait for flush() so the cost can go into it (the codec's addCharge). */
   private held = "";
   /** The codec's usageFrameAt, when the client asked for usage and its protocol shows the charge. */
@@ -28,11 +30,21 @@ export class PassthroughFramer {
   }
 
   take(chunk: string): string {
+    // Only the chunk (and the buffer's last three characters, for a blank line split between
+    // chunks) is searched for a frame's end: a chunk without one only lengthens the frame
+    // being read, and a frame sent in many chunks costs its length once, not its length for
+    // every chunk (a 16 MiB frame in 64 KiB chunks took over a second of this thread).
+    const probe = this.tail === "" ? chunk : this.tail + chunk;
+    const end = lastFrameEnd(probe);
+    const cut = end === 0 ? 0 : this.buffer.length - this.tail.length + end;
     this.buffer += chunk;
-    const cut = lastFrameEnd(this.buffer);
-    if (cut === 0) return "";
+    if (cut === 0) {
+      this.tail = probe.length <= 3 ? probe : probe.slice(-3);
+      return "";
+    }
     const complete = this.rewrite(this.buffer.slice(0, cut));
     this.buffer = this.buffer.slice(cut);
+    this.tail = this.buffer.length <= 3 ? this.buffer : this.buffer.slice(-3);
     if (this.usageFrameAt === undefined) return complete;
     if (this.held) {
       this.held += complete;
@@ -48,6 +60,7 @@ export class PassthroughFramer {
   flush(): string {
     const rest = this.held + (this.buffer ? this.rewrite(this.buffer) : "");
     this.buffer = "";
+    this.tail = "";
     this.held = "";
     return rest;
   }

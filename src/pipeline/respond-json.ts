@@ -11,6 +11,8 @@ export interface RespondJsonDeps {
   translator: Pick<Translator, "translateResponse">;
   /** Longest wait between body chunks. */
   idleMs: number;
+  /** The most of the answer read (MAX_UPSTREAM_BODY_BYTES). */
+  maxBytes: number;
 }
 
 export interface RespondJsonInput {
@@ -45,7 +47,7 @@ export async function respondJson(deps: RespondJsonDeps, input: RespondJsonInput
     const readFrom = performance.now();
     let text: string;
     try {
-      text = await readBodyText(input.response, deps.idleMs, input.abortUpstream);
+      text = await readBodyText(input.response, deps.idleMs, input.abortUpstream, deps.maxBytes);
     } finally {
       input.waits.upstreamMs = (input.waits.upstreamMs ?? 0) + (performance.now() - readFrom);
     }

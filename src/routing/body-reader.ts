@@ -1,4 +1,4 @@
-import { irError, type IrError } from "../ir";
+import { irError, isIrError, type IrError } from "../ir";
 
 /**
  * Reads an upstream body with an idle deadline, so a stalled upstream turns into a
@@ -60,23 +60,68 @@ export class BodyReader {
 }
 
 /**
- * A whole non-streaming body. Bun's native `text()` is ~10 µs per request cheaper than
- * reading chunk by chunk, so the idle deadline covers the body as a whole: a
- * non-streaming upstream sends its head once the answer is ready (the first-byte
- * timeout covers the wait for it), and the body follows at once.
+ * A whole non-streaming body, never more than `maxBytes` of it: an upstream's answer is read
+ * into memory at once, and one that never ends (a hostile base URL behind a customer's own
+ * key, a broken proxy) must not grow the gateway's memory for as long as it sends. Bun's
+ * native `text()` is ~10 µs per request cheaper than reading chunk by chunk, so it reads a
+ * body whose Content-Length is within the limit (fetch holds the upstream to it); one past
+ * it is refused before it is read, and one without a length, or compressed (its length is
+ * not what it inflates to), is read in chunks and cut off at the limit. The idle deadline
+ * covers the body as a whole: a non-streaming upstream sends its head once the answer is
+ * ready (the first-byte timeout covers the wait for it), and the body follows at once.
  */
-export async function readBodyText(response: Response, idleTimeoutMs: number, abort: () => void): Promise<string> {
+export async function readBodyText(response: Response, idleTimeoutMs: number, abort: () => void, maxBytes: number): Promise<string> {
+  const declared = plainLength(response);
+  if (declared !== undefined && declared > maxBytes) {
+    abort();
+    throw tooLarge(maxBytes);
+  }
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
     abort();
   }, idleTimeoutMs);
   try {
-    return await response.text();
-  } catch {
+    return declared !== undefined ? await response.text() : await readWithin(response, maxBytes, abort);
+  } catch (error) {
+    if (isIrError(error) && error.kind === "upstream_invalid_response") throw error;
     if (timedOut) throw irError("upstream_timeout", `upstream did not finish its body within ${idleTimeoutMs} ms`);
     throw irError("upstream_bad_gateway", "upstream connection failed mid-body");
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** The body's Content-Length when it is what the body's bytes will be (no content coding), else undefined. */
+function plainLength(response: Response): number | undefined {
+  const length = response.headers.get("content-length");
+  if (length === null) return undefined;
+  const coding = response.headers.get("content-encoding");
+  if (coding !== null && coding.toLowerCase() !== "identity") return undefined;
+  const bytes = Number(length);
+  return Number.isSafeInteger(bytes) && bytes >= 0 ? bytes : undefined;
+}
+
+async function readWithin(response: Response, maxBytes: number, abort: () => void): Promise<string> {
+  const body = response.body;
+  if (body === null) return "";
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    bytes += value.byteLength;
+    if (bytes > maxBytes) {
+      abort();
+      reader.cancel().catch(() => {});
+      throw tooLarge(maxBytes);
+    }
+    text += decoder.decode(value, { stream: true });
+  }
+}
+
+function tooLarge(maxBytes: number): IrError {
+  return irError("upstream_invalid_response", `upstream answer is larger than ${maxBytes} bytes (MAX_UPSTREAM_BODY_BYTES)`);
 }

@@ -65,4 +65,18 @@ describe("SseParser", () => {
   test("dispatches a final event that lacks its blank line at end of input", () => {
     expect(parseAll(["data: tail"])).toEqual([{ data: "tail" }]);
   });
+
+  test("an event that never ends, by one endless line or by endless data lines, is refused past the limit", () => {
+    const line = new SseParser(1_000);
+    expect(line.push("data: " + "x".repeat(900))).toEqual([]);
+    expect(() => line.push("x".repeat(200))).toThrow(expect.objectContaining({ kind: "upstream_invalid_response" }));
+    const lines = new SseParser(1_000);
+    for (let i = 0; i < 8; i++) lines.push(`data: ${"y".repeat(100)}\n`);
+    expect(() => lines.push(`data: ${"y".repeat(300)}\n`)).toThrow(expect.objectContaining({ kind: "upstream_invalid_response" }));
+    // Events that end are counted each on its own, whatever the stream's length.
+    const many = new SseParser(1_000);
+    let events = 0;
+    for (let i = 0; i < 100; i++) events += many.push(`data: ${"z".repeat(500)}\n\n`).length;
+    expect(events).toBe(100);
+  });
 });

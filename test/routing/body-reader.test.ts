@@ -68,13 +68,13 @@ describe("BodyReader (streams)", () => {
 
 describe("readBodyText (whole bodies)", () => {
   test("returns the body", async () => {
-    expect(await readBodyText(new Response('{"ok":true}'), 100, () => {})).toBe('{"ok":true}');
+    expect(await readBodyText(new Response('{"ok":true}'), 100, () => {}, 1024)).toBe('{"ok":true}');
   });
 
   test("a body that does not finish within the idle timeout aborts the upstream and throws upstream_timeout", async () => {
     const source = manualBody();
     source.push('{"partial":');
-    const error = await readBodyText(new Response(source.body), 60, source.abort).catch((e: unknown) => e);
+    const error = await readBodyText(new Response(source.body), 60, source.abort, 1024).catch((e: unknown) => e);
     expect(error).toMatchObject({ kind: "upstream_timeout" });
     expect(source.aborted()).toBe(1);
   });
@@ -83,6 +83,47 @@ describe("readBodyText (whole bodies)", () => {
     const source = manualBody();
     source.push('{"partial":');
     setTimeout(() => source.abort(), 10);
-    expect(await readBodyText(new Response(source.body), 1000, () => {}).catch((e: unknown) => e)).toMatchObject({ kind: "upstream_bad_gateway" });
+    expect(await readBodyText(new Response(source.body), 1000, () => {}, 1024).catch((e: unknown) => e)).toMatchObject({ kind: "upstream_bad_gateway" });
+  });
+
+  test("a body declared past the limit is refused before it is read, and the upstream aborted", async () => {
+    const source = manualBody();
+    const response = new Response(source.body, { headers: { "content-length": "2048" } });
+    expect(await readBodyText(response, 1000, source.abort, 1024).catch((e: unknown) => e)).toMatchObject({ kind: "upstream_invalid_response" });
+    expect(source.aborted()).toBe(1);
+  });
+
+  test("a body without a length is read within the limit and cut off past it, however long it goes on", async () => {
+    const source = manualBody();
+    let sent = 0;
+    const feeder = setInterval(() => {
+      if (source.aborted() > 0) return clearInterval(feeder);
+      source.push("x".repeat(100));
+      sent += 100;
+    }, 1);
+    const error = await readBodyText(new Response(source.body), 5_000, source.abort, 1024).catch((e: unknown) => e);
+    clearInterval(feeder);
+    expect(error).toMatchObject({ kind: "upstream_invalid_response" });
+    expect(source.aborted()).toBe(1);
+    expect(sent).toBeLessThan(2_000);
+    // Within the limit, read whole, a character split between two chunks included.
+    const text = "grüße ✓ ".repeat(50);
+    const encoded = bytes(text);
+    const split = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(encoded.subarray(0, 3));
+        controller.enqueue(encoded.subarray(3));
+        controller.close();
+      },
+    });
+    expect(await readBodyText(new Response(split), 1000, () => {}, 1024)).toBe(text);
+  });
+
+  test("a compressed body's length is not what it inflates to: read in chunks within the limit", async () => {
+    const source = manualBody();
+    source.push("y".repeat(2048));
+    source.end();
+    const response = new Response(source.body, { headers: { "content-length": "20", "content-encoding": "gzip" } });
+    expect(await readBodyText(response, 1000, source.abort, 1024).catch((e: unknown) => e)).toMatchObject({ kind: "upstream_invalid_response" });
   });
 });

@@ -68,4 +68,19 @@ describe("PassthroughFramer", () => {
     expect(first).toBe("");
     expect(first + framer.take(google.slice(40)) + framer.flush()).toBe(google);
   });
+
+  test("cuts at a blank line split between chunks anywhere, one character at a time included", () => {
+    const google = 'data: {"candidates":[{"content":{"parts":[{"text":"a"}]}}]}\r\n\r\ndata: {"candidates":[{"finishReason":"STOP"}]}\r\n\r\n';
+    const firstFrame = google.indexOf("\r\n\r\n") + 4;
+    for (let at = 1; at < google.length; at++) {
+      const framer = new PassthroughFramer("google-generate-content", "g", false);
+      const out = [framer.take(google.slice(0, at)), framer.take(google.slice(at))];
+      // Each write is whole frames: the first frame goes out as soon as its blank line is complete.
+      expect(out[0]).toBe(at >= firstFrame ? google.slice(0, at >= google.length ? google.length : firstFrame) : "");
+      expect(out.join("") + framer.flush()).toBe(google);
+    }
+    const framer = new PassthroughFramer("google-generate-content", "g", false);
+    const written = [...google].map((character) => framer.take(character));
+    expect(written.filter((piece) => piece !== "")).toEqual([google.slice(0, firstFrame), google.slice(firstFrame)]);
+  });
 });

@@ -1,4 +1,14 @@
 import type { SseEvent } from "../../ir/sse-event";
+import { irError } from "../../ir";
+
+/**
+ * The most characters one event may hold while it is read (its data lines and the line not
+ * yet ended): as much as a client may send in a body (32 MiB), enough for a streamed image's
+ * base64. An upstream that never ends an event, or a line, would otherwise grow the
+ * gateway's memory for as long as it sends: a hostile base URL behind a customer's own key
+ * (BYOK) is one such upstream.
+ */
+export const MAX_SSE_EVENT_CHARS = 32 * 1024 * 1024;
 
 /**
  * Incremental SSE parser (WHATWG HTML §9.2.6). Feed it decoded text in chunks of
@@ -12,10 +22,25 @@ export class SseParser {
   private eventName: string | undefined;
   private lastId: string | undefined;
   private pendingCr = false;
+  /** Characters of the data lines of the event being read. */
+  private dataChars = 0;
 
+  constructor(private readonly maxEventChars = MAX_SSE_EVENT_CHARS) {}
+
+  /** The complete events in `text`; throws the upstream's `upstream_invalid_response` when one event grows past the limit. */
   push(text: string): SseEvent[] {
     if (this.pendingCr && text.startsWith("\n")) text = text.slice(1);
     this.pendingCr = false;
+    // A chunk without a line end only lengthens the line being read: it is appended (a rope,
+    // not a copy) and what came before is not searched again, so a line sent in many chunks
+    // costs its length once, not its length for every chunk.
+    // (The buffer holds no line end: it is the line not yet ended.)
+    const lfInText = text.indexOf("\n");
+    if (lfInText === -1 && text.indexOf("\r") === -1) {
+      this.buffer += text;
+      this.refuseOversizedEvent();
+      return [];
+    }
     const buf = this.buffer + text;
     const events: SseEvent[] = [];
     let start = 0;
@@ -23,7 +48,7 @@ export class SseParser {
     // are mostly JSON, and a native search over a frame costs a fraction of a JS loop over
     // it (test/bench/HISTORY.md). Most upstreams end lines with "\n" alone, so "\r" is
     // looked for again only while one can still come.
-    let lf = buf.indexOf("\n");
+    let lf = lfInText === -1 ? -1 : this.buffer.length + lfInText;
     let cr = buf.indexOf("\r");
     while (lf !== -1 || cr !== -1) {
       let end: number;
@@ -44,14 +69,25 @@ export class SseParser {
       if (lf !== -1 && lf < start) lf = buf.indexOf("\n", start);
     }
     this.buffer = start === 0 ? buf : buf.slice(start);
+    this.refuseOversizedEvent();
     return events;
+  }
+
+  private refuseOversizedEvent(): void {
+    if (this.dataChars + this.buffer.length <= this.maxEventChars) return;
+    this.buffer = "";
+    this.data.length = 0;
+    this.dataChars = 0;
+    throw irError("upstream_invalid_response", `upstream stream event is longer than ${this.maxEventChars} characters`);
   }
 
   /** Processes the line buf[start, end) and returns where the next one starts (`next`). */
   private lineTo(buf: string, start: number, end: number, next: number, events: SseEvent[]): number {
     // Nearly every line is "data: …": its value is cut from the chunk in one slice, not two.
     if (buf.charCodeAt(start) === 100 && buf.startsWith("data:", start)) {
-      this.data.push(buf.slice(buf.charCodeAt(start + 5) === 32 ? start + 6 : start + 5, end));
+      const value = buf.slice(buf.charCodeAt(start + 5) === 32 ? start + 6 : start + 5, end);
+      this.data.push(value);
+      this.dataChars += value.length;
     } else {
       this.processLine(buf.slice(start, end), events);
     }
@@ -75,6 +111,7 @@ export class SseParser {
         if (this.lastId !== undefined) event.id = this.lastId;
         events.push(event);
         this.data.length = 0;
+        this.dataChars = 0;
       }
       this.eventName = undefined;
       return;
@@ -87,6 +124,7 @@ export class SseParser {
     switch (field) {
       case "data":
         this.data.push(value);
+        this.dataChars += value.length;
         break;
       case "event":
         this.eventName = value;
