@@ -67,22 +67,27 @@ test("the README's quickstart works as written on a fresh folder: the first requ
   expect(blocks.map((block) => block.kind)).toEqual(["background", "background", "run", "run", "file", "run"]);
   folder = mkdtempSync(join(tmpdir(), "switchyard-quickstart-"));
   for (const entry of CLONE_ENTRIES) symlinkSync(join(ROOT, entry), join(folder, entry));
-  const port = await freePort();
-  const address = `127.0.0.1:${port}`;
-  const asHere = (code: string) => code.replaceAll("localhost:8080", address);
-  // Nothing of the test runner's own settings: a reader's shell has PATH and HOME.
-  const env = { PATH: process.env.PATH!, HOME: folder, PORT: String(port), SWITCHYARD_URL: `http://${address}`, LOG_LEVEL: "info" };
-
   const terminals = blocks.filter((block) => block.kind === "background");
   const outputs: string[] = [];
-  for (const block of terminals) {
-    const child = spawn("bash", ["-c", asHere(block.code)], { cwd: folder, env, detached: true, stdio: ["pipe", "pipe", "pipe"] });
+  const startTerminal = (code: string, env: Record<string, string>) => {
+    const child = spawn("bash", ["-c", code], { cwd: folder, env, detached: true, stdio: ["pipe", "pipe", "pipe"] });
     started.push(child);
     const index = outputs.push("") - 1;
     for (const stream of [child.stdout!, child.stderr!]) stream.on("data", (chunk: Buffer) => (outputs[index] += chunk.toString()));
-  }
+  };
+  // Nothing of the test runner's own settings: a reader's shell has PATH and HOME.
+  const shellEnv = { PATH: process.env.PATH!, HOME: folder, LOG_LEVEL: "info" };
+  // The stand-in first, as a reader starts it: its two listeners take ports of their own, and
+  // a port chosen for the server before they bound could be handed to one of them (the
+  // server then failed to start: "Is port … in use?").
+  startTerminal(terminals[0]!.code, shellEnv);
   const catalog = join(folder, "providers.json");
   await waitFor("the stand-in's catalog", () => existsSync(catalog), () => outputs[0]!);
+  const port = await freePort();
+  const address = `127.0.0.1:${port}`;
+  const asHere = (code: string) => code.replaceAll("localhost:8080", address);
+  const env = { ...shellEnv, PORT: String(port), SWITCHYARD_URL: `http://${address}` };
+  for (const block of terminals.slice(1)) startTerminal(asHere(block.code), env);
   await waitFor("the server", () => fetch(`http://${address}/ping`).then((response) => response.ok, () => false), () => outputs.join("\n"));
 
   for (const block of blocks.filter((block) => block.kind === "file")) writeFileSync(join(folder, block.name!), asHere(block.code));
