@@ -24,32 +24,47 @@ export interface BodyBytes {
  * Invalid UTF-8 becomes U+FFFD, as with text().
  */
 export async function readBodyWithin(request: Request, limit: number): Promise<string> {
-  const declared = declaredLength(request, limit);
-  if (declared !== undefined) {
-    await holdBodyBytes(request, declared);
-    return request.text();
-  }
-  const { chunks, byteLength } = await readBodyBytesWithin(request, limit);
-  return new TextDecoder().decode(Buffer.concat(chunks, byteLength));
+  // No body is more than Infinity bytes: it always comes back as text.
+  return (await readBodyTextOrBytesWithin(request, limit, Number.POSITIVE_INFINITY)) as string;
 }
 
 /**
- * A request body as the chunks it was read in, within `limit` and the BodyBudget as
- * readBodyWithin. For a large body that is handed to another thread: reading the stream
- * costs this thread about half what text() does for 32 MiB (text() grows one buffer and
- * decodes it here: 237–275 against 130–150 ms of CPU, measured 2026-11-29), and each
- * chunk owns its buffer, which can be moved to a worker instead of copied.
+ * A request body within `limit` and the BodyBudget as readBodyWithin: as text when it is
+ * `bytesAbove` bytes or fewer, else as the chunks it was read in. For a large body that is
+ * handed to another thread: reading the stream costs this thread about half what text()
+ * does for 32 MiB (text() grows one buffer and decodes it here: 237–275 against 130–150 ms
+ * of CPU, measured 2026-11-29), and each chunk owns its buffer, which can be moved to a
+ * worker instead of copied. A chunked body is read as chunks, and decoded here only if it
+ * turned out small.
  */
+export async function readBodyTextOrBytesWithin(request: Request, limit: number, bytesAbove: number): Promise<string | BodyBytes> {
+  const declared = declaredLength(request, limit);
+  if (declared !== undefined) await holdBodyBytes(request, declared);
+  if (declared !== undefined && declared <= bytesAbove) return request.text();
+  const bytes = await readChunks(request, limit, declared !== undefined);
+  return bytes.byteLength > bytesAbove ? bytes : textOfBytes(bytes);
+}
+
+/** A request body as the chunks it was read in, within `limit` and the BodyBudget as readBodyWithin. */
 export async function readBodyBytesWithin(request: Request, limit: number): Promise<BodyBytes> {
   const declared = declaredLength(request, limit);
   if (declared !== undefined) await holdBodyBytes(request, declared);
+  return readChunks(request, limit, declared !== undefined);
+}
+
+/** Bytes read as chunks, joined and decoded as `Request.text()` would (invalid UTF-8 becomes U+FFFD). */
+export function textOfBytes(bytes: BodyBytes): string {
+  if (bytes.chunks.length === 1) return new TextDecoder().decode(bytes.chunks[0]);
+  return new TextDecoder().decode(Buffer.concat(bytes.chunks, bytes.byteLength));
+}
+
+/** `held`: the body's room in the budget is already held (its length was declared); an unknown one is held once it grows large. */
+async function readChunks(request: Request, limit: number, held: boolean): Promise<BodyBytes> {
   const body = request.body;
   if (!body) return { chunks: [], byteLength: 0 };
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
-  // A declared length is held above; an unknown one once it grows large.
-  let held = declared !== undefined;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;

@@ -1,8 +1,6 @@
 import { IrDecodeError, irError, type IrError, type IrRequest, type IrWarning } from "../ir";
 import type { Translator } from "../translation/translator";
-import { BodyTooLargeError, readBodyBytesWithin, readBodyWithin } from "../http/request-body";
-import { clientBodyText } from "../translation/translate-request";
-import type { ClientBody } from "../translation/translation-types";
+import { BodyTooLargeError, readBodyTextOrBytesWithin } from "../http/request-body";
 import type { InferenceInput } from "./request-context";
 import { internalError } from "./inference-error";
 
@@ -25,7 +23,7 @@ export type Decoded =
 /** Stage 2: the body, read within its limit and decoded from the client's protocol into the IR. */
 export async function decode(deps: DecodeDeps, input: InferenceInput, requestId: string): Promise<Decoded> {
   try {
-    const body = await readClientBody(input.request, deps.maxBodyBytes, deps.bytesAbove);
+    const body = await readBodyTextOrBytesWithin(input.request, deps.maxBodyBytes, deps.bytesAbove);
     const decoded = await deps.translator.decodeRequest(input.protocol, body, input.injected);
     return { ok: true, ir: decoded.request, warnings: decoded.warnings };
   } catch (error) {
@@ -35,18 +33,3 @@ export async function decode(deps: DecodeDeps, input: InferenceInput, requestId:
   }
 }
 
-/**
- * A declared small body as text (Bun's native read); a large or chunked one as bytes, decoded
- * here only if it turned out small. Not async itself: the small body's read is every
- * request's, and is handed on without another promise around it.
- */
-function readClientBody(request: Request, limit: number, bytesAbove: number): Promise<ClientBody> {
-  const declared = request.headers.get("content-length");
-  if (declared !== null && Number(declared) <= bytesAbove) return readBodyWithin(request, limit);
-  return readLargeOrChunkedBody(request, limit, bytesAbove);
-}
-
-async function readLargeOrChunkedBody(request: Request, limit: number, bytesAbove: number): Promise<ClientBody> {
-  const bytes = await readBodyBytesWithin(request, limit);
-  return bytes.byteLength > bytesAbove ? bytes : clientBodyText(bytes);
-}

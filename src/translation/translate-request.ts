@@ -1,5 +1,6 @@
 import { IrDecodeError, type IrRequest, type ProtocolId } from "../ir";
 import { codecFor } from "./codec-registry";
+import { textOfBytes } from "../http/request-body";
 import { assertJsonDepth } from "../protocols/shared/json-depth";
 import type { ClientBody, DecodedRequest, EncodedUpstreamRequest } from "./translation-types";
 
@@ -33,9 +34,7 @@ export function encodeUpstreamRequest(protocol: ProtocolId, request: IrRequest, 
 
 /** A client body's text; bytes are joined and decoded as `Request.text()` would (invalid UTF-8 becomes U+FFFD). */
 export function clientBodyText(body: ClientBody): string {
-  if (typeof body === "string") return body;
-  if (body.chunks.length === 1) return new TextDecoder().decode(body.chunks[0]);
-  return new TextDecoder().decode(Buffer.concat(body.chunks, body.byteLength));
+  return typeof body === "string" ? body : textOfBytes(body);
 }
 
 /** The size that places a client body's translation: its text's length, or its bytes. */

@@ -1,4 +1,4 @@
-import { READY_SIGNAL, besideOf, isCallMessage, withBeside, type Beside, type ReplyMessage, type WorkerAnswer } from "./wire-format";
+import { READY_SIGNAL, besideOf, hasValidBytesBeside, isCallMessage, withBeside, type Beside, type ReplyMessage, type WorkerAnswer } from "./wire-format";
 
 /**
  * A worker's whole job: one string in (with what came beside the call, if anything), one
@@ -67,8 +67,7 @@ function isAnswer(value: unknown): value is WorkerAnswer {
   const fields = value as Record<string, unknown>;
   if (typeof fields.body !== "string") return false;
   if (fields.texts !== undefined && !(Array.isArray(fields.texts) && fields.texts.every((text) => typeof text === "string"))) return false;
-  if (fields.chunks !== undefined && !(Array.isArray(fields.chunks) && fields.chunks.every((chunk) => chunk instanceof Uint8Array))) return false;
-  return fields.blob === undefined || fields.blob instanceof Blob;
+  return hasValidBytesBeside(fields);
 }
 
 /** How large what came or goes beside is, in characters or bytes (both count toward a large call). */

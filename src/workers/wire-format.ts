@@ -117,6 +117,11 @@ function hasIdAndText(message: unknown, text: "payload" | "body"): boolean {
     if (typeof count !== "number" || !Number.isInteger(count) || count < 0 || count > MAX_BESIDE) return false;
     for (let index = 0; index < count; index++) if (typeof fields[`text${index}`] !== "string") return false;
   }
+  return hasValidBytesBeside(fields);
+}
+
+/** Chunks (at most MAX_BESIDE of them, each a Uint8Array) and a blob, or none: in a message or in a handler's answer alike. */
+export function hasValidBytesBeside(fields: { chunks?: unknown; blob?: unknown }): boolean {
   const chunks = fields.chunks;
   if (chunks !== undefined && !(Array.isArray(chunks) && chunks.length <= MAX_BESIDE && chunks.every((chunk) => chunk instanceof Uint8Array))) return false;
   return fields.blob === undefined || fields.blob instanceof Blob;
