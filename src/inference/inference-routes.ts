@@ -145,9 +145,11 @@ export function inferenceServeRoutes(
 /** The pipeline's stages wired to the server's services: each stage gets only what it uses. */
 export function inferenceDeps(services: Services): InferenceDeps {
   const { config, translator, catalog, endpointStats, metrics, inFlight } = services;
+  // Bodies and answers the pool translates are read as their chunks, which it takes as they are.
+  const bytesAbove = translator.mode === "inline" ? Number.POSITIVE_INFINITY : config.translationInlineMaxBytes;
   return {
     auth: { credentials: services.credentials },
-    decode: { translator, maxBodyBytes: config.maxInferenceBodyBytes, bytesAbove: translator.mode === "inline" ? Number.POSITIVE_INFINITY : config.translationInlineMaxBytes },
+    decode: { translator, maxBodyBytes: config.maxInferenceBodyBytes, bytesAbove },
     resolve: { presets: services.routingPresets, namespaces: services.me },
     plan: { catalog, endpointStats },
     funding: services.funding,
@@ -156,6 +158,7 @@ export function inferenceDeps(services: Services): InferenceDeps {
       translator,
       timeouts: config.upstreamTimeouts,
       maxUpstreamBodyBytes: config.maxUpstreamBodyBytes,
+      answerBytesAbove: bytesAbove,
       connectCheck: services.connectCheck,
       graceOver: inFlight.graceOver,
       byokKeys: services.byokKeys,

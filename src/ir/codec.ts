@@ -69,6 +69,12 @@ export interface StreamEncoder {
   readonly warnings: readonly IrWarning[];
 }
 
+/** Where a codec's charge goes into a finished body: at UTF-16 index `at`, its fields followed by `separator`. */
+export interface ChargeSplice {
+  at: number;
+  separator: string;
+}
+
 export interface ProtocolCodec {
   id: ProtocolId;
   /** Client body -> IR. Throws IrDecodeError for a malformed body. */
@@ -93,6 +99,14 @@ export interface ProtocolCodec {
    * shows no charge.
    */
   addCharge?(text: string, chargeMicroUsd: number | null): string;
+  /**
+   * With `addCharge`, its two halves, for a finished body that is not a string here (a
+   * large answer a worker turned into bytes): where in `body` addCharge writes the charge
+   * (undefined: nowhere), and the fields it writes there. addCharge(body, charge) is
+   * body[0, at) + chargeFields(charge) + separator + body[at, end).
+   */
+  chargeSplice?(body: string): ChargeSplice | undefined;
+  chargeFields?(chargeMicroUsd: number): string;
   /**
    * With `addCharge`: where, in whole SSE frames of this protocol, the first frame that
    * `addCharge` would write the charge into begins (-1: none). A same-protocol relay holds

@@ -10,7 +10,7 @@ import { upstreamMaxTokens } from "../admission/cost-ceiling";
 import type { RequestContext } from "./request-context";
 import type { StreamObserver } from "./stream-observer";
 import { finishAttempt, type AttemptTelemetry } from "./attempt-accounting";
-import { respondJson } from "./respond-json";
+import { respondJson, type AnswerBody } from "./respond-json";
 import { relayStream, type RelayDeps } from "./relay-stream";
 import { internalError } from "./inference-error";
 import { shutdownError } from "./in-flight-requests";
@@ -33,6 +33,8 @@ export interface AttemptDeps extends AttemptTelemetry, RelayDeps {
   graceOver: AbortSignal;
   /** The most of one upstream answer read into memory (MAX_UPSTREAM_BODY_BYTES); a longer one is the upstream's failure. */
   maxUpstreamBodyBytes: number;
+  /** A whole answer longer than this is read as bytes, which the translator's pool takes as they are. */
+  answerBytesAbove: number;
   /** Where a customer's key the provider refused is noted (never awaited). */
   byokKeys: Pick<ByokKeyStore, "recordRefusal" | "recordUse">;
   /** Checks a customer-supplied base (BYOK `api_base`) before each call and pins the address it checked. */
@@ -56,7 +58,7 @@ export interface AttemptInput {
 
 export type AttemptsResult =
   /** A whole answer, not yet settled: its charge goes into the body. */
-  | { ok: true; kind: "answer"; attempt: AttemptRecord; body: string; headers: Record<string, string> }
+  | { ok: true; kind: "answer"; attempt: AttemptRecord; body: AnswerBody; headers: Record<string, string> }
   /** A committed stream: it settles through its observer. */
   | { ok: true; kind: "stream"; response: Response }
   /**
@@ -183,7 +185,7 @@ export async function runAttempts(deps: AttemptDeps, input: AttemptInput): Promi
 
     if (!ir.stream) {
       const answer = await respondJson(
-        { translator: deps.translator, idleMs: deps.timeouts.idleMs, maxBytes: deps.maxUpstreamBodyBytes },
+        { translator: deps.translator, idleMs: deps.timeouts.idleMs, maxBytes: deps.maxUpstreamBodyBytes, bytesAbove: deps.answerBytesAbove },
         { response, abortUpstream, upstreamProtocol: candidate.protocol, clientProtocol: protocol, context: codecContext, rewrite: input.responseCheck?.whole, reencode: opaque, waits: attempt },
       );
       call.release();

@@ -1,8 +1,8 @@
-import { IrDecodeError, irError, isIrError, type CodecContext, type IrError, type IrWarning, type ProtocolId } from "../ir";
+import { IrDecodeError, irError, isIrError, type ChargeSplice, type CodecContext, type IrError, type IrWarning, type ProtocolId } from "../ir";
 import type { Translator } from "../translation/translator";
-import type { ResponseRewrite, TranslationSignals } from "../translation/translation-types";
+import type { ResponseRewrite, TranslationSignals, UpstreamBody } from "../translation/translation-types";
 import { translateResponse } from "../translation/translate-response";
-import { readBodyText } from "../routing/body-reader";
+import { readBodyTextOrBytes } from "../routing/body-reader";
 import { codecFor } from "../translation/codec-registry";
 import { internalError } from "./inference-error";
 import type { AttemptRecord } from "../routing/attempt-record";
@@ -13,6 +13,8 @@ export interface RespondJsonDeps {
   idleMs: number;
   /** The most of the answer read (MAX_UPSTREAM_BODY_BYTES). */
   maxBytes: number;
+  /** An answer longer than this is read as bytes, for a worker to decode (the translator's inline limit). */
+  bytesAbove: number;
 }
 
 export interface RespondJsonInput {
@@ -31,7 +33,7 @@ export interface RespondJsonInput {
 
 export type JsonAnswer =
   /** `warnings`: what the client's protocol could not carry of the answer. */
-  | { ok: true; body: string; signals: TranslationSignals; warnings: IrWarning[] }
+  | { ok: true; body: AnswerBody; signals: TranslationSignals; warnings: IrWarning[] }
   /** `refused`: the answer was refused after the upstream served it (a response-side check, an action the client's protocol cannot express): its signals, and what the record should say. */
   | { ok: false; error: IrError; refused?: { signals: TranslationSignals; warnings: IrWarning[] } };
 
@@ -45,17 +47,18 @@ export type JsonAnswer =
 export async function respondJson(deps: RespondJsonDeps, input: RespondJsonInput): Promise<JsonAnswer> {
   try {
     const readFrom = performance.now();
-    let text: string;
+    let body: UpstreamBody;
     try {
-      text = await readBodyText(input.response, deps.idleMs, input.abortUpstream, deps.maxBytes);
+      body = await readBodyTextOrBytes(input.response, deps.idleMs, input.abortUpstream, deps.maxBytes, deps.bytesAbove);
     } finally {
       input.waits.upstreamMs = (input.waits.upstreamMs ?? 0) + (performance.now() - readFrom);
     }
-    const translation = { upstream: input.upstreamProtocol, client: input.clientProtocol, body: text, context: input.context, ...(input.reencode ? { reencode: true } : {}) };
+    const translation = { upstream: input.upstreamProtocol, client: input.clientProtocol, body, context: input.context, ...(input.reencode ? { reencode: true } : {}) };
     const translated = input.rewrite ? translateResponse(translation, input.rewrite) : await deps.translator.translateResponse(translation);
     const refused = translated.signals.refused;
     if (refused) return { ok: false, error: refused, refused: { signals: translated.signals, warnings: translated.warnings } };
-    return { ok: true, body: translated.body, signals: translated.signals, warnings: translated.warnings };
+    const answer = translated.body instanceof Blob ? { bytes: translated.body, ...(translated.chargeAt ? { chargeAt: translated.chargeAt } : {}) } : translated.body;
+    return { ok: true, body: answer, signals: translated.signals, warnings: translated.warnings };
   } catch (error) {
     if (isIrError(error)) return { ok: false, error };
     if (error instanceof IrDecodeError) return { ok: false, error: irError("upstream_invalid_response", `upstream response could not be read: ${error.message}`) };
@@ -63,9 +66,24 @@ export async function respondJson(deps: RespondJsonDeps, input: RespondJsonInput
   }
 }
 
+/**
+ * A whole answer for the client: its text, or the UTF-8 bytes a worker made of a large one,
+ * with where the client codec's charge goes into them (`chargeAt.at`, a byte offset).
+ */
+export type AnswerBody = string | { bytes: Blob; chargeAt?: ChargeSplice };
+
 /** The client's 200, with its cost where its protocol has a place for it (the codec's addCharge). */
-export function jsonResponse(protocol: ProtocolId, body: string, chargeMicroUsd: number | null | undefined, headers: Record<string, string>): Response {
-  const addCharge = codecFor(protocol).addCharge;
-  const costed = addCharge && chargeMicroUsd !== undefined ? addCharge(body, chargeMicroUsd) : body;
+export function jsonResponse(protocol: ProtocolId, body: AnswerBody, chargeMicroUsd: number | null | undefined, headers: Record<string, string>): Response {
+  const codec = codecFor(protocol);
+  let costed: string | Blob;
+  if (typeof body === "string") costed = codec.addCharge && chargeMicroUsd !== undefined ? codec.addCharge(body, chargeMicroUsd) : body;
+  else {
+    const { bytes, chargeAt } = body;
+    // The same splice as addCharge, of bytes: the slices share the worker's bytes, and only their join copies them.
+    costed =
+      chargeAt && codec.chargeFields && chargeMicroUsd !== undefined && chargeMicroUsd !== null
+        ? new Blob([bytes.slice(0, chargeAt.at), codec.chargeFields(chargeMicroUsd) + chargeAt.separator, bytes.slice(chargeAt.at)])
+        : bytes;
+  }
   return new Response(costed, { status: 200, headers: { "content-type": "application/json", ...headers } });
 }

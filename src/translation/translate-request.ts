@@ -1,6 +1,6 @@
 import { IrDecodeError, type IrRequest, type ProtocolId } from "../ir";
 import { codecFor } from "./codec-registry";
-import { textOfBytes } from "../http/request-body";
+import { textOfBytes, type BodyBytes } from "../http/request-body";
 import { assertJsonDepth } from "../protocols/shared/json-depth";
 import type { ClientBody, DecodedRequest, EncodedUpstreamRequest } from "./translation-types";
 
@@ -9,10 +9,10 @@ import type { ClientBody, DecodedRequest, EncodedUpstreamRequest } from "./trans
  * in the path rather than the body (model, stream), merged before decoding.
  */
 export function decodeClientRequest(protocol: ProtocolId, clientBody: ClientBody, injected?: Record<string, unknown>): DecodedRequest {
-  const bodyText = clientBodyText(clientBody);
+  const text = bodyText(clientBody);
   let body: unknown;
   try {
-    body = JSON.parse(bodyText);
+    body = JSON.parse(text);
   } catch {
     throw new IrDecodeError("request body is not valid JSON");
   }
@@ -32,12 +32,12 @@ export function encodeUpstreamRequest(protocol: ProtocolId, request: IrRequest, 
   return { body: JSON.stringify(encoded.value), warnings: encoded.warnings };
 }
 
-/** A client body's text; bytes are joined and decoded as `Request.text()` would (invalid UTF-8 becomes U+FFFD). */
-export function clientBodyText(body: ClientBody): string {
+/** A whole body's text (a client's, or an upstream's answer); bytes are joined and decoded as `text()` would (invalid UTF-8 becomes U+FFFD). */
+export function bodyText(body: string | BodyBytes): string {
   return typeof body === "string" ? body : textOfBytes(body);
 }
 
-/** The size that places a client body's translation: its text's length, or its bytes. */
-export function clientBodySize(body: ClientBody): number {
+/** The size that places a whole body's translation: its text's length, or its bytes. */
+export function bodySize(body: string | BodyBytes): number {
   return typeof body === "string" ? body.length : body.byteLength;
 }

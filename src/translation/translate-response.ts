@@ -5,12 +5,13 @@ import { withIdSource } from "./deterministic-ids";
 import { rewriteModelIds } from "./rewrite-model-id";
 import { utf8Bytes } from "./utf8-bytes";
 import { clientActionRefusal, clientActionWarning } from "./client-action";
-import { emptySignals, type ResponseRewrite, type TranslatedResponse, type TranslationSignals } from "./translation-types";
+import { emptySignals, type ResponseRewrite, type TranslatedResponse, type TranslationSignals, type UpstreamBody } from "./translation-types";
+import { bodyText } from "./translate-request";
 
 export interface TranslateResponseInput {
   upstream: ProtocolId;
   client: ProtocolId;
-  body: string;
+  body: UpstreamBody;
   context: Omit<CodecContext, "newId">;
   /** Decode and encode even when the protocols match, so only what the IR carries reaches the client (a customer-supplied base). */
   reencode?: boolean;
@@ -46,18 +47,19 @@ function signalsOf(response: IrResponse): TranslationSignals {
  * rewritten and encoded, the same protocol included; the signals count what the upstream
  * sent, and a refusal is reported in them.
  */
-export function translateResponse(input: TranslateResponseInput, rewrite?: ResponseRewrite): TranslatedResponse {
+export function translateResponse(input: TranslateResponseInput, rewrite?: ResponseRewrite): TranslatedResponse & { body: string } {
+  const text = bodyText(input.body);
   let parsed: unknown;
   try {
-    parsed = JSON.parse(input.body);
+    parsed = JSON.parse(text);
   } catch {
     throw new IrDecodeError("upstream response is not valid JSON");
   }
   // A hostile upstream's deep tool input would overflow the stack when re-encoded: an invalid upstream response.
-  if (textMayExceedDepth(input.body) && exceedsJsonDepth(parsed)) throw new IrDecodeError(`upstream response nests deeper than ${MAX_JSON_DEPTH} levels`);
+  if (textMayExceedDepth(text) && exceedsJsonDepth(parsed)) throw new IrDecodeError(`upstream response nests deeper than ${MAX_JSON_DEPTH} levels`);
   const response = codecFor(input.upstream).decodeResponse(parsed);
   const signals = signalsOf(response);
-  if (rewrite === undefined && input.upstream === input.client && input.reencode !== true) return { body: rewriteModelIds(input.body, input.context.model), signals, warnings: [] };
+  if (rewrite === undefined && input.upstream === input.client && input.reencode !== true) return { body: rewriteModelIds(text, input.context.model), signals, warnings: [] };
   // An action only the upstream's own wire can carry: a re-encoded answer would end as an empty success.
   if (response.clientAction !== undefined) {
     return { body: "", signals: { ...signals, refused: clientActionRefusal(response.clientAction, input.client) }, warnings: [clientActionWarning(response.clientAction)] };

@@ -2,9 +2,11 @@ import { ApiError } from "../errors/api-error";
 import type { Beside, WorkerAnswer } from "../workers/wire-format";
 import { IrDecodeError, type IrError, type IrRequest, type ProtocolId } from "../ir";
 import { StreamTranslation } from "./stream-translation";
-import { clientBodySize, decodeClientRequest, encodeUpstreamRequest } from "./translate-request";
+import { bodySize, decodeClientRequest, encodeUpstreamRequest } from "./translate-request";
 import { translateResponse, type TranslateResponseInput } from "./translate-response";
-import type { ClientBody, DecodedRequest, EncodedUpstreamRequest, StreamOpenOptions } from "./translation-types";
+import type { ClientBody, DecodedRequest, EncodedUpstreamRequest, StreamOpenOptions, TranslatedResponse } from "./translation-types";
+import { codecFor } from "./codec-registry";
+import { utf8Bytes } from "./utf8-bytes";
 import { findLargeStrings, LARGE_STRING_CHARS } from "./large-strings";
 import { packForWorker, unpackFromWorker } from "./worker-message";
 
@@ -73,8 +75,9 @@ export function handleTranslationMessage(payload: string, beside?: Beside): stri
     unpackFromWorker(message, beside);
     let value = handleTranslation(message);
     // A decoded request's long strings go back beside the answer; only a body that long can hold one.
-    const paths = message.op === "decode_request" && clientBodySize(message.body) >= LARGE_STRING_CHARS ? findLargeStrings((value as DecodedRequest).request) : undefined;
+    const paths = message.op === "decode_request" && bodySize(message.body) >= LARGE_STRING_CHARS ? findLargeStrings((value as DecodedRequest).request) : undefined;
     if (message.op === "encode_request") value = withBlobBody(value as EncodedUpstreamRequest);
+    if (message.op === "translate_response") value = withBlobAnswer(value as TranslatedResponse, message.client);
     const packed = packForWorker(value, paths);
     if (packed.beside !== undefined) return { body: JSON.stringify({ ok: true, value: packed.value } satisfies TranslationReply), ...packed.beside };
     reply = { ok: true, value };
@@ -96,4 +99,23 @@ function withBlobBody(encoded: EncodedUpstreamRequest): EncodedUpstreamRequest {
   const body = encoded.body;
   if (typeof body !== "string" || body.length < LARGE_STRING_CHARS || Buffer.byteLength(body) === body.length) return encoded;
   return { ...encoded, body: new Blob([body]) };
+}
+
+/**
+ * A large translated answer goes back as a Blob of its UTF-8 bytes, made here, with where
+ * the client codec's charge goes into it as a byte offset (respond-json.ts splices the charge
+ * in by joining slices of the Blob). Returned as a string, the request thread would join
+ * the charge's splice into it and then, for the Response, flatten it and convert it to
+ * UTF-8: 30 MiB cost that thread 33–127 ms of CPU an answer (test/bench/large-bodies.ts,
+ * ANSWERS=1, 2026-11-29).
+ */
+function withBlobAnswer(translated: TranslatedResponse, client: ProtocolId): TranslatedResponse {
+  const body = translated.body;
+  // An ASCII string the Response sends as it is: a Blob would only add a copy here.
+  if (typeof body !== "string" || body.length < LARGE_STRING_CHARS || Buffer.byteLength(body) === body.length) return translated;
+  const bytes = new Blob([body]);
+  const splice = codecFor(client).chargeSplice?.(body);
+  if (splice === undefined) return { ...translated, body: bytes };
+  // The charge goes near the end: the bytes after it are few to count.
+  return { ...translated, body: bytes, chargeAt: { at: bytes.size - utf8Bytes(body.slice(splice.at)), separator: splice.separator } };
 }

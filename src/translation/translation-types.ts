@@ -1,6 +1,6 @@
 import type { BodyBytes } from "../http/request-body";
 import { ApiError } from "../errors/api-error";
-import type { IrError, IrFinish, IrRequest, IrResponse, IrStreamPart, IrUsage, IrWarning, ProtocolId, CodecContext } from "../ir";
+import type { ChargeSplice, IrError, IrFinish, IrRequest, IrResponse, IrStreamPart, IrUsage, IrWarning, ProtocolId, CodecContext } from "../ir";
 
 /** What a translation saw, reported back to the pipeline for routing and metering. */
 export interface TranslationSignals {
@@ -59,9 +59,22 @@ export interface EncodedUpstreamRequest {
   warnings: IrWarning[];
 }
 
+/**
+ * An upstream's whole answer: its text, or, for a large one, its bytes in the chunks it was
+ * read in (src/routing/body-reader.ts), which the worker pool takes without the request
+ * thread joining or decoding them.
+ */
+export type UpstreamBody = string | BodyBytes;
+
 export interface TranslatedResponse {
-  /** The client's body; for a same-protocol passthrough, the upstream bytes with only the model id changed. */
-  body: string;
+  /**
+   * The client's body; for a same-protocol passthrough, the upstream bytes with only the
+   * model id changed. A Blob of its UTF-8 bytes when a worker translated a large answer
+   * (translation-handler.ts): the request thread sends it as it is.
+   */
+  body: string | Blob;
+  /** With a Blob body: where the client codec's charge goes into it (its chargeSplice, `at` as a byte offset); absent: nowhere. */
+  chargeAt?: ChargeSplice;
   signals: TranslationSignals;
   /** What the client's protocol could not carry of the answer (none for a passthrough). */
   warnings: IrWarning[];

@@ -1,6 +1,6 @@
 import { IrDecodeError, type IrError, type IrMessage, type IrRequest, type ProtocolId } from "../ir";
 import { StreamTranslation } from "./stream-translation";
-import { clientBodySize, decodeClientRequest, encodeUpstreamRequest } from "./translate-request";
+import { bodySize, decodeClientRequest, encodeUpstreamRequest } from "./translate-request";
 import { translateResponse, type TranslateResponseInput } from "./translate-response";
 import type { TranslationMessage, TranslationReply } from "./translation-handler";
 import { findLargeStrings, type JsonPath } from "./large-strings";
@@ -158,7 +158,7 @@ export class AutoTranslator implements Translator {
   ) {}
 
   async decodeRequest(protocol: ProtocolId, body: ClientBody, injected?: Record<string, unknown>) {
-    const size = clientBodySize(body);
+    const size = bodySize(body);
     const decoded = size <= this.inlineMaxBytes ? await this.inline.decodeRequest(protocol, body, injected) : await this.pooled.decodeRequest(protocol, body, injected);
     this.sourceSize.set(decoded.request.messages, size);
     return decoded;
@@ -170,7 +170,7 @@ export class AutoTranslator implements Translator {
       : this.pooled.encodeRequest(protocol, request, providerModelId, stream);
   }
   translateResponse(input: TranslateResponseInput) {
-    return input.body.length <= this.inlineMaxBytes ? this.inline.translateResponse(input) : this.pooled.translateResponse(input);
+    return bodySize(input.body) <= this.inlineMaxBytes ? this.inline.translateResponse(input) : this.pooled.translateResponse(input);
   }
   openStream(options: StreamOpenOptions, guard?: PartGuard): StreamHandle {
     return this.inline.openStream(options, guard);

@@ -1,9 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { catalogFor, mockProviderEnv, type MockUpstream } from "../support/mock-upstreams";
-import { startTestServer, type TestAccount, type TestServer } from "../support/test-server";
+import { startBehindUpstream, type HandWrittenUpstreamHarness } from "../support/inference-harness";
+import type { TestAccount, TestServer } from "../support/test-server";
 
 /**
  * An upstream that answers without end: a body that never stops, one that declares more than
@@ -13,7 +10,6 @@ import { startTestServer, type TestAccount, type TestServer } from "../support/t
  */
 
 const MAX_UPSTREAM_BODY_BYTES = 1024 * 1024;
-const KEY = "hostile-upstream-key";
 const MODEL = "mock-openai/gpt-4o-mini";
 
 type Behaviour = "endless" | "declared too long" | "endless error" | "within" | "endless stream line";
@@ -49,47 +45,35 @@ const completion = (content: string) =>
     usage: { prompt_tokens: 5, completion_tokens: 5, total_tokens: 10 },
   });
 
-let upstream: ReturnType<typeof Bun.serve>;
+let harness: HandWrittenUpstreamHarness;
 let server: TestServer;
 let account: TestAccount;
 
 beforeAll(async () => {
-  upstream = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    async fetch(request) {
-      await request.arrayBuffer();
-      sent = 0;
-      cancelled = false;
-      const json = { "content-type": "application/json" };
-      switch (behaviour) {
-        case "endless":
-          return new Response(endless('{"id":"chatcmpl-x","choices":[{"message":{"content":"', "x".repeat(16 * 1024)), { headers: json });
-        case "declared too long": {
-          const body = completion("y".repeat(2 * MAX_UPSTREAM_BODY_BYTES));
-          return new Response(body, { headers: { ...json, "content-length": String(Buffer.byteLength(body)) } });
-        }
-        case "endless error":
-          return new Response(endless('{"error":{"message":"', "z".repeat(16 * 1024)), { status: 500, headers: json });
-        case "within":
-          return new Response(completion("w".repeat(MAX_UPSTREAM_BODY_BYTES / 2)), { headers: json });
-        case "endless stream line":
-          return new Response(endless('data: {"id":"chatcmpl-x","choices":[{"index":0,"delta":{"content":"', "s".repeat(64 * 1024)), { headers: { "content-type": "text/event-stream" } });
+  harness = await startBehindUpstream(async (request) => {
+    await request.arrayBuffer();
+    sent = 0;
+    cancelled = false;
+    const json = { "content-type": "application/json" };
+    switch (behaviour) {
+      case "endless":
+        return new Response(endless('{"id":"chatcmpl-x","choices":[{"message":{"content":"', "x".repeat(16 * 1024)), { headers: json });
+      case "declared too long": {
+        const body = completion("y".repeat(2 * MAX_UPSTREAM_BODY_BYTES));
+        return new Response(body, { headers: { ...json, "content-length": String(Buffer.byteLength(body)) } });
       }
-    },
-  });
-  const catalog = catalogFor([{ protocol: "openai-chat", baseUrl: `http://127.0.0.1:${upstream.port}/v1` } as MockUpstream], { scenarioModels: false });
-  const providersFile = join(mkdtempSync(join(tmpdir(), "switchyard-hostile-")), "providers.json");
-  writeFileSync(providersFile, JSON.stringify(catalog));
-  Object.assign(process.env, mockProviderEnv(KEY));
-  server = await startTestServer({ providersFile, maxUpstreamBodyBytes: MAX_UPSTREAM_BODY_BYTES });
-  account = await server.createAccount(undefined, 100_000_000);
+      case "endless error":
+        return new Response(endless('{"error":{"message":"', "z".repeat(16 * 1024)), { status: 500, headers: json });
+      case "within":
+        return new Response(completion("w".repeat(MAX_UPSTREAM_BODY_BYTES / 2)), { headers: json });
+      case "endless stream line":
+        return new Response(endless('data: {"id":"chatcmpl-x","choices":[{"index":0,"delta":{"content":"', "s".repeat(64 * 1024)), { headers: { "content-type": "text/event-stream" } });
+    }
+  }, { maxUpstreamBodyBytes: MAX_UPSTREAM_BODY_BYTES });
+  ({ server, account } = harness);
 });
 
-afterAll(async () => {
-  await server.close();
-  upstream.stop(true);
-});
+afterAll(() => harness.close());
 
 /** The upstream learns that its reader went away a moment after the gateway answers. */
 async function untilCancelled(): Promise<void> {

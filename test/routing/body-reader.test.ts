@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { BodyReader, readBodyText } from "../../src/routing/body-reader";
+import { BodyReader, readBodyText, readBodyTextOrBytes } from "../../src/routing/body-reader";
+import type { BodyBytes } from "../../src/http/request-body";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 
@@ -125,5 +126,43 @@ describe("readBodyText (whole bodies)", () => {
     source.end();
     const response = new Response(source.body, { headers: { "content-length": "20", "content-encoding": "gzip" } });
     expect(await readBodyText(response, 1000, source.abort, 1024).catch((e: unknown) => e)).toMatchObject({ kind: "upstream_invalid_response" });
+  });
+});
+
+describe("readBodyTextOrBytes (a whole answer a worker may translate)", () => {
+  const text = "grüße ✓ ".repeat(200);
+  const encoded = bytes(text);
+  const joined = (body: string | BodyBytes) => (typeof body === "string" ? body : new TextDecoder().decode(Buffer.concat(body.chunks, body.byteLength)));
+
+  test("a body of `bytesAbove` bytes or fewer is text; a longer one its bytes, declared or not", async () => {
+    expect(await readBodyTextOrBytes(new Response(encoded), 1000, () => {}, 1 << 20, encoded.byteLength)).toBe(text);
+    const declared = await readBodyTextOrBytes(new Response(encoded), 1000, () => {}, 1 << 20, encoded.byteLength - 1);
+    expect(typeof declared).not.toBe("string");
+    expect((declared as BodyBytes).byteLength).toBe(encoded.byteLength);
+    expect(joined(declared)).toBe(text);
+    // Without a length: read in chunks (split inside a character), then text only if it turned out small.
+    const split = () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          start(controller) {
+            for (let at = 0; at < encoded.byteLength; at += 77) controller.enqueue(encoded.subarray(at, at + 77));
+            controller.close();
+          },
+        }),
+      );
+    const chunked = await readBodyTextOrBytes(split(), 1000, () => {}, 1 << 20, 100);
+    expect((chunked as BodyBytes).chunks.length).toBeGreaterThan(1);
+    expect(joined(chunked)).toBe(text);
+    expect(await readBodyTextOrBytes(split(), 1000, () => {}, 1 << 20, 1 << 20)).toBe(text);
+  });
+
+  test("the limit holds for bytes as for text: declared past it refused, chunked cut off", async () => {
+    const aborts: string[] = [];
+    expect(await readBodyTextOrBytes(new Response(encoded), 1000, () => aborts.push("declared"), 100, 10).catch((e: unknown) => e)).toMatchObject({ kind: "upstream_invalid_response" });
+    const source = manualBody();
+    source.push("z".repeat(300));
+    source.end();
+    expect(await readBodyTextOrBytes(new Response(source.body), 1000, () => aborts.push("chunked"), 100, 10).catch((e: unknown) => e)).toMatchObject({ kind: "upstream_invalid_response" });
+    expect(aborts).toEqual(["declared", "chunked"]);
   });
 });

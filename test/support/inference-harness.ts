@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import type { Config } from "../../src/config";
-import { catalogFor, mockProviderEnv, startAllMockUpstreams, type MockUpstreamSet } from "./mock-upstreams";
+import { catalogFor, mockProviderEnv, startAllMockUpstreams, type MockUpstream, type MockUpstreamSet } from "./mock-upstreams";
 import { startTestServer, type TestAccount, type TestServer } from "./test-server";
 import { spawnServer, type SpawnedServer } from "./spawn-server";
 import { createTestDatabase, type TestDatabase } from "./test-database";
@@ -33,6 +33,37 @@ export async function startInferenceHarness(overrides: Partial<Config> = {}): Pr
     async close() {
       await server.close();
       await mocks.close();
+    },
+  };
+}
+
+/** A server whose openai-chat provider ("mock-openai") is `upstream`, a test's own loopback server. */
+export interface HandWrittenUpstreamHarness {
+  upstream: ReturnType<typeof Bun.serve>;
+  server: TestServer;
+  account: TestAccount;
+  close(): Promise<void>;
+}
+
+/**
+ * Switchyard with one provider, "mock-openai" (openai-chat), served by `answer`: for upstreams
+ * no mock imitates (hostile ones, answers of tens of MiB), and one account with credit.
+ */
+export async function startBehindUpstream(answer: (request: Request) => Response | Promise<Response>, overrides: Partial<Config> = {}): Promise<HandWrittenUpstreamHarness> {
+  const upstream = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: answer });
+  const catalog = catalogFor([{ protocol: "openai-chat", baseUrl: `http://127.0.0.1:${upstream.port}/v1` } as MockUpstream], { scenarioModels: false });
+  const providersFile = join(mkdtempSync(join(tmpdir(), "switchyard-catalog-")), "providers.json");
+  writeFileSync(providersFile, JSON.stringify(catalog));
+  Object.assign(process.env, mockProviderEnv(MOCK_KEY));
+  const server = await startTestServer({ providersFile, ...overrides });
+  const account = await server.createAccount(undefined, 100_000_000);
+  return {
+    upstream,
+    server,
+    account,
+    async close() {
+      await server.close();
+      upstream.stop(true);
     },
   };
 }

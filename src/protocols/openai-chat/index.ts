@@ -7,7 +7,7 @@ import { createChatStreamDecoder } from "./decode-stream";
 import { encodeChatRequest } from "./encode-request";
 import { encodeChatResponse } from "./encode-response";
 import { createChatStreamEncoder } from "./encode-stream";
-import { usageFrameAt, withUsageCost } from "./with-usage-cost";
+import { usageCostFields, usageCostSplice, usageFrameAt, withUsageCost } from "./with-usage-cost";
 import { dropUnrequestedUsage } from "./drop-unrequested-usage";
 
 /** OpenAI chat completions (`POST /v1/chat/completions`), both as client and as upstream protocol. */
@@ -22,6 +22,8 @@ export const openaiChatCodec: ProtocolCodec = {
   encodeError: encodeOpenAiError,
   decodeUpstreamError: (status, body, headers) => decodeOpenAiError(status, body, headers),
   addCharge: withUsageCost,
+  chargeSplice: usageCostSplice,
+  chargeFields: usageCostFields,
   usageFrameAt,
   dropUnrequestedUsage,
 };

@@ -1,3 +1,4 @@
+import type { ChargeSplice } from "../../ir";
 import { frameStartBefore } from "../sse";
 
 /**
@@ -10,12 +11,26 @@ import { frameStartBefore } from "../sse";
  */
 export function withUsageCost(text: string, chargeMicroUsd: number | null): string {
   if (chargeMicroUsd === null) return text;
+  const splice = usageCostSplice(text);
+  if (splice === undefined) return text;
+  return text.slice(0, splice.at) + usageCostFields(chargeMicroUsd) + splice.separator + text.slice(splice.at);
+}
+
+/**
+ * Where withUsageCost writes the cost into `text`: right after the `{` of its usage object,
+ * followed by a comma unless the object is empty. The codec's `chargeSplice`.
+ */
+export function usageCostSplice(text: string): ChargeSplice | undefined {
   const open = answerUsageObjectAt(text);
-  if (open === -1) return text;
-  const insertAt = open + 1;
-  const cost = `"cost":${chargeMicroUsd / 1_000_000},"cost_micro_usd":${chargeMicroUsd}`;
-  const closesAtOnce = text.charCodeAt(skipWhitespace(text, insertAt)) === 125; /* } */
-  return text.slice(0, insertAt) + cost + (closesAtOnce ? "" : ",") + text.slice(insertAt);
+  if (open === -1) return undefined;
+  const at = open + 1;
+  const closesAtOnce = text.charCodeAt(skipWhitespace(text, at)) === 125; /* } */
+  return { at, separator: closesAtOnce ? "" : "," };
+}
+
+/** The fields withUsageCost writes: the cost in USD and the exact integer billed. The codec's `chargeFields`. */
+export function usageCostFields(chargeMicroUsd: number): string {
+  return `"cost":${chargeMicroUsd / 1_000_000},"cost_micro_usd":${chargeMicroUsd}`;
 }
 
 /**

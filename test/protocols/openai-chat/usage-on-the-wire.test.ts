@@ -54,9 +54,21 @@ describe("usage on the wire is the codec's to place: the charge, and usage the c
     expect(codecFor("openai-chat").addCharge?.(BODY, null)).toBe(BODY);
   });
 
+  test("the charge's splice and fields, put together, are addCharge: for a body a worker turned into bytes", () => {
+    const codec = codecFor("openai-chat");
+    const bodies = [BODY, '{"usage":{}}', '{"usage" \r\n:\t{ "prompt_tokens":3}}', '{"usage": { }}', '{"x_groq":{"usage":{"prompt_tokens":9}},"usage":{"prompt_tokens":9},"z":"é"}'];
+    for (const body of bodies) {
+      const splice = codec.chargeSplice!(body)!;
+      expect(body.slice(0, splice.at) + codec.chargeFields!(1234) + splice.separator + body.slice(splice.at)).toBe(codec.addCharge!(body, 1234));
+    }
+    expect(codec.chargeSplice!('{"x_groq":{"usage":{"prompt_tokens":9}},"usage":null}')).toBeUndefined();
+    expect(codec.chargeSplice!('{"choices":[]}')).toBeUndefined();
+  });
+
   test("no other protocol has a place for the charge, nor asks for usage on the client's behalf", () => {
     const others: ProtocolId[] = ["openai-responses", "anthropic-messages", "google-generate-content"];
     expect(others.filter((protocol) => codecFor(protocol).addCharge !== undefined)).toEqual([]);
+    expect(others.filter((protocol) => codecFor(protocol).chargeSplice !== undefined || codecFor(protocol).chargeFields !== undefined)).toEqual([]);
     expect(others.filter((protocol) => codecFor(protocol).usageFrameAt !== undefined)).toEqual([]);
     expect(others.filter((protocol) => codecFor(protocol).dropUnrequestedUsage !== undefined)).toEqual([]);
   });
