@@ -48,11 +48,14 @@ export class BodyBudget {
     return promise;
   }
 
-  /** Gives back what an `acquire` of `bytes` took, and admits whoever waits and now fits. */
-  release(bytes: number): void {
+  /**
+   * Gives back what an `acquire` of `bytes` took, and admits whoever waits and now fits.
+   * `collect` false: the request goes on (its hold resized), so its garbage is not yet there.
+   */
+  release(bytes: number, collect = true): void {
     if (this.capacity === 0) return;
     this.held = Math.max(0, this.held - bytes);
-    this.collectGarbage(bytes >= this.capacity / 4);
+    if (collect) this.collectGarbage(bytes >= this.capacity / 4);
     while (this.waiting.length > 0 && this.fits(this.waiting[0]!.bytes)) {
       const next = this.waiting.shift()!;
       this.held += next.bytes;
@@ -106,6 +109,25 @@ class RequestShare {
     this.bytes = bytes;
   }
 
+  /**
+   * Once the body is read: holds its weight (body-weight.ts) instead of what was held for
+   * it before its read (its declared length, or the limit for a chunked one). Less gives
+   * the difference back at once; more waits its turn again, in arrival order, holding
+   * nothing meanwhile, so two requests that each want more cannot wait for each other.
+   */
+  async resize(bytes: number): Promise<void> {
+    const held = this.bytes;
+    if (this.finished || held === 0 || bytes === held) return;
+    if (bytes < held) {
+      this.bytes = bytes;
+      this.budget.release(held - bytes, false);
+      return;
+    }
+    this.bytes = 0;
+    this.budget.release(held, false);
+    await this.take(bytes);
+  }
+
   finish(): void {
     this.finished = true;
     if (this.bytes > 0) this.budget.release(this.bytes);
@@ -124,6 +146,14 @@ export function enrolRequest(request: Request, budget: BodyBudget): void {
 export function holdBodyBytes(request: Request, bytes: number): Promise<void> | undefined {
   if (bytes <= LARGE_BODY_BYTES) return undefined;
   return shares.get(request)?.take(bytes);
+}
+
+/**
+ * `request`'s body is read and weighs `weight` (body-weight.ts): its hold becomes that,
+ * waiting for room if it grew. Nothing for a request that holds nothing (a small body).
+ */
+export function weighBody(request: Request, weight: number): Promise<void> | undefined {
+  return shares.get(request)?.resize(weight);
 }
 
 /** The request has its answer: what its body held goes back to the budget. */

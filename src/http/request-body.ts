@@ -1,4 +1,5 @@
-import { LARGE_BODY_BYTES, finishRequest, holdBodyBytes } from "./body-budget";
+import { LARGE_BODY_BYTES, finishRequest, holdBodyBytes, weighBody } from "./body-budget";
+import { bodyWeight } from "./body-weight";
 
 /** A request body past its route's limit, found while reading it. */
 export class BodyTooLargeError extends Error {
@@ -40,16 +41,15 @@ export async function readBodyWithin(request: Request, limit: number): Promise<s
 export async function readBodyTextOrBytesWithin(request: Request, limit: number, bytesAbove: number): Promise<string | BodyBytes> {
   const declared = declaredLength(request, limit);
   if (declared !== undefined) await holdBodyBytes(request, declared);
-  if (declared !== undefined && declared <= bytesAbove) return request.text();
-  const bytes = await readChunks(request, limit, declared !== undefined);
-  return bytes.byteLength > bytesAbove ? bytes : textOfBytes(bytes);
-}
-
-/** A request body as the chunks it was read in, within `limit` and the BodyBudget as readBodyWithin. */
-export async function readBodyBytesWithin(request: Request, limit: number): Promise<BodyBytes> {
-  const declared = declaredLength(request, limit);
-  if (declared !== undefined) await holdBodyBytes(request, declared);
-  return readChunks(request, limit, declared !== undefined);
+  let body: string | BodyBytes;
+  if (declared !== undefined && declared <= bytesAbove) body = await request.text();
+  else {
+    const bytes = await readChunks(request, limit, declared !== undefined);
+    body = bytes.byteLength > bytesAbove ? bytes : textOfBytes(bytes);
+  }
+  // A large body holds, from here to its answer, what its handling will take.
+  if ((typeof body === "string" ? body.length : body.byteLength) > LARGE_BODY_BYTES) await weighBody(request, bodyWeight(body));
+  return body;
 }
 
 /** Bytes read as chunks, joined and decoded as `Request.text()` would (invalid UTF-8 becomes U+FFFD). */

@@ -1,6 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { BodyBudget, enrolRequest, finishRequest, LARGE_BODY_BYTES } from "../../src/http/body-budget";
-import { BodyTooLargeError, readBodyBytesWithin, readBodyWithin } from "../../src/http/request-body";
+import { BodyTooLargeError, readBodyTextOrBytesWithin, readBodyWithin, type BodyBytes } from "../../src/http/request-body";
+import { bodyWeight } from "../../src/http/body-weight";
+
+/** A body read as bytes whatever its size. */
+const readBodyBytesWithin = (request: Request, limit: number) => readBodyTextOrBytesWithin(request, limit, 0) as Promise<BodyBytes>;
 
 const MiB = 1024 * 1024;
 
@@ -13,6 +17,10 @@ async function settled(promise: Promise<unknown>): Promise<boolean> {
   );
   for (let i = 0; i < 10; i++) await Promise.resolve();
   return done;
+}
+
+function postBody(text: string): Request {
+  return new Request("http://gateway.test/v1/chat/completions", { method: "POST", headers: { "content-length": String(text.length) }, body: text });
 }
 
 function postWithLength(bytes: number): Request {
@@ -127,7 +135,8 @@ describe("a request's large body waits for room in the budget before it is read"
     expect(budget.stats().waiting).toBe(1);
     finishRequest(other);
     expect((await body).length).toBe(3 * MiB);
-    expect(budget.stats().heldBytes).toBe(8 * MiB);
+    // Read, it holds its weight: 3 MiB of text.
+    expect(budget.stats().heldBytes).toBe(3 * MiB);
     finishRequest(chunked);
     expect(budget.stats().heldBytes).toBe(0);
   });
@@ -169,18 +178,107 @@ describe("a request's large body waits for room in the budget before it is read"
     expect(budget.stats()).toEqual({ heldBytes: 0, waiting: 0 });
   });
 
-  test("read as bytes, a chunked body keeps its chunks, holds room once large, and is refused past its limit", async () => {
+  test("read as bytes, a chunked body keeps its chunks, holds room once large (then only its weight), and is refused past its limit", async () => {
     const budget = new BodyBudget(8 * MiB, () => {});
     const chunked = postChunked(3, MiB);
     enrolRequest(chunked, budget);
     const bytes = await readBodyBytesWithin(chunked, 8 * MiB);
     expect(bytes.chunks.map((chunk) => chunk.byteLength)).toEqual([MiB, MiB, MiB]);
-    expect(budget.stats().heldBytes).toBe(8 * MiB);
+    // It held the limit while it was read, for the most it might become; read, 3 MiB of text weigh 3 MiB.
+    expect(budget.stats().heldBytes).toBe(3 * MiB);
     finishRequest(chunked);
     const tooLarge = postChunked(3, MiB);
     enrolRequest(tooLarge, budget);
     await expect(readBodyBytesWithin(tooLarge, 2 * MiB)).rejects.toBeInstanceOf(BodyTooLargeError);
     expect(budget.stats().heldBytes).toBe(0);
     await expect(readBodyBytesWithin(postWithLength(3 * MiB), 2 * MiB)).rejects.toBeInstanceOf(BodyTooLargeError);
+  });
+
+  test("a body of many small parts holds what its handling takes, not its length: the next one waits until it is answered", async () => {
+    const budget = new BodyBudget(12 * MiB, () => {});
+    const message = '{"role":"user","content":[{"type":"text","text":"hi"}]},';
+    const manyParts = () => postBody(`{"messages":[${message.repeat((2 * MiB) / message.length)}{}]}`);
+    const first = manyParts();
+    const second = manyParts();
+    enrolRequest(first, budget);
+    enrolRequest(second, budget);
+    // 2 MiB each, which would both fit; each weighs more than the whole budget (its 112,000
+    // containers ~14 MiB more), so goes alone.
+    await readBodyBytesWithin(first, 32 * MiB);
+    expect(budget.stats().heldBytes).toBeGreaterThan(12 * MiB);
+    const secondRead = readBodyBytesWithin(second, 32 * MiB);
+    expect(await settled(secondRead)).toBe(false);
+    finishRequest(first);
+    await secondRead;
+    finishRequest(second);
+    expect(budget.stats()).toEqual({ heldBytes: 0, waiting: 0 });
+  });
+
+  test("two bodies that both grow once read do not wait for each other: each is served in turn", async () => {
+    const budget = new BodyBudget(8 * MiB, () => {});
+    const dense = () => postBody(`[${"[],".repeat(MiB)}[]]`);
+    const requests = [dense(), dense()];
+    for (const request of requests) enrolRequest(request, budget);
+    // Both hold their 3 MiB before their reads; each then wants more than the budget.
+    const reads = requests.map((request) => readBodyBytesWithin(request, 32 * MiB));
+    await reads[0];
+    expect(await settled(reads[1]!)).toBe(false);
+    finishRequest(requests[0]!);
+    await reads[1];
+    finishRequest(requests[1]!);
+    expect(budget.stats()).toEqual({ heldBytes: 0, waiting: 0 });
+  });
+
+  test("a body that weighs less than it held gives the rest back at once, to a body waiting for it", async () => {
+    const budget = new BodyBudget(6 * MiB, () => {});
+    let sender!: ReadableStreamDefaultController<Uint8Array>;
+    const body = new ReadableStream<Uint8Array>({ start: (controller) => void (sender = controller) });
+    const chunked = new Request("http://gateway.test/v1/chat/completions", { method: "POST", body });
+    const waiting = postWithLength(3 * MiB);
+    enrolRequest(chunked, budget);
+    enrolRequest(waiting, budget);
+    const chunkedRead = readBodyBytesWithin(chunked, 6 * MiB);
+    sender.enqueue(new Uint8Array(MiB).fill(120));
+    sender.enqueue(new Uint8Array(MiB).fill(120));
+    for (let i = 0; i < 50 && budget.stats().heldBytes === 0; i++) await Bun.sleep(0);
+    // Past 1 MiB and not yet ended, the chunked body holds its whole limit, so the declared one waits…
+    expect(budget.stats().heldBytes).toBe(6 * MiB);
+    const waitingRead = readBodyWithin(waiting, 6 * MiB);
+    expect(await settled(waitingRead)).toBe(false);
+    sender.close();
+    await chunkedRead;
+    // …until it is read and weighs its 2 MiB.
+    expect((await waitingRead).length).toBe(3 * MiB);
+    expect(budget.stats().heldBytes).toBe(5 * MiB);
+    finishRequest(chunked);
+    finishRequest(waiting);
+    expect(budget.stats()).toEqual({ heldBytes: 0, waiting: 0 });
+  });
+});
+
+describe("bodyWeight", () => {
+  test("text weighs its length; every object and array adds the same weight", () => {
+    expect(bodyWeight('{"a":"' + "x".repeat(1000) + '"}')).toBe(1008 + 128);
+    expect(bodyWeight("[[],{},[{}]]")).toBe(12 + 5 * 128);
+    // In chunks, a window across their boundaries counted the same.
+    const text = '{"messages":[{"a":[1]},{"b":{}}]}';
+    const bytes = new TextEncoder().encode(text);
+    expect(bodyWeight({ chunks: [bytes.subarray(0, 5), bytes.subarray(5, 6), bytes.subarray(6)], byteLength: bytes.byteLength })).toBe(bodyWeight(text));
+  });
+
+  test("a large body's containers are estimated from samples within a quarter of their count, whatever the spread", () => {
+    const exact = (text: string) => text.length + (text.match(/[[{]/g)?.length ?? 0) * 128;
+    const message = '{"role":"user","content":[{"type":"text","text":"hi"}]},';
+    const dense = `[${message.repeat(80_000)}{}]`;
+    // Containers in half of the body only, and text in the other half.
+    const halves = `[${message.repeat(40_000)}"${"x".repeat(40_000 * message.length)}"]`;
+    for (const text of [dense, halves]) {
+      for (let round = 0; round < 20; round++) {
+        const weight = bodyWeight(round % 2 === 0 ? text : { chunks: [new TextEncoder().encode(text)], byteLength: text.length });
+        expect(Math.abs(weight - exact(text)) / exact(text)).toBeLessThan(0.25);
+      }
+    }
+    // A long text without containers weighs its length.
+    expect(bodyWeight("x".repeat(4 * MiB))).toBe(4 * MiB);
   });
 });
