@@ -91,5 +91,20 @@ export function candidateCeiling(request: IrRequest, shape: PromptShape, candida
  * before rounding up, or an affordable request is refused.
  */
 export function wholeMicroUsd(ceiling: number): number {
-  return Math.max(1, Math.ceil(Number(ceiling.toPrecision(12))));
+  return Math.max(1, Math.ceil(twelveDigits(ceiling)));
+}
+
+/**
+ * `x` rounded to 12 significant digits, as `Number(x.toPrecision(12))`, where that can change
+ * its ceiling. The rounding moves `x` by at most |x| × 5e-12, so it matters only within that
+ * of an integer; elsewhere `x` itself is returned, without the string round trip
+ * (`toPrecision` was 1.3 % of the request thread in a profile of the metered path, 2026-11-29).
+ */
+function twelveDigits(x: number): number {
+  // Integers below 10^12 have 12 digits or fewer: the rounding leaves them as they are.
+  if (Number.isInteger(x) && Math.abs(x) < 1e12) return x;
+  const slack = Math.abs(x) * 1e-11;
+  const up = Math.ceil(x);
+  if (up - x > slack && x - (up - 1) > slack) return x;
+  return Number(x.toPrecision(12));
 }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { IrContentPart, IrRequest } from "../../src/ir";
-import { DEFAULT_MAX_OUTPUT_TOKENS, highestRates, outputTokenCeiling, reservationFor, upstreamMaxTokens } from "../../src/admission/cost-ceiling";
+import { DEFAULT_MAX_OUTPUT_TOKENS, highestRates, outputTokenCeiling, reservationFor, upstreamMaxTokens, wholeMicroUsd } from "../../src/admission/cost-ceiling";
 import { DEFAULT_CONTEXT_WINDOW_TOKENS, DEFAULT_TOKENS_PER_FILE, DEFAULT_TOKENS_PER_IMAGE, promptShape, promptTokenCeiling } from "../../src/admission/prompt-token-ceiling";
 import type { ModelTokenLimits } from "../../src/providers/catalog";
 import type { CatalogPricing } from "../../src/providers/pricing";
@@ -165,5 +165,33 @@ describe("reservationFor", () => {
     const small = candidate({ limits: { maxTokensPerImage: 1_000 } });
     const large = candidate({ limits: { maxTokensPerImage: 5_000 } });
     expect(reservationFor(request([image]), [small, large])).toBe(ONE_PART + 5_000 + 100);
+  });
+});
+
+describe("wholeMicroUsd", () => {
+  const byString = (ceiling: number) => Math.max(1, Math.ceil(Number(ceiling.toPrecision(12))));
+
+  test("float noise above an exact value is dropped before rounding up; a real fraction rounds up", () => {
+    expect(wholeMicroUsd(10 * 1.1 + 100 * 4.4)).toBe(451);
+    expect(wholeMicroUsd(451.0000001)).toBe(452);
+    expect(wholeMicroUsd(451)).toBe(451);
+    expect(wholeMicroUsd(0)).toBe(1);
+    expect(wholeMicroUsd(0.3)).toBe(1);
+  });
+
+  test("the same as rounding through 12 significant digits, for products of catalog-like rates and counts, near integers included", () => {
+    const rates = [0.075, 0.1, 0.15, 0.3, 0.6, 1.1, 1.25, 2.5, 3, 3.75, 4.4, 10, 15, 60, 0.0375, 1e-7];
+    let checked = 0;
+    for (let seed = 1; seed < 20_000; seed++) {
+      const tokens = (seed * 7919) % 2_000_000;
+      const output = (seed * 104_729) % 130_000;
+      const input = rates[seed % rates.length]!;
+      const outputRate = rates[(seed * 31) % rates.length]!;
+      for (const ceiling of [tokens * input + output * outputRate, tokens * input, Math.round(tokens * input) + 1e-9 * (seed % 3), 1e12 + seed + 0.5 * (seed % 2), seed / 3]) {
+        expect(wholeMicroUsd(ceiling)).toBe(byString(ceiling));
+        checked++;
+      }
+    }
+    expect(checked).toBe(99_995);
   });
 });
