@@ -20,6 +20,8 @@
  *                  with ANSWERS=1 all four answer cases)
  *        REQUESTS  large requests a case (3)
  *        ANSWERS   1: large answers instead of large requests; ANSWER_MIB their size (30)
+ *   A variant's BUN_FLAGS go to `bun` before the script: `{"BUN_FLAGS":"--cpu-prof --cpu-prof-dir=/tmp/prof"}`
+ *   writes a CPU profile of that server when it stops.
  */
 import { join } from "node:path";
 import { heavyCases } from "../fuzz/heavy-bodies";
@@ -124,7 +126,9 @@ async function main(): Promise<void> {
   const cases: LargeCase[] = (ANSWERS ? answerCases() : heavyCases(LIMIT, SAME_MODEL, CROSS_MODEL)).filter((heavy) => CASES.some((part) => heavy.name.includes(part)));
   const rows: string[] = [];
   for (const variant of parseVariants(process.env.VARIANTS ?? "default:{}")) {
-    const server = await startSwitchyard({ ...variant, database, mocks, mockKey: MOCK_KEY });
+    // A variant's BUN_FLAGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") go to `bun` itself.
+    const { BUN_FLAGS: bunFlags, ...env } = variant.env;
+    const server = await startSwitchyard({ mode: variant.mode, env, bunFlags: bunFlags?.split(" ").filter(Boolean), database, mocks, mockKey: MOCK_KEY });
     try {
       for (const heavy of cases) {
         const body = heavy.body();
