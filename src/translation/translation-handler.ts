@@ -1,6 +1,6 @@
 import { ApiError } from "../errors/api-error";
 import type { Beside, WorkerAnswer } from "../workers/wire-format";
-import { IrDecodeError, type IrError, type IrRequest, type ProtocolId } from "../ir";
+import { IrDecodeError, type IrError, type IrMessage, type IrRequest, type ProtocolId } from "../ir";
 import { StreamTranslation } from "./stream-translation";
 import { bodySize, decodeClientRequest, encodeUpstreamRequest } from "./translate-request";
 import { translateResponse, type TranslateResponseInput } from "./translate-response";
@@ -16,15 +16,46 @@ import { packForWorker, unpackFromWorker } from "./worker-message";
  * pins a session's calls to one worker).
  */
 export type TranslationMessage =
-  | { op: "decode_request"; protocol: ProtocolId; body: ClientBody; injected?: Record<string, unknown> }
-  | { op: "encode_request"; protocol: ProtocolId; request: IrRequest; providerModelId: string; stream: boolean }
+  /** `keep`: the decoded messages stay here under that key, for the request's encode (keptMessages). */
+  | { op: "decode_request"; protocol: ProtocolId; body: ClientBody; injected?: Record<string, unknown>; keep?: string }
+  /** `keptMessages`: the request's messages are the ones its decode kept here (its own `messages` is a placeholder). */
+  | { op: "encode_request"; protocol: ProtocolId; request: IrRequest; providerModelId: string; stream: boolean; keptMessages?: string }
+  /** The request ended without an encode: its kept messages go. */
+  | { op: "forget"; key: string }
   | ({ op: "translate_response" } & TranslateResponseInput)
   | { op: "stream_open"; options: StreamOpenOptions }
   | { op: "stream_push"; sessionId: string; text: string }
   | { op: "stream_end"; sessionId: string }
   | { op: "stream_fail"; sessionId: string; error: IrError };
 
-export type TranslationReply = { ok: true; value: unknown } | { ok: false; decodeError?: string; message: string };
+/** `keptGone`: the messages an encode named are not kept here (dropped, or this worker is not the one that decoded them). */
+export type TranslationReply = { ok: true; value: unknown } | { ok: false; decodeError?: string; keptGone?: true; message: string };
+
+/**
+ * Decoded messages kept for their request's encode, by key, oldest first. An encode takes
+ * them (a later one, for another candidate, gets them from the request thread again); a
+ * request that ends without one has them forgotten (translator.ts). At most MAX_KEPT: past
+ * it the oldest go, and their encode falls back to sending them.
+ */
+const kept = new Map<string, IrMessage[]>();
+const MAX_KEPT = 64;
+
+class KeptMessagesGone extends Error {}
+
+function keep(key: string, messages: IrMessage[]): void {
+  kept.set(key, messages);
+  if (kept.size > MAX_KEPT) kept.delete(kept.keys().next().value!);
+}
+
+/** The request to encode, with the messages its decode kept if it names them. */
+function withKeptMessages(message: Extract<TranslationMessage, { op: "encode_request" }>): IrRequest {
+  const key = message.keptMessages;
+  if (key === undefined) return message.request;
+  const messages = kept.get(key);
+  if (messages === undefined) throw new KeptMessagesGone(`messages kept as ${key} are gone`);
+  kept.delete(key);
+  return { ...message.request, messages };
+}
 
 const sessions = new Map<string, StreamTranslation>();
 
@@ -36,10 +67,16 @@ function session(sessionId: string): StreamTranslation {
 
 export function handleTranslation(message: TranslationMessage): unknown {
   switch (message.op) {
-    case "decode_request":
-      return decodeClientRequest(message.protocol, message.body, message.injected);
+    case "decode_request": {
+      const decoded = decodeClientRequest(message.protocol, message.body, message.injected);
+      if (message.keep !== undefined) keep(message.keep, decoded.request.messages);
+      return decoded;
+    }
     case "encode_request":
-      return encodeUpstreamRequest(message.protocol, message.request, message.providerModelId, message.stream);
+      return encodeUpstreamRequest(message.protocol, withKeptMessages(message), message.providerModelId, message.stream);
+    case "forget":
+      kept.delete(message.key);
+      return null;
     case "translate_response":
       return translateResponse(message);
     case "stream_open":
@@ -85,7 +122,9 @@ export function handleTranslationMessage(payload: string, beside?: Beside): stri
     reply =
       error instanceof IrDecodeError
         ? { ok: false, decodeError: error.message, message: error.message }
-        : { ok: false, message: error instanceof Error ? error.message : String(error) };
+        : error instanceof KeptMessagesGone
+          ? { ok: false, keptGone: true, message: error.message }
+          : { ok: false, message: error instanceof Error ? error.message : String(error) };
   }
   return JSON.stringify(reply);
 }

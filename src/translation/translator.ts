@@ -6,6 +6,7 @@ import type { TranslationMessage, TranslationReply } from "./translation-handler
 import { findLargeStrings, type JsonPath } from "./large-strings";
 import { packForWorker, unpackFromWorker } from "./worker-message";
 import type { Beside, WorkerAnswer } from "../workers/wire-format";
+import { WorkerCrashedError } from "../workers/worker-errors";
 import { withErrorsRevived, type ClientBody, type DecodedRequest, type EncodedUpstreamRequest, type PartGuard, type StreamOpenOptions, type StreamOutput, type TranslatedResponse } from "./translation-types";
 
 /** One stream's translation, wherever it runs. */
@@ -54,6 +55,9 @@ export class InlineTranslator implements Translator {
 
 const NONE: JsonPath[] = [];
 
+/** The worker no longer keeps the messages an encode named (translation-handler.ts). */
+class KeptMessagesGone extends Error {}
+
 /** The pool surface this translator needs (src/workers/worker-pool.ts). */
 export interface StringPool {
   exchange(payload: string, beside: Beside | undefined, affinityKey?: string): Promise<WorkerAnswer>;
@@ -69,6 +73,19 @@ export class PooledTranslator implements Translator {
    * (a routing preset's defaults, the attempt's output limit: each a new object).
    */
   private readonly largeStrings = new WeakMap<readonly IrMessage[], JsonPath[]>();
+  /**
+   * The key under which the worker that decoded a request keeps its messages, by those
+   * messages: while the request's `messages` is still the decoded array, its encode goes to
+   * that worker without them. The request thread never writes JSON of them for it, nor does
+   * the worker parse it: for 8 MiB of 150,000 small messages those were a fifth of the
+   * request thread's time (test/bench/HISTORY.md, 2026-11-29 16:05–16:25). The request
+   * thread must not change decoded messages in place (it gives a request new messages
+   * instead: a preset's defaults and the output limit touch only top-level fields).
+   */
+  private readonly keptKeys = new WeakMap<readonly IrMessage[], string>();
+  /** A request that ended without an encode (refused, or count_tokens): its messages are forgotten once its own are collected. */
+  private readonly unkept = new FinalizationRegistry<string>((key) => this.forget(key));
+  private nextKeep = 0;
   constructor(private readonly pool: StringPool) {}
 
   /**
@@ -82,7 +99,14 @@ export class PooledTranslator implements Translator {
     const reply = JSON.parse(answer.body) as TranslationReply;
     if (reply.ok) return { value: reply.value, paths: unpackFromWorker(reply.value, answer) };
     if (reply.decodeError !== undefined) throw new IrDecodeError(reply.decodeError);
+    if (reply.keptGone) throw new KeptMessagesGone(reply.message);
     throw new Error(reply.message);
+  }
+
+  private forget(key: string): void {
+    this.send({ op: "forget", key }, key)
+      .catch(() => {})
+      .finally(() => this.pool.release(key));
   }
 
   private async send<T>(message: TranslationMessage, affinityKey?: string): Promise<T> {
@@ -90,16 +114,42 @@ export class PooledTranslator implements Translator {
   }
 
   async decodeRequest(protocol: ProtocolId, body: ClientBody, injected?: Record<string, unknown>) {
-    const { value, paths } = await this.exchange({ op: "decode_request", protocol, body, ...(injected ? { injected } : {}) });
-    const decoded = value as DecodedRequest;
+    const key = `kept#${this.nextKeep++}`;
+    let exchanged: { value: unknown; paths: JsonPath[] | undefined };
+    try {
+      exchanged = await this.exchange({ op: "decode_request", protocol, body, keep: key, ...(injected ? { injected } : {}) }, key);
+    } catch (error) {
+      // Not decoded: nothing was kept.
+      this.pool.release(key);
+      throw error;
+    }
+    const decoded = exchanged.value as DecodedRequest;
+    const messages = decoded.request.messages;
     // One with none is remembered too, or its encode would search it again.
-    this.largeStrings.set(decoded.request.messages, paths ?? NONE);
+    this.largeStrings.set(messages, exchanged.paths ?? NONE);
+    this.keptKeys.set(messages, key);
+    this.unkept.register(messages, key, messages);
     return decoded;
   }
   async encodeRequest(protocol: ProtocolId, request: IrRequest, providerModelId: string, stream: boolean) {
     // The paths found at its decode; a path that no longer leads to a long string is skipped
     // (large-strings.ts). A request whose messages were replaced is searched again.
     const paths = this.largeStrings.get(request.messages) ?? findLargeStrings(request);
+    const key = this.keptKeys.get(request.messages);
+    if (key !== undefined) {
+      // The first encode takes the kept messages; another (a later candidate's) sends them.
+      this.keptKeys.delete(request.messages);
+      this.unkept.unregister(request.messages);
+      try {
+        const { value } = await this.exchange({ op: "encode_request", protocol, request: { ...request, messages: [] }, providerModelId, stream, keptMessages: key }, key, paths);
+        return value as EncodedUpstreamRequest;
+      } catch (error) {
+        // Its worker died or dropped them: the messages go from here after all.
+        if (!(error instanceof KeptMessagesGone) && !(error instanceof WorkerCrashedError)) throw error;
+      } finally {
+        this.pool.release(key);
+      }
+    }
     const { value } = await this.exchange({ op: "encode_request", protocol, request, providerModelId, stream }, undefined, paths);
     return value as EncodedUpstreamRequest;
   }

@@ -104,15 +104,21 @@ describe("a decoded request's long strings cross the worker boundary beside its 
       expect(encoded.body).toBeInstanceOf(Blob);
       expect(await (encoded.body as Blob).text()).toBe(expected.body as string);
       expect(encoded.warnings).toEqual(expected.warnings);
-      const [decodeCall, encodeCall] = pool.crossed;
+      // Another candidate's encode of the same request: the worker gave its kept messages to the first.
+      const again = await pooled.encodeRequest(protocol, decoded.request, "upstream-model", true);
+      expect(await (again.body as Blob).text()).toBe(expected.body as string);
+      const [decodeCall, encodeCall, againCall] = pool.crossed;
       // The decode: the body beside the call, the request's two long strings beside the answer.
       expect(decodeCall!.texts).toEqual([body]);
       expect(decodeCall!.answerTexts).toHaveLength(2);
       expect(decodeCall!.answer.length).toBeLessThan(2_000);
-      // The encode: those two strings beside the call, nothing long in either JSON.
-      expect(encodeCall!.texts).toHaveLength(2);
+      // The first encode: the messages are the ones the worker kept, nothing of them crosses.
+      expect(encodeCall!.texts).toBeUndefined();
       expect(encodeCall!.payload.length).toBeLessThan(2_000);
       expect(encodeCall!.answer.length).toBeLessThan(2_000);
+      // The second: the two long strings beside the call, nothing long in either JSON.
+      expect(againCall!.texts).toHaveLength(2);
+      expect(againCall!.payload.length).toBeLessThan(2_000);
     }
   });
 
@@ -146,7 +152,9 @@ describe("a decoded request's long strings cross the worker boundary beside its 
     const inline = new InlineTranslator();
     const bodyText = async (encoded: { body: string | Blob }) => new Response(encoded.body).text();
     expect(await bodyText(await pooled.encodeRequest("anthropic-messages", withDefaults, "up", false))).toBe(await bodyText(await inline.encodeRequest("anthropic-messages", withDefaults, "up", false)));
-    expect(pool.crossed.at(-1)!.texts).toHaveLength(2);
+    // Its messages are still the decoded ones: the worker's kept copy is encoded, with the new top-level fields.
+    expect(pool.crossed.at(-1)!.texts).toBeUndefined();
+    expect(pool.crossed.at(-1)!.payload).toContain("from the preset");
     // A long string replaced, and one made short, after the decode: the paths found then are not trusted.
     const message = decoded.request.messages[1]!;
     const changed: IrRequest = { ...decoded.request, messages: [decoded.request.messages[0]!, { ...message, content: [{ type: "text", text: "now short" }] }] };
