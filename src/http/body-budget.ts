@@ -12,18 +12,34 @@ interface Waiter {
   grant: () => void;
 }
 
+/** Whose bodies a request's are (an account), for the budget's turns; requests no one named share one. */
+const NO_HOLDER = "";
+/** Holders whose last grant is remembered before those not waiting are forgotten. */
+const MAX_REMEMBERED_HOLDERS = 1024;
+
 /**
  * How many bytes of large request bodies the server holds at once, summed over the
  * requests in progress. A body costs several times its size while it is handled (the text,
  * the parsed value, the IR, the upstream body, their copies in a worker): a few 32 MiB
  * bodies at once took the process past 1.5 GB (test/bench/HISTORY.md). A request whose
- * body does not fit waits its turn, in arrival order, before its body is read (the unread
- * upload waits in the connection); a body larger than the whole budget is admitted when
- * nothing else is held, so every body is served eventually.
+ * body does not fit waits its turn before its body is read (the unread upload waits in the
+ * connection); a body larger than the whole budget is admitted when nothing else is held,
+ * so every body is served eventually.
+ *
+ * The next turn is the waiting holder's (account's) that was granted room longest ago (or
+ * never), each holder's bodies in arrival order: an account that queues a hundred large
+ * bodies delays another account's one by one of its own at most, not by a hundred. Nothing
+ * overtakes the turn: a body that does not fit yet holds back the others, so a body as large
+ * as the budget still gets its turn.
  */
 export class BodyBudget {
   private held = 0;
-  private readonly waiting: Waiter[] = [];
+  /** Waiting bodies by holder, in the order holders began to wait. */
+  private readonly waiting = new Map<string, Waiter[]>();
+  private waiters = 0;
+  /** When each holder was last granted room, as a count of grants (a holder not here: never). */
+  private readonly lastGranted = new Map<string, number>();
+  private grants = 0;
 
   private lastCollection = Number.NEGATIVE_INFINITY;
 
@@ -36,15 +52,18 @@ export class BodyBudget {
     private readonly collect: () => void = () => Bun.gc(true),
   ) {}
 
-  /** Waits until `bytes` fit, then counts them as held; resolves at once when they fit now. */
-  acquire(bytes: number): Promise<void> {
+  /** Waits until `bytes` fit and it is `holder`'s turn, then counts them as held; resolves at once when they fit now and no one waits. */
+  acquire(bytes: number, holder: string = NO_HOLDER): Promise<void> {
     if (this.capacity === 0) return Promise.resolve();
-    if (this.waiting.length === 0 && this.fits(bytes)) {
-      this.held += bytes;
+    if (this.waiters === 0 && this.fits(bytes)) {
+      this.grant(holder, bytes);
       return Promise.resolve();
     }
     const { promise, resolve } = Promise.withResolvers<void>();
-    this.waiting.push({ bytes, grant: resolve });
+    const queue = this.waiting.get(holder);
+    if (queue === undefined) this.waiting.set(holder, [{ bytes, grant: resolve }]);
+    else queue.push({ bytes, grant: resolve });
+    this.waiters++;
     return promise;
   }
 
@@ -56,16 +75,44 @@ export class BodyBudget {
     if (this.capacity === 0) return;
     this.held = Math.max(0, this.held - bytes);
     if (collect) this.collectGarbage(bytes >= this.capacity / 4);
-    while (this.waiting.length > 0 && this.fits(this.waiting[0]!.bytes)) {
-      const next = this.waiting.shift()!;
-      this.held += next.bytes;
+    for (let holder = this.nextTurn(); holder !== undefined; holder = this.nextTurn()) {
+      const queue = this.waiting.get(holder)!;
+      const next = queue[0]!;
+      if (!this.fits(next.bytes)) return;
+      queue.shift();
+      if (queue.length === 0) this.waiting.delete(holder);
+      this.waiters--;
+      this.grant(holder, next.bytes);
       next.grant();
+    }
+  }
+
+  /** The waiting holder granted room longest ago (never, first); among equals, the one waiting longest. */
+  private nextTurn(): string | undefined {
+    let turn: string | undefined;
+    let turnGranted = Number.POSITIVE_INFINITY;
+    for (const holder of this.waiting.keys()) {
+      const granted = this.lastGranted.get(holder) ?? 0;
+      if (granted < turnGranted) {
+        turn = holder;
+        turnGranted = granted;
+      }
+    }
+    return turn;
+  }
+
+  private grant(holder: string, bytes: number): void {
+    this.held += bytes;
+    this.lastGranted.set(holder, ++this.grants);
+    // Only waiting holders' grants decide turns: the others' are forgotten once they are many.
+    if (this.lastGranted.size > MAX_REMEMBERED_HOLDERS) {
+      for (const known of this.lastGranted.keys()) if (!this.waiting.has(known)) this.lastGranted.delete(known);
     }
   }
 
   /** Bytes held and requests waiting (for /metrics and tests). */
   stats(): { heldBytes: number; waiting: number } {
-    return { heldBytes: this.held, waiting: this.waiting.length };
+    return { heldBytes: this.held, waiting: this.waiters };
   }
 
   /**
@@ -94,13 +141,15 @@ class RequestShare {
   /** Bytes granted to this request. */
   bytes = 0;
   finished = false;
+  /** Whose turn its body waits for (nameBodyHolder); unnamed until its caller is known. */
+  holder = NO_HOLDER;
 
   constructor(readonly budget: BodyBudget) {}
 
   /** Holds `bytes` for this request (once; a finished request takes nothing). */
   async take(bytes: number): Promise<void> {
     if (this.finished || this.bytes > 0) return;
-    await this.budget.acquire(bytes);
+    await this.budget.acquire(bytes, this.holder);
     if (this.finished) {
       // The request ended (its client left) while it waited: give the room straight back.
       this.budget.release(bytes);
@@ -146,6 +195,12 @@ export function enrolRequest(request: Request, budget: BodyBudget): void {
 export function holdBodyBytes(request: Request, bytes: number): Promise<void> | undefined {
   if (bytes <= LARGE_BODY_BYTES) return undefined;
   return shares.get(request)?.take(bytes);
+}
+
+/** `request`'s body is `holder`'s (its caller's account): it waits in that holder's turn. Before its body is read. */
+export function nameBodyHolder(request: Request, holder: string): void {
+  const share = shares.get(request);
+  if (share !== undefined) share.holder = holder;
 }
 
 /**

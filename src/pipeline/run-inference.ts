@@ -5,6 +5,7 @@ import { planAttempts, type PlanDeps } from "../routing/plan-attempts";
 import { arrivingRequest } from "../metering/request-outcome";
 import { tokensFromChars } from "../metering/estimate-tokens";
 import { closingConnection } from "../http/request-body";
+import { nameBodyHolder } from "../http/body-budget";
 import type { InferenceInput, RequestContext } from "./request-context";
 import { requestIdFrom } from "./request-id";
 import { errorInProtocol, withChargeNote } from "./inference-error";
@@ -73,6 +74,8 @@ export async function runInference(deps: InferenceDeps, input: InferenceInput): 
     return fail(caller.error);
   }
   const principal = caller.principal;
+  // A large body waits for room in its account's turn: one account's bodies cannot hold back another's for long.
+  nameBodyHolder(request, principal.accountId);
   const context: RequestContext = { requestId, protocol, principal, request };
   const settlement = new RequestSettlement(deps.records, arrivingRequest({ requestId, principal, clientProtocol: protocol, createdAt, startedAt }), trace);
   const outcome = settlement.outcome;

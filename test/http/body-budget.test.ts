@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { BodyBudget, enrolRequest, finishRequest, LARGE_BODY_BYTES } from "../../src/http/body-budget";
+import { BodyBudget, enrolRequest, finishRequest, LARGE_BODY_BYTES, nameBodyHolder } from "../../src/http/body-budget";
 import { BodyTooLargeError, readBodyTextOrBytesWithin, readBodyWithin, type BodyBytes } from "../../src/http/request-body";
 import { bodyWeight } from "../../src/http/body-weight";
 
@@ -57,6 +57,37 @@ describe("BodyBudget", () => {
     expect(await settled(second)).toBe(true);
     expect(await settled(third)).toBe(true);
     expect(budget.stats()).toEqual({ heldBytes: 7 * MiB, waiting: 0 });
+  });
+
+  test("turns go to the holder granted room longest ago: one account's queue of bodies does not hold back another's", async () => {
+    const budget = new BodyBudget(3 * MiB, () => {});
+    const granted: string[] = [];
+    const take = (holder: string, name: string, bytes = 2 * MiB) => budget.acquire(bytes, holder).then(() => granted.push(name));
+    await take("flooder", "f1");
+    const queued = [take("flooder", "f2"), take("flooder", "f3"), take("flooder", "f4"), take("victim", "v1")];
+    expect(budget.stats().waiting).toBe(4);
+    for (let released = 0; released < 4; released++) {
+      budget.release(2 * MiB);
+      for (let i = 0; i < 10; i++) await Promise.resolve();
+    }
+    await Promise.all(queued);
+    // The victim's one body comes right after the body the flooder had in, not after its whole queue.
+    expect(granted).toEqual(["f1", "v1", "f2", "f3", "f4"]);
+  });
+
+  test("nothing overtakes the turn: a body that does not fit yet holds back a smaller one of another holder", async () => {
+    const budget = new BodyBudget(4 * MiB, () => {});
+    await budget.acquire(3 * MiB, "a");
+    const whole = budget.acquire(4 * MiB, "b");
+    const small = budget.acquire(1 * MiB, "c");
+    expect(await settled(whole)).toBe(false);
+    // It would fit beside the 3 MiB held, but b waits longer and has never had room: its turn.
+    expect(await settled(small)).toBe(false);
+    budget.release(3 * MiB);
+    expect(await settled(whole)).toBe(true);
+    expect(await settled(small)).toBe(false);
+    budget.release(4 * MiB);
+    expect(await settled(small)).toBe(true);
   });
 
   test("a body larger than the whole budget is admitted alone, so every body is served eventually", async () => {
@@ -192,6 +223,28 @@ describe("a request's large body waits for room in the budget before it is read"
     await expect(readBodyBytesWithin(tooLarge, 2 * MiB)).rejects.toBeInstanceOf(BodyTooLargeError);
     expect(budget.stats().heldBytes).toBe(0);
     await expect(readBodyBytesWithin(postWithLength(3 * MiB), 2 * MiB)).rejects.toBeInstanceOf(BodyTooLargeError);
+  });
+
+  test("a request's body waits in the turn of the holder it is named for", async () => {
+    const budget = new BodyBudget(3 * MiB, () => {});
+    const requests = { a1: postWithLength(2 * MiB), a2: postWithLength(2 * MiB), a3: postWithLength(2 * MiB), b1: postWithLength(2 * MiB) };
+    const order: string[] = [];
+    for (const [name, request] of Object.entries(requests)) {
+      enrolRequest(request, budget);
+      nameBodyHolder(request, name.slice(0, 1));
+    }
+    await readBodyWithin(requests.a1, 8 * MiB);
+    order.push("a1");
+    const reads = (["a2", "a3", "b1"] as const).map((name) => readBodyWithin(requests[name], 8 * MiB).then(() => order.push(name)));
+    for (let i = 0; i < 5 && budget.stats().waiting < 3; i++) await Bun.sleep(0);
+    for (const name of ["a1", "b1", "a2"] as const) {
+      for (let i = 0; i < 20 && !order.includes(name); i++) await Bun.sleep(0);
+      finishRequest(requests[name]);
+    }
+    await Promise.all(reads);
+    finishRequest(requests.a3);
+    expect(order).toEqual(["a1", "b1", "a2", "a3"]);
+    expect(budget.stats()).toEqual({ heldBytes: 0, waiting: 0 });
   });
 
   test("a body of many small parts holds what its handling takes, not its length: the next one waits until it is answered", async () => {
