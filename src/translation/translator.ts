@@ -61,6 +61,8 @@ class KeptMessagesGone extends Error {}
 /** The pool surface this translator needs (src/workers/worker-pool.ts). */
 export interface StringPool {
   exchange(payload: string, beside: Beside | undefined, affinityKey?: string): Promise<WorkerAnswer>;
+  /** Calls in flight on the worker a key is pinned to (undefined: none). */
+  pinnedLoad(affinityKey: string): number | undefined;
   release(affinityKey: string): void;
   close(): Promise<void>;
 }
@@ -140,6 +142,11 @@ export class PooledTranslator implements Translator {
       // The first encode takes the kept messages; another (a later candidate's) sends them.
       this.keptKeys.delete(request.messages);
       this.unkept.unregister(request.messages);
+    }
+    // A worker busy with another call (a large body's, which may take hundreds of ms) would
+    // hold this encode behind it: the messages go to the least loaded one instead.
+    if (key !== undefined && this.pool.pinnedLoad(key) !== 0) this.forget(key);
+    else if (key !== undefined) {
       try {
         const { value } = await this.exchange({ op: "encode_request", protocol, request: { ...request, messages: [] }, providerModelId, stream, keptMessages: key }, key, paths);
         return value as EncodedUpstreamRequest;

@@ -170,6 +170,12 @@ export class WorkerPool {
     return call.promise;
   }
 
+  /** Calls in flight on the worker `affinityKey` is pinned to; undefined when it is pinned to none, or to one that died. */
+  pinnedLoad(affinityKey: string): number | undefined {
+    const member = this.pins.get(affinityKey);
+    return member === undefined || member.dead ? undefined : member.calls.size;
+  }
+
   /** Unpins `affinityKey`; its next call is placed like a new session. Unknown keys are ignored. */
   release(affinityKey: string): void {
     const member = this.pins.get(affinityKey);

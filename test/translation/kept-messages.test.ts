@@ -19,6 +19,11 @@ class RecordingPool implements StringPool {
     const answer = handleTranslationMessage(payload, beside);
     return (typeof answer === "string" ? { body: answer } : answer) satisfies WorkerAnswer;
   }
+  /** Calls in flight on the pinned worker, as the test sets it (this pool runs each call to its end at once). */
+  load = 0;
+  pinnedLoad() {
+    return this.load;
+  }
   release(key: string) {
     this.released.push(key);
   }
@@ -47,6 +52,23 @@ describe("decoded messages kept in the worker for the encode", () => {
     await pooled.encodeRequest("openai-chat", decoded.request, "up", false);
     expect(pool.calls.at(-1)!.bytes).toBeGreaterThan(body.length / 2);
     expect(pool.calls.at(-1)!.key).toBeUndefined();
+  });
+
+  test("when the worker that kept them is busy, the messages go to another instead of waiting behind its call", async () => {
+    const pool = new RecordingPool();
+    const pooled = new PooledTranslator(pool);
+    const decoded = await pooled.decodeRequest("openai-chat", manyParts(500));
+    // A large body's translation took that worker meanwhile.
+    pool.load = 1;
+    const encoded = await pooled.encodeRequest("anthropic-messages", decoded.request, "up", false);
+    expect(encoded).toEqual(await new InlineTranslator().encodeRequest("anthropic-messages", decoded.request, "up", false));
+    const key = pool.calls[0]!.key!;
+    const encode = pool.calls.find((call) => call.op === "encode_request")!;
+    expect(encode.key).toBeUndefined();
+    // What the worker kept is forgotten, and the key released.
+    expect(pool.calls.find((call) => call.op === "forget")?.key).toBe(key);
+    for (let i = 0; i < 10 && pool.released.length === 0; i++) await Promise.resolve();
+    expect(pool.released).toEqual([key]);
   });
 
   test("messages the worker no longer keeps are sent after all: the same encode", async () => {
@@ -92,6 +114,8 @@ describe("decoded messages kept in the worker for the encode", () => {
         expect(encoded).toEqual(await inline.encodeRequest("google-generate-content", decoded.request, "g", index % 2 === 0));
       }),
     );
+    // A busy worker's kept messages are forgotten by a call of their own, released when it returns.
+    for (let waited = 0; waited < 2_000 && workerPool.stats().pinned > 0; waited += 10) await Bun.sleep(10);
     expect(workerPool.stats().pinned).toBe(0);
   });
 });

@@ -72,6 +72,10 @@ class RecordingPool implements StringPool {
     this.crossed.push({ payload, texts: beside?.texts, answer: reply.body, answerTexts: reply.texts });
     return reply;
   }
+  /** Runs each call to its end at once: never busy. */
+  pinnedLoad() {
+    return 0;
+  }
   release() {}
   async close() {}
 }

@@ -138,6 +138,19 @@ describe("WorkerPool affinity", () => {
     pool.release("unknown-key");
     expect(pool.stats().pinned).toBe(2);
   });
+
+  test("a pinned key's load is its worker's calls in flight; none for a key pinned to no worker", async () => {
+    const pool = openPool(2);
+    await pool.ready();
+    await pool.call("thread", "k");
+    expect(pool.pinnedLoad("k")).toBe(0);
+    const slow = pool.call("slow:200", "k");
+    expect(pool.pinnedLoad("k")).toBe(1);
+    await slow;
+    expect(pool.pinnedLoad("k")).toBe(0);
+    pool.release("k");
+    expect(pool.pinnedLoad("k")).toBeUndefined();
+  });
 });
 
 describe("WorkerPool errors", () => {
