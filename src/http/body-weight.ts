@@ -8,7 +8,7 @@ type ReadBody = string | { chunks: readonly Uint8Array[]; byteLength: number };
  * upstream body: 32 MiB of it took 131 MB); every container costs far more than its few
  * bytes (parsed, decoded into the IR, sent to and from a worker, encoded: 150,000 small
  * messages in 8 MiB took 133 MB, 300,000 content blocks 152 MB, test/bench/HISTORY.md
- * 2026-11-29 16:00 entry). The body budget (body-budget.ts) holds a body's weight, so
+ * 2026-11-29 15:53–16:03 entry). The body budget (body-budget.ts) holds a body's weight, so
  * bodies of many small parts do not count as a quarter of what they cost.
  */
 export function bodyWeight(body: ReadBody): number {

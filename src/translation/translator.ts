@@ -80,7 +80,7 @@ export class PooledTranslator implements Translator {
    * messages: while the request's `messages` is still the decoded array, its encode goes to
    * that worker without them. The request thread never writes JSON of them for it, nor does
    * the worker parse it: for 8 MiB of 150,000 small messages those were a fifth of the
-   * request thread's time (test/bench/HISTORY.md, 2026-11-29 16:05–16:25). The request
+   * request thread's time (test/bench/HISTORY.md, 2026-11-29 16:04–16:13). The request
    * thread must not change decoded messages in place (it gives a request new messages
    * instead: a preset's defaults and the output limit touch only top-level fields).
    */
