@@ -54,6 +54,8 @@ export interface Config {
   maxInferenceBodyBytes: number;
   /** The most of one upstream answer (non-streaming) read into memory; past it the answer is a 502. */
   maxUpstreamBodyBytes: number;
+  /** Bytes of large whole upstream answers (over 1 MiB each) one account's requests may have in flight on this process; 0: no bound. */
+  upstreamAnswerBytesPerAccount: number;
   /** Largest accepted request body for management endpoints. */
   maxManagementBodyBytes: number;
   /**
@@ -283,6 +285,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxInferenceBodyBytes: integer("MAX_INFERENCE_BODY_BYTES", 32 * 1024 * 1024, env),
     maxManagementBodyBytes: integer("MAX_MANAGEMENT_BODY_BYTES", 256 * 1024, env),
     maxUpstreamBodyBytes: integer("MAX_UPSTREAM_BODY_BYTES", 64 * 1024 * 1024, env),
+    upstreamAnswerBytesPerAccount: integer("UPSTREAM_ANSWER_BYTES_PER_ACCOUNT", 128 * 1024 * 1024, env),
     bodyMemoryBudgetBytes: integer("BODY_MEMORY_BUDGET_BYTES", 32 * 1024 * 1024, env),
     serverProcesses: serverProcesses(env, port),
     shutdownGraceMs: integer("SHUTDOWN_GRACE_MS", 20_000, env),

@@ -52,6 +52,7 @@ import { reportListening, serverProcessNumber } from "./server-processes";
 import { Readiness, type DatabaseProbe } from "./observability/readiness";
 import { pendingMigrationVersions } from "./db/queries/health";
 import { AccountReadGate, readsPerProcess } from "./http/account-read-gate";
+import { AnswerBytes } from "./routing/answer-bytes";
 
 const TRANSLATE_WORKER = new URL("../workers/translate.worker.ts", import.meta.url);
 
@@ -161,6 +162,7 @@ export async function startServer(overrides: Partial<Config> = {}, parts: Server
     me: new MeNamespace(db.sql),
     walletLeases,
     pendingSettlements: new PendingSettlements(),
+    answerBytes: new AnswerBytes(config.upstreamAnswerBytesPerAccount),
     refusals,
     policies: new PolicyStore(db.sql, config.credentialCacheTtlMs),
     routingPresets: new RoutingPresetStore(db.sql, config.credentialCacheTtlMs),

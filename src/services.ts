@@ -25,6 +25,7 @@ import type { RequestTracing } from "./observability/request-trace";
 import type { Readiness } from "./observability/readiness";
 import type { AccountReadGate } from "./http/account-read-gate";
 import type { RefusalSampler } from "./metering/refusal-sampler";
+import type { AnswerBytes } from "./routing/answer-bytes";
 
 /** The long-lived parts a route needs; built once in server.ts (or a test) and passed down. */
 export interface Services {
@@ -45,6 +46,8 @@ export interface Services {
   me: MeNamespace;
   walletLeases: WalletLeases;
   pendingSettlements: PendingSettlements;
+  /** Each account's room for large whole upstream answers in flight (UPSTREAM_ANSWER_BYTES_PER_ACCOUNT): one for both inference routers. */
+  answerBytes: AnswerBytes;
   /** Which requests refused before admission get a record; the rest are counted per account and day (REFUSED_RECORDS_PER_MINUTE). */
   refusals: RefusalSampler;
   /** Policies bound to principals, cached; the policy routes invalidate it on every change. */

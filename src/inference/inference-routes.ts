@@ -159,6 +159,7 @@ export function inferenceDeps(services: Services): InferenceDeps {
       timeouts: config.upstreamTimeouts,
       maxUpstreamBodyBytes: config.maxUpstreamBodyBytes,
       answerBytesAbove: bytesAbove,
+      answerBytes: services.answerBytes,
       connectCheck: services.connectCheck,
       graceOver: inFlight.graceOver,
       byokKeys: services.byokKeys,

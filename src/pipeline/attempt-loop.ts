@@ -11,6 +11,7 @@ import type { RequestContext } from "./request-context";
 import type { StreamObserver } from "./stream-observer";
 import { finishAttempt, type AttemptTelemetry } from "./attempt-accounting";
 import { respondJson, type AnswerBody } from "./respond-json";
+import type { AnswerBytes } from "../routing/answer-bytes";
 import { relayStream, type RelayDeps } from "./relay-stream";
 import { internalError } from "./inference-error";
 import { shutdownError } from "./in-flight-requests";
@@ -35,6 +36,8 @@ export interface AttemptDeps extends AttemptTelemetry, RelayDeps {
   maxUpstreamBodyBytes: number;
   /** A whole answer longer than this is read as bytes, which the translator's pool takes as they are. */
   answerBytesAbove: number;
+  /** Each account's room for large whole answers in flight on this process. */
+  answerBytes: AnswerBytes;
   /** Where a customer's key the provider refused is noted (never awaited). */
   byokKeys: Pick<ByokKeyStore, "recordRefusal" | "recordUse">;
   /** Checks a customer-supplied base (BYOK `api_base`) before each call and pins the address it checked. */
@@ -185,8 +188,8 @@ export async function runAttempts(deps: AttemptDeps, input: AttemptInput): Promi
 
     if (!ir.stream) {
       const answer = await respondJson(
-        { translator: deps.translator, idleMs: deps.timeouts.idleMs, maxBytes: deps.maxUpstreamBodyBytes, bytesAbove: deps.answerBytesAbove },
-        { response, abortUpstream, upstreamProtocol: candidate.protocol, clientProtocol: protocol, context: codecContext, rewrite: input.responseCheck?.whole, reencode: opaque, waits: attempt },
+        { translator: deps.translator, idleMs: deps.timeouts.idleMs, maxBytes: deps.maxUpstreamBodyBytes, bytesAbove: deps.answerBytesAbove, answerBytes: deps.answerBytes },
+        { response, abortUpstream, upstreamProtocol: candidate.protocol, clientProtocol: protocol, context: codecContext, rewrite: input.responseCheck?.whole, reencode: opaque, waits: attempt, accountId: context.principal.accountId },
       );
       call.release();
       if (!answer.ok && answer.refused) {

@@ -3,6 +3,7 @@ import type { Translator } from "../translation/translator";
 import type { ResponseRewrite, TranslationSignals, UpstreamBody } from "../translation/translation-types";
 import { translateResponse } from "../translation/translate-response";
 import { readBodyTextOrBytes } from "../routing/body-reader";
+import { AnswerReservation, type AnswerBytes } from "../routing/answer-bytes";
 import { codecFor } from "../translation/codec-registry";
 import { internalError } from "./inference-error";
 import type { AttemptRecord } from "../routing/attempt-record";
@@ -15,6 +16,8 @@ export interface RespondJsonDeps {
   maxBytes: number;
   /** An answer longer than this is read as bytes, for a worker to decode (the translator's inline limit). */
   bytesAbove: number;
+  /** Each account's room for large answers in flight (UPSTREAM_ANSWER_BYTES_PER_ACCOUNT). */
+  answerBytes: AnswerBytes;
 }
 
 export interface RespondJsonInput {
@@ -29,6 +32,8 @@ export interface RespondJsonInput {
   reencode?: boolean;
   /** The attempt: reading the body is time spent waiting for the upstream (Server-Timing). */
   waits: Pick<AttemptRecord, "upstreamMs">;
+  /** Whose room a large answer takes (the caller's account). */
+  accountId: string;
 }
 
 export type JsonAnswer =
@@ -45,11 +50,13 @@ export type JsonAnswer =
  * the same protocol included, so redaction can rewrite it.
  */
 export async function respondJson(deps: RespondJsonDeps, input: RespondJsonInput): Promise<JsonAnswer> {
+  // Held from the answer's head until its client body is made (the copies translation makes are gone then).
+  const reservation = new AnswerReservation(deps.answerBytes, input.accountId);
   try {
     const readFrom = performance.now();
     let body: UpstreamBody;
     try {
-      body = await readBodyTextOrBytes(input.response, deps.idleMs, input.abortUpstream, deps.maxBytes, deps.bytesAbove);
+      body = await readBodyTextOrBytes(input.response, deps.idleMs, input.abortUpstream, deps.maxBytes, deps.bytesAbove, (bytes) => reservation.grow(bytes));
     } finally {
       input.waits.upstreamMs = (input.waits.upstreamMs ?? 0) + (performance.now() - readFrom);
     }
@@ -63,6 +70,8 @@ export async function respondJson(deps: RespondJsonDeps, input: RespondJsonInput
     if (isIrError(error)) return { ok: false, error };
     if (error instanceof IrDecodeError) return { ok: false, error: irError("upstream_invalid_response", `upstream response could not be read: ${error.message}`) };
     return { ok: false, error: internalError(error, input.context.requestId) };
+  } finally {
+    reservation.release();
   }
 }
 

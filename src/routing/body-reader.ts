@@ -84,11 +84,23 @@ export async function readBodyText(response: Response, idleTimeoutMs: number, ab
  * by the runtime (`arrayBuffer()`: for 30 MiB of ASCII, 27–43 ms of this thread's CPU against
  * 50–60 reading its chunks, measured 2026-11-29); without one, chunk by chunk within the limit.
  */
-export async function readBodyTextOrBytes(response: Response, idleTimeoutMs: number, abort: () => void, maxBytes: number, bytesAbove: number): Promise<string | BodyBytes> {
+export async function readBodyTextOrBytes(
+  response: Response,
+  idleTimeoutMs: number,
+  abort: () => void,
+  maxBytes: number,
+  bytesAbove: number,
+  /** Asked for room for the answer (answer-bytes.ts): its declared length before it is read, or its length so far while it is read; false stops it. */
+  room?: (bytes: number) => boolean,
+): Promise<string | BodyBytes> {
   const declared = plainLength(response);
   if (declared !== undefined && declared > maxBytes) {
     abort();
     throw tooLarge(maxBytes);
+  }
+  if (declared !== undefined && room !== undefined && !room(declared)) {
+    abort();
+    throw noRoom();
   }
   let timedOut = false;
   const timer = setTimeout(() => {
@@ -101,7 +113,7 @@ export async function readBodyTextOrBytes(response: Response, idleTimeoutMs: num
       const bytes = new Uint8Array(await response.arrayBuffer());
       return { chunks: [bytes], byteLength: bytes.byteLength };
     }
-    const bytes = await readChunksWithin(response, maxBytes, abort);
+    const bytes = await readChunksWithin(response, maxBytes, abort, declared === undefined ? room : undefined);
     return bytes.byteLength > bytesAbove ? bytes : textOfBytes(bytes);
   } catch (error) {
     if (isIrError(error) && error.kind === "upstream_invalid_response") throw error;
@@ -122,7 +134,7 @@ function plainLength(response: Response): number | undefined {
   return Number.isSafeInteger(bytes) && bytes >= 0 ? bytes : undefined;
 }
 
-async function readChunksWithin(response: Response, maxBytes: number, abort: () => void): Promise<BodyBytes> {
+async function readChunksWithin(response: Response, maxBytes: number, abort: () => void, room?: (bytes: number) => boolean): Promise<BodyBytes> {
   const chunks: Uint8Array[] = [];
   const body = response.body;
   if (body === null) return { chunks, byteLength: 0 };
@@ -132,13 +144,17 @@ async function readChunksWithin(response: Response, maxBytes: number, abort: () 
     const { done, value } = await reader.read();
     if (done) return { chunks, byteLength };
     byteLength += value.byteLength;
-    if (byteLength > maxBytes) {
+    if (byteLength > maxBytes || (room !== undefined && !room(byteLength))) {
       abort();
       reader.cancel().catch(() => {});
-      throw tooLarge(maxBytes);
+      throw byteLength > maxBytes ? tooLarge(maxBytes) : noRoom();
     }
     chunks.push(value);
   }
+}
+
+function noRoom(): IrError {
+  return irError("upstream_invalid_response", "upstream answers to this account in flight are larger than UPSTREAM_ANSWER_BYTES_PER_ACCOUNT");
 }
 
 function tooLarge(maxBytes: number): IrError {
