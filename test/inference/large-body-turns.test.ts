@@ -35,9 +35,11 @@ describe("large bodies of two accounts", () => {
   test("the victim's one body is served right after the flooder's first, not after its whole queue", async () => {
     harness.mocks.openai.queueScenarios(...Array.from({ length: FLOOD + 1 }, () => ({ kind: "slow" as const, delayMs: UPSTREAM_MS })));
     const finished: string[] = [];
+    const upstreamSaw = harness.mocks.openai.requests.length;
     const flood = Array.from({ length: FLOOD }, (_, index) => largeRequest(harness.account.apiKey).then((status) => finished.push(`flooder ${index} ${status}`)));
-    // The flooder's bodies are all in (one served, the rest waiting) before the victim's arrives.
-    await Bun.sleep(UPSTREAM_MS / 4);
+    // The victim's arrives while the flooder's first is with the upstream (UPSTREAM_MS) and the rest wait.
+    for (let waited = 0; waited < 10_000 && harness.mocks.openai.requests.length === upstreamSaw; waited += 5) await Bun.sleep(5);
+    expect(harness.mocks.openai.requests.length).toBe(upstreamSaw + 1);
     const victims = largeRequest(victim.apiKey).then((status) => finished.push(`victim ${status}`));
     await Promise.all([...flood, victims]);
     expect(finished).toHaveLength(FLOOD + 1);
