@@ -40,7 +40,8 @@ export type TranslationReply = { ok: true; value: unknown } | { ok: false; decod
 const kept = new Map<string, IrMessage[]>();
 const MAX_KEPT = 64;
 
-class KeptMessagesGone extends Error {}
+/** The messages an encode named are not kept here; the pool's caller throws it again from the reply's `keptGone` (translator.ts). */
+export class KeptMessagesGone extends Error {}
 
 function keep(key: string, messages: IrMessage[]): void {
   kept.set(key, messages);
@@ -135,9 +136,12 @@ export function handleTranslationMessage(payload: string, beside?: Beside): stri
  * UTF-8 first (~120 ms for 32 MiB, measured; an ASCII string it sends in a few ms).
  */
 function withBlobBody(encoded: EncodedUpstreamRequest): EncodedUpstreamRequest {
-  const body = encoded.body;
-  if (typeof body !== "string" || body.length < LARGE_STRING_CHARS || Buffer.byteLength(body) === body.length) return encoded;
-  return { ...encoded, body: new Blob([body]) };
+  return isLargeAndNotAscii(encoded.body) ? { ...encoded, body: new Blob([encoded.body]) } : encoded;
+}
+
+/** A string long enough to be set aside whose UTF-8 bytes are not its characters (an ASCII one the runtime sends as it is). */
+function isLargeAndNotAscii(body: unknown): body is string {
+  return typeof body === "string" && body.length >= LARGE_STRING_CHARS && Buffer.byteLength(body) !== body.length;
 }
 
 /**
@@ -145,13 +149,13 @@ function withBlobBody(encoded: EncodedUpstreamRequest): EncodedUpstreamRequest {
  * the client codec's charge goes into it as a byte offset (respond-json.ts splices the charge
  * in by joining slices of the Blob). Returned as a string, the request thread would join
  * the charge's splice into it and then, for the Response, flatten it and convert it to
- * UTF-8: 30 MiB cost that thread 33–127 ms of CPU an answer (test/bench/large-bodies.ts,
- * ANSWERS=1, 2026-11-29).
+ * UTF-8: a 30 MiB answer cost that thread 123–157 ms of CPU, 40–77 as a Blob
+ * (test/bench/large-bodies.ts, ANSWERS=1, 2026-11-29).
  */
 function withBlobAnswer(translated: TranslatedResponse, client: ProtocolId): TranslatedResponse {
   const body = translated.body;
   // An ASCII string the Response sends as it is: a Blob would only add a copy here.
-  if (typeof body !== "string" || body.length < LARGE_STRING_CHARS || Buffer.byteLength(body) === body.length) return translated;
+  if (!isLargeAndNotAscii(body)) return translated;
   const bytes = new Blob([body]);
   const splice = codecFor(client).chargeSplice?.(body);
   if (splice === undefined) return { ...translated, body: bytes };

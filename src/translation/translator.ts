@@ -2,7 +2,7 @@ import { IrDecodeError, type IrError, type IrMessage, type IrRequest, type Proto
 import { StreamTranslation } from "./stream-translation";
 import { bodySize, decodeClientRequest, encodeUpstreamRequest } from "./translate-request";
 import { translateResponse, type TranslateResponseInput } from "./translate-response";
-import type { TranslationMessage, TranslationReply } from "./translation-handler";
+import { KeptMessagesGone, type TranslationMessage, type TranslationReply } from "./translation-handler";
 import { findLargeStrings, type JsonPath } from "./large-strings";
 import { packForWorker, unpackFromWorker } from "./worker-message";
 import type { Beside, WorkerAnswer } from "../workers/wire-format";
@@ -55,8 +55,6 @@ export class InlineTranslator implements Translator {
 
 const NONE: JsonPath[] = [];
 
-/** The worker no longer keeps the messages an encode named (translation-handler.ts). */
-class KeptMessagesGone extends Error {}
 
 /** The pool surface this translator needs (src/workers/worker-pool.ts). */
 export interface StringPool {
