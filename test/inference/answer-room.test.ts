@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import postgres from "postgres";
+import { normaliseRow } from "../metering/metering-support";
 import { startBehindUpstream, type HandWrittenUpstreamHarness } from "../support/inference-harness";
 import type { TestAccount } from "../support/test-server";
 
@@ -7,7 +9,9 @@ import type { TestAccount } from "../support/test-server";
  * as MAX_UPSTREAM_BODY_BYTES, and the runtime buffers it whether or not it is read: one
  * account's large whole answers in flight are bounded (UPSTREAM_ANSWER_BYTES_PER_ACCOUNT), so
  * many concurrent requests cannot make the process hold that much per request. Another
- * account's room is its own.
+ * account's room is its own. A refused answer's upstream call is still charged when the
+ * platform pays for it: it answered 200 (the upper bound of an attempt that failed before
+ * serving, src/metering/README.md).
  */
 
 const MiB = 1024 * 1024;
@@ -75,6 +79,24 @@ async function untilHeld(accountId: string): Promise<void> {
   expect(harness.server.server.services.answerBytes.heldFor(accountId)).toBeGreaterThanOrEqual(FIRST);
 }
 
+/** The request's record: failed, and its one attempt (answered 200, then refused) charged on the upper bound. */
+async function expectChargedUnserved(requestId: string): Promise<void> {
+  await harness.server.server.services.writeBuffer.flush();
+  const sql = postgres(harness.server.databaseUrl, { max: 1 });
+  try {
+    const [record] = (await sql`select * from requests where request_id = ${requestId}`).map(normaliseRow);
+    expect(record).toMatchObject({ status: "failed", billing_status: "computed", funding_source: "cloud_credit" });
+    expect(record.attempts).toMatchObject([{ ordinal: 1, status_code: 200, outcome: "provider_error" }]);
+    const [unserved] = record.charge_audit.unserved_attempts;
+    // max_tokens 10 bounds the output of an answer generated whole before it was sent.
+    expect(unserved.buckets.output).toBe(10);
+    expect(unserved.charge_micro_usd).toBeGreaterThan(0);
+    expect(Number(record.final_charge_micro_usd)).toBe(unserved.charge_micro_usd);
+  } finally {
+    await sql.end();
+  }
+}
+
 describe("one account's large whole answers in flight", () => {
   test("one past the account's room is a 502 as it is read; another account's, and an ordinary answer, are served", async () => {
     const first = ask(harness.account.apiKey);
@@ -86,6 +108,7 @@ describe("one account's large whole answers in flight", () => {
     expect(refused.status).toBe(502);
     expect(refused.body.error.code).toBe("upstream_invalid_response");
     expect(refused.body.error.message).toContain("UPSTREAM_ANSWER_BYTES_PER_ACCOUNT");
+    await expectChargedUnserved(refused.headers.get("x-request-id")!);
     // An ordinary answer is never counted.
     expect((await ask(harness.account.apiKey, "small")).status).toBe(200);
     release();
