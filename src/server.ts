@@ -69,6 +69,17 @@ function readinessProbe(sql: Database["sql"], knownVersions: readonly number[]):
   return async () => ((await pendingMigrationVersions(sql, knownVersions)).length === 0 ? undefined : "migrations_pending");
 }
 
+/**
+ * What the two memory bounds on large bodies hold now, for an operator sizing
+ * BODY_MEMORY_BUDGET_BYTES and UPSTREAM_ANSWER_BYTES_PER_ACCOUNT (docs/configuration.md):
+ * requests waiting for room are the sign of a budget too small for the traffic.
+ */
+function trackMemoryBounds(metrics: Metrics, bodyBudget: BodyBudget, answerBytes: AnswerBytes): void {
+  metrics.register(new Gauge("switchyard_body_budget_held_bytes", "Weight of the large request bodies held in memory now (BODY_MEMORY_BUDGET_BYTES bounds it).")).track([], () => bodyBudget.stats().heldBytes);
+  metrics.register(new Gauge("switchyard_body_budget_waiting", "Requests whose large body waits for room in the body budget.")).track([], () => bodyBudget.stats().waiting);
+  metrics.register(new Gauge("switchyard_large_answer_bytes", "Bytes of large upstream answers (over 1 MiB each) in flight, all accounts (UPSTREAM_ANSWER_BYTES_PER_ACCOUNT bounds each account's).")).track([], () => answerBytes.heldTotal());
+}
+
 /** How long streams ended at the grace limit get to settle, and then to deliver their error frame, before connections close. */
 const STREAM_END_FLUSH_MS = 1_000;
 
@@ -179,7 +190,9 @@ export async function startServer(overrides: Partial<Config> = {}, parts: Server
     // for the wallet to guard (docs/architecture.md "Metering"); policies still apply.
     admission: new AdmissionChain([new GuardrailCheck(), policyCounters], config.meteringEnabled ? [new WalletCheck(walletLeases)] : []),
   };
-  const hooks = createRequestHooks(services.metrics, bodyLimits(config), new BodyBudget(config.bodyMemoryBudgetBytes), new IdleCollector());
+  const bodyBudget = new BodyBudget(config.bodyMemoryBudgetBytes);
+  trackMemoryBounds(metrics, bodyBudget, services.answerBytes);
+  const hooks = createRequestHooks(services.metrics, bodyLimits(config), bodyBudget, new IdleCollector());
   const app = createApp(services, hooks);
   // Everything that is not an inference path goes to Elysia, with the peer's address noted
   // for the sign-in and user-code throttles.

@@ -16,6 +16,8 @@ export const LARGE_ANSWER_BYTES = 1024 * 1024;
  */
 export class AnswerBytes {
   private readonly held = new Map<string, number>();
+  /** Every account's held bytes, summed (/metrics). */
+  private total = 0;
 
   /** `perAccount` 0: no bound. */
   constructor(readonly perAccount: number) {}
@@ -26,15 +28,23 @@ export class AnswerBytes {
     const held = this.held.get(account) ?? 0;
     if (held + bytes > this.perAccount) return false;
     this.held.set(account, held + bytes);
+    this.total += bytes;
     return true;
   }
 
   /** Gives back what reserve counted. */
   release(account: string, bytes: number): void {
     if (this.perAccount === 0 || bytes === 0) return;
-    const left = (this.held.get(account) ?? 0) - bytes;
+    const held = this.held.get(account) ?? 0;
+    this.total -= Math.min(held, bytes);
+    const left = held - bytes;
     if (left > 0) this.held.set(account, left);
     else this.held.delete(account);
+  }
+
+  /** Bytes held for all accounts together (switchyard_large_answer_bytes). */
+  heldTotal(): number {
+    return this.total;
   }
 
   /** Bytes held for `account` (tests). */

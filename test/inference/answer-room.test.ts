@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import postgres from "postgres";
 import { normaliseRow } from "../metering/metering-support";
+import { metricValue } from "../support/api-client";
 import { startBehindUpstream, type HandWrittenUpstreamHarness } from "../support/inference-harness";
 import type { TestAccount } from "../support/test-server";
 
@@ -103,6 +104,9 @@ describe("one account's large whole answers in flight", () => {
     await untilHeld(harness.account.accountId);
     const otherAccount = ask(other.apiKey);
     await untilHeld(other.accountId);
+    // What both accounts hold shows on /metrics, summed.
+    const held = harness.server.server.services.answerBytes.heldFor(harness.account.accountId) + harness.server.server.services.answerBytes.heldFor(other.accountId);
+    expect(await metricValue(harness.server.url, "switchyard_large_answer_bytes")).toBe(held);
     // The first's body has not all come: a second large answer for the same account has no room.
     const refused = await ask(harness.account.apiKey);
     expect(refused.status).toBe(502);
@@ -118,6 +122,7 @@ describe("one account's large whole answers in flight", () => {
     expect(othersServed.status).toBe(200);
     // The room came back with the answers: the account's next large answer is served.
     expect(harness.server.server.services.answerBytes.heldFor(harness.account.accountId)).toBe(0);
+    expect(await metricValue(harness.server.url, "switchyard_large_answer_bytes")).toBe(0);
     const next = ask(harness.account.apiKey);
     await untilHeld(harness.account.accountId);
     release();

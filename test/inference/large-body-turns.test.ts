@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { metricValue } from "../support/api-client";
 import { startInferenceHarness, type InferenceHarness } from "../support/inference-harness";
 import type { TestAccount } from "../support/test-server";
 
@@ -40,8 +41,18 @@ describe("large bodies of two accounts", () => {
     // The victim's arrives while the flooder's first is with the upstream (UPSTREAM_MS) and the rest wait.
     for (let waited = 0; waited < 10_000 && harness.mocks.openai.requests.length === upstreamSaw; waited += 5) await Bun.sleep(5);
     expect(harness.mocks.openai.requests.length).toBe(upstreamSaw + 1);
+    // /metrics shows the body being served held, and the others waiting for room (once all have arrived).
+    let waiting = await metricValue(harness.server.url, "switchyard_body_budget_waiting");
+    for (let waited = 0; waited < 5_000 && waiting !== FLOOD - 1; waited += 5) {
+      await Bun.sleep(5);
+      waiting = await metricValue(harness.server.url, "switchyard_body_budget_waiting");
+    }
+    expect(waiting).toBe(FLOOD - 1);
+    expect(await metricValue(harness.server.url, "switchyard_body_budget_held_bytes")).toBeGreaterThanOrEqual(2 * MiB);
     const victims = largeRequest(victim.apiKey).then((status) => finished.push(`victim ${status}`));
     await Promise.all([...flood, victims]);
+    expect(await metricValue(harness.server.url, "switchyard_body_budget_held_bytes")).toBe(0);
+    expect(await metricValue(harness.server.url, "switchyard_body_budget_waiting")).toBe(0);
     expect(finished).toHaveLength(FLOOD + 1);
     expect(finished.every((entry) => entry.endsWith(" 200"))).toBe(true);
     expect(finished.indexOf("victim 200")).toBe(1);

@@ -11,9 +11,14 @@ describe("AnswerBytes", () => {
     expect(room.reserve("a", 2 * MiB)).toBe(false);
     expect(room.heldFor("a")).toBe(2 * MiB);
     expect(room.reserve("b", 2 * MiB)).toBe(true);
+    expect(room.heldTotal()).toBe(4 * MiB);
     room.release("a", 2 * MiB);
     expect(room.heldFor("a")).toBe(0);
+    expect(room.heldTotal()).toBe(2 * MiB);
     expect(room.reserve("a", 3 * MiB)).toBe(true);
+    // Giving back more than was held takes only what was.
+    room.release("b", 5 * MiB);
+    expect(room.heldTotal()).toBe(3 * MiB);
     // 0: no bound.
     expect(new AnswerBytes(0).reserve("a", 1e12)).toBe(true);
   });

@@ -28,3 +28,10 @@ export async function call<T = any>(
   }
   return { status: response.status, body: parsed as T, headers: response.headers, text };
 }
+
+/** The value of an unlabelled series on the server's /metrics (undefined when it is not there). */
+export async function metricValue(baseUrl: string, name: string): Promise<number | undefined> {
+  const text = await fetch(`${baseUrl}/metrics`).then((response) => response.text());
+  const line = text.split("\n").find((candidate) => candidate.startsWith(`${name} `));
+  return line === undefined ? undefined : Number(line.slice(name.length + 1));
+}
