@@ -7,7 +7,7 @@ import { isRecord, type JsonObject } from "../openai-shared/read-fields";
 import { decodeChatUsage } from "./convert-usage";
 import { placeCitation } from "../openai-shared/url-citation";
 import { TextPartCursor } from "../shared/text-part-cursor";
-import { DeltaFrameShape, isDeltaPart, type IgnoredField } from "../shared/delta-frame-shape";
+import { DeltaFrameShape, isDeltaPart, KnownShapes, type IgnoredField } from "../shared/delta-frame-shape";
 import { readAnnotations, readAnswerContent, warnDroppedMessageFields } from "./decode-answer-content";
 import { decodeChatFinishReason } from "./map-finish-reason";
 
@@ -24,9 +24,9 @@ import { decodeChatFinishReason } from "./map-finish-reason";
  * text, so their spans are moved to the current text part (which starts later when
  * reasoning came between).
  * A tool call opens only once its name is known. A frame of the same shape as the delta
- * before it (text, reasoning, or argument text of an open tool call) is read without
- * parsing (delta-frame-shape.ts): such a delta changes nothing here but the text counts
- * that `push` keeps.
+ * before it (text, reasoning, or argument text of an open tool call), or as a text or
+ * reasoning chunk of an earlier stream, is read without parsing (delta-frame-shape.ts):
+ * such a delta changes nothing here but the text counts that `push` keeps.
  */
 export function createChatStreamDecoder(options: { readShapes?: boolean } = {}): StreamDecoder {
   let started = false;
@@ -44,10 +44,13 @@ export function createChatStreamDecoder(options: { readShapes?: boolean } = {}):
   let toolFragments = 0;
 
   /** `readShapes: false` parses every frame: what the shortcut is tested against. */
-  const shape = options.readShapes === false ? undefined : new DeltaFrameShape(UNREAD_FIELDS);
+  const shape = options.readShapes === false ? undefined : new DeltaFrameShape(UNREAD_FIELDS, KNOWN_SHAPES);
 
   function push(event: SseEvent): IrStreamPart[] {
-    const delta = shape?.match(event);
+    // Once started (and not over), a text or reasoning chunk gives its part and nothing
+    // else: a shape known from another stream may stand for it. Before, the first chunk's
+    // id and model make the start part.
+    const delta = shape?.match(event, started && !done && !stream.failed);
     const parts: IrStreamPart[] = delta === undefined ? decodeAndLearn(event) : [delta];
     textPart.note(parts);
     messageText += textLength(parts);
@@ -58,13 +61,15 @@ export function createChatStreamDecoder(options: { readShapes?: boolean } = {}):
   function decodeAndLearn(event: SseEvent): IrStreamPart[] {
     const warned = warnings.length;
     const fragments = toolFragments;
+    const refused = refusal;
     const parts = decodeEvent(event);
     const only = parts.length === 1 ? parts[0] : undefined;
     // Argument text from one fragment: a lone delta comes only from a call already open (a
     // fragment to a closed call is kept, or opens it with a start part before its text).
     const fragmentsRead = toolFragments - fragments;
     const deltaOnly = isDeltaPart(only) && warnings.length === warned && fragmentsRead === (only.type === "tool_call_delta" ? 1 : 0);
-    if (deltaOnly) shape?.learn(event, parsedChunk, only);
+    // A refusal's text marks the answer refused: its shape stands only for this stream's next refusal chunks.
+    if (deltaOnly) shape?.learn(event, parsedChunk, only, !refused && !refusal);
     else shape?.forget();
     return parts;
   }
@@ -163,8 +168,22 @@ export function createChatStreamDecoder(options: { readShapes?: boolean } = {}):
   return { push, end: () => stream.end(), warnings };
 }
 
-/** Fields of a chunk this decoder never reads whose values change from chunk to chunk (OpenAI pads each chunk with `obfuscation`). */
-const UNREAD_FIELDS: IgnoredField[] = [{ key: "obfuscation", value: "string" }];
+/**
+ * Fields of a chunk this decoder does not read once the stream has started whose values
+ * change from chunk to chunk (OpenAI pads each chunk with `obfuscation`) or from stream to
+ * stream (the completion's `id` and `created`, and the `system_fingerprint` of the backend
+ * that served it: left open, a shape one stream proved fits the next stream's chunks,
+ * KNOWN_SHAPES).
+ */
+const UNREAD_FIELDS: IgnoredField[] = [
+  { key: "obfuscation", value: "string" },
+  { key: "id", value: "string", per: "stream" },
+  { key: "created", value: "integer", per: "stream" },
+  { key: "system_fingerprint", value: "string", per: "stream" },
+];
+
+/** Text and reasoning chunk shapes proven by this process's chat streams (delta-frame-shape.ts). */
+const KNOWN_SHAPES = new KnownShapes();
 
 function textLength(parts: readonly IrStreamPart[]): number {
   let length = 0;

@@ -1,5 +1,5 @@
 import { describe, expect, spyOn, test } from "bun:test";
-import { DeltaFrameShape } from "../../../src/protocols/shared/delta-frame-shape";
+import { DeltaFrameShape, KnownShapes } from "../../../src/protocols/shared/delta-frame-shape";
 import { createChatStreamDecoder } from "../../../src/protocols/openai-chat/decode-stream";
 import { createAnthropicStreamDecoder } from "../../../src/protocols/anthropic-messages/decode-stream";
 import { createResponsesStreamDecoder } from "../../../src/protocols/openai-responses/decode-stream";
@@ -93,6 +93,120 @@ describe("DeltaFrameShape", () => {
       used.learn({ data: chunk("a", `,"n":${n}`) }, parsed(chunk("a", `,"n":${n}`)), { type: "text_delta", text: "a" });
       expect(used.match({ data: chunk("b", `,"n":${n}`) })).toEqual({ type: "text_delta", text: "b" });
     }
+  });
+});
+
+describe("KnownShapes: shapes proven by one stream, for the next", () => {
+  const OPEN = [
+    { key: "id", value: "string" as const, per: "stream" as const },
+    { key: "created", value: "integer" as const, per: "stream" as const },
+  ];
+  const streamChunk = (id: string, created: number, content: string) => chunk(content).replace('"id":"chatcmpl-1"', `"id":"${id}"`).replace('"created":1', `"created":${created}`);
+
+  test("a text shape another stream proved fits this stream's chunk (other id and time) only where the decoder allows it", () => {
+    const known = new KnownShapes();
+    const first = new DeltaFrameShape(OPEN, known);
+    const data = streamChunk("chatcmpl-a", 100, "Hello");
+    first.learn({ data }, parsed(data), { type: "text_delta", text: "Hello" }, true);
+    expect(known.size).toBe(1);
+    const next = new DeltaFrameShape(OPEN, known);
+    const other = { data: streamChunk("chatcmpl-b", 200, "Hi") };
+    expect(next.match(other)).toBeUndefined();
+    expect(next.match(other, true)).toEqual({ type: "text_delta", text: "Hi" });
+    // Adopted as the stream's own, its id and time fixed: the stream's next chunk fits it, another stream's does not.
+    expect(next.match({ data: streamChunk("chatcmpl-b", 200, " there") })).toEqual({ type: "text_delta", text: " there" });
+    expect(next.match({ data: streamChunk("chatcmpl-c", 200, " there") })).toBeUndefined();
+    expect(next.match({ data: streamChunk("chatcmpl-b", 201, " there") })).toBeUndefined();
+    // The same holds for the stream that learned it.
+    expect(first.match({ data: streamChunk("chatcmpl-a", 100, "!") })).toEqual({ type: "text_delta", text: "!" });
+    expect(first.match({ data: streamChunk("chatcmpl-z", 100, "!") })).toBeUndefined();
+    // Another model (fixed text) does not fit.
+    expect(new DeltaFrameShape(OPEN, known).match({ data: streamChunk("chatcmpl-c", 300, "x").replace('"model":"m"', '"model":"n"') }, true)).toBeUndefined();
+  });
+
+  test("what is kept: a stream's first shape, if the decoder calls it state-free, never argument text, each once, the newest few", () => {
+    const known = new KnownShapes(3);
+    const stream = () => new DeltaFrameShape(OPEN, known);
+    const data = streamChunk("chatcmpl-a", 1, "a");
+    stream().learn({ data }, parsed(data), { type: "text_delta", text: "a" });
+    expect(known.size).toBe(0);
+    stream().learn({ data }, parsed(data), { type: "text_delta", text: "a" }, true);
+    stream().learn({ data: streamChunk("chatcmpl-z", 9, "b") }, parsed(streamChunk("chatcmpl-z", 9, "b")), { type: "text_delta", text: "b" }, true);
+    expect(known.size).toBe(1);
+    const args = `{"type":"x","delta":{"index":2,"arguments":"{\\"a\\":"}}`;
+    stream().learn({ data: args }, parsed(args), { type: "tool_call_delta", index: 2, argumentsDelta: '{"a":' }, true);
+    expect(known.size).toBe(1);
+    // A stream's later shapes are not kept (known shapes are asked only for a stream's first).
+    const later = stream();
+    later.learn({ data: args }, parsed(args), { type: "tool_call_delta", index: 2, argumentsDelta: '{"a":' });
+    const other = chunk("r", ',"x":1');
+    later.learn({ data: other }, parsed(other), { type: "text_delta", text: "r" }, true);
+    expect(known.size).toBe(1);
+    // A hostile upstream's ever-new shapes, stream after stream, push out older ones; the count stays bounded.
+    for (let n = 0; n < 20; n++) {
+      const extra = chunk("t", `,"n${n}":1`);
+      new DeltaFrameShape(OPEN, known).learn({ data: extra }, parsed(extra), { type: "text_delta", text: "t" }, true);
+    }
+    expect(known.size).toBe(3);
+    // A large frame (its logprobs, say) teaches its own stream, and is not kept for others.
+    const large = new KnownShapes();
+    const big = chunk("t", `,"logprobs":${JSON.stringify("p".repeat(8_000))}`);
+    const bigShape = new DeltaFrameShape(OPEN, large);
+    bigShape.learn({ data: big }, parsed(big), { type: "text_delta", text: "t" }, true);
+    expect(large.size).toBe(0);
+    expect(bigShape.match({ data: big.replace('"content":"t"', '"content":"u"') })).toEqual({ type: "text_delta", text: "u" });
+  });
+
+  test("an ignored field's key found twice keeps its value as fixed text; the shape still fits that stream", () => {
+    const known = new KnownShapes();
+    const twice = (text: string) => `{"id":"c1","choices":[{"delta":{"tool_calls":[{"id":"call_1","function":{"arguments":${JSON.stringify(text)}}}]}}]}`;
+    const shape = new DeltaFrameShape(OPEN, known);
+    shape.learn({ data: twice("{") }, parsed(twice("{")), { type: "tool_call_delta", index: 0, argumentsDelta: "{" });
+    expect(shape.match({ data: twice("}") })).toEqual({ type: "tool_call_delta", index: 0, argumentsDelta: "}" });
+    expect(shape.match({ data: twice("}").replace('"id":"c1"', '"id":"c2"') })).toBeUndefined();
+  });
+});
+
+describe("the chat decoder reads a later stream's first text chunk by a shape an earlier stream proved", () => {
+  const frame = (id: string, delta: string, finish = "null") =>
+    `{"id":"${id}","object":"chat.completion.chunk","created":${id.length * 1000},"model":"gpt-known-shape","system_fingerprint":"fp_1","choices":[{"index":0,"delta":${delta},"logprobs":null,"finish_reason":${finish}}]}`;
+  const stream = (id: string, texts: string[], field = "content") => [
+    { data: frame(id, '{"role":"assistant","content":"","refusal":null}') },
+    ...texts.map((text) => ({ data: frame(id, `{"${field}":${JSON.stringify(text)}}`) })),
+    { data: frame(id, "{}", '"stop"') },
+    { data: "[DONE]" },
+  ];
+
+  test("no learning, and the same parts as parsing every chunk", () => {
+    decodeAll(createChatStreamDecoder, stream("chatcmpl-first", ["Hello", " world"]), true);
+    const learn = spyOn(DeltaFrameShape.prototype, "learn");
+    const match = spyOn(DeltaFrameShape.prototype, "match");
+    try {
+      const later = stream("chatcmpl-second-stream", ["Hi", " there", "!"]);
+      expect(decodeAll(createChatStreamDecoder, later, true)).toEqual(decodeAll(createChatStreamDecoder, later, false));
+      expect(learn.mock.calls.length).toBe(0);
+      // Read by a shape: every text chunk (the role chunk, the finish and [DONE] are parsed).
+      expect(match.mock.results.filter((result) => result.value !== undefined).length).toBe(3);
+    } finally {
+      learn.mockRestore();
+      match.mockRestore();
+    }
+  });
+
+  test("not before the stream started: a first chunk of a known shape is parsed, for its start part", () => {
+    decodeAll(createChatStreamDecoder, stream("chatcmpl-teach", ["a", "b"]), true);
+    const early = stream("chatcmpl-early", ["x", "y"]).slice(1);
+    const decoded = decodeAll(createChatStreamDecoder, early, true);
+    expect(decoded).toEqual(decodeAll(createChatStreamDecoder, early, false));
+    expect(decoded.parts[0]![0]).toMatchObject({ type: "start", id: "chatcmpl-early" });
+  });
+
+  test("a refusal's chunks teach no other stream: a later refusal still finishes as content_filter", () => {
+    decodeAll(createChatStreamDecoder, stream("chatcmpl-refusal-1", ["I can't", " help"], "refusal"), true);
+    const later = stream("chatcmpl-refusal-2", ["Sorry", " no"], "refusal");
+    const decoded = decodeAll(createChatStreamDecoder, later, true);
+    expect(decoded).toEqual(decodeAll(createChatStreamDecoder, later, false));
+    expect(decoded.parts.flat().find((part) => part.type === "finish")).toMatchObject({ finish: { reason: "content_filter" } });
   });
 });
 
