@@ -6,7 +6,7 @@
  * main thread and Bun's HTTP-client thread apart. With GATEWAY=1 a default Switchyard runs
  * beside them (its CPU without PostgreSQL's). Tells the runtime's floor for a relay from
  * the pipeline's own cost on this machine, where the gateway's per-stage costs measured in
- * one process understate what they cost in the server (test/bench/HISTORY.md, 2026-11-29 19:20).
+ * one process understate what they cost in the server (test/bench/HISTORY.md, 2026-11-29 18:12–19:25).
  *
  *   RELAYS='plain:{};accounted:{"ACCOUNT":"pd"}' GATEWAY=1 bun test/bench/relay-floor.ts
  *   env: RELAYS   label:JSON-env pairs separated by ";", the relays' options (default: plain,

@@ -63,7 +63,7 @@ const MAX_KNOWN_SHAPE_CHARS = 4_096;
  * Shapes proven in earlier streams, shared by every decoder of one protocol, so that a
  * stream's first delta frame of a known shape is read without parsing it, and nothing is
  * learned: learning (a second parse, a walk of both values) costs more than it saves on a
- * short answer (test/bench/HISTORY.md, 2026-11-29 19:20). A shape's proof holds for any
+ * short answer (test/bench/HISTORY.md, 2026-11-29 18:12–19:25). A shape's proof holds for any
  * frame that fits it, whichever stream it comes from; only the decoder's state decides
  * whether the part it gives is the decoder's answer, so a decoder asks for known shapes
  * only where a text or reasoning delta changes nothing in its state (`match`'s `known`).
