@@ -68,8 +68,10 @@ export function createChatStreamDecoder(options: { readShapes?: boolean } = {}):
     // fragment to a closed call is kept, or opens it with a start part before its text).
     const fragmentsRead = toolFragments - fragments;
     const deltaOnly = isDeltaPart(only) && warnings.length === warned && fragmentsRead === (only.type === "tool_call_delta" ? 1 : 0);
-    // A refusal's text marks the answer refused: its shape stands only for this stream's next refusal chunks.
-    if (deltaOnly) shape?.learn(event, parsedChunk, only, !refused && !refusal);
+    // Its shape may stand for other streams' chunks only if the chunk did nothing in any
+    // state: a refusal's text marks the answer refused, and a warning is named once a
+    // stream, so a stream that has one may have been spared its repeat by this chunk.
+    if (deltaOnly) shape?.learn(event, parsedChunk, only, !refused && !refusal && warned === 0);
     else shape?.forget();
     return parts;
   }

@@ -201,6 +201,16 @@ describe("the chat decoder reads a later stream's first text chunk by a shape an
     expect(decoded.parts[0]![0]).toMatchObject({ type: "start", id: "chatcmpl-early" });
   });
 
+  test("a chunk whose warning its stream had already named teaches no other stream: the next stream names it too", () => {
+    // Groq's executed_tools beside the text: named once a stream, so its later chunks are delta-only there.
+    const withTools = (id: string) => stream(id, ["a", "b", "c"]).map((event) => ({ data: event.data.replace('{"content":', '{"executed_tools":[{"type":"search"}],"content":') }));
+    decodeAll(createChatStreamDecoder, withTools("chatcmpl-tools-1"), true);
+    const later = withTools("chatcmpl-tools-2");
+    const decoded = decodeAll(createChatStreamDecoder, later, true);
+    expect(decoded).toEqual(decodeAll(createChatStreamDecoder, later, false));
+    expect(decoded.warnings).toMatchObject([{ code: "dropped_content", field: "output.executed_tools" }]);
+  });
+
   test("a refusal's chunks teach no other stream: a later refusal still finishes as content_filter", () => {
     decodeAll(createChatStreamDecoder, stream("chatcmpl-refusal-1", ["I can't", " help"], "refusal"), true);
     const later = stream("chatcmpl-refusal-2", ["Sorry", " no"], "refusal");
