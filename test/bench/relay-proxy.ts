@@ -8,6 +8,15 @@
  *   ACCOUNT  letters: p the SSE parser on each chunk, d the chat stream decoder on its
  *            events (needs p), n the decoder without frame shapes, r the model-id rewrite
  *   CODEC=1  the client body decoded to the IR and encoded again (translate-request.ts)
+ *   PARTS    letters: the gateway's own relay parts instead of the plain ones: c the upstream
+ *            call (callUpstream: its abort signals, timer and headers; with s, a signal of
+ *            its own instead of the request's; t, the body read as bytes and decoded), b the
+ *            body reader with its idle deadline (BodyReader), f the passthrough framer (frame
+ *            cuts, model id); without c, one ingredient of callUpstream's at a time on the
+ *            plain fetch: S an abort signal, T a timer, B a text body, H its four headers,
+ *            R redirect "manual"; "-" the parts path with none of them
+ *   FRAME=1  what the server does around every request: the request hooks (in-flight gauge,
+ *            body budget, idle collector, the HTTP metrics) and Server-Timing
  *   GARBAGE_KB  short-lived small objects (objects, closures, arrays) made per request
  *   LIVE_MB     a heap of small objects kept alive for the process's life
  *
@@ -17,12 +26,25 @@ import { decodeClientRequest, encodeUpstreamRequest } from "../../src/translatio
 import { createChatStreamDecoder } from "../../src/protocols/openai-chat/decode-stream";
 import { SseParser } from "../../src/protocols/sse/parse-sse";
 import { rewriteModelIds } from "../../src/translation/rewrite-model-id";
+import { createRequestHooks } from "../../src/http/request-hooks";
+import { BodyBudget } from "../../src/http/body-budget";
+import { IdleCollector } from "../../src/http/idle-collector";
+import { Metrics } from "../../src/observability/metrics";
+import { withServerTiming } from "../../src/pipeline/server-timing";
+import { callUpstream } from "../../src/routing/call-upstream";
+import { BodyReader } from "../../src/routing/body-reader";
+import { PassthroughFramer } from "../../src/pipeline/passthrough-framer";
 
 const upstream = process.argv[2];
 if (upstream === undefined) throw new Error("usage: bun test/bench/relay-proxy.ts <upstream base URL>");
 const target = `${upstream}/chat/completions`;
 const account = process.env.ACCOUNT ?? "";
 const codec = process.env.CODEC === "1";
+const parts = process.env.PARTS ?? "";
+const TIMEOUTS = { connectMs: 10_000, firstByteMs: 60_000, idleMs: 60_000 };
+const metrics = new Metrics();
+const MAX_BODY = 32 * 1024 * 1024;
+const hooks = process.env.FRAME === "1" ? createRequestHooks(metrics, () => ({ bytes: MAX_BODY, refuse: () => new Response(null, { status: 413 }) }), new BodyBudget(MAX_BODY), new IdleCollector()) : undefined;
 
 const live: unknown[] = [];
 for (let i = 0; i < (Number(process.env.LIVE_MB ?? 0) * 1024 * 1024) / 64; i++) live.push({ a: i, b: `s${i}`, c: [i] });
@@ -49,6 +71,10 @@ const server = Bun.serve({
     if (request.method === "GET" && pathname === "/ping") return new Response(null, { status: 200 });
     if (request.method !== "POST" || pathname !== "/v1/chat/completions") return new Response("not found", { status: 404 });
     makeGarbage();
+    const startedAt = performance.now();
+    const refused = hooks?.before(request, pathname);
+    if (refused) return refused;
+    if (parts !== "") return withHooks(await relayWithParts(request), startedAt, request);
     const response = await fetch(target, {
       method: "POST",
       headers: { "content-type": "application/json", authorization: request.headers.get("authorization") ?? "" },
@@ -73,9 +99,84 @@ const server = Bun.serve({
         controller.close();
       },
     });
-    return new Response(body, { status: response.status, headers: { "content-type": response.headers.get("content-type") ?? "application/json" } });
+    return withHooks(new Response(body, { status: response.status, headers: { "content-type": response.headers.get("content-type") ?? "application/json" } }), startedAt, request);
   },
 });
+
+/** fetch as the plain relay calls it, in callUpstream's result shape. */
+async function plainCall(request: Request) {
+  // Letters for one of callUpstream's ingredients at a time: S its abort signal, T its timer, B a text body, H its headers, R redirect "manual".
+  const controller = new AbortController();
+  const timer = parts.includes("T") ? setTimeout(() => controller.abort(), 60_000) : undefined;
+  const headers: Record<string, string> = parts.includes("H")
+    ? { "content-type": "application/json", accept: "application/json, text/event-stream", "x-request-id": "req_0123456789abcdefghij", authorization: request.headers.get("authorization") ?? "" }
+    : { "content-type": "application/json", authorization: request.headers.get("authorization") ?? "" };
+  const response = await fetch(target, {
+    method: "POST",
+    headers,
+    body: parts.includes("B") ? await request.text() : await request.arrayBuffer(),
+    ...(parts.includes("S") ? { signal: controller.signal } : {}),
+    ...(parts.includes("R") ? { redirect: "manual" as const } : {}),
+  });
+  clearTimeout(timer);
+  return { ok: true as const, response, controller, release: () => {} };
+}
+
+/** The body's chunks as text, as the plain relay reads them, in BodyReader's shape. */
+function plainReader(body: ReadableStream<Uint8Array>): { next(): Promise<string | undefined> } {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  return {
+    async next() {
+      const { done, value } = await reader.read();
+      return done ? undefined : decoder.decode(value, { stream: true });
+    },
+  };
+}
+
+function withHooks(answer: Response, startedAt: number, request: Request): Response {
+  if (hooks === undefined) return answer;
+  hooks.after("/v1/chat/completions", "POST", answer.status, startedAt, request);
+  return withServerTiming(metrics.gatewayOverhead, "openai-chat", startedAt, undefined, answer);
+}
+
+/** The same relay with some of the gateway's own parts (PARTS). */
+async function relayWithParts(request: Request): Promise<Response> {
+  const call = !parts.includes("c") ? await plainCall(request) : await callUpstream({
+    target: { protocol: "openai-chat", baseUrl: upstream!, providerModelId: "gpt-4o-mini", apiKey: (request.headers.get("authorization") ?? "").replace(/^Bearer /, "") },
+    body: parts.includes("t") ? await request.arrayBuffer().then((bytes) => new TextDecoder().decode(bytes)) : await request.text(),
+    stream: true,
+    clientHeaders: request.headers,
+    requestId: "req_relay",
+    timeouts: TIMEOUTS,
+    // "s": a signal of our own instead of the request's (what reading request.signal costs).
+    clientSignal: parts.includes("s") ? new AbortController().signal : request.signal,
+  });
+  if (!call.ok) return new Response(null, { status: 502 });
+  const reader = parts.includes("b") ? new BodyReader(call.response.body!, TIMEOUTS.idleMs, () => call.controller.abort()) : plainReader(call.response.body!);
+  const framer = parts.includes("f") ? new PassthroughFramer("openai-chat", "gpt-4o-mini", false) : { take: (text: string) => rewriteModelIds(text, "gpt-4o-mini"), flush: () => "" };
+  const parser = account.includes("p") ? new SseParser() : undefined;
+  const events = account.includes("d") ? createChatStreamDecoder(account.includes("n") ? { readShapes: false } : {}) : undefined;
+  const body = new ReadableStream({
+    type: "direct",
+    async pull(controller) {
+      for (;;) {
+        const text = await reader.next();
+        if (text === undefined) break;
+        if (parser) for (const event of parser.push(text)) events?.push(event);
+        const out = framer.take(text);
+        if (out === "") continue;
+        const written = controller.write(out);
+        if (typeof written !== "number") await written;
+      }
+      const rest = framer.flush();
+      if (rest !== "") controller.write(rest);
+      call.release();
+      controller.close();
+    },
+  });
+  return new Response(body, { status: 200, headers: { "content-type": "text/event-stream; charset=utf-8" } });
+}
 
 console.log(`http://127.0.0.1:${server.port}`);
 
