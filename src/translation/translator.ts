@@ -55,7 +55,6 @@ export class InlineTranslator implements Translator {
 
 const NONE: JsonPath[] = [];
 
-
 /** The pool surface this translator needs (src/workers/worker-pool.ts). */
 export interface StringPool {
   exchange(payload: string, beside: Beside | undefined, affinityKey?: string): Promise<WorkerAnswer>;

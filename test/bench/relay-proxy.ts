@@ -12,9 +12,9 @@
  *            call (callUpstream: its abort signals, timer and headers; with s, a signal of
  *            its own instead of the request's; t, the body read as bytes and decoded), b the
  *            body reader with its idle deadline (BodyReader), f the passthrough framer (frame
- *            cuts, model id); without c, one ingredient of callUpstream's at a time on the
- *            plain fetch: S an abort signal, T a timer, B a text body, H its four headers,
- *            R redirect "manual"; "-" the parts path with none of them
+ *            cuts, model id; without f, the model id is rewritten only with ACCOUNT's r); without
+ *            c, one ingredient of callUpstream's at a time on the plain fetch: S an abort
+ *            signal, T a timer, B a text body, H its four headers, R redirect "manual"
  *   FRAME=1  what the server does around every request: the request hooks (in-flight gauge,
  *            body budget, idle collector, the HTTP metrics) and Server-Timing
  *   GARBAGE_KB  short-lived small objects (objects, closures, arrays) made per request
@@ -74,32 +74,7 @@ const server = Bun.serve({
     const startedAt = performance.now();
     const refused = hooks?.before(request, pathname);
     if (refused) return refused;
-    if (parts !== "") return withHooks(await relayWithParts(request), startedAt, request);
-    const response = await fetch(target, {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: request.headers.get("authorization") ?? "" },
-      body: await upstreamBody(request),
-    });
-    const reader = response.body!.getReader();
-    const decoder = new TextDecoder();
-    const parser = account.includes("p") ? new SseParser() : undefined;
-    const events = account.includes("d") ? createChatStreamDecoder(account.includes("n") ? { readShapes: false } : {}) : undefined;
-    const body = new ReadableStream({
-      type: "direct",
-      async pull(controller) {
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          let text = decoder.decode(value, { stream: true });
-          if (parser) for (const event of parser.push(text)) events?.push(event);
-          if (account.includes("r")) text = rewriteModelIds(text, "gpt-4o-mini");
-          const written = controller.write(text);
-          if (typeof written !== "number") await written;
-        }
-        controller.close();
-      },
-    });
-    return withHooks(new Response(body, { status: response.status, headers: { "content-type": response.headers.get("content-type") ?? "application/json" } }), startedAt, request);
+    return withHooks(await relay(request), startedAt, request);
   },
 });
 
@@ -114,7 +89,7 @@ async function plainCall(request: Request) {
   const response = await fetch(target, {
     method: "POST",
     headers,
-    body: parts.includes("B") ? await request.text() : await request.arrayBuffer(),
+    body: parts.includes("B") ? await request.text() : await upstreamBody(request),
     ...(parts.includes("S") ? { signal: controller.signal } : {}),
     ...(parts.includes("R") ? { redirect: "manual" as const } : {}),
   });
@@ -140,8 +115,8 @@ function withHooks(answer: Response, startedAt: number, request: Request): Respo
   return withServerTiming(metrics.gatewayOverhead, "openai-chat", startedAt, undefined, answer);
 }
 
-/** The same relay with some of the gateway's own parts (PARTS). */
-async function relayWithParts(request: Request): Promise<Response> {
+/** The relay: plain fetch, reader and writes, or the gateway's own parts where PARTS names them. */
+async function relay(request: Request): Promise<Response> {
   const call = !parts.includes("c") ? await plainCall(request) : await callUpstream({
     target: { protocol: "openai-chat", baseUrl: upstream!, providerModelId: "gpt-4o-mini", apiKey: (request.headers.get("authorization") ?? "").replace(/^Bearer /, "") },
     body: parts.includes("t") ? await request.arrayBuffer().then((bytes) => new TextDecoder().decode(bytes)) : await request.text(),
@@ -154,7 +129,7 @@ async function relayWithParts(request: Request): Promise<Response> {
   });
   if (!call.ok) return new Response(null, { status: 502 });
   const reader = parts.includes("b") ? new BodyReader(call.response.body!, TIMEOUTS.idleMs, () => call.controller.abort()) : plainReader(call.response.body!);
-  const framer = parts.includes("f") ? new PassthroughFramer("openai-chat", "gpt-4o-mini", false) : { take: (text: string) => rewriteModelIds(text, "gpt-4o-mini"), flush: () => "" };
+  const framer = parts.includes("f") ? new PassthroughFramer("openai-chat", "gpt-4o-mini", false) : { take: (text: string) => (account.includes("r") ? rewriteModelIds(text, "gpt-4o-mini") : text), flush: () => "" };
   const parser = account.includes("p") ? new SseParser() : undefined;
   const events = account.includes("d") ? createChatStreamDecoder(account.includes("n") ? { readShapes: false } : {}) : undefined;
   const body = new ReadableStream({
@@ -175,7 +150,7 @@ async function relayWithParts(request: Request): Promise<Response> {
       controller.close();
     },
   });
-  return new Response(body, { status: 200, headers: { "content-type": "text/event-stream; charset=utf-8" } });
+  return new Response(body, { status: call.response.status, headers: { "content-type": call.response.headers.get("content-type") ?? "application/json" } });
 }
 
 console.log(`http://127.0.0.1:${server.port}`);
