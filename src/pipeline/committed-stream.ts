@@ -127,12 +127,16 @@ export class CommittedStream implements InterruptibleStream {
     await this.done.promise;
   }
 
-  /** Relays upstream chunks until something was written or the stream is over. */
+  /**
+   * Relays upstream chunks until the response's buffer is full (a write returned a promise)
+   * or the stream is over. Not one call of this per chunk: a long stream's chunks go
+   * through one loop, without two more continuations each.
+   */
   private async relay(): Promise<void> {
     if (this.finished) return;
     this.pulling = true;
     try {
-      while (!this.finished && !(await this.relayNext())) {}
+      while (!this.finished && this.backpressure === undefined) await this.relayNext();
     } catch (error) {
       if (!this.finished) await this.fail(asIrError(error, irError("upstream_bad_gateway", "upstream stream failed")));
     } finally {
@@ -196,15 +200,20 @@ export class CommittedStream implements InterruptibleStream {
       return true;
     }
     if (!framer) {
-      const output = note(await handle.push(chunk));
+      const output = note(handle.pushNow ? handle.pushNow(chunk) : await handle.push(chunk));
       // A check inside the translation refuses after the text it let through: that text goes
       // out before the error frame. An observer's refusal withholds the whole output.
       if (output.signals.refused) this.relayWrite(output.out);
       this.throwIfRefused();
       return this.relayWrite(output.out);
     }
-    // The accounting copy is decoded on the side; a slow session holds the relay back
-    // instead of queueing chunks without bound.
+    // The accounting copy, decoded here at once when the translation is on this thread.
+    if (handle.pushNow) {
+      note(handle.pushNow(chunk));
+      return this.relayWrite(framer.take(chunk));
+    }
+    // In a worker it is decoded on the side; a slow session holds the relay back instead of
+    // queueing chunks without bound.
     const push = handle.push(chunk).then(note);
     // Awaited below or when the stream ends; a failure must not go unhandled until then.
     push.catch(() => {});

@@ -102,7 +102,7 @@ export async function relayStream(deps: RelayDeps, input: RelayInput): Promise<R
         held.push(costed(framer ? framer.take("") + framer.flush() : output.out, settled.chargeMicroUsd));
         break;
       }
-      const output = note(await handle.push(chunk));
+      const output = note(handle.pushNow ? handle.pushNow(chunk) : await handle.push(chunk));
       if (seen.refusal) throw seen.refusal.error;
       if (output.signals.error && !seen.firstToken) throw output.signals.error;
       held.push(framer ? framer.take(chunk) : output.out);

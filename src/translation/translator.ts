@@ -14,6 +14,13 @@ export interface StreamHandle {
   push(text: string): Promise<StreamOutput>;
   end(): Promise<StreamOutput>;
   fail(error: IrError): Promise<StreamOutput>;
+  /**
+   * A translation on this thread answers a chunk at once: the relay calls this instead of
+   * `push`, with no promise, continuation or accounting queue per chunk (a long stream has
+   * hundreds; test/bench/HISTORY.md, 2026-11-29 21:00–). Absent when the translation runs
+   * in a worker.
+   */
+  readonly pushNow?: (text: string) => StreamOutput;
 }
 
 /**
@@ -45,6 +52,7 @@ export class InlineTranslator implements Translator {
   openStream(options: StreamOpenOptions, guard?: PartGuard): StreamHandle {
     const translation = new StreamTranslation(guard ? { ...options, passthrough: false } : options, guard);
     return {
+      pushNow: (text) => translation.push(text),
       push: async (text) => translation.push(text),
       end: async () => translation.end(),
       fail: async (error) => translation.fail(error),
