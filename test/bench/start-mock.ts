@@ -10,17 +10,22 @@
  * MOCK_API_KEY (README "Quickstart"). The ports are new on every run, so a catalog typed
  * by hand goes stale; this one is written before the JSON line is printed, whole (a
  * temporary file renamed into place), so whoever waits for the line finds it complete.
+ *
+ * MOCK_SCENARIO (JSON of test/support/mock-upstreams' MockScenario) replaces the default
+ * answer, for benches of other shapes of traffic: a long answer streamed a word a chunk is
+ * `{"kind":"text","text":"<many words>","chunkDelayMs":1}`.
  */
 import { renameSync, writeFileSync } from "node:fs";
-import { startMockUpstream, type MockUpstream } from "../support/mock-upstreams";
+import { startMockUpstream, type MockScenario, type MockUpstream } from "../support/mock-upstreams";
 
 const USAGE = "usage: bun test/bench/start-mock.ts <api-key> [--catalog <file>]";
 const [apiKey, flag, catalogPath] = process.argv.slice(2);
 if (apiKey === undefined || (flag !== undefined && (flag !== "--catalog" || catalogPath === undefined))) throw new Error(USAGE);
 
+const scenario = process.env.MOCK_SCENARIO ? (JSON.parse(process.env.MOCK_SCENARIO) as MockScenario) : undefined;
 const mocks: MockUpstream[] = [
-  await startMockUpstream("openai-chat", { apiKey }),
-  await startMockUpstream("anthropic-messages", { apiKey }),
+  await startMockUpstream("openai-chat", { apiKey, ...(scenario ? { scenario } : {}) }),
+  await startMockUpstream("anthropic-messages", { apiKey, ...(scenario ? { scenario } : {}) }),
 ];
 // The mocks record every request for tests to inspect; a benchmark sends hundreds of
 // thousands, so forget them as they come.
