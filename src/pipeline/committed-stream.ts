@@ -56,6 +56,10 @@ export interface CommittedState {
   ended: boolean;
   /** What the outputs said so far; `note` keeps it current. */
   seen: StreamSeen;
+  /** Phase 1's read after the terminal frame, not yet over: the relay's first read. */
+  pendingRead?: Promise<string | undefined>;
+  /** The upstream's body ended in phase 1 and this is its translation's end (noted): the stream finishes with it. */
+  upstreamEnd?: StreamOutput;
 }
 
 /**
@@ -192,7 +196,13 @@ export class CommittedStream implements InterruptibleStream {
   private async relayNext(): Promise<boolean> {
     const { handle, framer, note } = this.state;
     this.throwIfRefused();
-    const chunk = await this.input.reader.next();
+    if (this.state.upstreamEnd) {
+      await this.finish();
+      return true;
+    }
+    const pending = this.state.pendingRead;
+    this.state.pendingRead = undefined;
+    const chunk = await (pending ?? this.input.reader.next());
     if (chunk === undefined) {
       // A read that stop() cut short may end instead of failing.
       if (this.interruption || this.clientGone) throw irError("upstream_bad_gateway", "stream interrupted");
@@ -226,7 +236,7 @@ export class CommittedStream implements InterruptibleStream {
   private async finish(): Promise<void> {
     const { handle, framer, note, costed, seen } = this.state;
     await Promise.all(this.accounting);
-    const output = note(await handle.end());
+    const output = this.state.upstreamEnd ?? note(await handle.end());
     this.state.ended = true;
     this.throwIfRefused();
     const error = output.signals.error ?? seen.error;

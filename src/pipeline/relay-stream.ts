@@ -1,5 +1,5 @@
 import { irError, type IrError, type ProtocolId } from "../ir";
-import type { PartGuard, StreamOutput } from "../translation/translation-types";
+import { emptySignals, type PartGuard, type StreamOutput } from "../translation/translation-types";
 import type { Translator } from "../translation/translator";
 import { codecFor } from "../translation/codec-registry";
 import { PassthroughFramer } from "./passthrough-framer";
@@ -7,6 +7,7 @@ import { asIrError } from "./inference-error";
 import type { AttemptRecord } from "../routing/attempt-record";
 import { readOnForUsage } from "./read-on-for-usage";
 import { CommittedStream, type CommittedDeps, type CommittedInput, type StreamSeen } from "./committed-stream";
+import { terminalFrameAt } from "./stream-terminal";
 
 export interface RelayDeps extends CommittedDeps {
   translator: Pick<Translator, "openStream">;
@@ -80,6 +81,8 @@ export async function relayStream(deps: RelayDeps, input: RelayInput): Promise<R
   // Phase 1: hold everything until the first token or a clean finish.
   const held: string[] = [];
   let ended = false;
+  /** The read after a chunk that held the upstream's terminal frame (see below). */
+  let afterTerminal: Promise<string | undefined> | undefined;
   try {
     for (;;) {
       const readFrom = performance.now();
@@ -106,7 +109,13 @@ export async function relayStream(deps: RelayDeps, input: RelayInput): Promise<R
       if (seen.refusal) throw seen.refusal.error;
       if (output.signals.error && !seen.firstToken) throw output.signals.error;
       held.push(framer ? framer.take(chunk) : output.out);
-      if (seen.firstToken || output.signals.finish) break;
+      if (seen.firstToken || output.signals.finish) {
+        // The upstream's terminal frame came with the first token (a short answer, a fast
+        // provider): the body's end is most likely read already, and then the stream goes
+        // out as one body, settled, with no relay behind it.
+        if (seen.finish && !seen.error && terminalFrameAt(input.upstreamProtocol, chunk) !== -1) afterTerminal = reader.next();
+        break;
+      }
     }
   } catch (error) {
     const irErr = asIrError(error, irError("upstream_bad_gateway", "upstream stream failed"));
@@ -119,12 +128,61 @@ export async function relayStream(deps: RelayDeps, input: RelayInput): Promise<R
     return { ok: false, error: irErr, attemptOutcome: irErr.kind === "upstream_timeout" ? "timeout" : "provider_error", refused: false };
   }
 
+  let upstreamEnd: StreamOutput | undefined;
+  if (afterTerminal !== undefined) {
+    if ((await readIfOver(afterTerminal)) === END) {
+      // The translation's end failing (an event left unfinished past its limit) fails the stream as the relay's end would.
+      upstreamEnd = await handle.end().then(note, (error: unknown) => ({ out: "", signals: { ...emptySignals(), error: asIrError(error, irError("upstream_bad_gateway", "upstream stream failed")) } }));
+      if (!upstreamEnd.signals.error && !seen.refusal) {
+        const settled = observer.onEnd({ attemptOutcome: "success", status: "succeeded", interrupted: false });
+        await settled.holdsEnded;
+        held.push(costed(framer ? framer.flush() : upstreamEnd.out, settled.chargeMicroUsd));
+        ended = true;
+      }
+    }
+  }
+  if (ended) {
+    // The whole stream is here and settled: one body, no relay.
+    reader.cancel();
+    input.release();
+    return { ok: true, response: new Response(held.join(""), { status: 200, headers: { ...SSE_HEADERS, ...input.headers } }) };
+  }
+
   // Phase 2: committed. The client's reads drive the upstream reads (see CommittedStream).
-  const committed = new CommittedStream(deps, input, { handle, framer, note, costed, held, ended, seen });
+  const committed = new CommittedStream(deps, input, {
+    handle,
+    framer,
+    note,
+    costed,
+    held,
+    ended,
+    seen,
+    ...(upstreamEnd ? { upstreamEnd } : afterTerminal ? { pendingRead: afterTerminal } : {}),
+  });
   const stream = new ReadableStream({
     type: "direct",
     pull: (controller) => committed.run(controller),
     cancel: () => committed.cancel(),
   });
   return { ok: true, response: new Response(stream, { status: 200, headers: { ...SSE_HEADERS, ...input.headers } }) };
+}
+
+const END = Symbol("end of body");
+
+/**
+ * Whether a read is over by the next turn of the event loop: END when the body ended,
+ * otherwise undefined (more text came, the read failed, or it still waits), and the read
+ * is the relay's to await. Waiting a turn, not the read itself: an upstream that keeps its
+ * body open after the terminal frame must not hold the stream's first byte.
+ */
+async function readIfOver(read: Promise<string | undefined>): Promise<typeof END | undefined> {
+  let over = false;
+  read.then(
+    (text) => {
+      over = text === undefined;
+    },
+    () => {},
+  );
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  return over ? END : undefined;
 }

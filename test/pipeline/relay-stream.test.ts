@@ -230,3 +230,99 @@ describe("a refused client action is read on to its usage", () => {
     expect(ends[0]).toMatchObject({ status: "failed", interrupted: false });
   });
 });
+
+/**
+ * A short answer from a fast upstream arrives whole: its terminal frame is in the chunk that
+ * brings the first token, and the body's end right behind it. Such a stream goes out as one
+ * body, settled before it is sent, with nothing relayed behind it; an upstream that keeps its
+ * body open after the terminal frame, or sends more, is relayed as before.
+ */
+describe("a stream that arrived whole", () => {
+  const WHOLE = FRAMES.join("");
+
+  /** The whole stream in one chunk, then `after`: the end (close), more text, or nothing until `release`. */
+  function oneChunk(after: "close" | "more" | "hang") {
+    const encoder = new TextEncoder();
+    let pulls = 0;
+    let release = () => {};
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulls++;
+        if (pulls === 1) return controller.enqueue(encoder.encode(WHOLE));
+        if (after === "more" && pulls === 2) return controller.enqueue(encoder.encode(": trailing comment\n\n"));
+        if (after === "hang" && pulls === 2) return new Promise<void>((resolve) => (release = () => (controller.close(), resolve())));
+        controller.close();
+      },
+    });
+    return { body, release: () => release() };
+  }
+
+  async function passthrough(watcher: StreamObserver, body: ReadableStream<Uint8Array>) {
+    return relayStream(
+      { translator: new InlineTranslator(), inFlight: new InFlightRequests(), stallTimeoutMs: 0 },
+      {
+        sessionId: "req_whole#1",
+        upstreamProtocol: "openai-chat",
+        clientProtocol: "openai-chat",
+        passthrough: true,
+        context: { requestId: "req_whole", model: "mock/model", created: 1 },
+        clientAskedUsage: true,
+        reader: new BodyReader(body, 5_000, () => {}),
+        abortUpstream: () => {},
+        release: () => {},
+        headers: {},
+        observer: watcher,
+        waits: {},
+      },
+    );
+  }
+
+  test("goes out as one body, settled before it is sent, with the same bytes and the charge in its usage frame", async () => {
+    const whole = observer();
+    const result = await passthrough(whole.watcher, oneChunk("close").body);
+    expect(result.ok).toBe(true);
+    // Settled before the response was handed back: nothing is relayed after it.
+    expect(whole.ends).toEqual([{ attemptOutcome: "success", status: "succeeded", interrupted: false }]);
+    const text = await (result as { response: Response }).response.text();
+
+    // The same answer a frame a chunk goes through the relay: the client gets the same bytes.
+    const relayed = observer();
+    const framed = await passthrough(relayed.watcher, upstreamBody(FRAMES));
+    expect(relayed.ends).toEqual([]);
+    expect(text).toBe(await (framed as { response: Response }).response.text());
+    expect(relayed.ends).toEqual(whole.ends);
+    expect(text).toContain('"model":"mock/model"');
+    expect(text).toContain('"cost":');
+    expect(text.endsWith("data: [DONE]\n\n")).toBe(true);
+  });
+
+  test("an upstream that keeps its body open after the terminal frame: the text goes out at once, the end when the body ends", async () => {
+    const { watcher, ends } = observer();
+    const upstream = oneChunk("hang");
+    const result = await passthrough(watcher, upstream.body);
+    expect(result.ok).toBe(true);
+    expect(ends).toEqual([]);
+    const reader = (result as { response: Response }).response.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = "";
+    while (!text.includes("secret")) text += decoder.decode((await reader.read()).value, { stream: true });
+    // The answer's text is out while the upstream still holds its body open; its terminal frame waits for the settlement.
+    expect(text).not.toContain("[DONE]");
+    expect(ends).toEqual([]);
+    upstream.release();
+    for (let read = await reader.read(); !read.done; read = await reader.read()) text += decoder.decode(read.value, { stream: true });
+    expect(text.endsWith("data: [DONE]\n\n")).toBe(true);
+    expect(ends).toEqual([{ attemptOutcome: "success", status: "succeeded", interrupted: false }]);
+  });
+
+  test("more after the terminal frame is relayed as before", async () => {
+    const { watcher, ends } = observer();
+    const result = await passthrough(watcher, oneChunk("more").body);
+    expect(result.ok).toBe(true);
+    expect(ends).toEqual([]);
+    const text = await (result as { response: Response }).response.text();
+    expect(text).toContain(": trailing comment");
+    expect(text).toContain("[DONE]");
+    expect(ends).toHaveLength(1);
+  });
+});
