@@ -33,7 +33,8 @@ function known(entries: Record<string, string | number | boolean | string[] | un
  * One request's spans, made when it ends from the times the pipeline noted: a SERVER span
  * for the request (its parent the client's traceparent, when sent), an INTERNAL child per
  * stage (each from the end of the one before; a refused request's last is the stage that
- * refused it), a `relay` child for a served stream from its head to its end, and a CLIENT
+ * refused it), a `relay` child for a served stream from its head to its end (none for a
+ * stream that arrived whole, answered as one body once settled), and a CLIENT
  * child per upstream attempt. Attributes follow the GenAI semantic conventions (gen_ai.*),
  * HTTP's (http.*, url.path, server.*) and ours (switchyard.*); none carries a prompt, an
  * answer, an error's message, a key or a query string.
@@ -63,6 +64,11 @@ export class SpanningTrace implements RequestTrace {
     if (this.ended) return;
     this.ended = true;
     const endedAt = performance.now();
+    // Settled while its attempt stage ran (a stream that arrived whole, answered as one body
+    // once settled; a fault of ours mid-attempt): that stage ends with the request, and
+    // nothing was relayed after it.
+    const settledInAttempt = (outcome?.attempts.length ?? 0) > 0 && this.stages.at(-1)?.name === "admit";
+    if (settledInAttempt) this.stages.push({ name: "attempt", endedAt });
     // One wall-clock anchor for every time of the trace, so its spans nest exactly (the SDK
     // would anchor each span on its own, to the millisecond).
     const anchor = Date.now() - endedAt;
@@ -85,7 +91,7 @@ export class SpanningTrace implements RequestTrace {
         this.tracer.startSpan(stage.name, { kind: SpanKind.INTERNAL, startTime: at(from) }, context).end(at(stage.endedAt));
         from = stage.endedAt;
       }
-      if (outcome?.streamed && outcome.serving !== undefined && this.stages.at(-1)?.name === "attempt") {
+      if (outcome?.streamed && outcome.serving !== undefined && !settledInAttempt && this.stages.at(-1)?.name === "attempt") {
         this.tracer.startSpan("relay", { kind: SpanKind.INTERNAL, startTime: at(from) }, context).end(at(endedAt));
       }
       for (const attempt of outcome?.attempts ?? []) this.attemptSpan(context, attempt, at, endedAt);

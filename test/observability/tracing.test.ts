@@ -87,7 +87,10 @@ describe("request traces over OTLP/HTTP", () => {
     funded = await createAccount(server.url, 100_000_000);
     const broke = await createAccount(server.url, 0);
     await chat("sync", funded, { model: "mock-openai/gpt-4o-mini" }, { traceparent: `00-${CLIENT_TRACE_ID}-${CLIENT_SPAN_ID}-01` });
+    // A frame every 5 ms: the stream is relayed (one that arrives whole is answered as one body).
+    mocks.anthropic.queueScenarios({ kind: "text", chunkDelayMs: 5 });
     await chat("stream", funded, { model: "mock-anthropic/claude-sonnet-4-5", stream: true, stream_options: { include_usage: true } });
+    await chat("whole stream", funded, { model: "mock-anthropic/claude-sonnet-4-5", stream: true, stream_options: { include_usage: true } });
     await chat("refused", broke, { model: "mock-openai/gpt-4o-mini" });
     await chat("fallback", funded, { model: "ignored/by-models", models: ["mock-openai/gpt-4o-mini@error500", "mock-google/gemini-2.5-flash"] });
     await chat("unauthenticated", "sk-not-a-key", { model: "mock-openai/gpt-4o-mini" });
@@ -107,6 +110,7 @@ describe("request traces over OTLP/HTTP", () => {
     expect(Object.fromEntries(Object.entries(responses).map(([name, response]) => [name, response.status]))).toEqual({
       sync: 200,
       stream: 200,
+      "whole stream": 200,
       refused: 402,
       fallback: 200,
       unauthenticated: 401,
@@ -178,6 +182,24 @@ describe("request traces over OTLP/HTTP", () => {
     expect(upstream!.attributes["switchyard.upstream_protocol"]).toBe("anthropic-messages");
     expect(upstream!.events).toContain("first_token");
     expect(upstream!.endNs).toBeGreaterThan(attempt.endNs);
+  });
+
+  test("a stream that arrived whole: settled during its attempt stage, which its span ends with, and no relay span", () => {
+    const { root, children } = traceOf("whole stream");
+    expect(root.attributes).toMatchObject({
+      "gen_ai.usage.input_tokens": 12,
+      "gen_ai.usage.output_tokens": 5,
+      "gen_ai.response.finish_reasons": ["stop"],
+      "switchyard.streamed": true,
+      "switchyard.status": "succeeded",
+    });
+    expect(root.attributes["switchyard.cost_micro_usd"]).toBeGreaterThan(0);
+    expect(stageNames(children)).toEqual(["authenticate", "decode", "resolve", "plan", "fund", "admit", "attempt"]);
+    const attempt = children.find((span) => span.name === "attempt")!;
+    expect(attempt.endNs).toBe(root.endNs);
+    const [upstream] = attemptsOf(children);
+    expect(upstream!.events).toContain("first_token");
+    expect(upstream!.endNs).toBeLessThanOrEqual(attempt.endNs);
   });
 
   test("a refused request: an error span whose last stage is the one that refused it, and no upstream span", () => {
