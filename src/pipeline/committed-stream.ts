@@ -52,7 +52,11 @@ export interface CommittedState {
   costed: (text: string, charge: number | null) => string;
   /** Client text held back until the first token. */
   held: string[];
-  /** The upstream already ended (and the request was settled) during phase 1. */
+  /**
+   * The upstream's body was read to its end and its translation ended: by the relay, by a
+   * read-on, or in phase 1 (`upstreamEnd`; a stream that ended there cleanly is answered as
+   * one body and never comes here).
+   */
   ended: boolean;
   /** What the outputs said so far; `note` keeps it current. */
   seen: StreamSeen;
@@ -111,14 +115,8 @@ export class CommittedStream implements InterruptibleStream {
    */
   async run(controller: ReadableStreamDirectController): Promise<void> {
     this.controller = controller;
-    // Ended in phase 1: the observer already heard how, and the request is settled.
-    const ended = this.state.ended;
-    for (const text of this.state.held) ended ? this.write(text) : this.relayWrite(text);
+    for (const text of this.state.held) this.relayWrite(text);
     this.state.held.length = 0;
-    if (ended) {
-      this.close();
-      return;
-    }
     this.deps.inFlight.addStream(this);
     // An upstream that thinks for a long time must not let proxies close an idle connection.
     this.keepalive = setInterval(() => {

@@ -44,7 +44,9 @@ const SSE_HEADERS = { "content-type": "text/event-stream; charset=utf-8", "cache
  * the first token (or a clean finish) arrives, so a stream that fails before it can still
  * fall through to the next candidate. After that the response is committed
  * (committed-stream.ts): upstream chunks are relayed as the client reads them, and a later
- * failure becomes the protocol's terminal error frame.
+ * failure becomes the protocol's terminal error frame. A stream whose whole body arrived by
+ * then (it ended before its first token, or its terminal frame came with it and the end
+ * right behind) is settled first and answered as one body, with no relay.
  *
  * Same protocol: the upstream bytes are forwarded (model id rewritten) and a copy goes
  * to the translation session for accounting. Other protocol: each chunk is translated
@@ -155,7 +157,8 @@ export async function relayStream(deps: RelayDeps, input: RelayInput): Promise<R
     note,
     costed,
     held,
-    ended,
+    // Its end came with an error or a refusal: the translation is over, and nothing is read on.
+    ended: upstreamEnd !== undefined,
     seen,
     ...(upstreamEnd ? { upstreamEnd } : afterTerminal ? { pendingRead: afterTerminal } : {}),
   });

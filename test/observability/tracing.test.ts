@@ -58,6 +58,16 @@ function traceOf(name: string): { root: CollectedSpan; children: CollectedSpan[]
   return { root, children };
 }
 
+/** The request span's attributes of a stream the Anthropic mock served (its default answer). */
+const SERVED_STREAM = {
+  "gen_ai.provider.name": "mock-anthropic",
+  "gen_ai.usage.input_tokens": 12,
+  "gen_ai.usage.output_tokens": 5,
+  "gen_ai.response.finish_reasons": ["stop"],
+  "switchyard.streamed": true,
+  "switchyard.status": "succeeded",
+};
+
 const stageNames = (children: CollectedSpan[]) => children.filter((span) => span.kind === INTERNAL_KIND).map((span) => span.name);
 const attemptsOf = (children: CollectedSpan[]) => children.filter((span) => span.kind === CLIENT_KIND).sort((a, b) => Number(a.attributes["switchyard.attempt"]) - Number(b.attributes["switchyard.attempt"]));
 
@@ -165,14 +175,7 @@ describe("request traces over OTLP/HTTP", () => {
     const { root, children } = traceOf("stream");
     expect(root.name).toBe("chat mock-anthropic/claude-sonnet-4-5");
     expect(root.parentSpanId).toBe("");
-    expect(root.attributes).toMatchObject({
-      "gen_ai.provider.name": "mock-anthropic",
-      "gen_ai.usage.input_tokens": 12,
-      "gen_ai.usage.output_tokens": 5,
-      "gen_ai.response.finish_reasons": ["stop"],
-      "switchyard.streamed": true,
-      "switchyard.status": "succeeded",
-    });
+    expect(root.attributes).toMatchObject(SERVED_STREAM);
     expect(root.attributes["switchyard.cost_micro_usd"]).toBeGreaterThan(0);
     expect(stageNames(children)).toEqual(["authenticate", "decode", "resolve", "plan", "fund", "admit", "attempt", "relay"]);
     const relay = children.find((span) => span.name === "relay")!;
@@ -186,13 +189,7 @@ describe("request traces over OTLP/HTTP", () => {
 
   test("a stream that arrived whole: settled during its attempt stage, which its span ends with, and no relay span", () => {
     const { root, children } = traceOf("whole stream");
-    expect(root.attributes).toMatchObject({
-      "gen_ai.usage.input_tokens": 12,
-      "gen_ai.usage.output_tokens": 5,
-      "gen_ai.response.finish_reasons": ["stop"],
-      "switchyard.streamed": true,
-      "switchyard.status": "succeeded",
-    });
+    expect(root.attributes).toMatchObject(SERVED_STREAM);
     expect(root.attributes["switchyard.cost_micro_usd"]).toBeGreaterThan(0);
     expect(stageNames(children)).toEqual(["authenticate", "decode", "resolve", "plan", "fund", "admit", "attempt"]);
     const attempt = children.find((span) => span.name === "attempt")!;
