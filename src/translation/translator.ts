@@ -17,7 +17,7 @@ export interface StreamHandle {
   /**
    * A translation on this thread answers a chunk at once: the relay calls this instead of
    * `push`, with no promise, continuation or accounting queue per chunk (a long stream has
-   * hundreds; test/bench/HISTORY.md, 2026-11-29 21:00–). Absent when the translation runs
+   * hundreds; test/bench/HISTORY.md, 2026-11-29 20:33–21:30). Absent when the translation runs
    * in a worker.
    */
   readonly pushNow?: (text: string) => StreamOutput;

@@ -1,13 +1,15 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { irError } from "../../src/ir";
+import { irError, type ProtocolId } from "../../src/ir";
 import { relayStream } from "../../src/pipeline/relay-stream";
 import { InFlightRequests } from "../../src/pipeline/in-flight-requests";
 import type { StreamEnd, StreamObserver } from "../../src/pipeline/stream-observer";
 import { BodyReader } from "../../src/routing/body-reader";
 import { InlineTranslator } from "../../src/translation/translator";
 import type { StreamOutput } from "../../src/translation/translation-types";
+import { loadRecordings, type Recording } from "../replay/recording";
+import { bytePieces } from "../replay/replay-upstream";
 
 // An OpenAI chat stream as the vendor sends it, one frame per network chunk.
 const chunk = (delta: object, finish: string | null = null) =>
@@ -324,5 +326,66 @@ describe("a stream that arrived whole", () => {
     expect(text).toContain(": trailing comment");
     expect(text).toContain("[DONE]");
     expect(ends).toHaveLength(1);
+  });
+});
+
+/**
+ * The same against real provider traffic: every recorded stream (test/replay/recordings) is
+ * relayed twice, whole in one chunk (as a fast upstream's short answer comes) and in the
+ * replay upstream's pieces of 1 to 512 bytes, to its own protocol and to another. Where the
+ * answer's end came whole it goes out as one body; the client gets the same text either way,
+ * and the request is settled the same way.
+ */
+describe("recorded real streams, whole or in pieces", () => {
+  const streams = loadRecordings().filter((recording) => recording.mode === "stream");
+  const encoder = new TextEncoder();
+
+  async function relayRecording(recording: Recording, client: ProtocolId, chunks: readonly Uint8Array[]) {
+    const { watcher, ends } = observer();
+    let next = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        const chunk = chunks[next++];
+        if (chunk === undefined) controller.close();
+        else controller.enqueue(chunk);
+      },
+    });
+    const result = await relayStream(
+      { translator: new InlineTranslator(), inFlight: new InFlightRequests(), stallTimeoutMs: 0 },
+      {
+        sessionId: `req_${recording.id}#1`,
+        upstreamProtocol: recording.protocol,
+        clientProtocol: client,
+        passthrough: client === recording.protocol,
+        context: { requestId: `req_${recording.id}`, model: "mock/model", created: 1 },
+        clientAskedUsage: true,
+        reader: new BodyReader(body, 5_000, () => {}),
+        abortUpstream: () => {},
+        release: () => {},
+        headers: {},
+        observer: watcher,
+        waits: {},
+      },
+    );
+    const settledBeforeSent = ends.length;
+    const text = result.ok ? await result.response.text() : undefined;
+    return { ok: result.ok, text, ends, settledBeforeSent };
+  }
+
+  test("the same client text and the same end, and an answer that came whole goes out as one body", async () => {
+    expect(streams.length).toBeGreaterThan(20);
+    let answeredWhole = 0;
+    for (const recording of streams) {
+      const bytes = encoder.encode(recording.bytes);
+      for (const client of [recording.protocol, recording.protocol === "openai-chat" ? "anthropic-messages" : "openai-chat"] as const) {
+        const whole = await relayRecording(recording, client, [bytes]);
+        const pieces = await relayRecording(recording, client, bytePieces(bytes, recording.id));
+        const cell = `${recording.id} → ${client}`;
+        expect({ cell, ok: whole.ok, text: whole.text, ends: whole.ends }).toEqual({ cell, ok: pieces.ok, text: pieces.text, ends: pieces.ends });
+        if (whole.settledBeforeSent === 1) answeredWhole++;
+      }
+    }
+    // Every recording of a protocol with a terminal frame that ends cleanly (all but Gemini's, and failed ones).
+    expect(answeredWhole).toBeGreaterThan(streams.length);
   });
 });
