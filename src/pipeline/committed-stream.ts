@@ -190,22 +190,18 @@ export class CommittedStream implements InterruptibleStream {
     if (!this.pulling) void this.fail(irError("upstream_bad_gateway", "stream interrupted"));
   }
 
-  /** Relays one upstream chunk; true when something was written or the stream is over. */
-  private async relayNext(): Promise<boolean> {
+  /** Relays one upstream chunk, or finishes the stream at the upstream's end. */
+  private async relayNext(): Promise<void> {
     const { handle, framer, note } = this.state;
     this.throwIfRefused();
-    if (this.state.upstreamEnd) {
-      await this.finish();
-      return true;
-    }
+    if (this.state.upstreamEnd) return this.finish();
     const pending = this.state.pendingRead;
     this.state.pendingRead = undefined;
     const chunk = await (pending ?? this.input.reader.next());
     if (chunk === undefined) {
       // A read that stop() cut short may end instead of failing.
       if (this.interruption || this.clientGone) throw irError("upstream_bad_gateway", "stream interrupted");
-      await this.finish();
-      return true;
+      return this.finish();
     }
     if (!framer) {
       const output = note(handle.pushNow ? handle.pushNow(chunk) : await handle.push(chunk));
@@ -306,13 +302,13 @@ export class CommittedStream implements InterruptibleStream {
 
   /**
    * Relayed text: written at once up to the protocol's terminal frame; from there on it is
-   * held (`tail`) until the stream's end writes it. True when something was sent.
+   * held (`tail`) until the stream's end writes it.
    */
-  private relayWrite(text: string): boolean {
-    if (!text) return false;
+  private relayWrite(text: string): void {
+    if (!text) return;
     if (this.tail) {
       this.tail += text;
-      return false;
+      return;
     }
     const at = terminalFrameAt(this.input.clientProtocol, text);
     if (at === -1) return this.write(text);
@@ -326,13 +322,12 @@ export class CommittedStream implements InterruptibleStream {
     return tail;
   }
 
-  /** Sends text to the client (flushed at once: an SSE frame must not wait); true when something was sent. */
-  private write(text: string): boolean {
-    if (!text || this.clientGone) return false;
+  /** Sends text to the client (flushed at once: an SSE frame must not wait); a full buffer sets `backpressure`. */
+  private write(text: string): void {
+    if (!text || this.clientGone) return;
     const written = this.controller.write(text);
     if (typeof written !== "number") this.backpressure = written;
     this.lastWrite = performance.now();
-    return true;
   }
 
   private close(): void {
