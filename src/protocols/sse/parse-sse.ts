@@ -25,10 +25,24 @@ export class SseParser {
   /** Characters of the data lines of the event being read. */
   private dataChars = 0;
 
-  constructor(private readonly maxEventChars = MAX_SSE_EVENT_CHARS) {}
+  /**
+   * `wholeFrames: false` reads every chunk line by line: what the whole-frame shortcut
+   * (readWholeFrames) is tested against.
+   */
+  constructor(
+    private readonly maxEventChars = MAX_SSE_EVENT_CHARS,
+    private readonly wholeFrames = true,
+  ) {}
 
   /** The complete events in `text`; throws the upstream's `upstream_invalid_response` when one event grows past the limit. */
   push(text: string): SseEvent[] {
+    const events: SseEvent[] = [];
+    // At an event's start (nothing of one read yet), whole frames are read first.
+    if (this.wholeFrames && this.buffer === "" && this.data.length === 0 && this.eventName === undefined && !this.pendingCr) {
+      const read = this.readWholeFrames(text, events);
+      if (read === text.length) return events;
+      if (read > 0) text = text.slice(read);
+    }
     if (this.pendingCr && text.startsWith("\n")) text = text.slice(1);
     this.pendingCr = false;
     // A chunk without a line end only lengthens the line being read: it is appended (a rope,
@@ -39,10 +53,9 @@ export class SseParser {
     if (lfInText === -1 && text.indexOf("\r") === -1) {
       this.buffer += text;
       this.refuseOversizedEvent();
-      return [];
+      return events;
     }
     const buf = this.buffer + text;
-    const events: SseEvent[] = [];
     let start = 0;
     // Lines are found with indexOf, not a loop over every character: an upstream's frames
     // are mostly JSON, and a native search over a frame costs a fraction of a JS loop over
@@ -71,6 +84,44 @@ export class SseParser {
     this.buffer = start === 0 ? buf : buf.slice(start);
     this.refuseOversizedEvent();
     return events;
+  }
+
+  /**
+   * Nearly every frame an upstream sends is one `data: …` line, or an `event: …` line and
+   * one `data: …` line, and a blank line, all ended by "\n" (chat and Gemini send the one,
+   * Messages and Responses the other), and nearly every chunk begins with such a frame. From
+   * an event's start, each whole frame of that form at the start of `text` is read in one step:
+   * a search for its line ends and a slice of each value, the event as the line-by-line
+   * reading below makes it (the same fields, in the same order). Returns how much of `text`
+   * it read; the rest (another form, a "\r" anywhere, a frame not yet ended) is read line by
+   * line from there. A long stream's chunk is one frame: read so, it costs a third of the
+   * line loop's time, and the gateway ~1.3 µs less a chunk (test/bench/HISTORY.md, "SSE
+   * frames read whole").
+   */
+  private readWholeFrames(text: string, events: SseEvent[]): number {
+    if (text.indexOf("\r") !== -1) return 0;
+    let at = 0;
+    while (at < text.length) {
+      let eventName: string | undefined;
+      let dataAt = at;
+      // "event: " and "data: ": the first letter is the cheap test.
+      if (text.charCodeAt(at) === 101) {
+        if (!text.startsWith("event: ", at)) break;
+        const lf = text.indexOf("\n", at);
+        if (lf === -1) break;
+        eventName = text.slice(at + 7, lf);
+        dataAt = lf + 1;
+      }
+      if (text.charCodeAt(dataAt) !== 100 || !text.startsWith("data: ", dataAt)) break;
+      const end = text.indexOf("\n", dataAt);
+      if (end === -1 || text.charCodeAt(end + 1) !== 10) break;
+      const event: SseEvent = { data: text.slice(dataAt + 6, end) };
+      if (eventName !== undefined) event.event = eventName;
+      if (this.lastId !== undefined) event.id = this.lastId;
+      events.push(event);
+      at = end + 2;
+    }
+    return at;
   }
 
   private refuseOversizedEvent(): void {
