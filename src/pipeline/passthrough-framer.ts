@@ -30,6 +30,9 @@ export class PassthroughFramer {
   }
 
   take(chunk: string): string {
+    // Nearly always nothing is held over and the chunk ends on a frame's blank line: the
+    // chunk is whole frames, and the bookkeeping below would only copy it around.
+    if (this.buffer === "" && (chunk.endsWith("\n\n") || chunk.endsWith("\r\n\r\n"))) return this.forward(this.rewrite(chunk));
     // Only the chunk (and the buffer's last three characters, for a blank line split between
     // chunks) is searched for a frame's end: a chunk without one only lengthens the frame
     // being read, and a frame sent in many chunks costs its length once, not its length for
@@ -45,6 +48,11 @@ export class PassthroughFramer {
     const complete = this.rewrite(this.buffer.slice(0, cut));
     this.buffer = this.buffer.slice(cut);
     this.tail = this.buffer.length <= 3 ? this.buffer : this.buffer.slice(-3);
+    return this.forward(complete);
+  }
+
+  /** Whole frames, rewritten: what goes to the client now (frames from the usage chunk on are held for flush()). */
+  private forward(complete: string): string {
     if (this.usageFrameAt === undefined) return complete;
     if (this.held) {
       this.held += complete;

@@ -11,7 +11,7 @@ import { frameEndAfter, frameStartBefore } from "../sse";
  * than splitting the text into frames.
  */
 export function dropUnrequestedUsage(frames: string): string {
-  let at = frames.indexOf('"choices":[]');
+  let at = emptyChoicesAt(frames, 0);
   if (at === -1) return frames;
   let out = "";
   let from = 0;
@@ -23,7 +23,19 @@ export function dropUnrequestedUsage(frames: string): string {
       out += frames.slice(from, start);
       from = end;
     }
-    at = frames.indexOf('"choices":[]', end);
+    at = emptyChoicesAt(frames, end);
   }
   return from === 0 ? frames : out + frames.slice(from);
+}
+
+/**
+ * `frames.indexOf('"choices":[]', from)`, found by its tail: a search for text that begins
+ * with a quote stops at every quote of the JSON (0.54 µs over 2 KB of frames, against 0.25
+ * for `choices":[]` and a look at the character before).
+ */
+function emptyChoicesAt(frames: string, from: number): number {
+  for (let at = frames.indexOf('choices":[]', from + 1); at !== -1; at = frames.indexOf('choices":[]', at + 1)) {
+    if (frames.charCodeAt(at - 1) === 34) return at - 1;
+  }
+  return -1;
 }

@@ -93,6 +93,9 @@ describe("usage on the wire is the codec's to place: the charge, and usage the c
     expect(drop(`${content}\n\n${usageOnly}`)).toBe(`${content}\n\n`);
     const untouched = `${content}\n\n`;
     expect(drop(untouched)).toBe(untouched);
+    // Only a key that is `choices` itself: one that ends so (an extension's) is not the empty choices list.
+    const otherKey = 'data: {"choices":[{"index":0,"delta":{}}],"x_choices":[],"usage":{"prompt_tokens":3}}';
+    expect(drop(`${otherKey}\n\n${usageOnly}\n\n`)).toBe(`${otherKey}\n\n`);
   });
 
   test("on every recorded real chat stream that carries a usage-only chunk, exactly those frames go, LF as recorded and CRLF as Gemini frames its streams", () => {
