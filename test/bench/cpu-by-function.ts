@@ -42,18 +42,25 @@ import { startBenchUpstreams, startDatabase, startSwitchyard } from "./switchyar
 const MOCK_KEY = "bench-mock-key";
 const SAMPLE_HZ = 2_000;
 
-/** Compiled code JavaScriptCore reported: start addresses sorted, with their ends and names. */
+/**
+ * Compiled code JavaScriptCore reported, sorted by start address: where each lies, when it
+ * was loaded (ns, CLOCK_MONOTONIC) and its name. Freed code's addresses are reused, so a
+ * sample is named by the code that lay at its address at the sample's time.
+ */
 interface JitCode {
   starts: number[];
   ends: number[];
+  loadedAt: number[];
   names: string[];
+  /** The largest code size: how far back from an address a covering record can start. */
+  maxSize: number;
 }
 
 /** The code-load records of a JITDump file (the format perf's `jitdump` support reads). */
 function readJitDump(path: string): JitCode {
   const bytes = readFileSync(path);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const records: Array<{ start: number; end: number; name: string }> = [];
+  const records: Array<{ start: number; end: number; loadedAt: number; name: string }> = [];
   const CODE_LOAD = 0;
   const RECORD_HEADER = 16;
   for (let at = view.getUint32(8, true); at + RECORD_HEADER <= bytes.length; ) {
@@ -66,27 +73,38 @@ function readJitDump(path: string): JitCode {
       const codeSize = Number(view.getBigUint64(at + RECORD_HEADER + 24, true));
       const nameAt = at + RECORD_HEADER + 40;
       const nameEnd = bytes.indexOf(0, nameAt);
-      records.push({ start, end: start + codeSize, name: bytes.toString("utf8", nameAt, nameEnd) });
+      const loadedAt = Number(view.getBigUint64(at + 8, true));
+      records.push({ start, end: start + codeSize, loadedAt, name: bytes.toString("utf8", nameAt, nameEnd) });
     }
     at += size;
   }
   records.sort((a, b) => a.start - b.start);
-  return { starts: records.map((r) => r.start), ends: records.map((r) => r.end), names: records.map((r) => r.name) };
+  return {
+    starts: records.map((r) => r.start),
+    ends: records.map((r) => r.end),
+    loadedAt: records.map((r) => r.loadedAt),
+    names: records.map((r) => r.name),
+    maxSize: records.reduce((max, r) => Math.max(max, r.end - r.start), 0),
+  };
 }
 
-/** The compiled code holding `ip` (the latest loaded at that address), or undefined. */
-function jitName(code: JitCode, ip: number): string | undefined {
+/** The compiled code that lay at `ip` at time `at` (ns): the last loaded before then of those covering it; else undefined. */
+function jitName(code: JitCode, ip: number, at: number): string | undefined {
   let low = 0;
   let high = code.starts.length - 1;
-  let found = -1;
+  let last = -1;
   while (low <= high) {
     const mid = (low + high) >> 1;
     if (code.starts[mid]! <= ip) {
-      found = mid;
+      last = mid;
       low = mid + 1;
     } else high = mid - 1;
   }
-  if (found === -1 || ip >= code.ends[found]!) return undefined;
+  let found = -1;
+  for (let i = last; i >= 0 && code.starts[i]! > ip - code.maxSize - 1; i--) {
+    if (ip < code.ends[i]! && code.loadedAt[i]! <= at && (found === -1 || code.loadedAt[i]! > code.loadedAt[found]!)) found = i;
+  }
+  if (found === -1) return undefined;
   // "JSC-FTL: relayNext#Ab12:[0x…]" → "relayNext (FTL)"
   const name = code.names[found]!;
   const tier = /JSC-([A-Za-z]+)/.exec(name)?.[1] ?? "?";
@@ -98,17 +116,21 @@ type Frame = { kind: "js" | "kernel" | "runtime" | "libc" | "other"; name: strin
 
 /** perf's samples, each a thread name and its stack from the leaf up, with JavaScript frames named. */
 function* samples(perfData: string, code: JitCode): Generator<{ thread: string; frames: Frame[] }> {
-  const script = Bun.spawnSync(["perf", "script", "-i", perfData, "-F", "comm,ip,sym,dso"], { stdout: "pipe", stderr: "ignore" });
+  const script = Bun.spawnSync(["perf", "script", "-i", perfData, "-F", "comm,time,ip,sym,dso"], { stdout: "pipe", stderr: "ignore" });
   for (const block of script.stdout.toString().split("\n\n")) {
     const lines = block.split("\n").filter((line) => line.trim() !== "");
     if (lines.length === 0) continue;
-    const thread = lines[0]!.trim();
+    // "bun.exe  29545.173021:" — the thread's name, then the sample's time in seconds.
+    const head = /^\s*(.*?)\s+(\d+\.\d+):?\s*$/.exec(lines[0]!);
+    if (head === null) continue;
+    const thread = head[1]!;
+    const at = Number(head[2]!) * 1e9;
     const frames: Frame[] = [];
     for (const line of lines.slice(1)) {
       const match = /^\s*([0-9a-f]+)\s+(.*?)\s+\((.*)\)$/.exec(line);
       if (match === null) continue;
       const [, ip, symbol, dso] = match as unknown as [string, string, string, string];
-      const js = dso.includes("JIT") || symbol === "[unknown]" ? jitName(code, parseInt(ip, 16)) : undefined;
+      const js = dso.includes("JIT") || symbol === "[unknown]" ? jitName(code, parseInt(ip, 16), at) : undefined;
       if (js !== undefined) frames.push({ kind: "js", name: js });
       else if (dso.includes("kernel")) frames.push({ kind: "kernel", name: symbol });
       else if (dso.endsWith("bun.exe") || dso.endsWith("/bun")) frames.push({ kind: "runtime", name: symbol });
@@ -150,7 +172,7 @@ async function main(): Promise<void> {
     target = chatTarget("switchyard", switchyard.url, switchyard.apiKey, "mock-openai/gpt-4o-mini", stream);
   }
   await runLanes(target, lanes, Number(process.env.WARMUP_MS ?? 15_000));
-  const recorder = Bun.spawn(["perf", "record", "-e", "cpu-clock", "-F", String(SAMPLE_HZ), "-g", "-o", perfData, "-p", String(pid)], { stdout: "ignore", stderr: "pipe" });
+  const recorder = Bun.spawn(["perf", "record", "-k", "mono", "-e", "cpu-clock", "-F", String(SAMPLE_HZ), "-g", "-o", perfData, "-p", String(pid)], { stdout: "ignore", stderr: "pipe" });
   await Bun.sleep(300);
   const { completed } = await runLanes(target, lanes, Number(process.env.MEASURE_MS ?? 10_000));
   recorder.kill("SIGINT");
@@ -176,7 +198,8 @@ async function main(): Promise<void> {
     if (thread !== "bun" && thread !== "bun.exe") continue;
     requestThread = thread;
     const caller = frames.find((frame) => frame.kind === "js");
-    add(byFunction, caller === undefined ? "(no JavaScript on the stack: the event loop, the runtime's own work)" : caller.name.replace(/ \(.*\)$/, ""));
+    // With no JavaScript on the stack: the event loop, sockets, timers, the runtime's own work, by the kind of code sampled.
+    add(byFunction, caller === undefined ? `(no JavaScript on the stack: ${frames[0]!.kind})` : caller.name.replace(/ \(.*\)$/, ""));
     for (const name of new Set(frames.filter((frame) => frame.kind === "js").map((frame) => frame.name.replace(/ \(.*\)$/, "")))) add(inclusive, name);
     if (underName !== undefined) {
       const at = frames.findIndex((frame) => frame.kind === "js" && frame.name.startsWith(`${underName} (`));
