@@ -667,6 +667,8 @@ describe("scenario selection", () => {
     expect(scenarioFromModel("m@error429")).toEqual({ baseModel: "m", selected: { kind: "error", status: 429 } });
     expect(scenarioFromModel("m@stream-cut3")).toEqual({ baseModel: "m", selected: { kind: "stream_cut", cutAfterChunks: 3 } });
     expect(scenarioFromModel("m@slow250")).toEqual({ baseModel: "m", selected: { kind: "slow", delayMs: 250 } });
+    expect(scenarioFromModel("m@paced3")).toEqual({ baseModel: "m", selected: { kind: "text", text: "token0 token1 token2", chunkDelayMs: 1 } });
+    expect(scenarioFromModel("m@paced").selected).toBeUndefined();
     expect(scenarioFromModel("m@hang7").selected).toBeUndefined();
     expect(scenarioFromModel("user@example").selected).toBeUndefined();
     expect(scenarioFromModel("gpt-4o-mini")).toEqual({ baseModel: "gpt-4o-mini", selected: undefined });

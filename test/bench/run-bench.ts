@@ -19,7 +19,7 @@ import type { UpstreamProtocol } from "../support/mock-upstreams";
 import { cleanupAll, firstLineWithin, spawnChild, waitForPing } from "./children";
 import { chatTarget, measureFirstByte, measureLatency, measureThroughput, requestOnce, runLanes, type Target } from "./load";
 import { renderReport, type ModeResult, type PathResult, type Probe } from "./report";
-import { startDatabase, startSwitchyard, type SwitchyardProcess } from "./switchyard-process";
+import { PACED_STREAM_SUFFIX, startDatabase, startSwitchyard, type SwitchyardProcess } from "./switchyard-process";
 import { measurePolicyCosts, policyPaths, renderPolicyCosts, totalCpuUs } from "./policy-paths";
 import { cpuTicks, postgresTicks, processTreeTicks, threadDelta, TICKS_PER_SECOND } from "./process-cpu";
 import { jitTicks, warmUntilJitQuiet, type WarmupResult } from "./jit-warmup";
@@ -158,7 +158,7 @@ async function main(): Promise<number> {
     const postgres = () => (database.postmasterPid === undefined ? 0 : postgresTicks(database.postmasterPid));
     const cpuOf = (target: Target): number => {
       if (target.name === "direct") return cpuTicks(mockChild.process.pid);
-      if (target.name === "proxy") return cpuTicks(proxyChild.process.pid);
+      if (target.name === "proxy" || target.name.startsWith("proxy:")) return cpuTicks(proxyChild.process.pid);
       const server = switchyards.find((s) => target.name.startsWith(`${s.mode}:`));
       return server === undefined ? 0 : processTreeTicks(server.pid) + postgres();
     };
@@ -168,6 +168,17 @@ async function main(): Promise<number> {
     const streamTargets = streaming.filter((target) => target.name === "direct" || target.name === "proxy" || target.name.endsWith(":same"));
     say(`stream throughput at ${STREAM_LANES} connections: ${streamTargets.length} paths, ${SETTINGS.streamSlices} slices each`);
     const streamThroughput = await measureThroughput(streamTargets, { ...SETTINGS, lanes: STREAM_LANES, slices: SETTINGS.streamSlices }, cpuOf);
+
+    // A stream as providers send one (PACED_STREAM_SUFFIX), through the proxy and the default
+    // Switchyard: what each chunk costs, which the one-chunk stream above never shows.
+    const pacedTargets = [
+      chatTarget("proxy:paced", proxyUrl, MOCK_KEY, `gpt-4o-mini@${PACED_STREAM_SUFFIX}`, true),
+      chatTarget(`${switchyards[0]!.mode}:paced`, switchyards[0]!.url, switchyards[0]!.apiKey, `mock-openai/gpt-4o-mini@${PACED_STREAM_SUFFIX}`, true),
+    ];
+    for (const target of pacedTargets) await sanityCheck(target, true);
+    for (const target of pacedTargets) await runLanes(target, STREAM_LANES, SETTINGS.steadyWarmupMs / 2);
+    say(`paced streams (100 chunks, 1 ms apart) at ${STREAM_LANES} connections: ${pacedTargets.length} paths, ${SETTINGS.streamSlices} slices each`);
+    const pacedThroughput = await measureThroughput(pacedTargets, { ...SETTINGS, lanes: STREAM_LANES, slices: SETTINGS.streamSlices }, cpuOf);
 
     // The compiler's share while the paths above were measured (the policy paths warm up below).
     const measuredSeconds = (performance.now() - measuredFrom) / 1000;
@@ -229,6 +240,7 @@ async function main(): Promise<number> {
       problems,
       wallSeconds: (performance.now() - clock) / 1000,
       streamLanes: STREAM_LANES,
+      pacedStream: { proxy: pacedThroughput.get("proxy:paced")!, switchyard: pacedThroughput.get(`${switchyards[0]!.mode}:paced`)! },
       policy:
         policyCosts.length >= 2
           ? { none: { rps: policyCosts[0]!.rps, cpuUs: totalCpuUs(policyCosts[0]!) }, governed: { rps: policyCosts[1]!.rps, cpuUs: totalCpuUs(policyCosts[1]!) } }

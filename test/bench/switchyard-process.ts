@@ -43,6 +43,13 @@ function findPostgresBin(): string | undefined {
   return versions[0] === undefined ? undefined : join(base, versions[0], "bin");
 }
 
+/**
+ * The mock's model suffix for a stream as providers send one: 100 words, a frame each, 1 ms
+ * apart (scenario-from-model.ts). The bench's default answer comes whole in one chunk, so
+ * nothing in it is per chunk.
+ */
+export const PACED_STREAM_SUFFIX = "paced100";
+
 export interface Database {
   kind: string;
   /** A fresh database URL for one Switchyard, or undefined for the embedded database. */
@@ -132,8 +139,8 @@ export async function startSwitchyard(options: {
   const key = options.mode.replace(/[^a-z0-9]+/gi, "_").toLowerCase();
   const dir = tempDir(`switchyard-bench-${key}-`);
   const providersFile = join(dir, "providers.json");
-  // catalogFor only reads protocol and baseUrl of each mock.
-  writeFileSync(providersFile, JSON.stringify(catalogFor(options.mocks as MockUpstream[], { scenarioModels: false })));
+  // catalogFor only reads protocol and baseUrl of each mock. Of its "@scenario" models, only the long stream.
+  writeFileSync(providersFile, JSON.stringify(catalogFor(options.mocks as MockUpstream[], { scenarioSuffixes: [PACED_STREAM_SUFFIX] })));
   const databaseUrl = await options.database.create(`bench_${key}`);
   const port = await freePort();
   const env: Record<string, string | undefined> = {

@@ -134,6 +134,8 @@ function model(id: string, name: string, endpoints: CatalogEndpoint[]): CatalogM
 export interface CatalogForOptions {
   /** Add the "@scenario" variants (default true). */
   scenarioModels?: boolean;
+  /** Which "@scenario" variants (default CATALOG_SCENARIO_SUFFIXES). */
+  scenarioSuffixes?: readonly string[];
 }
 
 export function catalogFor(mocks: MockUpstreamSet | readonly MockUpstream[], options: CatalogForOptions = {}): Catalog {
@@ -155,7 +157,7 @@ export function catalogFor(mocks: MockUpstreamSet | readonly MockUpstream[], opt
     provider.models.forEach((entry, index) => {
       const upstreamIds = [entry.upstreamId];
       if (index === 0 && options.scenarioModels !== false) {
-        upstreamIds.push(...CATALOG_SCENARIO_SUFFIXES.map((suffix) => `${entry.upstreamId}@${suffix}`));
+        upstreamIds.push(...(options.scenarioSuffixes ?? CATALOG_SCENARIO_SUFFIXES).map((suffix) => `${entry.upstreamId}@${suffix}`));
       }
       for (const upstreamId of upstreamIds) {
         catalog.models.push(

@@ -15,6 +15,8 @@
  *                 stream_error<N> error frame after N frames ("m@stream_error3")
  *                 flood<N>       N text delta frames    ("m@flood50000")
  *               and is not allowed after the other kinds.
+ *   "paced" N     N words of text, a frame each, 1 ms apart: a provider streaming tokens
+ *                 (kind "text"; "m@paced100", the benchmark's long stream)
  *
  * Examples: "gpt-4o-mini@tool_call", "claude-sonnet-4-5@reasoning", "m@error500", "m@hang".
  * A suffix that does not parse is not a selector: the whole string stays the model id.
@@ -50,6 +52,9 @@ export function scenarioFromModel(modelId: string): ModelSelector {
   const at = modelId.lastIndexOf("@");
   if (at <= 0) return { baseModel: modelId, selected: undefined };
   const match = /^([a-z_]+)(\d+)?$/.exec(modelId.slice(at + 1).replaceAll("-", "_"));
+  if (match?.[1] === "paced" && match[2] !== undefined) {
+    return { baseModel: modelId.slice(0, at), selected: { kind: "text", text: pacedText(Number(match[2])), chunkDelayMs: 1 } };
+  }
   const kind = KINDS.find((candidate) => candidate === match?.[1]);
   if (match === null || kind === undefined) return { baseModel: modelId, selected: undefined };
   const digits = match[2];
@@ -66,4 +71,9 @@ export function scenarioFromModel(modelId: string): ModelSelector {
     if (kind === "flood") selected.floodFrames = value;
   }
   return { baseModel: modelId.slice(0, at), selected };
+}
+
+/** `words` words ("token0 token1 …"): the mock streams text a word a frame. */
+function pacedText(words: number): string {
+  return Array.from({ length: words }, (_, i) => `token${i}`).join(" ");
 }
