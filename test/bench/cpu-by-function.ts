@@ -16,6 +16,10 @@
  *     stack from each sample (`js`: a native call is charged to its caller), or every
  *     JavaScript function on the stack (`inclusive`);
  *   - under `UNDER=<function name>`: what that function's samples were spent in.
+ * The kernel's `finish_task_switch` is most likely not work: a sampling interrupt that falls
+ * due while interrupts are off around a context switch is taken at the switch-in, so a thread
+ * preempted often (after its writes wake the load generator) has earlier time charged there
+ * (test/bench/HISTORY.md, "Where a stream's CPU goes, counted on the CPU").
  * Recording stacks at 2 kHz and writing the JITDump cost the process about as much again as
  * it spends (a stream's request thread read 424 µs here against ~220 in cpu-per-request.ts):
  * read the shares, and compare only runs of this script with each other.
