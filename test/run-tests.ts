@@ -5,7 +5,9 @@
  *      (each installed the same way if absent),
  *   2. initdb + start a private cluster on a free loopback port (as the `postgres`
  *      user when invoked as root: PostgreSQL refuses to run as root),
- *   3. run `bun test` with TEST_DATABASE_URL pointing at it,
+ *   3. run `bun test` with TEST_DATABASE_URL pointing at it: the whole suite as TEST_SHARDS
+ *      `bun test` processes side by side (default 2, one a core here), each a share of the
+ *      test files, their output printed whole as each ends; with arguments, one process,
  *   4. stop and delete the cluster, and end with one line `N passed, M failed`.
  * Interrupted (SIGINT, SIGTERM), it stops the test process, removes the containers its
  * tests started (test/support/test-containers.ts) and the cluster. A run also removes
@@ -13,7 +15,7 @@
  * Extra arguments go to `bun test` (e.g. a path filter).
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync, chmodSync, mkdirSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, chmodSync, mkdirSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "./support/spawn-server";
@@ -89,7 +91,7 @@ async function main(): Promise<number> {
   const port = await freePort();
   if (isRoot()) sh("chown", ["-R", "postgres", dir], { quiet: true });
   let started = false;
-  let child: ReturnType<typeof spawn> | undefined;
+  const children: ReturnType<typeof spawn>[] = [];
   // Found once: every removal below uses it, and none may wait for a tool that is not there.
   const containerTool = findContainerTool();
   const removed = removeTestContainers("stale", containerTool);
@@ -110,7 +112,7 @@ async function main(): Promise<number> {
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.on(signal, () => {
       // A SIGTERM sent to this process alone would leave `bun test` running on, orphaned.
-      child?.kill("SIGKILL");
+      for (const child of children) child.kill("SIGKILL");
       stop();
       process.exit(130);
     });
@@ -137,32 +139,84 @@ async function main(): Promise<number> {
       // What the tests name and label their containers by (test/support/test-containers.ts).
       SWITCHYARD_TEST_RUNNER_PID: String(process.pid),
     };
-    const bunBinary = process.execPath; // the bun running this script
-    // The per-test timeout of bunfig.toml, on the command line: bun 1.4.5 does not read the
-    // bunfig key and falls back to 5 s, which a test that starts a server or a cluster can
-    // exceed on a loaded machine. A later --timeout among the arguments wins.
-    child = spawn(bunBinary, ["test", "--timeout", "30000", ...process.argv.slice(2)], { env, stdio: ["ignore", "pipe", "pipe"] });
-    const running = child;
-    let summary = "";
-    const forward = (stream: NodeJS.ReadableStream, out: NodeJS.WriteStream) =>
-      stream.on("data", (chunk: Buffer) => {
-        out.write(chunk);
-        summary = (summary + chunk.toString()).slice(-4000);
-      });
-    forward(running.stdout!, process.stdout);
-    forward(running.stderr!, process.stderr);
-    const code: number = await new Promise((resolve) => running.on("close", (c) => resolve(c ?? 1)));
-    const passed = Number(/(\d+) pass\b/.exec(summary)?.[1] ?? 0);
-    const failed = Number(/(\d+) fail\b/.exec(summary)?.[1] ?? (code === 0 ? 0 : 1));
+    const args = process.argv.slice(2);
+    const shards = args.length === 0 ? shardsOf(testFiles(), Math.max(1, Number(process.env.TEST_SHARDS ?? 2))) : [args];
+    const results = await Promise.all(
+      shards.map((files, index) =>
+        runBunTest(files, env, shards.length === 1 ? undefined : `shard ${index + 1} of ${shards.length}`, (spawned) => {
+          children.push(spawned);
+        }),
+      ),
+    );
+    const passed = results.reduce((sum, r) => sum + r.passed, 0);
+    const failed = results.reduce((sum, r) => sum + r.failed, 0);
     stop();
     console.log(`${passed} passed, ${failed} failed`);
-    return code !== 0 || failed > 0 || passed === 0 ? 1 : 0;
+    return results.some((r) => r.code !== 0) || failed > 0 || passed === 0 ? 1 : 0;
   } catch (error) {
     stop();
     console.error(String(error));
     console.log("0 passed, 1 failed");
     return 1;
   }
+}
+
+/** Every test file under test/, relative to the project. */
+function testFiles(): string[] {
+  const root = join(import.meta.dir, "..");
+  return readdirSync(join(root, "test"), { recursive: true, encoding: "utf8" })
+    .filter((file) => file.endsWith(".test.ts") && !file.includes("node_modules"))
+    .map((file) => join("test", file))
+    .sort();
+}
+
+/**
+ * The files split into `count` lists of about equal weight, by size on disk (what a file
+ * holds is roughly what it runs), the heaviest first into the lightest list.
+ */
+function shardsOf(files: readonly string[], count: number): string[][] {
+  const root = join(import.meta.dir, "..");
+  const weighted = files.map((file) => ({ file, weight: statSync(join(root, file)).size })).sort((a, b) => b.weight - a.weight || a.file.localeCompare(b.file));
+  const shards = Array.from({ length: Math.min(count, files.length) }, () => ({ files: [] as string[], weight: 0 }));
+  for (const { file, weight } of weighted) {
+    const lightest = shards.reduce((min, shard) => (shard.weight < min.weight ? shard : min));
+    lightest.files.push(file);
+    lightest.weight += weight;
+  }
+  return shards.map((shard) => shard.files.sort());
+}
+
+/**
+ * One `bun test` process over `files`. Alone (no `label`) its output streams through; beside
+ * others it is kept and printed whole when it ends, under its label, so the shards' lines
+ * never interleave.
+ */
+async function runBunTest(files: readonly string[], env: NodeJS.ProcessEnv, label: string | undefined, started: (child: ReturnType<typeof spawn>) => void): Promise<{ code: number; passed: number; failed: number }> {
+  // The per-test timeout of bunfig.toml, on the command line: bun 1.4.5 does not read the
+  // bunfig key and falls back to 5 s, which a test that starts a server or a cluster can
+  // exceed on a loaded machine. A later --timeout among the arguments wins.
+  const child = spawn(process.execPath, ["test", "--timeout", "30000", ...files], { env, stdio: ["ignore", "pipe", "pipe"] });
+  started(child);
+  let summary = "";
+  const kept: Buffer[] = [];
+  const forward = (stream: NodeJS.ReadableStream, out: NodeJS.WriteStream) =>
+    stream.on("data", (chunk: Buffer) => {
+      if (label === undefined) out.write(chunk);
+      else kept.push(chunk);
+      summary = (summary + chunk.toString()).slice(-4000);
+    });
+  forward(child.stdout!, process.stdout);
+  forward(child.stderr!, process.stderr);
+  const code: number = await new Promise((resolve) => child.on("close", (c) => resolve(c ?? 1)));
+  if (label !== undefined) {
+    process.stdout.write(`\n==== ${label}: ${files.length} files ====\n`);
+    process.stdout.write(Buffer.concat(kept));
+  }
+  return {
+    code,
+    passed: Number(/(\d+) pass\b/.exec(summary)?.[1] ?? 0),
+    failed: Number(/(\d+) fail\b/.exec(summary)?.[1] ?? (code === 0 ? 0 : 1)),
+  };
 }
 
 process.exit(await main());
