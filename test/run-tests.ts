@@ -6,7 +6,7 @@
  *   2. initdb + start a private cluster on a free loopback port (as the `postgres`
  *      user when invoked as root: PostgreSQL refuses to run as root),
  *   3. run `bun test` with TEST_DATABASE_URL pointing at it: the whole suite as TEST_SHARDS
- *      `bun test` processes side by side (default 2, one a core here), each a share of the
+ *      `bun test` processes side by side (default 2, or 1 on one core), each a share of the
  *      test files, their output printed whole as each ends; with arguments, one process,
  *   4. stop and delete the cluster, and end with one line `N passed, M failed`.
  * Interrupted (SIGINT, SIGTERM), it stops the test process, removes the containers its
@@ -16,7 +16,7 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync, chmodSync, mkdirSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "./support/spawn-server";
 import { findContainerTool, removeTestContainers } from "./support/test-containers";
@@ -140,7 +140,9 @@ async function main(): Promise<number> {
       SWITCHYARD_TEST_RUNNER_PID: String(process.pid),
     };
     const args = process.argv.slice(2);
-    const shards = args.length === 0 ? shardsOf(testFiles(), Math.max(1, Number(process.env.TEST_SHARDS ?? 2))) : [args];
+    // Two by default, one a core where there are two: more would only share the same cores.
+    const shardCount = Math.max(1, Number(process.env.TEST_SHARDS ?? Math.min(2, availableParallelism())));
+    const shards = args.length === 0 ? shardsOf(testFiles(), shardCount) : [args];
     const results = await Promise.all(
       shards.map((files, index) =>
         runBunTest(files, env, shards.length === 1 ? undefined : `shard ${index + 1} of ${shards.length}`, (spawned) => {
