@@ -51,25 +51,51 @@ function observer(refuseOn?: string) {
   return { watcher, parts, ends };
 }
 
-async function relay(watcher: StreamObserver, body: ReadableStream<Uint8Array> = upstreamBody(FRAMES)) {
-  let aborted = 0;
-  const result = await relayStream(
-    { translator: new InlineTranslator(), inFlight: new InFlightRequests(), stallTimeoutMs: 0 },
+/** What differs from one test's attempt to the next; the rest is passed as the pipeline passes it. */
+interface Attempt {
+  /** The request id's tail: its session is `req_<id>#1`. */
+  id: string;
+  upstream: ProtocolId;
+  client: ProtocolId;
+  clientAskedUsage: boolean;
+  readOnMs?: number;
+  headers?: Record<string, string>;
+  /** Called when the upstream is aborted (by the relay, or by the body's idle deadline). */
+  onAbort?: () => void;
+}
+
+/** relayStream over `body` for `attempt`, a passthrough when client and upstream speak the same protocol. */
+function relayAttempt(watcher: StreamObserver, body: ReadableStream<Uint8Array>, attempt: Attempt) {
+  const abort = () => attempt.onAbort?.();
+  return relayStream(
+    { translator: new InlineTranslator(), inFlight: new InFlightRequests(), stallTimeoutMs: 0, ...(attempt.readOnMs === undefined ? {} : { readOnMs: attempt.readOnMs }) },
     {
-      sessionId: "req_relay#1",
-      upstreamProtocol: "openai-chat",
-      clientProtocol: "anthropic-messages",
-      passthrough: false,
-      context: { requestId: "req_relay", model: "mock/model", created: 1 },
-      clientAskedUsage: false,
-      reader: new BodyReader(body, 5_000, () => aborted++),
-      abortUpstream: () => aborted++,
+      sessionId: `req_${attempt.id}#1`,
+      upstreamProtocol: attempt.upstream,
+      clientProtocol: attempt.client,
+      passthrough: attempt.client === attempt.upstream,
+      context: { requestId: `req_${attempt.id}`, model: "mock/model", created: 1 },
+      clientAskedUsage: attempt.clientAskedUsage,
+      reader: new BodyReader(body, 5_000, abort),
+      abortUpstream: abort,
       release: () => {},
-      headers: { "x-request-id": "req_relay" },
+      headers: attempt.headers ?? {},
       observer: watcher,
       waits: {},
     },
   );
+}
+
+async function relay(watcher: StreamObserver, body: ReadableStream<Uint8Array> = upstreamBody(FRAMES)) {
+  let aborted = 0;
+  const result = await relayAttempt(watcher, body, {
+    id: "relay",
+    upstream: "openai-chat",
+    client: "anthropic-messages",
+    clientAskedUsage: false,
+    headers: { "x-request-id": "req_relay" },
+    onAbort: () => aborted++,
+  });
   return { result, aborted: () => aborted };
 }
 
@@ -157,23 +183,14 @@ describe("a refused client action is read on to its usage", () => {
 
   async function relayResponses(watcher: StreamObserver, body: ReadableStream<Uint8Array>, readOnMs?: number) {
     const aborted = { count: 0 };
-    const result = await relayStream(
-      { translator: new InlineTranslator(), inFlight: new InFlightRequests(), stallTimeoutMs: 0, ...(readOnMs === undefined ? {} : { readOnMs }) },
-      {
-        sessionId: "req_action#1",
-        upstreamProtocol: "openai-responses",
-        clientProtocol: "openai-chat",
-        passthrough: false,
-        context: { requestId: "req_action", model: "mock/model", created: 1 },
-        clientAskedUsage: false,
-        reader: new BodyReader(body, 5_000, () => aborted.count++),
-        abortUpstream: () => aborted.count++,
-        release: () => {},
-        headers: {},
-        observer: watcher,
-        waits: {},
-      },
-    );
+    const result = await relayAttempt(watcher, body, {
+      id: "action",
+      upstream: "openai-responses",
+      client: "openai-chat",
+      clientAskedUsage: false,
+      ...(readOnMs === undefined ? {} : { readOnMs }),
+      onAbort: () => aborted.count++,
+    });
     return { result, aborted };
   }
 
@@ -260,23 +277,7 @@ describe("a stream that arrived whole", () => {
   }
 
   async function passthrough(watcher: StreamObserver, body: ReadableStream<Uint8Array>) {
-    return relayStream(
-      { translator: new InlineTranslator(), inFlight: new InFlightRequests(), stallTimeoutMs: 0 },
-      {
-        sessionId: "req_whole#1",
-        upstreamProtocol: "openai-chat",
-        clientProtocol: "openai-chat",
-        passthrough: true,
-        context: { requestId: "req_whole", model: "mock/model", created: 1 },
-        clientAskedUsage: true,
-        reader: new BodyReader(body, 5_000, () => {}),
-        abortUpstream: () => {},
-        release: () => {},
-        headers: {},
-        observer: watcher,
-        waits: {},
-      },
-    );
+    return relayAttempt(watcher, body, { id: "whole", upstream: "openai-chat", client: "openai-chat", clientAskedUsage: true });
   }
 
   test("goes out as one body, settled before it is sent, with the same bytes and the charge in its usage frame", async () => {
@@ -350,23 +351,7 @@ describe("recorded real streams, whole or in pieces", () => {
         else controller.enqueue(chunk);
       },
     });
-    const result = await relayStream(
-      { translator: new InlineTranslator(), inFlight: new InFlightRequests(), stallTimeoutMs: 0 },
-      {
-        sessionId: `req_${recording.id}#1`,
-        upstreamProtocol: recording.protocol,
-        clientProtocol: client,
-        passthrough: client === recording.protocol,
-        context: { requestId: `req_${recording.id}`, model: "mock/model", created: 1 },
-        clientAskedUsage: true,
-        reader: new BodyReader(body, 5_000, () => {}),
-        abortUpstream: () => {},
-        release: () => {},
-        headers: {},
-        observer: watcher,
-        waits: {},
-      },
-    );
+    const result = await relayAttempt(watcher, body, { id: recording.id, upstream: recording.protocol, client, clientAskedUsage: true });
     const settledBeforeSent = ends.length;
     const text = result.ok ? await result.response.text() : undefined;
     return { ok: result.ok, text, ends, settledBeforeSent };
