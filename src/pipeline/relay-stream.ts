@@ -82,6 +82,12 @@ export async function relayStream(deps: RelayDeps, input: RelayInput): Promise<R
 
   // Phase 1: hold everything until the first token or a clean finish.
   const held: string[] = [];
+  /** The whole stream is here: it is settled first, so its cost is in its last frame, which is held with the rest. */
+  const settleWhole = async (out: string) => {
+    const settled = observer.onEnd({ attemptOutcome: "success", status: "succeeded", interrupted: false });
+    await settled.holdsEnded;
+    held.push(costed(framer ? framer.flush() : out, settled.chargeMicroUsd));
+  };
   let ended = false;
   /** The read after a chunk that held the upstream's terminal frame (see below). */
   let afterTerminal: Promise<string | undefined> | undefined;
@@ -101,10 +107,8 @@ export async function relayStream(deps: RelayDeps, input: RelayInput): Promise<R
           throw output.signals.error ?? irError("upstream_invalid_response", "upstream stream ended before any output");
         }
         if (seen.refusal) throw seen.refusal.error;
-        // The whole stream arrived before the first token: settle now so the cost is in it.
-        const settled = observer.onEnd({ attemptOutcome: "success", status: "succeeded", interrupted: false });
-        await settled.holdsEnded;
-        held.push(costed(framer ? framer.take("") + framer.flush() : output.out, settled.chargeMicroUsd));
+        // The whole stream arrived before the first token.
+        await settleWhole(output.out);
         break;
       }
       const output = note(handle.pushNow ? handle.pushNow(chunk) : await handle.push(chunk));
@@ -136,9 +140,7 @@ export async function relayStream(deps: RelayDeps, input: RelayInput): Promise<R
       // The translation's end failing (an event left unfinished past its limit) fails the stream as the relay's end would.
       upstreamEnd = await handle.end().then(note, (error: unknown) => ({ out: "", signals: { ...emptySignals(), error: asIrError(error, irError("upstream_bad_gateway", "upstream stream failed")) } }));
       if (!upstreamEnd.signals.error && !seen.refusal) {
-        const settled = observer.onEnd({ attemptOutcome: "success", status: "succeeded", interrupted: false });
-        await settled.holdsEnded;
-        held.push(costed(framer ? framer.flush() : upstreamEnd.out, settled.chargeMicroUsd));
+        await settleWhole(upstreamEnd.out);
         ended = true;
       }
     }
