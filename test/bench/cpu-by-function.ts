@@ -15,7 +15,9 @@
  *   - the request thread's CPU by JavaScript function: the first JavaScript frame up the
  *     stack from each sample (`js`: a native call is charged to its caller), or every
  *     JavaScript function on the stack (`inclusive`);
- *   - under `UNDER=<function name>`: what that function's samples were spent in.
+ *   - the request thread's native samples (runtime, kernel, libc) by the JavaScript function
+ *     that called them: which of our functions asks the runtime for the most work;
+ *   - under `UNDER=<function name>[,<another>…]`: what each function's samples were spent in.
  * The kernel's `finish_task_switch` is most likely not work: a sampling interrupt that falls
  * due while interrupts are off around a context switch is taken at the switch-in, so a thread
  * preempted often (after its writes wake the load generator) has earlier time charged there
@@ -31,7 +33,7 @@
  *        TARGET=bare  the bare proxy instead of a Switchyard
  *        SWITCHYARD_ENV  JSON of the Switchyard's environment; SWITCHYARD_ROOT as in cpu-per-request.ts
  *        TOP      functions listed (40)
- *        UNDER    a function whose samples are broken down by where they were spent
+ *        UNDER    functions (comma-separated) whose samples are broken down by where they were spent
  *        MOCK_SCENARIO as in start-mock.ts (e.g. a 100-chunk answer)
  *   Needs `perf` (Debian's linux-perf) and permission to record another process
  *   (`kernel.perf_event_paranoid` ≤ 1, or root).
@@ -193,8 +195,10 @@ async function main(): Promise<void> {
   const byThread = new Map<string, number>();
   const byFunction = new Map<string, number>();
   const inclusive = new Map<string, number>();
-  const under = new Map<string, number>();
-  const underName = process.env.UNDER;
+  const nativeByCaller = new Map<string, number>();
+  // UNDER may name several functions, comma-separated: one recording answers them all.
+  const underNames = (process.env.UNDER ?? "").split(",").map((name) => name.trim()).filter((name) => name !== "");
+  const under = new Map(underNames.map((name) => [name, new Map<string, number>()]));
   let requestThread = "";
   for (const { thread, frames } of samples(perfData, code)) {
     add(byThread, `${thread}: ${frames[0]!.kind}`);
@@ -202,15 +206,17 @@ async function main(): Promise<void> {
     if (thread !== "bun" && thread !== "bun.exe") continue;
     requestThread = thread;
     const caller = frames.find((frame) => frame.kind === "js");
+    // What the runtime's work is on behalf of: Bun's code has no symbols, its caller has a name.
+    if (frames[0]!.kind !== "js") add(nativeByCaller, `${frames[0]!.kind} <- ${caller === undefined ? "(none)" : caller.name.replace(/ \(.*\)$/, "")}`);
     // With no JavaScript on the stack: the event loop, sockets, timers, the runtime's own work, by the kind of code sampled.
     add(byFunction, caller === undefined ? `(no JavaScript on the stack: ${frames[0]!.kind})` : caller.name.replace(/ \(.*\)$/, ""));
     for (const name of new Set(frames.filter((frame) => frame.kind === "js").map((frame) => frame.name.replace(/ \(.*\)$/, "")))) add(inclusive, name);
-    if (underName !== undefined) {
+    for (const [underName, spent] of under) {
       const at = frames.findIndex((frame) => frame.kind === "js" && frame.name.startsWith(`${underName} (`));
-      if (at === 0) add(under, "(its own code)");
+      if (at === 0) add(spent, "(its own code)");
       else if (at > 0) {
         const below = frames.slice(0, at).find((frame) => frame.kind === "js");
-        add(under, below === undefined ? `${frames[0]!.kind} code it called` : below.name.replace(/ \(.*\)$/, ""));
+        add(spent, below === undefined ? `${frames[0]!.kind} code it called` : below.name.replace(/ \(.*\)$/, ""));
       }
     }
   }
@@ -219,7 +225,8 @@ async function main(): Promise<void> {
   table(`${requestThread || "request thread"}: first JavaScript function up the stack`, byFunction, perRequest, top);
   const threadSamples = [...byFunction.values()].reduce((sum, n) => sum + n, 0);
   table(`${requestThread || "request thread"}: every JavaScript function on the stack (inclusive)`, inclusive, perRequest, top, threadSamples);
-  if (underName !== undefined) table(`under ${underName}`, under, perRequest, top, threadSamples);
+  table(`${requestThread || "request thread"}: native code (runtime, kernel, libc) by the JavaScript function that called it`, nativeByCaller, perRequest, top, threadSamples);
+  for (const [underName, spent] of under) table(`under ${underName}`, spent, perRequest, top, threadSamples);
   rmSync(dumpDir, { recursive: true, force: true });
 }
 

@@ -12,7 +12,9 @@
  *   env: RELAYS   label:JSON-env pairs separated by ";", the relays' options (default: plain,
  *                 accounted); a relay's ROOT runs another checkout's relay-proxy.ts (a git
  *                 worktree of an older commit, its node_modules linked), so two commits'
- *                 pieces are compared in one run
+ *                 pieces are compared in one run; a relay's SCRIPT runs another child of
+ *                 test/bench instead of relay-proxy.ts (socket-proxy.ts: the bare proxy
+ *                 with an HTTP/1.1 client of its own in place of fetch)
  *        GATEWAY=1 also a Switchyard (SWITCHYARD_ENV: JSON of its environment)
  *        STREAM=0  whole answers instead of streams
  *        SLICES, SLICE_MS  interleaved slices per path and their length (4, 2500)
@@ -39,8 +41,8 @@ const { proxyChild, proxyUrl, mocks } = await startBenchUpstreams(MOCK_KEY);
 const relays: Child[] = [];
 const paths: Path[] = [{ name: "bare proxy", url: proxyUrl, pid: proxyChild.process.pid, model: "gpt-4o-mini", key: MOCK_KEY }];
 for (const { mode, env } of parseVariants(process.env.RELAYS ?? 'plain relay:{};accounted relay:{"ACCOUNT":"pd"}')) {
-  const { ROOT: root, ...options } = env;
-  const script = join(root ?? join(import.meta.dir, "../.."), "test/bench/relay-proxy.ts");
+  const { ROOT: root, SCRIPT: scriptName, ...options } = env;
+  const script = join(root ?? join(import.meta.dir, "../.."), "test/bench", scriptName ?? "relay-proxy.ts");
   const flags = (process.env.RELAY_FLAGS ?? "").split(" ").filter(Boolean);
   const child = spawnChild(mode, [process.execPath, ...flags, script, mocks[0]!.baseUrl], { env: { ...process.env, ...options } });
   relays.push(child);
@@ -60,15 +62,16 @@ const sliceMs = Number(process.env.SLICE_MS ?? 2_500);
 const target = (path: Path) => chatTarget(path.name, path.url, path.key, path.model, stream);
 // Warm-up: the gateway's JIT needs longer than a relay's (jit-warmup.ts).
 for (const path of paths) await runLanes(target(path), LANES, path.name === "switchyard" ? 20_000 : 5_000);
-const totals = new Map(paths.map((path) => [path.name, { completed: 0, ticks: 0, main: 0, http: 0 }]));
+const totals = new Map(paths.map((path) => [path.name, { completed: 0, errors: 0, ticks: 0, main: 0, http: 0 }]));
 for (let slice = 0; slice < slices; slice++) {
   for (const path of paths) {
     const ticksBefore = cpuTicks(path.pid);
     const threadsBefore = threadTicks(path.pid);
-    const { completed } = await runLanes(target(path), LANES, sliceMs);
+    const { completed, errors } = await runLanes(target(path), LANES, sliceMs);
     const threadsAfter = threadTicks(path.pid);
     const total = totals.get(path.name)!;
     total.completed += completed;
+    total.errors += errors.count;
     total.ticks += cpuTicks(path.pid) - ticksBefore;
     total.main += (threadsAfter.get("main") ?? 0) - (threadsBefore.get("main") ?? 0);
     total.http += (threadsAfter.get("HTTP Client") ?? 0) - (threadsBefore.get("HTTP Client") ?? 0);
@@ -76,11 +79,11 @@ for (let slice = 0; slice < slices; slice++) {
 }
 const perRequest = (ticks: number, completed: number) => ((ticks / TICKS_PER_SECOND) * 1e6 / completed).toFixed(1);
 const bare = totals.get("bare proxy")!;
-console.log(`| path | CPU µs per ${stream ? "stream" : "request"} | ÷ bare proxy | main thread | HTTP client thread | completed |`);
-console.log("|---|--:|--:|--:|--:|--:|");
+console.log(`| path | CPU µs per ${stream ? "stream" : "request"} | ÷ bare proxy | main thread | HTTP client thread | completed | errors |`);
+console.log("|---|--:|--:|--:|--:|--:|--:|");
 for (const [name, total] of totals) {
   const ratio = (total.ticks / total.completed) / (bare.ticks / bare.completed);
-  console.log(`| ${name} | ${perRequest(total.ticks, total.completed)} | ${ratio.toFixed(2)}× | ${perRequest(total.main, total.completed)} | ${perRequest(total.http, total.completed)} | ${total.completed} |`);
+  console.log(`| ${name} | ${perRequest(total.ticks, total.completed)} | ${ratio.toFixed(2)}× | ${perRequest(total.main, total.completed)} | ${perRequest(total.http, total.completed)} | ${total.completed} | ${total.errors} |`);
 }
 // Closing a relay's stdin lets it exit by itself (and write a CPU profile, when asked).
 for (const relay of relays) {
