@@ -3,6 +3,16 @@ import type { Sql } from "./connect-database";
 import { MAX_STORED_TEXT_CHARS, storableJson, storableText } from "./storable-text";
 
 /**
+ * How long a binary COPY encodes and sends chunks before it lets the event loop turn. A
+ * turn under load is a whole wave of requests (~10 ms at 64 connections), so a turn after
+ * every chunk (100 rows, ~2 ms) stretched a flush of 2,000 rows to ~450 ms, and the rows
+ * waiting for it to 13,000–14,000 (answered requests a crash would leave unrecorded, and
+ * heap they hold). With 4 ms slices: ~240 ms, at most ~4,300 rows waiting, the same CPU
+ * and p99 (test/bench/HISTORY.md, 2026-11-30 02:14–02:30).
+ */
+const COPY_SLICE_MS = 4;
+
+/**
  * `COPY … FROM STDIN` (text format) through postgres.js: for the metering write path,
  * where PostgreSQL spends about half the CPU on a COPY that it spends on the same rows
  * through `insert … select … from json_to_recordset(…)`.
@@ -22,10 +32,10 @@ import { MAX_STORED_TEXT_CHARS, storableJson, storableText } from "./storable-te
 export async function copyInto(sql: Sql, table: string, columns: readonly string[], lines: readonly string[]): Promise<void>;
 /**
  * The same with the data already encoded (copy-binary.ts), each chunk sent as it comes.
- * `chunks` may encode lazily: after each chunk the event loop turns, so the socket sends
- * it while the next one is encoded and PostgreSQL ingests one while the gateway encodes
- * the next. A chunk that throws ends the COPY with CopyFail, and copyInto rejects with
- * that error (the transaction is aborted, as for a refused COPY).
+ * `chunks` may encode lazily: each chunk goes to the socket as soon as it is encoded, so
+ * PostgreSQL ingests one while the gateway encodes the next, and the event loop turns once
+ * the COPY has held it for COPY_SLICE_MS. A chunk that throws ends the COPY with CopyFail,
+ * and copyInto rejects with that error (the transaction is aborted, as for a refused COPY).
  */
 export async function copyInto(sql: Sql, table: string, columns: readonly string[], chunks: Iterable<Uint8Array>, format: "binary"): Promise<void>;
 export async function copyInto(sql: Sql, table: string, columns: readonly string[], data: Iterable<string | Uint8Array>, format: "text" | "binary" = "text"): Promise<void> {
@@ -55,11 +65,14 @@ export async function copyInto(sql: Sql, table: string, columns: readonly string
   if (format === "text") writable.end((data as readonly string[]).join(""));
   else {
     try {
+      let sliceStart = performance.now();
       for (const chunk of data) {
         // The connection died meanwhile: the sentinel below fails, and so does the flush.
         if (writable.destroyed) break;
         writable.write(chunk);
+        if (performance.now() - sliceStart < COPY_SLICE_MS) continue;
         await new Promise((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
       }
     } catch (error) {
       writable.destroy(error instanceof Error ? error : new Error(String(error)));

@@ -89,9 +89,10 @@ function* encodedChunks<Row>(rows: Row[], first: Uint8Array, encode: BinaryRowsE
 
 /**
  * Rows encoded into one buffer. Encoding holds the request thread (15–20 µs a record at
- * steady state), and the event loop turns only between chunks: 100 rows keep each hold
- * near 2 ms, where 1,000 held it for up to 20 ms and every request waiting behind it
- * (test/bench/HISTORY.md, 2026-11-29 00:25). The extra chunk writes cost nothing measurable.
+ * steady state), and the event loop can turn only between chunks: 100 rows are ~2 ms,
+ * where 1,000 held it for up to 20 ms and every request waiting behind it
+ * (test/bench/HISTORY.md, 2026-11-29 00:25). copyInto turns it once its slice is spent
+ * (COPY_SLICE_MS, src/db/copy-rows.ts). The extra chunk writes cost nothing measurable.
  */
 const ENCODE_CHUNK_ROWS = 100;
 

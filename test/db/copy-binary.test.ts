@@ -78,6 +78,40 @@ describe("COPY binary format", () => {
     expect({ ...count }).toEqual({ c: 3_000, total: String((-(2_999 * 3_000) / 2) * 1_000_000_007) });
   });
 
+  test("a COPY of chunks that take long to encode lets the event loop turn, in slices of several chunks", async () => {
+    // 40 chunks, each holding the thread 1 ms as it is encoded: 40 ms of work in one COPY.
+    const CHUNKS = 40;
+    let encoded = 0;
+    function* slowChunks(): Generator<Uint8Array> {
+      for (let i = 0; i < CHUNKS; i++) {
+        const until = performance.now() + 1;
+        while (performance.now() < until) {
+          // encoding
+        }
+        encoded++;
+        yield encode([{ ...AWKWARD[2]!, id: `slow${i}` }])!;
+      }
+    }
+    // Each turn of the loop the COPY allows, counted by an immediate that re-arms itself.
+    const turnsAt: number[] = [];
+    let counting = true;
+    const count = () => {
+      if (!counting) return;
+      if (encoded > 0 && encoded < CHUNKS) turnsAt.push(encoded);
+      setImmediate(count);
+    };
+    setImmediate(count);
+    await sql.begin((tx) => copyBinaryInto(tx as unknown as Sql, "as_binary", COLUMNS, slowChunks()));
+    counting = false;
+    const [stored] = await sql.unsafe<{ c: number }[]>("select count(*)::int as c from as_binary where id like 'slow%'");
+    expect(stored?.c).toBe(CHUNKS);
+    const turnsDuring = new Set(turnsAt).size;
+    // Not held for all 40 ms (it turns every few ms) …
+    expect(turnsDuring).toBeGreaterThanOrEqual(4);
+    // … and not after every chunk, which under load stretched a flush to a wave of requests a chunk.
+    expect(turnsDuring).toBeLessThanOrEqual(CHUNKS * 0.75);
+  });
+
   test("a value whose binary form could differ from its text form gives up on the batch (the caller sends text)", () => {
     const good = AWKWARD[2]!;
     expect(encode([good])).toBeDefined();
