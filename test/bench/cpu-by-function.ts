@@ -31,6 +31,7 @@
  *        LANES    connections (16)
  *        WARMUP_MS, MEASURE_MS  load before the record, and recorded (15000, 10000)
  *        TARGET=bare  the bare proxy instead of a Switchyard
+ *        GOVERNED=1   whole answers for a key that has a budget, a rate limit and a guardrail bound (policy-paths.ts)
  *        SWITCHYARD_ENV  JSON of the Switchyard's environment; SWITCHYARD_ROOT as in cpu-per-request.ts
  *        TOP      functions listed (40)
  *        UNDER    functions (comma-separated) whose samples are broken down by where they were spent
@@ -43,6 +44,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cleanupAll } from "./children";
 import { chatTarget, runLanes } from "./load";
+import { policyPaths } from "./policy-paths";
 import { startBenchUpstreams, startDatabase, startSwitchyard } from "./switchyard-process";
 
 const MOCK_KEY = "bench-mock-key";
@@ -176,6 +178,8 @@ async function main(): Promise<void> {
     const switchyard = await startSwitchyard({ mode: "switchyard", env, database, mocks, mockKey: MOCK_KEY, accounts: 1 });
     pid = switchyard.pid;
     target = chatTarget("switchyard", switchyard.url, switchyard.apiKey, "mock-openai/gpt-4o-mini", stream);
+    // GOVERNED=1: whole answers for a key with the bench's budget, rate limit and guardrail bound (policy-paths.ts), as the bench's governed row.
+    if (process.env.GOVERNED === "1") target = (await policyPaths(switchyard.url, switchyard.apiKey))[1]!.target;
   }
   await runLanes(target, lanes, Number(process.env.WARMUP_MS ?? 15_000));
   const recorder = Bun.spawn(["perf", "record", "-k", "mono", "-e", "cpu-clock", "-F", String(SAMPLE_HZ), "-g", "-o", perfData, "-p", String(pid)], { stdout: "ignore", stderr: "pipe" });
