@@ -948,7 +948,7 @@ describe("catalogFor", () => {
     const multi = byId.get(MULTI_MODEL_ID);
     expect(multi?.endpoints.map((endpoint) => endpoint.provider)).toEqual(["mock-openai", "mock-anthropic"]);
     expect(multi?.endpoints[0]?.pricing.input).not.toBe(multi?.endpoints[1]?.pricing.input);
-    expect(catalogFor(mocks, { scenarioModels: false }).models.some((model) => model.id.includes("@"))).toBe(false);
+    expect(catalogFor(mocks, { scenarioSuffixes: [] }).models.some((model) => model.id.includes("@"))).toBe(false);
     expect(catalogFor([mocks.google]).models.some((model) => model.id === MULTI_MODEL_ID)).toBe(false);
     expect(mockProviderEnv("k")).toEqual({
       MOCK_OPENAI_API_KEY: "k",

@@ -113,11 +113,8 @@ function jitName(code: JitCode, ip: number, at: number): string | undefined {
     if (ip < code.ends[i]! && code.loadedAt[i]! <= at && (found === -1 || code.loadedAt[i]! > code.loadedAt[found]!)) found = i;
   }
   if (found === -1) return undefined;
-  // "JSC-FTL: relayNext#Ab12:[0x…]" → "relayNext (FTL)"
-  const name = code.names[found]!;
-  const tier = /JSC-([A-Za-z]+)/.exec(name)?.[1] ?? "?";
-  const fn = name.replace(/^JSC-[A-Za-z]+:\s*/, "").replace(/#.*$/, "").trim() || "(anonymous)";
-  return `${fn} (${tier})`;
+  // "JSC-FTL: relayNext#Ab12:[0x…]" → "relayNext": the tables count a function whatever tier ran it.
+  return code.names[found]!.replace(/^JSC-[A-Za-z]+:\s*/, "").replace(/#.*$/, "").trim() || "(anonymous)";
 }
 
 type Frame = { kind: "js" | "kernel" | "runtime" | "libc" | "other"; name: string };
@@ -211,16 +208,16 @@ async function main(): Promise<void> {
     requestThread = thread;
     const caller = frames.find((frame) => frame.kind === "js");
     // What the runtime's work is on behalf of: Bun's code has no symbols, its caller has a name.
-    if (frames[0]!.kind !== "js") add(nativeByCaller, `${frames[0]!.kind} <- ${caller === undefined ? "(none)" : caller.name.replace(/ \(.*\)$/, "")}`);
+    if (frames[0]!.kind !== "js") add(nativeByCaller, `${frames[0]!.kind} <- ${caller === undefined ? "(none)" : caller.name}`);
     // With no JavaScript on the stack: the event loop, sockets, timers, the runtime's own work, by the kind of code sampled.
-    add(byFunction, caller === undefined ? `(no JavaScript on the stack: ${frames[0]!.kind})` : caller.name.replace(/ \(.*\)$/, ""));
-    for (const name of new Set(frames.filter((frame) => frame.kind === "js").map((frame) => frame.name.replace(/ \(.*\)$/, "")))) add(inclusive, name);
+    add(byFunction, caller === undefined ? `(no JavaScript on the stack: ${frames[0]!.kind})` : caller.name);
+    for (const name of new Set(frames.filter((frame) => frame.kind === "js").map((frame) => frame.name))) add(inclusive, name);
     for (const [underName, spent] of under) {
-      const at = frames.findIndex((frame) => frame.kind === "js" && frame.name.startsWith(`${underName} (`));
+      const at = frames.findIndex((frame) => frame.kind === "js" && frame.name === underName);
       if (at === 0) add(spent, "(its own code)");
       else if (at > 0) {
         const below = frames.slice(0, at).find((frame) => frame.kind === "js");
-        add(spent, below === undefined ? `${frames[0]!.kind} code it called` : below.name.replace(/ \(.*\)$/, ""));
+        add(spent, below === undefined ? `${frames[0]!.kind} code it called` : below.name);
       }
     }
   }

@@ -35,15 +35,14 @@ class Connection {
   private remaining = 0;
   socket!: import("bun").Socket<Connection>;
 
-  start(exchange: Exchange, request: string | Uint8Array): void {
+  start(exchange: Exchange, request: Uint8Array): void {
     this.exchange = exchange;
     this.state = "head";
-    const written = this.socket.write(request);
-    if (written !== (typeof request === "string" ? Buffer.byteLength(request) : request.byteLength)) throw new Error("short write (the bench's requests are small)");
+    if (this.socket.write(request) !== request.byteLength) throw new Error("short write (the bench's requests are small)");
   }
 
   data(chunk: Buffer): void {
-    let bytes = this.pending === undefined ? chunk : Buffer.concat([this.pending, chunk]);
+    const bytes = this.pending === undefined ? chunk : Buffer.concat([this.pending, chunk]);
     this.pending = undefined;
     let at = 0;
     while (at < bytes.length && this.exchange !== undefined) {
@@ -74,10 +73,7 @@ class Connection {
           break;
         }
         case "length": {
-          const take = Math.min(this.remaining, bytes.length - at);
-          this.exchange.onBody(bytes.subarray(at, at + take));
-          at += take;
-          this.remaining -= take;
+          at = this.passBody(bytes, at);
           if (this.remaining === 0) this.finish();
           break;
         }
@@ -90,10 +86,7 @@ class Connection {
           break;
         }
         case "chunk-data": {
-          const take = Math.min(this.remaining, bytes.length - at);
-          this.exchange.onBody(bytes.subarray(at, at + take));
-          at += take;
-          this.remaining -= take;
+          at = this.passBody(bytes, at);
           if (this.remaining === 0) this.state = "chunk-end";
           break;
         }
@@ -108,6 +101,14 @@ class Connection {
       }
     }
     if (at < bytes.length) this.pending = bytes.subarray(at);
+  }
+
+  /** Hands on the body bytes from `at`, up to what is `remaining` of the body or chunk; returns where it stopped. */
+  private passBody(bytes: Buffer, at: number): number {
+    const take = Math.min(this.remaining, bytes.length - at);
+    this.exchange!.onBody(bytes.subarray(at, at + take));
+    this.remaining -= take;
+    return at + take;
   }
 
   private finish(): void {
@@ -183,7 +184,6 @@ const server = Bun.serve({
                     for (const chunk of chunks) controller.write(chunk);
                     chunks = [];
                     if (ended) return void controller.close();
-                    streaming = { write: (chunk) => controller.write(chunk), close: () => controller.close() };
                     return new Promise<void>((done) => (streaming = { write: (chunk) => controller.write(chunk), close: () => (controller.close(), done()) }));
                   },
                 }),

@@ -56,7 +56,7 @@ describe.skipIf(typeof tool === "string")("the container image", () => {
     mock = await startMockUpstream("openai-chat", { apiKey: MOCK_KEY });
     database = await createTestDatabase();
     folder = mkdtempSync(join(tmpdir(), "switchyard-image-"));
-    writeFileSync(join(folder, "providers.json"), JSON.stringify(catalogFor([mock], { scenarioModels: false })));
+    writeFileSync(join(folder, "providers.json"), JSON.stringify(catalogFor([mock], { scenarioSuffixes: [] })));
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
     // Named and labelled by the test runner's pid: when the run is interrupted before

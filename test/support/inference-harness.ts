@@ -51,7 +51,7 @@ export interface HandWrittenUpstreamHarness {
  */
 export async function startBehindUpstream(answer: (request: Request) => Response | Promise<Response>, overrides: Partial<Config> = {}): Promise<HandWrittenUpstreamHarness> {
   const upstream = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: answer });
-  const catalog = catalogFor([{ protocol: "openai-chat", baseUrl: `http://127.0.0.1:${upstream.port}/v1` } as MockUpstream], { scenarioModels: false });
+  const catalog = catalogFor([{ protocol: "openai-chat", baseUrl: `http://127.0.0.1:${upstream.port}/v1` } as MockUpstream], { scenarioSuffixes: [] });
   const providersFile = join(mkdtempSync(join(tmpdir(), "switchyard-catalog-")), "providers.json");
   writeFileSync(providersFile, JSON.stringify(catalog));
   Object.assign(process.env, mockProviderEnv(MOCK_KEY));

@@ -132,9 +132,7 @@ function model(id: string, name: string, endpoints: CatalogEndpoint[]): CatalogM
 }
 
 export interface CatalogForOptions {
-  /** Add the "@scenario" variants (default true). */
-  scenarioModels?: boolean;
-  /** Which "@scenario" variants (default CATALOG_SCENARIO_SUFFIXES). */
+  /** Which "@scenario" variants of each provider's first model (default CATALOG_SCENARIO_SUFFIXES; none: `[]`). */
   scenarioSuffixes?: readonly string[];
 }
 
@@ -156,9 +154,7 @@ export function catalogFor(mocks: MockUpstreamSet | readonly MockUpstream[], opt
     });
     provider.models.forEach((entry, index) => {
       const upstreamIds = [entry.upstreamId];
-      if (index === 0 && options.scenarioModels !== false) {
-        upstreamIds.push(...(options.scenarioSuffixes ?? CATALOG_SCENARIO_SUFFIXES).map((suffix) => `${entry.upstreamId}@${suffix}`));
-      }
+      if (index === 0) upstreamIds.push(...(options.scenarioSuffixes ?? CATALOG_SCENARIO_SUFFIXES).map((suffix) => `${entry.upstreamId}@${suffix}`));
       for (const upstreamId of upstreamIds) {
         catalog.models.push(
           model(`${provider.id}/${upstreamId}`, `${provider.name}: ${entry.name}`, [
