@@ -97,6 +97,8 @@ export class Metrics {
     OVERHEAD_BUCKETS_SECONDS,
   );
   readonly writeFailures = new Counter("switchyard_write_failures_total", "Failed batch writes (rows are kept and retried), by table.", ["table"]);
+  /** How long rows wait for the database after a request: a flush's rows plus those that arrive while it runs. */
+  readonly writeFlushDuration = new Histogram("switchyard_write_flush_seconds", "Time a committed write-buffer flush took, from its start to its commit (every table's rows in one transaction).", []);
   private extra: Array<{ render(): string }> = [];
 
   register<T extends { render(): string }>(metric: T): T {
@@ -105,7 +107,7 @@ export class Metrics {
   }
 
   render(): string {
-    return [this.httpRequests, this.httpDuration, this.gatewayOverhead, this.inFlight, this.upstreamAttempts, this.buffered, this.writeFailures, ...this.extra].map((m) => m.render()).join("");
+    return [this.httpRequests, this.httpDuration, this.gatewayOverhead, this.inFlight, this.upstreamAttempts, this.buffered, this.writeFailures, this.writeFlushDuration, ...this.extra].map((m) => m.render()).join("");
   }
 }
 

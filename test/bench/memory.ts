@@ -107,13 +107,23 @@ async function sendHeavy(url: string, apiKey: string, heavy: HeavyCase): Promise
 
 const mb = (kb: number) => (kb / 1024).toFixed(0);
 
-/** The most rows the server's write buffers held (switchyard_buffered_rows, all tables), read from /metrics every 500 ms. */
+/**
+ * The most rows the server's write buffers held (switchyard_buffered_rows, all tables), read
+ * from /metrics every 500 ms, and the flushes committed meanwhile (switchyard_write_flush_seconds):
+ * how many, and how long one took on average.
+ */
 function sampleBacklog(url: string) {
   let most = 0;
   let running = true;
+  const flushes = async () => {
+    const text = await fetch(`${url}/metrics`).then((r) => r.text(), () => "");
+    const read = (name: string) => Number(new RegExp(`^switchyard_write_flush_seconds_${name} (\\S+)`, "m").exec(text)?.[1] ?? Number.NaN);
+    return { sum: read("sum"), count: read("count"), text };
+  };
+  const start = flushes();
   const loop = (async () => {
     while (running) {
-      const text = await fetch(`${url}/metrics`).then((r) => r.text(), () => "");
+      const { text } = await flushes();
       let sum = 0;
       for (const match of text.matchAll(/^switchyard_buffered_rows\{[^}]*\} (\d+)/gm)) sum += Number(match[1]);
       most = Math.max(most, sum);
@@ -124,7 +134,9 @@ function sampleBacklog(url: string) {
     async stop() {
       running = false;
       await loop;
-      return most;
+      const [before, after] = [await start, await flushes()];
+      const count = after.count - before.count;
+      return { most, flushes: count, meanFlushMs: ((after.sum - before.sum) / count) * 1000 };
     },
   };
 }
@@ -191,13 +203,16 @@ async function main(): Promise<number> {
     let rps = Number.NaN;
     let afterBySecond = "";
     let mostBuffered = Number.NaN;
+    let flushes = "";
     if (!flag("--skip-load")) {
       say(`load: ${LANES} connections for ${LOAD_MS / 1000} s`);
       const phase = samplePhase(server.pid);
       const backlog = sampleBacklog(server.url);
       const run = await runLanes(target, LANES, LOAD_MS);
       loadPeakKb = phase.stop().peakKb;
-      mostBuffered = await backlog.stop();
+      const writes = await backlog.stop();
+      mostBuffered = writes.most;
+      flushes = `${writes.flushes} flushes, ${writes.meanFlushMs.toFixed(0)} ms each on average`;
       rps = run.completed / run.seconds;
       if (run.errors.count > 0) errors.push(`load: ${run.errors.count} errors, first: ${run.errors.first}`);
       say(`load: ${rps.toFixed(0)} rps, peak ${mb(loadPeakKb)} MB; sampling ${AFTER_MS / 1000} s after`);
@@ -254,7 +269,7 @@ async function main(): Promise<number> {
     console.log("| idle | idle, warm | peak under load (64 conn.) | 10 s after (lowest) | peak, heavy input | 10 s after heavy | load rps |");
     console.log("|--:|--:|--:|--:|--:|--:|--:|");
     console.log(`| ${mb(idleKb)} MB | ${mb(warmIdleKb)} MB | ${mb(loadPeakKb)} MB | ${mb(afterKb)} MB (${mb(afterMinKb)}) | ${mb(heavyPeakKb)} MB | ${mb(heavyAfterKb)} MB | ${rps.toFixed(0)} |`);
-    if (afterBySecond !== "") console.log(`\nRSS each second after the load (MB): ${afterBySecond}; most metering rows buffered during the load: ${mostBuffered}`);
+    if (afterBySecond !== "") console.log(`\nRSS each second after the load (MB): ${afterBySecond}; most metering rows buffered during the load: ${mostBuffered}; ${flushes}`);
     if (perCase.length > 0) console.log(`\n| heavy case, alone | RSS before | peak | after |\n|---|--:|--:|--:|\n${perCase.join("\n")}`);
     if (probes.length > 0) console.log(`\nprobe (MB):\n${probes.join("\n")}`);
     if (errors.length > 0) console.log(`\nerrors:\n${errors.slice(0, 10).join("\n")}`);

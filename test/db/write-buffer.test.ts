@@ -252,6 +252,8 @@ describe("WriteBuffer failures", () => {
     expect(calls).toHaveLength(0);
     expect(metrics.render()).toContain(`switchyard_write_failures_total{table="requests"} ${writes.stats().failures}`);
     expect(metrics.render()).toContain(`switchyard_buffered_rows{table="requests"} 500`);
+    // A failed flush is not a flush's duration: only committed ones are timed.
+    expect(metrics.render()).not.toContain("switchyard_write_flush_seconds_count");
 
     await admin.unsafe(`create database ${missing}`);
     const recovered = client(url.toString());
@@ -259,6 +261,7 @@ describe("WriteBuffer failures", () => {
     await waitFor(() => writes.stats().buffered.requests === 0);
     expect(await committed(recovered, "requests")).toEqual(range(0, 500));
     expect(writes.stats().written.requests).toBe(500);
+    expect(metrics.render()).toMatch(/^switchyard_write_flush_seconds_count [1-9]\d*$/m);
   });
 
   test("a batch that committed but reported failure is written again without duplicates", async () => {
@@ -510,6 +513,8 @@ describe("ShardedWriteBuffer", () => {
     expect(series).toEqual([`switchyard_buffered_rows{table="${name}"} 8`]);
     await writes.flush();
     expect(metrics.render()).toContain(`switchyard_buffered_rows{table="${name}"} 0`);
+    // Each shard committed one flush, timed into the one histogram.
+    expect(metrics.render()).toContain("switchyard_write_flush_seconds_count 2");
     expect(() => new ShardedWriteBuffer(sql, 0)).toThrow("at least one shard");
     expect(new ShardedWriteBuffer(sql, 1).shardCount).toBe(1);
   });

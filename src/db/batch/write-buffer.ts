@@ -224,11 +224,13 @@ export class WriteBuffer {
       return;
     }
     const retry = this.consecutiveFailures > 0;
+    const startedAt = performance.now();
     try {
       await this.sql.begin(async (transaction) => {
         const tx = transaction as unknown as Sql;
         for (const lane of lanes) await lane.writeTaken(tx, this.maxBatchRows, retry);
       });
+      this.metrics?.writeFlushDuration.observe([], (performance.now() - startedAt) / 1000);
     } catch (flushError) {
       this.failures++;
       for (const lane of lanes) this.metrics?.writeFailures.inc([lane.name]);
