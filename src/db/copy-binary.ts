@@ -1,5 +1,5 @@
 import type { Sql } from "./connect-database";
-import { assertPlainColumnNames, copyInto } from "./copy-rows";
+import { assertPlainColumnNames, copyInto, type CopyFollowUps } from "./copy-rows";
 import { MAX_STORED_TEXT_CHARS, storableJson, storableText } from "./storable-text";
 
 /**
@@ -44,10 +44,10 @@ const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 /**
  * Sends tuples from an encoder of one table in one COPY (binary), header and trailer
  * added. `tuples` may encode lazily, each chunk while PostgreSQL ingests the one before
- * (see copyInto); one that throws aborts the COPY.
+ * (see copyInto); one that throws aborts the COPY. `then` as in copyInto.
  */
-export async function copyBinaryInto(sql: Sql, table: string, columns: readonly string[], tuples: Iterable<Uint8Array>): Promise<void> {
-  await copyInto(sql, table, columns, framed(tuples), "binary");
+export async function copyBinaryInto(sql: Sql, table: string, columns: readonly string[], tuples: Iterable<Uint8Array>, then?: CopyFollowUps): Promise<void> {
+  await copyInto(sql, table, columns, framed(tuples), "binary", then);
 }
 
 function* framed(tuples: Iterable<Uint8Array>): Generator<Uint8Array> {

@@ -1,5 +1,6 @@
 import type { Writable } from "node:stream";
 import type { Sql } from "./connect-database";
+import { inSendOrder } from "./in-send-order";
 import { MAX_STORED_TEXT_CHARS, storableJson, storableText } from "./storable-text";
 
 /**
@@ -28,8 +29,13 @@ const COPY_SLICE_MS = 4;
  * one (a refused value, 22xxx; a duplicate key, 23505) reaches the COPY query's `reject`
  * after its promise has already resolved with the writable, where it would be lost; it
  * is caught there and thrown instead, so the caller can tell refused data from an outage.
+ *
+ * `then` makes the statements that follow the COPY in the caller's transaction; they are
+ * sent with the sentinel, in one round trip (inSendOrder), instead of one each after it.
+ * They fail with it when the COPY failed, and copyInto throws the COPY's error; otherwise
+ * the first of them that failed.
  */
-export async function copyInto(sql: Sql, table: string, columns: readonly string[], lines: readonly string[]): Promise<void>;
+export async function copyInto(sql: Sql, table: string, columns: readonly string[], lines: readonly string[], format?: "text", then?: CopyFollowUps): Promise<void>;
 /**
  * The same with the data already encoded (copy-binary.ts), each chunk sent as it comes.
  * `chunks` may encode lazily: each chunk goes to the socket as soon as it is encoded, so
@@ -37,8 +43,8 @@ export async function copyInto(sql: Sql, table: string, columns: readonly string
  * the COPY has held it for COPY_SLICE_MS. A chunk that throws ends the COPY with CopyFail,
  * and copyInto rejects with that error (the transaction is aborted, as for a refused COPY).
  */
-export async function copyInto(sql: Sql, table: string, columns: readonly string[], chunks: Iterable<Uint8Array>, format: "binary"): Promise<void>;
-export async function copyInto(sql: Sql, table: string, columns: readonly string[], data: Iterable<string | Uint8Array>, format: "text" | "binary" = "text"): Promise<void> {
+export async function copyInto(sql: Sql, table: string, columns: readonly string[], chunks: Iterable<Uint8Array>, format: "binary", then?: CopyFollowUps): Promise<void>;
+export async function copyInto(sql: Sql, table: string, columns: readonly string[], data: Iterable<string | Uint8Array>, format: "text" | "binary" = "text", then?: CopyFollowUps): Promise<void> {
   const query = sql.unsafe(`copy ${table} (${columns.join(", ")}) from stdin${format === "binary" ? " (format binary)" : ""}`);
   let copyError: unknown;
   const internals = query as unknown as { reject?: (error: unknown) => void };
@@ -82,11 +88,16 @@ export async function copyInto(sql: Sql, table: string, columns: readonly string
   }
   if (!writable.destroyed) await copyDoneSent;
   try {
-    await sql`select 1`;
+    // execute(): sent now, ahead of what `then` makes (postgres.js sends a query when it is awaited).
+    const sentinel = sql`select 1`.execute();
+    await inSendOrder(then === undefined ? [sentinel] : [sentinel, ...then()]);
   } catch (error) {
     throw copyError ?? error;
   }
 }
+
+/** The statements that follow a COPY in its transaction, made (and so sent) when called. */
+export type CopyFollowUps = () => readonly PromiseLike<unknown>[];
 
 /**
  * One field in COPY text format: `\N` for null; a string made storable (storable-text.ts:

@@ -1,6 +1,6 @@
 import type { Sql } from "../db/connect-database";
 import { copyBinaryInto, binaryRowsEncoder, type BinaryColumnType, type BinaryRowsEncoder } from "../db/copy-binary";
-import { copyInto, copyLineWriter, type CopyColumnKind } from "../db/copy-rows";
+import { copyInto, copyLineWriter, type CopyColumnKind, type CopyFollowUps } from "../db/copy-rows";
 import { jsonRowsWriter } from "../db/json-rows";
 import { applyLedgerEntries, applyLedgerTotals, insertRequestRecords, type JsonBatchInsert } from "../db/queries/metering";
 import { addLedgerUsage, addRequestUsage } from "../db/queries/usage-rollups";
@@ -32,15 +32,15 @@ interface CopyTarget<Row> {
  * unwritable. Rows are grouped by request record id: if the database refuses a batch
  * anyway, a request's rows are kept together while the bad ones are isolated.
  */
-function batchTable<Row>(name: string, insertJson: JsonBatchInsert, target: CopyTarget<Row>, useCopy: boolean, recordIdOf: (row: Row) => string): BatchTable<Row> {
+function batchTable<Row>(name: string, insertJson: JsonBatchInsert, target: CopyTarget<Row>, useCopy: boolean, recordIdOf: (row: Row) => string): CopyBatchTable<Row> {
   const copyRows = useCopy ? copyWriter(target) : undefined;
   const jsonRows = jsonRowsWriter(target.columns, target.kinds);
   return {
     name,
     streamsWholeBatch: copyRows !== undefined,
-    async write(sql: Sql, rows: Row[], retry: boolean) {
+    async write(sql: Sql, rows: Row[], retry: boolean, then?: CopyFollowUps) {
       if (copyRows !== undefined && !retry) {
-        await copyRows(sql, rows);
+        await copyRows(sql, rows, then);
         return;
       }
       await insertJson(sql, jsonRows(rows));
@@ -48,6 +48,11 @@ function batchTable<Row>(name: string, insertJson: JsonBatchInsert, target: Copy
     onDrop: logDropped(name),
     groupKey: recordIdOf,
   };
+}
+
+/** A batch table whose first attempt's COPY carries the statements that follow it (copyInto's `then`). */
+interface CopyBatchTable<Row> extends BatchTable<Row> {
+  write(sql: Sql, rows: Row[], retry: boolean, then?: CopyFollowUps): Promise<void>;
 }
 
 function logDropped(table: string): (rows: readonly unknown[], reason: DropReason) => void {
@@ -60,15 +65,16 @@ function logDropped(table: string): (rows: readonly unknown[], reason: DropReaso
 /**
  * Writes rows of one table with one binary COPY (src/db/copy-binary.ts), or, for a batch
  * with a value that has no exact binary form, with text COPY lines, each rendered by a
- * line writer compiled once.
+ * line writer compiled once. `then` makes the statements that follow it in the flush's
+ * transaction, sent in the round trip that confirms the COPY (copyInto).
  */
-function copyWriter<Row>(copy: CopyTarget<Row>): (sql: Sql, rows: Row[]) => Promise<void> {
+function copyWriter<Row>(copy: CopyTarget<Row>): (sql: Sql, rows: Row[], then?: CopyFollowUps) => Promise<void> {
   const line = copyLineWriter(copy.columns, copy.kinds);
   const encode = binaryRowsEncoder(copy.columns, copy.types);
-  return async (sql, rows) => {
+  return async (sql, rows, then) => {
     const first = encode(rows.length <= ENCODE_CHUNK_ROWS ? rows : rows.slice(0, ENCODE_CHUNK_ROWS));
-    if (first === undefined) return copyInto(sql, copy.table, copy.columns, rows.map(line));
-    await copyBinaryInto(sql, copy.table, copy.columns, encodedChunks(rows, first, encode));
+    if (first === undefined) return copyInto(sql, copy.table, copy.columns, rows.map(line), "text", then);
+    await copyBinaryInto(sql, copy.table, copy.columns, encodedChunks(rows, first, encode), then);
   };
 }
 
@@ -140,9 +146,8 @@ function requestTable(copy: boolean): BatchTable<RequestRow> {
     onDrop: logDropped("requests"),
     groupKey: (row) => row.id,
     async write(sql: Sql, rows: RequestRow[], retry: boolean) {
-      let inserted: readonly RequestRow[] = rows;
-      if (copyRows !== undefined && !retry) await copyRows(sql, rows);
-      else inserted = insertedRows(rows, await insertRequestRecords(sql, jsonRows(rows)));
+      if (copyRows !== undefined && !retry) return copyRows(sql, rows, () => [addRequestUsage(sql, requestUsageDeltas(rows))]);
+      const inserted = insertedRows(rows, await insertRequestRecords(sql, jsonRows(rows)));
       await addRequestUsage(sql, requestUsageDeltas(inserted));
     },
   };
@@ -152,7 +157,8 @@ function requestTable(copy: boolean): BatchTable<RequestRow> {
  * Ledger entries move wallet balances and leases. Their wallets and leases are locked
  * first, in the one order every grant and return also takes (lockWalletsThenLeases).
  * A first attempt COPYs the entries and applies their totals, summed here per account
- * and per lease, in one small statement; a retry takes `applyLedgerEntries`, which
+ * and per lease, in one small statement sent with the COPY's confirmation (with the
+ * usage rollup's, in one round trip); a retry takes `applyLedgerEntries`, which
  * moves a balance only for the entries it actually inserted, so a batch that had
  * committed can never debit twice.
  *
@@ -168,11 +174,9 @@ function ledgerTable(copy: boolean): BatchTable<LedgerRow> {
     async write(sql: Sql, rows: LedgerRow[], retry: boolean) {
       const { amounts, released } = ledgerTotals(rows);
       await lockWalletsThenLeases(sql, amounts.keys(), released.keys());
-      await base.write(sql, rows, retry);
       // The retry statement adds what it inserted to the usage rollup itself.
-      if (!copy || retry) return;
-      await applyLedgerTotals(sql, amounts, released);
-      await addLedgerUsage(sql, ledgerUsageTotals(rows));
+      if (!copy || retry) return base.write(sql, rows, retry);
+      await base.write(sql, rows, retry, () => [applyLedgerTotals(sql, amounts, released), addLedgerUsage(sql, ledgerUsageTotals(rows))]);
     },
     async onDeadLetter(sql: Sql, rows: readonly LedgerRow[]) {
       const { amounts, released } = ledgerTotals(rows);

@@ -14,6 +14,7 @@ beforeAll(async () => {
   databaseUrl = database.url;
   sql = postgres(database.url, { max: 2, onnotice: () => {} }) as unknown as Sql;
   await sql.unsafe("create table copied (id text primary key, n bigint, flag boolean, tags text[], doc json, at timestamptz)");
+  await sql.unsafe("create table followed (id text)");
 });
 afterAll(async () => {
   await sql.end({ timeout: 1 });
@@ -90,6 +91,39 @@ describe("copyInto", () => {
     expect((await sql.unsafe("select count(*) as c from copied where id = 'fresh'"))[0]!.c).toBe("0");
     const answers = await Promise.all([sql.unsafe("select 1 as x"), sql.unsafe("select 2 as x")]);
     expect(answers.map((rows) => rows[0]!.x)).toEqual([1, 2]);
+  });
+
+  test("the statements that follow a COPY (`then`) go with its confirmation: they commit with it, and a refused COPY throws its own error, not theirs", async () => {
+    const row = (id: string): Copied => ({ id, n: 1, flag: true, tags: [], doc: {}, at: "2026-11-22T00:00:00.000Z" });
+    const followedIds = async () => (await sql.unsafe("select id from followed order by id")).map((r) => r.id as string);
+    const copyThenInsert = (tx: Sql, rows: Copied[], followUp: string, calls: string[]) =>
+      copyInto(tx, "copied", COLUMNS, rows.map(line), "text", () => {
+        calls.push(followUp);
+        return [tx.unsafe("insert into followed values ($1)", [followUp]), tx.unsafe("select $1::text as id", [followUp])];
+      });
+
+    const calls: string[] = [];
+    await sql.begin((tx) => copyThenInsert(tx as unknown as Sql, [row("then-a")], "a", calls));
+    expect(await followedIds()).toEqual(["a"]);
+
+    // Refused: `then` was still called (its statements were made before the COPY's outcome
+    // was known), they failed with the transaction, and the error is the COPY's duplicate key.
+    const refused = await sql.begin((tx) => copyThenInsert(tx as unknown as Sql, [row("then-b"), row("then-a")], "b", calls)).then(
+      () => "committed",
+      (error: { code?: string }) => error.code,
+    );
+    expect(refused).toBe("23505");
+    expect(calls).toEqual(["a", "b"]);
+    expect(await followedIds()).toEqual(["a"]);
+
+    // The COPY went in, a follow-up failed: its error, and nothing of the transaction stays.
+    const failed = await sql.begin((tx) => copyInto(tx as unknown as Sql, "copied", COLUMNS, [line(row("then-c"))], "text", () => [tx.unsafe("insert into followed values ('c')"), tx.unsafe("select 1 / 0")])).then(
+      () => "committed",
+      (error: { code?: string }) => error.code,
+    );
+    expect(failed).toBe("22012");
+    expect(await followedIds()).toEqual(["a"]);
+    expect((await sql.unsafe("select count(*)::int as c from copied where id in ('then-b', 'then-c')"))[0]!.c).toBe(0);
   });
 
   test("a refused COPY of a batch larger than the socket buffers rejects; it never hangs", async () => {
