@@ -173,10 +173,20 @@ function ledgerTable(copy: boolean): BatchTable<LedgerRow> {
     ...base,
     async write(sql: Sql, rows: LedgerRow[], retry: boolean) {
       const { amounts, released } = ledgerTotals(rows);
-      await lockWalletsThenLeases(sql, amounts.keys(), released.keys());
-      // The retry statement adds what it inserted to the usage rollup itself.
-      if (!copy || retry) return base.write(sql, rows, retry);
-      await base.write(sql, rows, retry, () => [applyLedgerTotals(sql, amounts, released), addLedgerUsage(sql, ledgerUsageTotals(rows))]);
+      // The entries' statement is sent behind the locks, not after their answer (PostgreSQL
+      // still takes the locks first). Handled at once: it may fail while the write waits.
+      const locked = lockWalletsThenLeases(sql, amounts.keys(), released.keys());
+      locked.catch(() => {});
+      try {
+        // The retry statement adds what it inserted to the usage rollup itself.
+        if (!copy || retry) await base.write(sql, rows, retry);
+        else await base.write(sql, rows, retry, () => [applyLedgerTotals(sql, amounts, released), addLedgerUsage(sql, ledgerUsageTotals(rows))]);
+      } catch (error) {
+        // A lock that failed is the cause: the statements behind it failed only as aborted (25P02).
+        await locked;
+        throw error;
+      }
+      await locked;
     },
     async onDeadLetter(sql: Sql, rows: readonly LedgerRow[]) {
       const { amounts, released } = ledgerTotals(rows);

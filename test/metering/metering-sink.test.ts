@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import postgres from "postgres";
 import type { Sql } from "../../src/db/connect-database";
 import { createMeteringSink } from "../../src/metering/metering-sink";
 import type { LedgerRow, MeteringSink, RequestRow } from "../../src/metering/metering-rows";
@@ -180,6 +181,47 @@ describe("metering sink on PostgreSQL (COPY first, idempotent insert on retry)",
     }
     expect(results[0]).toEqual({ balance: 10000 - 240, reserved: 3000 - 200, leases: [2000 - 200] });
     expect(results[1]).toEqual(results[0]);
+  });
+
+  test("a wallet lock the flush cannot take fails it with the lock's own error, not the aborted COPY's sent behind it; nothing is written, and the retry writes every row once", async () => {
+    const account = "acct_locked";
+    await sql.unsafe("insert into accounts (id, email) values ($1, 'locked@example.test')", [account]);
+    await sql.unsafe("insert into wallets (account_id, balance_micro_usd) values ($1, 1000)", [account]);
+    // The buffer's connection gives up on a lock after 200 ms (SQLSTATE 55P03) …
+    const impatient = postgres(database.url, { max: 1, onnotice: () => {}, connection: { lock_timeout: 200 } }) as unknown as Sql;
+    const writes = new WriteBuffer(impatient, { flushIntervalMs: 60_000, retryBaseMs: 60_000 });
+    const sink = createMeteringSink(writes, { copy: true });
+    const rows = rowsFor("rq_locked", account);
+    // … while another transaction holds the wallet's row.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let holding!: () => void;
+    const held = new Promise<void>((resolve) => (holding = resolve));
+    const holder = sql.begin(async (tx) => {
+      await tx.unsafe("select 1 from wallets where account_id = $1 for update", [account]);
+      holding();
+      await released;
+    });
+    await held;
+    try {
+      enqueueRows(sink, rows);
+      const code = await writes.flush().then(
+        () => "committed",
+        (error: { code?: string }) => error.code,
+      );
+      expect(code).toBe("55P03");
+      expect(await countsFor("rq_locked")).toMatchObject({ requests: 0, ledger: 0 });
+      expect(writes.stats().buffered).toEqual({ requests: 1, ledger_entries: 1 });
+    } finally {
+      release();
+      await holder;
+    }
+    await writes.flush();
+    expect(await countsFor("rq_locked")).toMatchObject({ requests: 1, ledger: 1 });
+    const [wallet] = await sql.unsafe("select balance_micro_usd::int as b from wallets where account_id = $1", [account]);
+    expect(wallet!.b).toBe(1000 - 25);
+    await writes.stop();
+    await impatient.end({ timeout: 1 });
   });
 
   test("on two write connections, each request's two rows commit in one transaction, and each account's wallet moves on one connection", async () => {
