@@ -106,22 +106,38 @@ describe("copyInto", () => {
     await sql.begin((tx) => copyThenInsert(tx as unknown as Sql, [row("then-a")], "a", calls));
     expect(await followedIds()).toEqual(["a"]);
 
+    // What copyInto itself throws, read inside the transaction, and whether the transaction
+    // committed. (A refused COPY's own error reaches no promise postgres.js gives: its COPY query
+    // had resolved with the writable, so a transaction whose callback swallows copyInto's error
+    // reports the next statement's 25P02. Only copyInto's error names the refused data.)
+    const outcome = async (copy: (tx: Sql) => Promise<void>) => {
+      let thrown: string | undefined;
+      const transaction = await sql
+        .begin(async (tx) => {
+          thrown = await copy(tx as unknown as Sql).then(
+            () => "nothing",
+            (error: { code?: string }) => error.code,
+          );
+        })
+        .then(
+          () => "committed",
+          (error: { code?: string }) => error.code,
+        );
+      return { thrown, transaction };
+    };
+
     // Refused: `then` was still called (its statements were made before the COPY's outcome
     // was known), they failed with the transaction, and the error is the COPY's duplicate key.
-    const refused = await sql.begin((tx) => copyThenInsert(tx as unknown as Sql, [row("then-b"), row("then-a")], "b", calls)).then(
-      () => "committed",
-      (error: { code?: string }) => error.code,
-    );
-    expect(refused).toBe("23505");
+    const refused = await outcome((tx) => copyThenInsert(tx, [row("then-b"), row("then-a")], "b", calls));
+    expect(refused.thrown).toBe("23505");
+    expect(refused.transaction).not.toBe("committed");
     expect(calls).toEqual(["a", "b"]);
     expect(await followedIds()).toEqual(["a"]);
 
     // The COPY went in, a follow-up failed: its error, and nothing of the transaction stays.
-    const failed = await sql.begin((tx) => copyInto(tx as unknown as Sql, "copied", COLUMNS, [line(row("then-c"))], "text", () => [tx.unsafe("insert into followed values ('c')"), tx.unsafe("select 1 / 0")])).then(
-      () => "committed",
-      (error: { code?: string }) => error.code,
-    );
-    expect(failed).toBe("22012");
+    const failed = await outcome((tx) => copyInto(tx, "copied", COLUMNS, [line(row("then-c"))], "text", () => [tx.unsafe("insert into followed values ('c')"), tx.unsafe("select 1 / 0")]));
+    expect(failed.thrown).toBe("22012");
+    expect(failed.transaction).not.toBe("committed");
     expect(await followedIds()).toEqual(["a"]);
     expect((await sql.unsafe("select count(*)::int as c from copied where id in ('then-b', 'then-c')"))[0]!.c).toBe(0);
   });
