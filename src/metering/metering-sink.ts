@@ -1,6 +1,7 @@
 import type { Sql } from "../db/connect-database";
 import { copyBinaryInto, binaryRowsEncoder, type BinaryColumnType, type BinaryRowsEncoder } from "../db/copy-binary";
 import { copyInto, copyLineWriter, type CopyColumnKind, type CopyFollowUps } from "../db/copy-rows";
+import { inSendOrder } from "../db/in-send-order";
 import { jsonRowsWriter } from "../db/json-rows";
 import { applyLedgerEntries, applyLedgerTotals, insertRequestRecords, type JsonBatchInsert } from "../db/queries/metering";
 import { addLedgerUsage, addRequestUsage } from "../db/queries/usage-rollups";
@@ -174,19 +175,11 @@ function ledgerTable(copy: boolean): BatchTable<LedgerRow> {
     async write(sql: Sql, rows: LedgerRow[], retry: boolean) {
       const { amounts, released } = ledgerTotals(rows);
       // The entries' statement is sent behind the locks, not after their answer (PostgreSQL
-      // still takes the locks first). Handled at once: it may fail while the write waits.
+      // still takes the locks first); a lock that failed is the cause of what failed after it.
       const locked = lockWalletsThenLeases(sql, amounts.keys(), released.keys());
-      locked.catch(() => {});
-      try {
-        // The retry statement adds what it inserted to the usage rollup itself.
-        if (!copy || retry) await base.write(sql, rows, retry);
-        else await base.write(sql, rows, retry, () => [applyLedgerTotals(sql, amounts, released), addLedgerUsage(sql, ledgerUsageTotals(rows))]);
-      } catch (error) {
-        // A lock that failed is the cause: the statements behind it failed only as aborted (25P02).
-        await locked;
-        throw error;
-      }
-      await locked;
+      // The retry statement adds what it inserted to the usage rollup itself.
+      const written = !copy || retry ? base.write(sql, rows, retry) : base.write(sql, rows, retry, () => [applyLedgerTotals(sql, amounts, released), addLedgerUsage(sql, ledgerUsageTotals(rows))]);
+      await inSendOrder([locked, written]);
     },
     async onDeadLetter(sql: Sql, rows: readonly LedgerRow[]) {
       const { amounts, released } = ledgerTotals(rows);
